@@ -1,0 +1,15 @@
+//! Shared foundations of ssdlab.
+//!
+//! * [`Error`] and the [`bail!`]/[`ensure!`] macros: the one error type of the core crates.
+//! * [`time`]: simulated time in integer nanoseconds ([`time::Nanoseconds`]).
+//! * [`SimRng`]: the seeded random source; one seed drives every random choice of a run.
+//! * [`units`]: byte-size constants and human-readable size parsing.
+
+pub mod error;
+pub mod rng;
+pub mod time;
+pub mod units;
+
+pub use error::{Error, Result};
+pub use rng::SimRng;
+pub use time::Nanoseconds;

@@ -1,0 +1,49 @@
+//! Per-block metadata.
+
+/// Where a block is in its life cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockState {
+    /// Erased, in its die's free pool.
+    Free,
+    /// Being filled by host writes.
+    OpenHost,
+    /// Being filled by garbage-collection copies.
+    OpenGc,
+    /// Full; a candidate victim.
+    Closed,
+    /// Chosen by GC, its valid data being moved.
+    Victim,
+}
+
+/// Metadata of one FTL block (a multi-plane block group on one die).
+#[derive(Debug, Clone)]
+pub(crate) struct Block {
+    /// Slots holding the current copy of some logical sector.
+    pub valid: u32,
+    /// Slots written (programmed or queued) since the last erase.
+    pub written: u32,
+    /// Program/erase cycles so far.
+    pub erase_count: u32,
+    /// Life-cycle state.
+    pub state: BlockState,
+    /// Previous block in its die's valid-count bucket (closed blocks only).
+    pub prev: u32,
+    /// Next block in its die's valid-count bucket (closed blocks only).
+    pub next: u32,
+    /// Value of the FTL's close sequence when this block closed (its age stamp).
+    pub close_seq: u64,
+}
+
+impl Block {
+    pub fn erased() -> Self {
+        Self {
+            valid: 0,
+            written: 0,
+            erase_count: 0,
+            state: BlockState::Free,
+            prev: crate::UNMAPPED,
+            next: crate::UNMAPPED,
+            close_seq: 0,
+        }
+    }
+}

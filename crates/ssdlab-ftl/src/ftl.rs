@@ -1,0 +1,437 @@
+//! The FTL proper: mapping, allocation, garbage collection, TRIM.
+
+use crate::block::{Block, BlockState};
+use crate::config::FtlConfig;
+use crate::die::DieState;
+use crate::sink::FlashSink;
+use crate::victim::select_victim;
+use crate::UNMAPPED;
+use ssdlab_core::{bail, ensure, Result};
+use ssdlab_nand::OpKind;
+
+/// Where a logical sector's current copy lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    /// Die holding the slot.
+    pub die: u32,
+    /// FTL block holding the slot.
+    pub block: u32,
+    /// Unit (multi-plane page) inside the block.
+    pub unit: u32,
+    /// Global physical slot number.
+    pub slot: u32,
+}
+
+/// Counters of FTL activity.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FtlStats {
+    /// 4 KiB sectors written by the host.
+    pub host_sectors_written: u64,
+    /// 4 KiB slots copied by garbage collection.
+    pub gc_sectors_moved: u64,
+    /// Slots programmed as padding (flush of a partly filled unit).
+    pub padding_slots: u64,
+    /// Blocks reclaimed by garbage collection.
+    pub gc_blocks_reclaimed: u64,
+    /// Sectors unmapped by TRIM.
+    pub trimmed_sectors: u64,
+}
+
+/// Minimum, mean and maximum program/erase cycles over all blocks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WearSummary {
+    /// Fewest P/E cycles of any block.
+    pub min: u32,
+    /// Mean P/E cycles.
+    pub mean: f64,
+    /// Most P/E cycles of any block.
+    pub max: u32,
+}
+
+/// Page-level FTL over the whole array.
+#[derive(Debug, Clone)]
+pub struct Ftl {
+    pub(crate) config: FtlConfig,
+    pub(crate) slots_per_unit: u32,
+    pub(crate) slots_per_block: u32,
+    pub(crate) blocks_per_die: u32,
+    /// Logical sector -> physical slot.
+    pub(crate) l2p: Vec<u32>,
+    /// Physical slot -> logical sector (the out-of-band address), or UNMAPPED when not valid.
+    pub(crate) p2l: Vec<u32>,
+    /// Content tag per physical slot (empty unless tracking).
+    pub(crate) tags: Vec<u64>,
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) dies: Vec<DieState>,
+    host_cursor_die: u32,
+    close_seq: u64,
+    valid_total: u64,
+    stats: FtlStats,
+}
+
+impl Ftl {
+    /// An FTL over a freshly erased array.
+    pub fn new(config: FtlConfig, origin: &str) -> Result<Self> {
+        config.geometry.validate(origin)?;
+        config.validate(origin)?;
+        let g = &config.geometry;
+        let slots_per_block = g.slots_per_block();
+        let blocks_per_die = g.blocks_per_die();
+        let total_slots = g.total_slots() as usize;
+        let dies = (0..g.dies()).map(|d| DieState::new(d * blocks_per_die, blocks_per_die, slots_per_block)).collect();
+        Ok(Self {
+            slots_per_unit: g.slots_per_unit(),
+            slots_per_block,
+            blocks_per_die,
+            l2p: vec![UNMAPPED; config.user_sectors as usize],
+            p2l: vec![UNMAPPED; total_slots],
+            tags: if config.track_tags { vec![0; total_slots] } else { Vec::new() },
+            blocks: vec![Block::erased(); g.total_blocks() as usize],
+            dies,
+            host_cursor_die: 0,
+            close_seq: 0,
+            valid_total: 0,
+            stats: FtlStats::default(),
+            config,
+        })
+    }
+
+    /// The configuration this FTL was built from.
+    pub fn config(&self) -> &FtlConfig {
+        &self.config
+    }
+
+    /// Logical sectors the host can address.
+    pub fn user_sectors(&self) -> u64 {
+        self.config.user_sectors
+    }
+
+    /// Activity counters.
+    pub fn stats(&self) -> &FtlStats {
+        &self.stats
+    }
+
+    /// Slots currently holding valid data.
+    pub fn valid_slots(&self) -> u64 {
+        self.valid_total
+    }
+
+    /// Free (erased) blocks on a die.
+    pub fn free_blocks(&self, die: u32) -> u32 {
+        self.dies[die as usize].free.len() as u32
+    }
+
+    /// Free blocks over the whole array.
+    pub fn free_blocks_total(&self) -> u64 {
+        self.dies.iter().map(|d| d.free.len() as u64).sum()
+    }
+
+    /// Where logical sector `lba` lives, if it is mapped.
+    #[inline]
+    pub fn lookup(&self, lba: u64) -> Option<Location> {
+        let slot = self.l2p[lba as usize];
+        if slot == UNMAPPED {
+            return None;
+        }
+        let block = slot / self.slots_per_block;
+        Some(Location {
+            die: block / self.blocks_per_die,
+            block,
+            unit: (slot % self.slots_per_block) / self.slots_per_unit,
+            slot,
+        })
+    }
+
+    /// The content tag last written to `lba` (0 when unmapped or when tags are not tracked).
+    pub fn read_tag(&self, lba: u64) -> u64 {
+        match self.l2p[lba as usize] {
+            UNMAPPED => 0,
+            slot if self.config.track_tags => self.tags[slot as usize],
+            _ => 0,
+        }
+    }
+
+    /// Program/erase cycles of every block.
+    pub fn erase_counts(&self) -> impl Iterator<Item = u32> + '_ {
+        self.blocks.iter().map(|b| b.erase_count)
+    }
+
+    /// Wear over all blocks.
+    pub fn wear(&self) -> WearSummary {
+        let mut min = u32::MAX;
+        let mut max = 0;
+        let mut sum = 0u64;
+        for b in &self.blocks {
+            min = min.min(b.erase_count);
+            max = max.max(b.erase_count);
+            sum += b.erase_count as u64;
+        }
+        WearSummary { min, mean: sum as f64 / self.blocks.len() as f64, max }
+    }
+
+    /// Write logical sector `lba` with content `tag`.
+    pub fn write<S: FlashSink>(&mut self, lba: u64, tag: u64, sink: &mut S) -> Result<()> {
+        ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
+        let old = self.l2p[lba as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+        }
+        let slot = self.allocate_host_slot(sink)?;
+        self.place(lba, slot, tag);
+        self.stats.host_sectors_written += 1;
+        let block = slot / self.slots_per_block;
+        self.after_slot_written(block, OpKind::Host, sink);
+        Ok(())
+    }
+
+    /// Unmap logical sector `lba` (TRIM); its slot becomes invalid.
+    pub fn trim(&mut self, lba: u64) -> Result<()> {
+        ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
+        let old = self.l2p[lba as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+            self.l2p[lba as usize] = UNMAPPED;
+            self.stats.trimmed_sectors += 1;
+        }
+        Ok(())
+    }
+
+    /// Program the partly filled host unit, if any, padding it with invalid slots (a flush).
+    /// Returns the number of padding slots.
+    pub fn pad_open_unit<S: FlashSink>(&mut self, sink: &mut S) -> u32 {
+        let die = &self.dies[self.host_cursor_die as usize];
+        let block = die.host_open;
+        if block == UNMAPPED {
+            return 0;
+        }
+        let written = self.blocks[block as usize].written;
+        let partial = written % self.slots_per_unit;
+        if partial == 0 {
+            return 0;
+        }
+        let pad = self.slots_per_unit - partial;
+        for _ in 0..pad {
+            self.blocks[block as usize].written += 1;
+            self.after_slot_written_raw(block, OpKind::Host, sink);
+        }
+        self.stats.padding_slots += pad as u64;
+        pad
+    }
+
+    /// Forget everything and return every block to the free pool, counting one erase per block
+    /// (secure erase). The caller books the erase time on the array.
+    pub fn secure_erase(&mut self) {
+        self.l2p.fill(UNMAPPED);
+        self.p2l.fill(UNMAPPED);
+        self.tags.fill(0);
+        for (i, die) in self.dies.iter_mut().enumerate() {
+            let first = i as u32 * self.blocks_per_die;
+            *die = DieState::new(first, self.blocks_per_die, self.slots_per_block);
+        }
+        for b in self.blocks.iter_mut() {
+            let count = b.erase_count + 1;
+            *b = Block::erased();
+            b.erase_count = count;
+        }
+        self.host_cursor_die = 0;
+        self.valid_total = 0;
+    }
+
+    /// Run one round of garbage collection on `die` (reclaim one victim). Returns `false` when
+    /// no closed block has anything to reclaim.
+    pub fn collect_one<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
+        let victim = match select_victim(
+            self.config.gc_policy,
+            &mut self.dies[die as usize],
+            &self.blocks,
+            self.slots_per_block,
+            self.close_seq,
+        ) {
+            Some(v) => v,
+            None => return false,
+        };
+        let gc_open = self.dies[die as usize].gc_open;
+        let room = if gc_open == UNMAPPED { 0 } else { self.slots_per_block - self.blocks[gc_open as usize].written };
+        if self.blocks[victim as usize].valid > room && self.dies[die as usize].free.is_empty() {
+            // Nowhere to copy to; cannot happen while the spare reserve holds.
+            return false;
+        }
+        let v = self.blocks[victim as usize].valid;
+        self.dies[die as usize].bucket_remove(&mut self.blocks, victim, v);
+        self.dies[die as usize].closed_count -= 1;
+        self.blocks[victim as usize].state = BlockState::Victim;
+        let base = victim * self.slots_per_block;
+        for unit in 0..self.config.geometry.units_per_block() {
+            if self.blocks[victim as usize].valid == 0 {
+                break;
+            }
+            let first = base + unit * self.slots_per_unit;
+            let live = (first..first + self.slots_per_unit).filter(|&s| self.p2l[s as usize] != UNMAPPED).count() as u32;
+            if live == 0 {
+                continue;
+            }
+            sink.read_for_move(die, victim, unit, live);
+            for slot in first..first + self.slots_per_unit {
+                let lba = self.p2l[slot as usize];
+                if lba == UNMAPPED {
+                    continue;
+                }
+                let tag = if self.config.track_tags { self.tags[slot as usize] } else { 0 };
+                self.invalidate(slot);
+                let target = self.allocate_gc_slot(die);
+                self.place(lba as u64, target, tag);
+                self.stats.gc_sectors_moved += 1;
+                self.after_slot_written(target / self.slots_per_block, OpKind::Internal, sink);
+            }
+        }
+        debug_assert_eq!(self.blocks[victim as usize].valid, 0);
+        self.erase_block(victim, sink);
+        self.stats.gc_blocks_reclaimed += 1;
+        true
+    }
+
+    /// Whether idle-time GC still has work on `die`.
+    pub fn wants_idle_gc(&self, die: u32) -> bool {
+        self.free_blocks(die) < self.config.gc_idle_target_free_blocks_per_die && self.dies[die as usize].closed_count > 0
+    }
+
+    // ----- internals -------------------------------------------------------------------------
+
+    #[inline]
+    fn place(&mut self, lba: u64, slot: u32, tag: u64) {
+        debug_assert_eq!(self.p2l[slot as usize], UNMAPPED);
+        self.l2p[lba as usize] = slot;
+        self.p2l[slot as usize] = lba as u32;
+        if self.config.track_tags {
+            self.tags[slot as usize] = tag;
+        }
+        let block = slot / self.slots_per_block;
+        self.blocks[block as usize].valid += 1;
+        self.blocks[block as usize].written += 1;
+        self.valid_total += 1;
+    }
+
+    #[inline]
+    fn invalidate(&mut self, slot: u32) {
+        debug_assert_ne!(self.p2l[slot as usize], UNMAPPED);
+        self.p2l[slot as usize] = UNMAPPED;
+        self.valid_total -= 1;
+        let b = slot / self.slots_per_block;
+        let v = self.blocks[b as usize].valid;
+        debug_assert!(v > 0);
+        self.blocks[b as usize].valid = v - 1;
+        if self.blocks[b as usize].state == BlockState::Closed {
+            let die = &mut self.dies[(b / self.blocks_per_die) as usize];
+            die.bucket_remove(&mut self.blocks, b, v);
+            die.bucket_insert(&mut self.blocks, b);
+        }
+    }
+
+    /// After a slot of `block` was written: program the unit if it is full, close the block if
+    /// it is full, and move the host stripe on at unit boundaries.
+    #[inline]
+    fn after_slot_written<S: FlashSink>(&mut self, block: u32, kind: OpKind, sink: &mut S) {
+        self.after_slot_written_raw(block, kind, sink);
+    }
+
+    fn after_slot_written_raw<S: FlashSink>(&mut self, block: u32, kind: OpKind, sink: &mut S) {
+        let written = self.blocks[block as usize].written;
+        if written % self.slots_per_unit != 0 {
+            return;
+        }
+        let die = block / self.blocks_per_die;
+        sink.program(die, block, written / self.slots_per_unit - 1, kind);
+        if kind == OpKind::Host {
+            self.host_cursor_die = (self.host_cursor_die + 1) % self.config.geometry.dies();
+        }
+        if written == self.slots_per_block {
+            self.close_block(block);
+        }
+    }
+
+    fn close_block(&mut self, block: u32) {
+        let die_index = (block / self.blocks_per_die) as usize;
+        let die = &mut self.dies[die_index];
+        match self.blocks[block as usize].state {
+            BlockState::OpenHost => die.host_open = UNMAPPED,
+            BlockState::OpenGc => die.gc_open = UNMAPPED,
+            other => unreachable!("closing a block in state {other:?}"),
+        }
+        self.close_seq += 1;
+        let b = &mut self.blocks[block as usize];
+        b.state = BlockState::Closed;
+        b.close_seq = self.close_seq;
+        die.bucket_insert(&mut self.blocks, block);
+        die.closed_order.push_back((block, self.close_seq));
+        die.closed_count += 1;
+        die.compact_closed_order(&self.blocks, self.blocks_per_die);
+    }
+
+    fn erase_block<S: FlashSink>(&mut self, block: u32, sink: &mut S) {
+        let die = block / self.blocks_per_die;
+        let b = &mut self.blocks[block as usize];
+        debug_assert_eq!(b.valid, 0);
+        b.written = 0;
+        b.state = BlockState::Free;
+        b.erase_count += 1;
+        self.p2l[(block * self.slots_per_block) as usize..((block + 1) * self.slots_per_block) as usize].fill(UNMAPPED);
+        self.dies[die as usize].free.push_back(block);
+        sink.erase(die, block);
+    }
+
+    fn take_free_block(&mut self, die: u32, state: BlockState) -> u32 {
+        let d = &mut self.dies[die as usize];
+        let block = d.free.pop_front().expect("free pool empty: the GC reserve was violated");
+        debug_assert_eq!(self.blocks[block as usize].written, 0);
+        self.blocks[block as usize].state = state;
+        match state {
+            BlockState::OpenHost => d.host_open = block,
+            BlockState::OpenGc => d.gc_open = block,
+            _ => unreachable!(),
+        }
+        block
+    }
+
+    /// Make room on `die` for a new host block; false if the die cannot take one.
+    fn prepare_host_block<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
+        let low = self.config.gc_low_free_blocks_per_die;
+        // Bounded: each round reclaims a block with at least one invalid slot; a die has
+        // finitely many blocks, and a round that cannot reclaim stops the loop.
+        let mut rounds = 0u64;
+        while (self.dies[die as usize].free.len() as u32) <= low {
+            if !self.collect_one(die, sink) {
+                break;
+            }
+            rounds += 1;
+            debug_assert!(rounds < 1 << 40);
+        }
+        // One free block must stay for the GC copy target.
+        self.dies[die as usize].free.len() >= 2
+    }
+
+    fn allocate_host_slot<S: FlashSink>(&mut self, sink: &mut S) -> Result<u32> {
+        let dies = self.config.geometry.dies();
+        for _ in 0..dies {
+            let die = self.host_cursor_die;
+            let open = self.dies[die as usize].host_open;
+            if open != UNMAPPED {
+                return Ok(open * self.slots_per_block + self.blocks[open as usize].written);
+            }
+            if self.prepare_host_block(die, sink) {
+                let block = self.take_free_block(die, BlockState::OpenHost);
+                return Ok(block * self.slots_per_block);
+            }
+            // This die holds only valid data; skip it for this unit.
+            self.host_cursor_die = (die + 1) % dies;
+        }
+        bail!(Request, "no die has reclaimable space: the drive holds more valid data than it can store")
+    }
+
+    fn allocate_gc_slot(&mut self, die: u32) -> u32 {
+        let mut open = self.dies[die as usize].gc_open;
+        if open == UNMAPPED {
+            open = self.take_free_block(die, BlockState::OpenGc);
+        }
+        open * self.slots_per_block + self.blocks[open as usize].written
+    }
+}

@@ -1,0 +1,103 @@
+//! Victim selection for garbage collection.
+
+use crate::block::{Block, BlockState};
+use crate::config::GcPolicy;
+use crate::die::DieState;
+use crate::UNMAPPED;
+
+/// Pick the block to reclaim on a die, or `None` when no closed block has an invalid slot.
+///
+/// Ties go to the block that closed first (lowest close sequence), never to memory order.
+pub(crate) fn select_victim(
+    policy: GcPolicy,
+    die: &mut DieState,
+    blocks: &[Block],
+    slots_per_block: u32,
+    close_seq_now: u64,
+) -> Option<u32> {
+    match policy {
+        GcPolicy::Greedy => greedy(die, blocks, slots_per_block),
+        GcPolicy::CostBenefit => cost_benefit(die, blocks, slots_per_block, close_seq_now),
+        GcPolicy::WindowedGreedy { window } => windowed(die, blocks, slots_per_block, window),
+    }
+}
+
+fn greedy(die: &mut DieState, blocks: &[Block], slots_per_block: u32) -> Option<u32> {
+    let mut v = die.min_valid_hint;
+    while v < slots_per_block {
+        let head = die.bucket_head[v as usize];
+        if head != UNMAPPED {
+            die.min_valid_hint = v;
+            // Oldest in the bucket: walk to the lowest close sequence. Buckets are short in
+            // practice; bound the walk so a pathological bucket cannot stall GC.
+            let mut best = head;
+            let mut cursor = blocks[head as usize].next;
+            let mut steps = 0;
+            while cursor != UNMAPPED && steps < 64 {
+                if blocks[cursor as usize].close_seq < blocks[best as usize].close_seq {
+                    best = cursor;
+                }
+                cursor = blocks[cursor as usize].next;
+                steps += 1;
+            }
+            return Some(best);
+        }
+        v += 1;
+    }
+    die.min_valid_hint = v;
+    None
+}
+
+fn cost_benefit(die: &DieState, blocks: &[Block], slots_per_block: u32, close_seq_now: u64) -> Option<u32> {
+    let mut best: Option<(f64, u64, u32)> = None;
+    for &(b, seq) in die.closed_order.iter() {
+        let block = &blocks[b as usize];
+        if block.state != BlockState::Closed || block.close_seq != seq || block.valid >= slots_per_block {
+            continue;
+        }
+        if block.valid == 0 {
+            return Some(b);
+        }
+        let u = block.valid as f64 / slots_per_block as f64;
+        let age = (close_seq_now - seq + 1) as f64;
+        let score = (1.0 - u) * age / (2.0 * u);
+        let better = match best {
+            None => true,
+            Some((s, best_seq, _)) => score > s || (score == s && seq < best_seq),
+        };
+        if better {
+            best = Some((score, seq, b));
+        }
+    }
+    best.map(|(_, _, b)| b)
+}
+
+fn windowed(die: &mut DieState, blocks: &[Block], slots_per_block: u32, window: u32) -> Option<u32> {
+    while let Some(&(b, seq)) = die.closed_order.front() {
+        let block = &blocks[b as usize];
+        if block.state == BlockState::Closed && block.close_seq == seq {
+            break;
+        }
+        die.closed_order.pop_front();
+    }
+    let mut best: Option<(u32, u32)> = None;
+    let mut seen = 0;
+    for &(b, seq) in die.closed_order.iter() {
+        let block = &blocks[b as usize];
+        if block.state != BlockState::Closed || block.close_seq != seq {
+            continue;
+        }
+        seen += 1;
+        if block.valid < slots_per_block && best.is_none_or(|(v, _)| block.valid < v) {
+            best = Some((block.valid, b));
+        }
+        if seen >= window {
+            break;
+        }
+    }
+    match best {
+        Some((_, b)) => Some(b),
+        // Every block in the window is full of valid data: fall back to greedy over the die.
+        None => greedy(die, blocks, slots_per_block),
+    }
+}
