@@ -49,7 +49,7 @@ fn measured_wa(spare_factor: f64, pages_per_block: u32, blocks: u32, dies: u32, 
 fn greedy_steady_state_wa_within_three_percent_of_model() {
     for spare_factor in [0.07, 0.125, 0.25, 0.5] {
         let model = greedy_wa_finite(spare_factor, 64);
-        let sim = measured_wa(spare_factor, 64, 1024, 2, 42);
+        let sim = measured_wa(spare_factor, 64, 2048, 1, 42);
         let diff = (sim - model) / model;
         println!("Sf {spare_factor:>5}: sim {sim:.4} model {model:.4} diff {:+.2}%", diff * 100.0);
         assert!(diff.abs() < 0.03, "Sf {spare_factor}: sim {sim:.4} vs model {model:.4} ({:+.2}%)", diff * 100.0);

@@ -1,0 +1,19 @@
+//! Profiles shipped with ssdlab.
+
+/// The profile used when none is named.
+pub const DEFAULT_PROFILE: &str = "force-gs-240";
+
+const BUILTINS: &[(&str, &str)] = &[
+    ("force-gs-240", include_str!("../profiles/force-gs-240.toml")),
+    ("conventional-240", include_str!("../profiles/conventional-240.toml")),
+];
+
+/// Names of the built-in profiles, in a stable order.
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTINS.iter().map(|(name, _)| *name).collect()
+}
+
+/// The TOML text of a built-in profile.
+pub fn builtin_source(name: &str) -> Option<&'static str> {
+    BUILTINS.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}

@@ -1,0 +1,132 @@
+//! Typed, validated drive settings.
+
+use ssdlab_core::Nanoseconds;
+use ssdlab_ftl::FtlConfig;
+use ssdlab_nand::{Energy, Geometry, Timing};
+
+/// The host link kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostInterface {
+    /// SATA 3 Gb/s (about 275 MB/s of payload).
+    Sata3G,
+    /// SATA 6 Gb/s (about 550 MB/s of payload).
+    Sata6G,
+}
+
+impl HostInterface {
+    /// Parse the profile spelling (`sata-3g`, `sata-6g`).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "sata-3g" => Some(Self::Sata3G),
+            "sata-6g" => Some(Self::Sata6G),
+            _ => None,
+        }
+    }
+
+    /// Usable payload bandwidth of the link in bytes per second.
+    pub fn default_payload_bytes_per_second(self) -> u64 {
+        match self {
+            Self::Sata3G => 275_000_000,
+            Self::Sata6G => 550_000_000,
+        }
+    }
+
+    /// The profile spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Sata3G => "sata-3g",
+            Self::Sata6G => "sata-6g",
+        }
+    }
+}
+
+/// Host interface settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostSettings {
+    /// Link kind.
+    pub interface: HostInterface,
+    /// Payload bandwidth of the link, bytes per second.
+    pub link_bytes_per_second: u64,
+    /// Link time per command (FIS exchange), on top of the payload.
+    pub command_overhead_ns: Nanoseconds,
+    /// Largest number of outstanding commands (NCQ tags).
+    pub queue_depth_max: u32,
+}
+
+/// Controller and firmware settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ControllerSettings {
+    /// Firmware time per command on the controller's single command processor.
+    pub command_processing_ns: Nanoseconds,
+    /// Bytes of write buffer (SRAM, or DRAM cache when `dram_cache_bytes` is set).
+    pub write_buffer_bytes: u64,
+    /// Whether the write buffer is a DRAM cache (conventional controllers).
+    pub dram_cache: bool,
+    /// Sustained cap on small random writes, commands per second (0: no cap).
+    pub small_random_write_cap_iops: u64,
+    /// Burst credit of the cap, commands.
+    pub small_random_write_burst_ios: u64,
+    /// Writes up to this size that do not continue the previous write count as small random.
+    pub small_random_write_max_bytes: u64,
+    /// Controller time to process TRIM, per MiB trimmed.
+    pub trim_ns_per_mib: Nanoseconds,
+    /// Controller power while commands are outstanding, on top of idle, milliwatts.
+    pub active_mw: f64,
+    /// Controller and board power when idle, milliwatts.
+    pub idle_mw: f64,
+}
+
+/// A validated drive profile.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// Short name (built-in name or file stem).
+    pub name: String,
+    /// Human-readable model name.
+    pub model: String,
+    /// Where the profile came from (built-in name or path), for messages.
+    pub origin: String,
+    /// The TOML text after overrides, for `profile show` and hashing.
+    pub source: String,
+    /// User capacity advertised to the host, bytes.
+    pub capacity_bytes_user: u64,
+    /// Fraction of the user capacity kept unused (trimmed) as extra over-provisioning.
+    pub reserved_user_fraction: f64,
+    /// Array geometry.
+    pub geometry: Geometry,
+    /// Array timing.
+    pub timing: Timing,
+    /// Energy model of the array.
+    pub energy: Energy,
+    /// Host interface.
+    pub host: HostSettings,
+    /// Controller and firmware.
+    pub controller: ControllerSettings,
+    /// FTL configuration.
+    pub ftl: FtlConfig,
+}
+
+impl Profile {
+    /// Raw NAND bytes (user-data area of every page).
+    pub fn raw_bytes(&self) -> u64 {
+        self.geometry.raw_bytes()
+    }
+
+    /// Bytes of user space the workloads may use (capacity less the reserved fraction), a whole
+    /// number of 4 KiB sectors.
+    pub fn usable_bytes(&self) -> u64 {
+        let usable = (self.capacity_bytes_user as f64 * (1.0 - self.reserved_user_fraction)) as u64;
+        usable / ssdlab_nand::SECTOR_BYTES * ssdlab_nand::SECTOR_BYTES
+    }
+
+    /// Spare area over user space: (raw - used) / used, counting reserved user space as spare.
+    pub fn spare_over_user(&self) -> f64 {
+        let used = self.usable_bytes() as f64;
+        (self.raw_bytes() as f64 - used) / used
+    }
+
+    /// Spare area over raw space: (raw - used) / raw.
+    pub fn spare_over_raw(&self) -> f64 {
+        let used = self.usable_bytes() as f64;
+        (self.raw_bytes() as f64 - used) / self.raw_bytes() as f64
+    }
+}
