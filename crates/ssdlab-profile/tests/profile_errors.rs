@@ -43,7 +43,7 @@ fn zero_and_negative_geometry_are_refused() {
 
 #[test]
 fn too_little_spare_is_refused() {
-    let err = error_of(&broken("capacity_bytes_user = 240_000_000_000", "capacity_bytes_user = 273_999_998_976"));
+    let err = error_of(&broken("capacity_bytes_user = 240_000_000_000", "capacity_bytes_user = 274_799_996_928"));
     assert!(err.contains("over-provisioning too small"), "{err}");
     assert!(err.contains("capacity_bytes_user"), "{err}");
     let err = error_of(&broken("capacity_bytes_user = 240_000_000_000", "capacity_bytes_user = 300_000_000_000"));
