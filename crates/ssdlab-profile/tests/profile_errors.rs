@@ -46,7 +46,7 @@ fn too_little_spare_is_refused() {
     let err = error_of(&broken("capacity_bytes_user = 240_000_000_000", "capacity_bytes_user = 274_799_996_928"));
     assert!(err.contains("over-provisioning too small"), "{err}");
     assert!(err.contains("capacity_bytes_user"), "{err}");
-    let err = error_of(&broken("capacity_bytes_user = 240_000_000_000", "capacity_bytes_user = 300_000_000_000"));
+    let err = error_of(&broken("capacity_bytes_user = 240_000_000_000", "capacity_bytes_user = 300_000_002_048"));
     assert!(err.contains("no spare area"), "{err}");
 }
 
