@@ -76,3 +76,10 @@ mod tests {
         }
     }
 }
+
+impl SimRng {
+    /// The underlying generator, for sampling from library distributions.
+    pub fn inner_mut(&mut self) -> &mut Xoshiro256PlusPlus {
+        &mut self.inner
+    }
+}

@@ -1,0 +1,78 @@
+//! The IO generator: spans, alignment, limits, mixes and determinism.
+
+use ssdlab_workload::{parse_options, IoGenerator, Op};
+
+fn job(items: &[&str]) -> ssdlab_workload::JobSpec {
+    parse_options("t", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+}
+
+#[test]
+fn random_offsets_stay_in_span_and_aligned() {
+    let j = job(&["rw=randwrite", "bs=4k", "offset=1m", "size=8m", "number_ios=10000"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 7).unwrap();
+    let mut n = 0;
+    while let Some(io) = g.next_io() {
+        assert_eq!(io.op, Op::Write);
+        assert!(io.offset_bytes >= 1 << 20 && io.offset_bytes + io.len_bytes <= 9 << 20);
+        assert_eq!(io.offset_bytes % 4096, 0);
+        n += 1;
+    }
+    assert_eq!(n, 10000);
+}
+
+#[test]
+fn unaligned_variant_uses_blockalign() {
+    let j = job(&["rw=randread", "bs=4k", "blockalign=512", "size=1m", "number_ios=2000"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    let odd = std::iter::from_fn(|| g.next_io()).filter(|io| io.offset_bytes % 4096 != 0).count();
+    assert!(odd > 1500, "{odd}");
+}
+
+#[test]
+fn sequential_covers_span_once_by_default() {
+    let j = job(&["rw=write", "bs=128k", "size=1m"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    let offsets: Vec<u64> = std::iter::from_fn(|| g.next_io()).map(|io| io.offset_bytes).collect();
+    assert_eq!(offsets, (0..8).map(|i| i * 131072).collect::<Vec<_>>());
+}
+
+#[test]
+fn time_based_sequential_wraps() {
+    let j = job(&["rw=read", "bs=512k", "size=1m", "runtime=1", "time_based"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    let offsets: Vec<u64> = (0..5).map(|_| g.next_io().unwrap().offset_bytes).collect();
+    assert_eq!(offsets, vec![0, 524288, 0, 524288, 0]);
+    assert_eq!(g.limit_bytes(), None);
+}
+
+#[test]
+fn mix_and_zipf_and_determinism() {
+    let j = job(&["rw=randrw", "rwmixread=70", "bs=4k", "size=64m", "number_ios=20000", "random_distribution=zipf:1.1"]);
+    let a: Vec<_> = {
+        let mut g = IoGenerator::new(&j, 1 << 30, 3).unwrap();
+        std::iter::from_fn(|| g.next_io()).collect()
+    };
+    let b: Vec<_> = {
+        let mut g = IoGenerator::new(&j, 1 << 30, 3).unwrap();
+        std::iter::from_fn(|| g.next_io()).collect()
+    };
+    assert_eq!(a, b);
+    let reads = a.iter().filter(|io| io.op == Op::Read).count();
+    assert!((13_000..15_000).contains(&reads), "{reads}");
+    // Zipf: the most popular block takes a large share.
+    let mut counts = std::collections::BTreeMap::new();
+    for io in &a {
+        *counts.entry(io.offset_bytes).or_insert(0u32) += 1;
+    }
+    let top = counts.values().max().unwrap();
+    assert!(*top > 1000, "{top}");
+}
+
+#[test]
+fn span_beyond_capacity_is_refused() {
+    let j = job(&["rw=write", "size=2g"]);
+    let err = IoGenerator::new(&j, 1 << 30, 1).unwrap_err().to_string();
+    assert!(err.contains("beyond the usable capacity"), "{err}");
+    let j = job(&["rw=write", "offset=2g"]);
+    assert!(IoGenerator::new(&j, 1 << 30, 1).is_err());
+}
