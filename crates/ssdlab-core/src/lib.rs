@@ -8,8 +8,10 @@
 pub mod error;
 pub mod rng;
 pub mod time;
+pub mod timeline;
 pub mod units;
 
 pub use error::{Error, Result};
 pub use rng::SimRng;
 pub use time::Nanoseconds;
+pub use timeline::Timeline;

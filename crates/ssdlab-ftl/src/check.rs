@@ -39,8 +39,8 @@ impl Ftl {
             if block.state == BlockState::Free && (block.valid != 0 || block.written != 0) {
                 return Err(format!("block {b} is free but has {} valid and {} written slots", block.valid, block.written));
             }
-            if block.state == BlockState::Victim {
-                return Err(format!("block {b} is left in the victim state"));
+            if block.state == BlockState::Victim && self.dies[b / self.blocks_per_die as usize].victim != b as u32 {
+                return Err(format!("block {b} is in the victim state but not its die's victim"));
             }
             valid_total += recount as u64;
         }

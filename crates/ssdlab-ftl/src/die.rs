@@ -22,6 +22,14 @@ pub(crate) struct DieState {
     pub closed_order: VecDeque<(u32, u64)>,
     /// Closed blocks on this die.
     pub closed_count: u32,
+    /// Block being reclaimed by paced GC, or UNMAPPED.
+    pub victim: u32,
+    /// Next unit of the victim to copy.
+    pub victim_unit: u32,
+    /// Valid slots the victim had when chosen.
+    pub victim_valid_at_start: u32,
+    /// Slots of copying owed to keep up with host writes (paced GC).
+    pub gc_credit_slots: f64,
 }
 
 impl DieState {
@@ -34,6 +42,10 @@ impl DieState {
             min_valid_hint: 0,
             closed_order: VecDeque::new(),
             closed_count: 0,
+            victim: UNMAPPED,
+            victim_unit: 0,
+            victim_valid_at_start: 0,
+            gc_credit_slots: 0.0,
         }
     }
 

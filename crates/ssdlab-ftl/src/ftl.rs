@@ -237,9 +237,18 @@ impl Ftl {
         self.valid_total = 0;
     }
 
-    /// Run one round of garbage collection on `die` (reclaim one victim). Returns `false` when
-    /// no closed block has anything to reclaim.
+    /// Run one round of garbage collection on `die`: finish the victim in progress, or choose and
+    /// reclaim a new one. Returns `false` when no closed block has anything to reclaim.
     pub fn collect_one<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
+        if self.dies[die as usize].victim == UNMAPPED && !self.start_victim(die) {
+            return false;
+        }
+        self.copy_victim_units(die, u32::MAX, sink);
+        true
+    }
+
+    /// Choose a victim on `die` and take it out of the candidates.
+    fn start_victim(&mut self, die: u32) -> bool {
         let victim = match select_victim(
             self.config.gc_policy,
             &mut self.dies[die as usize],
@@ -257,14 +266,28 @@ impl Ftl {
             return false;
         }
         let v = self.blocks[victim as usize].valid;
-        self.dies[die as usize].bucket_remove(&mut self.blocks, victim, v);
-        self.dies[die as usize].closed_count -= 1;
+        let d = &mut self.dies[die as usize];
+        d.bucket_remove(&mut self.blocks, victim, v);
+        d.closed_count -= 1;
+        d.victim = victim;
+        d.victim_unit = 0;
+        d.victim_valid_at_start = v;
         self.blocks[victim as usize].state = BlockState::Victim;
+        true
+    }
+
+    /// Copy the live slots of the victim on `die`, a whole unit at a time, until at least
+    /// `quota_slots` were copied or the victim is empty; an emptied victim is erased.
+    /// Returns the slots copied.
+    fn copy_victim_units<S: FlashSink>(&mut self, die: u32, quota_slots: u32, sink: &mut S) -> u32 {
+        let victim = self.dies[die as usize].victim;
+        debug_assert_ne!(victim, UNMAPPED);
+        let units = self.config.geometry.units_per_block();
         let base = victim * self.slots_per_block;
-        for unit in 0..self.config.geometry.units_per_block() {
-            if self.blocks[victim as usize].valid == 0 {
-                break;
-            }
+        let mut copied = 0u32;
+        while copied < quota_slots && self.dies[die as usize].victim_unit < units && self.blocks[victim as usize].valid > 0 {
+            let unit = self.dies[die as usize].victim_unit;
+            self.dies[die as usize].victim_unit += 1;
             let first = base + unit * self.slots_per_unit;
             let live = (first..first + self.slots_per_unit).filter(|&s| self.p2l[s as usize] != UNMAPPED).count() as u32;
             if live == 0 {
@@ -283,11 +306,40 @@ impl Ftl {
                 self.stats.gc_sectors_moved += 1;
                 self.after_slot_written(target / self.slots_per_block, OpKind::Internal, sink);
             }
+            copied += live;
         }
-        debug_assert_eq!(self.blocks[victim as usize].valid, 0);
-        self.erase_block(victim, sink);
-        self.stats.gc_blocks_reclaimed += 1;
-        true
+        if self.blocks[victim as usize].valid == 0 {
+            self.dies[die as usize].victim = UNMAPPED;
+            self.erase_block(victim, sink);
+            self.stats.gc_blocks_reclaimed += 1;
+        }
+        copied
+    }
+
+    /// Paced foreground GC after a host unit was programmed on `die`: while the die is at or
+    /// below its low-water mark, copy as many live slots as reclaiming the victim frees per host
+    /// unit, so GC interleaves with host writes instead of stalling them in bursts.
+    fn paced_gc<S: FlashSink>(&mut self, die: u32, sink: &mut S) {
+        let low = self.config.gc_low_free_blocks_per_die as usize;
+        let d = &self.dies[die as usize];
+        if d.victim == UNMAPPED {
+            if d.free.len() > low || !self.start_victim(die) {
+                return;
+            }
+        }
+        let d = &mut self.dies[die as usize];
+        let v0 = d.victim_valid_at_start.min(self.slots_per_block - 1) as f64;
+        d.gc_credit_slots += self.slots_per_unit as f64 * v0 / (self.slots_per_block as f64 - v0);
+        let quota = d.gc_credit_slots.floor().max(0.0) as u32;
+        if quota == 0 {
+            return;
+        }
+        let copied = self.copy_victim_units(die, quota, sink);
+        let d = &mut self.dies[die as usize];
+        d.gc_credit_slots = (d.gc_credit_slots - copied as f64).max(0.0);
+        if d.victim == UNMAPPED && d.free.len() > low {
+            d.gc_credit_slots = 0.0;
+        }
     }
 
     /// Whether idle-time GC still has work on `die`.
@@ -341,11 +393,12 @@ impl Ftl {
         }
         let die = block / self.blocks_per_die;
         sink.program(die, block, written / self.slots_per_unit - 1, kind);
-        if kind == OpKind::Host {
-            self.host_cursor_die = (self.host_cursor_die + 1) % self.config.geometry.dies();
-        }
         if written == self.slots_per_block {
             self.close_block(block);
+        }
+        if kind == OpKind::Host {
+            self.host_cursor_die = (self.host_cursor_die + 1) % self.config.geometry.dies();
+            self.paced_gc(die, sink);
         }
     }
 
@@ -392,20 +445,20 @@ impl Ftl {
         block
     }
 
-    /// Make room on `die` for a new host block; false if the die cannot take one.
+    /// Make room on `die` for a new host block; false if the die cannot take one. Paced GC
+    /// normally keeps the pool above this floor; here GC runs to completion if it has not.
     fn prepare_host_block<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
-        let low = self.config.gc_low_free_blocks_per_die;
-        // Bounded: each round reclaims a block with at least one invalid slot; a die has
-        // finitely many blocks, and a round that cannot reclaim stops the loop.
+        // One free block must stay for the GC copy target, so the host needs two.
+        // Bounded: each round reclaims a block with at least one invalid slot, and a round that
+        // cannot reclaim stops the loop.
         let mut rounds = 0u64;
-        while (self.dies[die as usize].free.len() as u32) <= low {
+        while self.dies[die as usize].free.len() < 2 {
             if !self.collect_one(die, sink) {
                 break;
             }
             rounds += 1;
             debug_assert!(rounds < 1 << 40);
         }
-        // One free block must stay for the GC copy target.
         self.dies[die as usize].free.len() >= 2
     }
 

@@ -1,14 +1,14 @@
 //! Occupancy timelines of dies and channels, with operation counters.
 //!
-//! Scheduling is first-come first-served per resource: an operation starts at the earliest time
-//! at which the data it needs is ready and its die (and, for transfers, its channel) is free; it
-//! then books that resource until it ends. A read books the die for tR and then the channel for
+//! Dies are first-come first-served: an operation starts once the data it needs is ready and
+//! the die has finished what was booked before. Channels are [`Timeline`]s: a transfer takes the
+//! earliest gap long enough for it, even before a transfer booked earlier for a later time. A read books the die for tR and then the channel for
 //! the transfer out; a program books the channel for the transfer in and the die for the transfer
 //! plus tPROG; an erase books only the die.
 
 use crate::{Energy, Geometry, Timing};
 use ssdlab_core::time::transfer_ns;
-use ssdlab_core::Nanoseconds;
+use ssdlab_core::{Nanoseconds, Timeline};
 
 /// Who asked for a flash operation, for separate accounting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub struct FlashArray {
     timing: Timing,
     energy: Energy,
     die_free_ns: Vec<Nanoseconds>,
-    channel_free_ns: Vec<Nanoseconds>,
+    channels: Vec<Timeline>,
     die_busy_ns: Vec<Nanoseconds>,
     counters: FlashCounters,
     page_read_nj: f64,
@@ -68,7 +68,7 @@ impl FlashArray {
             timing,
             energy,
             die_free_ns: vec![0; dies],
-            channel_free_ns: vec![0; channels],
+            channels: vec![Timeline::new(); channels],
             die_busy_ns: vec![0; dies],
             counters: FlashCounters::default(),
         }
@@ -103,8 +103,15 @@ impl FlashArray {
     /// Time at which every die and channel is idle.
     pub fn all_idle_ns(&self) -> Nanoseconds {
         let dies = self.die_free_ns.iter().copied().max().unwrap_or(0);
-        let channels = self.channel_free_ns.iter().copied().max().unwrap_or(0);
+        let channels = self.channels.iter().map(Timeline::free_from_ns).max().unwrap_or(0);
         dies.max(channels)
+    }
+
+    /// Forget channel bookings that ended before `now_ns`; nothing is booked before the present.
+    pub fn forget_before(&mut self, now_ns: Nanoseconds) {
+        for channel in &mut self.channels {
+            channel.forget_before(now_ns);
+        }
     }
 
     /// Total time each die has been busy, summed over dies.
@@ -125,9 +132,9 @@ impl FlashArray {
         let c = self.geometry.channel_of_die(die) as usize;
         let sense_start = ready_ns.max(self.die_free_ns[d]);
         let sensed = sense_start + self.timing.command_overhead_ns + self.timing.t_read_ns;
-        let transfer_start = sensed.max(self.channel_free_ns[c]);
-        let done = transfer_start + self.transfer_time_ns(bytes_out);
-        self.channel_free_ns[c] = done;
+        let transfer = self.transfer_time_ns(bytes_out);
+        let transfer_start = self.channels[c].book(sensed, transfer);
+        let done = transfer_start + transfer;
         self.die_free_ns[d] = done;
         self.die_busy_ns[d] += done - sense_start;
         self.counters.page_reads += planes as u64;
@@ -145,10 +152,10 @@ impl FlashArray {
     pub fn program(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, bytes_in: u64, kind: OpKind) -> Nanoseconds {
         let d = die as usize;
         let c = self.geometry.channel_of_die(die) as usize;
-        let start = ready_ns.max(self.die_free_ns[d]).max(self.channel_free_ns[c]);
-        let transferred = start + self.timing.command_overhead_ns + self.transfer_time_ns(bytes_in);
-        let done = transferred + self.timing.t_prog_ns;
-        self.channel_free_ns[c] = transferred;
+        let die_ready = ready_ns.max(self.die_free_ns[d]);
+        let transfer = self.timing.command_overhead_ns + self.transfer_time_ns(bytes_in);
+        let start = self.channels[c].book(die_ready, transfer);
+        let done = start + transfer + self.timing.t_prog_ns;
         self.die_free_ns[d] = done;
         self.die_busy_ns[d] += done - start;
         self.counters.page_programs += planes as u64;
@@ -234,9 +241,14 @@ mod tests {
         // A second read on the same die waits for the first.
         let second = a.read(0, 0, 1, 4096, OpKind::Host);
         assert_eq!(second, done + 50_000 + 20_480);
-        // A read on die 2 (channel 0) senses in parallel but waits for the channel.
+        // A read on die 2 (channel 0) senses in parallel, then takes the channel's free gap
+        // between the two transfers of die 0.
         let other = a.read(2, 0, 1, 4096, OpKind::Host);
-        assert_eq!(other, second + 20_480);
+        assert_eq!(other, 50_000 + 2 * 20_480);
+        // A fourth read on die 2 senses from 90_960 to 140_960, when die 0's second transfer has
+        // just ended, and transfers at once.
+        let fourth = a.read(2, 0, 1, 4096, OpKind::Host);
+        assert_eq!(fourth, 140_960 + 20_480);
         // Die 1 is on channel 1: fully independent.
         assert_eq!(a.read(1, 0, 1, 4096, OpKind::Host), 70_480);
     }

@@ -1,0 +1,61 @@
+//! Benchmark: sequential fill, then 4 KiB random writes at QD32 over the whole span with GC
+//! running. Prints simulated host writes per wall second in steady state and peak RAM.
+//!
+//! `cargo run --release -p ssdlab-drive --example steady_state -- [profile] [random_write_seconds]`
+
+use ssdlab_drive::{Drive, Run};
+use ssdlab_profile::load_profile;
+use ssdlab_workload::parse_options;
+use std::time::Instant;
+
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+fn run(drive: &mut Drive, items: &[&str], at: u64) -> (ssdlab_drive::RunSummary, u64, Vec<ssdlab_drive::SeriesRow>) {
+    let job = parse_options("bench", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    let mut r = Run::new(drive, &job, 1, at).unwrap();
+    let t = Instant::now();
+    while !r.advance(drive, 1 << 20).unwrap() {}
+    let s = r.summary(drive, t.elapsed().as_secs_f64());
+    (s, r.end_ns(), r.series().to_vec())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let profile_name = args.get(1).map(String::as_str).unwrap_or("force-gs-240");
+    let seconds: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(600);
+    let profile = load_profile(profile_name, &[]).unwrap();
+    let raw_gib = profile.raw_bytes() as f64 / (1u64 << 30) as f64;
+    let mut drive = Drive::new(profile).unwrap();
+    let (fill, end, _) = run(&mut drive, &["rw=write", "bs=128k", "iodepth=32"], 0);
+    println!("fill: {:.1} simulated s, {:.1} MB/s, wall {:.2} s", fill.simulated_seconds, fill.write_mbps, fill.wall_seconds);
+    let runtime = format!("runtime={seconds}");
+    let (rw, _, series) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based"], end);
+    println!(
+        "random write: {:.0} simulated s, {} IOs, {:.0} IOPS, WA {:.3}, wall {:.2} s, {:.0} host writes per wall second",
+        rw.simulated_seconds,
+        rw.ios,
+        rw.iops,
+        rw.write_amplification.unwrap_or(0.0),
+        rw.wall_seconds,
+        rw.ios as f64 / rw.wall_seconds
+    );
+    let f = drive.flash().counters();
+    println!("die busy total {:.1} s over 32 dies, reads {} programs {} erases {}", drive.flash().die_busy_total_ns() as f64 / 1e9, f.page_reads, f.page_programs, f.block_erases);
+    let st = drive.ftl().stats();
+    println!("ftl: host sectors {} moved {} reclaimed {} padding {}", st.host_sectors_written, st.gc_sectors_moved, st.gc_blocks_reclaimed, st.padding_slots);
+    let n = series.len();
+    for row in series.iter().step_by((n / 12).max(1)) {
+        println!("  t={:>5}s iops={:>8.0} free={:>6} wa={:.2} maxlat={:.0}us", row.second, row.iops, row.free_blocks, row.write_amplification, row.max_latency_us);
+    }
+    let rss = peak_rss_bytes();
+    println!("peak RSS {:.1} MiB = {:.2} MiB per raw GiB", rss as f64 / 1048576.0, rss as f64 / 1048576.0 / raw_gib);
+}

@@ -1,0 +1,82 @@
+//! The controller's write buffer.
+//!
+//! A FIFO ring of 4 KiB sectors. A sector enters when its host data crosses the link and leaves
+//! when the unit holding it has been programmed. A command whose sectors would reuse ring
+//! positions still awaiting their program waits until those programs end: that back-pressure is
+//! how NAND and GC throughput limit the host.
+
+use ssdlab_core::Nanoseconds;
+
+const PENDING: Nanoseconds = Nanoseconds::MAX;
+
+/// Ring of release times.
+#[derive(Debug, Clone)]
+pub(crate) struct WriteBuffer {
+    release_ns: Vec<Nanoseconds>,
+    head: usize,
+    pending: Vec<usize>,
+    last_release_ns: Nanoseconds,
+}
+
+impl WriteBuffer {
+    pub fn new(sectors: usize) -> Self {
+        assert!(sectors > 0);
+        Self { release_ns: vec![0; sectors], head: 0, pending: Vec::with_capacity(sectors), last_release_ns: 0 }
+    }
+
+    /// Time at which `sectors` more sectors fit.
+    pub fn room_at(&self, sectors: usize) -> Nanoseconds {
+        let n = self.release_ns.len();
+        let mut at = 0;
+        for i in 0..sectors.min(n) {
+            let t = self.release_ns[(self.head + i) % n];
+            debug_assert_ne!(t, PENDING, "write buffer smaller than the data awaiting program");
+            if t != PENDING {
+                at = at.max(t);
+            }
+        }
+        if sectors > n {
+            // A command larger than the buffer streams through it: it needs the whole buffer
+            // drained once.
+            at = at.max(self.last_release_ns);
+        }
+        at
+    }
+
+    /// One sector entered the buffer; it is released when the current unit is programmed.
+    #[inline]
+    pub fn push(&mut self) {
+        let n = self.release_ns.len();
+        self.release_ns[self.head] = PENDING;
+        self.pending.push(self.head);
+        self.head = (self.head + 1) % n;
+        if self.pending.len() >= n {
+            // Every position awaits a program: should not happen with a buffer of at least two
+            // units; release the oldest at once rather than deadlock.
+            let oldest = self.pending.remove(0);
+            self.release_ns[oldest] = self.last_release_ns;
+        }
+    }
+
+    /// The unit holding every pending sector was programmed, ending at `done_ns`.
+    #[inline]
+    pub fn release_pending(&mut self, done_ns: Nanoseconds) {
+        for &pos in &self.pending {
+            self.release_ns[pos] = done_ns;
+        }
+        self.pending.clear();
+        self.last_release_ns = self.last_release_ns.max(done_ns);
+    }
+
+    /// Latest release time booked so far.
+    pub fn last_release_ns(&self) -> Nanoseconds {
+        self.last_release_ns
+    }
+
+    /// Empty the buffer (secure erase).
+    pub fn reset(&mut self, at_ns: Nanoseconds) {
+        self.release_ns.fill(at_ns);
+        self.pending.clear();
+        self.last_release_ns = at_ns;
+    }
+}

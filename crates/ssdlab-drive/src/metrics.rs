@@ -1,0 +1,182 @@
+//! Latency histograms and the per-second series of a run.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use ssdlab_core::time::NS_PER_S;
+use ssdlab_core::Nanoseconds;
+use ssdlab_workload::Op;
+
+/// Latency percentiles in microseconds.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LatencySummary {
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+/// One second of a run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SeriesRow {
+    /// Second since the run started (completions in `[second, second + 1)`).
+    pub second: u64,
+    /// Commands completed per second.
+    pub iops: f64,
+    /// MB/s read (10^6 bytes).
+    pub read_mbps: f64,
+    /// MB/s written (10^6 bytes).
+    pub write_mbps: f64,
+    /// Mean latency of the commands completed, microseconds.
+    pub mean_latency_us: f64,
+    /// Largest latency of the commands completed, microseconds.
+    pub max_latency_us: f64,
+    /// Free blocks over the whole array at the end of the second.
+    pub free_blocks: u64,
+    /// NAND bytes programmed / host bytes written since the run started.
+    pub write_amplification: f64,
+}
+
+/// Snapshot of drive state taken when a second closes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Snapshot {
+    pub free_blocks: u64,
+    pub write_amplification: f64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Bucket {
+    ios: u64,
+    read_bytes: u64,
+    write_bytes: u64,
+    latency_sum_ns: u128,
+    latency_max_ns: u64,
+}
+
+/// Collects per-command results.
+#[derive(Debug, Clone)]
+pub(crate) struct Metrics {
+    all: Histogram<u64>,
+    reads: Histogram<u64>,
+    writes: Histogram<u64>,
+    latency_sum_ns: u128,
+    start_ns: Nanoseconds,
+    second: u64,
+    bucket: Bucket,
+    pub series: Vec<SeriesRow>,
+}
+
+fn histogram() -> Histogram<u64> {
+    // 1 ns to one hour, 3 significant figures.
+    Histogram::new_with_bounds(1, 3_600 * NS_PER_S, 3).expect("valid histogram bounds")
+}
+
+impl Metrics {
+    pub fn new(start_ns: Nanoseconds) -> Self {
+        Self {
+            all: histogram(),
+            reads: histogram(),
+            writes: histogram(),
+            latency_sum_ns: 0,
+            start_ns,
+            second: 0,
+            bucket: Bucket::default(),
+            series: Vec::new(),
+        }
+    }
+
+    /// The second a completion at `at_ns` falls in.
+    #[inline]
+    pub fn second_of(&self, at_ns: Nanoseconds) -> u64 {
+        (at_ns - self.start_ns) / NS_PER_S
+    }
+
+    /// Whether a completion at `at_ns` closes the current second.
+    #[inline]
+    pub fn closes_second(&self, at_ns: Nanoseconds) -> bool {
+        self.second_of(at_ns) > self.second
+    }
+
+    /// Close every second before the one `at_ns` falls in, using `snapshot` for drive state.
+    pub fn close_seconds_before(&mut self, at_ns: Nanoseconds, snapshot: Snapshot) {
+        let target = self.second_of(at_ns);
+        while self.second < target {
+            self.close_current(snapshot);
+        }
+    }
+
+    fn close_current(&mut self, snapshot: Snapshot) {
+        let b = std::mem::take(&mut self.bucket);
+        self.series.push(SeriesRow {
+            second: self.second,
+            iops: b.ios as f64,
+            read_mbps: b.read_bytes as f64 / 1e6,
+            write_mbps: b.write_bytes as f64 / 1e6,
+            mean_latency_us: if b.ios > 0 { b.latency_sum_ns as f64 / b.ios as f64 / 1e3 } else { 0.0 },
+            max_latency_us: b.latency_max_ns as f64 / 1e3,
+            free_blocks: snapshot.free_blocks,
+            write_amplification: snapshot.write_amplification,
+        });
+        self.second += 1;
+    }
+
+    /// Record one completed command.
+    #[inline]
+    pub fn record(&mut self, op: Op, bytes: u64, latency_ns: Nanoseconds) {
+        let value = latency_ns.clamp(1, 3_600 * NS_PER_S);
+        self.all.saturating_record(value);
+        match op {
+            Op::Read => {
+                self.reads.saturating_record(value);
+                self.bucket.read_bytes += bytes;
+            }
+            Op::Write => {
+                self.writes.saturating_record(value);
+                self.bucket.write_bytes += bytes;
+            }
+            Op::Trim => {}
+        }
+        self.latency_sum_ns += latency_ns as u128;
+        self.bucket.ios += 1;
+        self.bucket.latency_sum_ns += latency_ns as u128;
+        self.bucket.latency_max_ns = self.bucket.latency_max_ns.max(latency_ns);
+    }
+
+    /// Close the last, partial second (when anything completed in it).
+    pub fn finish(&mut self, snapshot: Snapshot) {
+        if self.bucket.ios > 0 {
+            self.close_current(snapshot);
+        }
+    }
+
+    fn summarize(h: &Histogram<u64>, mean_ns: f64) -> Option<LatencySummary> {
+        if h.is_empty() {
+            return None;
+        }
+        Some(LatencySummary {
+            mean: mean_ns / 1e3,
+            p50: h.value_at_quantile(0.5) as f64 / 1e3,
+            p99: h.value_at_quantile(0.99) as f64 / 1e3,
+            p999: h.value_at_quantile(0.999) as f64 / 1e3,
+            max: h.max() as f64 / 1e3,
+        })
+    }
+
+    pub fn latency_all(&self) -> Option<LatencySummary> {
+        let n = self.all.len();
+        Self::summarize(&self.all, if n > 0 { self.latency_sum_ns as f64 / n as f64 } else { 0.0 })
+    }
+
+    pub fn latency_reads(&self) -> Option<LatencySummary> {
+        Self::summarize(&self.reads, self.reads.mean())
+    }
+
+    pub fn latency_writes(&self) -> Option<LatencySummary> {
+        Self::summarize(&self.writes, self.writes.mean())
+    }
+}

@@ -1,0 +1,341 @@
+//! Closed-loop runs: keep `iodepth` commands in flight until the job's limits.
+
+use crate::drive::{Drive, DriveCounters};
+use crate::metrics::{LatencySummary, Metrics, SeriesRow, Snapshot};
+use serde::Serialize;
+use ssdlab_core::time::seconds;
+use ssdlab_core::{bail, Nanoseconds, Result};
+use ssdlab_nand::FlashCounters;
+use ssdlab_workload::{IoGenerator, JobSpec, Op};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// How far a run has got.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunProgress {
+    /// Simulated time since the run started.
+    pub simulated_ns: Nanoseconds,
+    /// Commands completed.
+    pub completed_ios: u64,
+    /// Estimated fraction done, 0 to 1.
+    pub fraction: f64,
+    /// Whether the run has finished.
+    pub done: bool,
+}
+
+/// Program/erase cycle summary.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WearReport {
+    /// Fewest cycles of any block.
+    pub min: u32,
+    /// Mean cycles.
+    pub mean: f64,
+    /// Most cycles of any block.
+    pub max: u32,
+}
+
+/// Everything a run reports.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunSummary {
+    /// Job name.
+    pub job: String,
+    /// fio `rw` kind.
+    pub rw: String,
+    /// Commands kept in flight.
+    pub iodepth: u32,
+    /// Seed of the workload's random choices.
+    pub seed: u64,
+    /// Simulated time from the first submission to the last completion.
+    pub simulated_seconds: f64,
+    /// Wall-clock time spent simulating.
+    pub wall_seconds: f64,
+    /// Commands completed.
+    pub ios: u64,
+    /// Read commands completed.
+    pub reads: u64,
+    /// Write commands completed.
+    pub writes: u64,
+    /// TRIM commands completed.
+    pub trims: u64,
+    /// Commands per simulated second.
+    pub iops: f64,
+    /// Read MB/s (10^6 bytes per simulated second).
+    pub read_mbps: f64,
+    /// Write MB/s (10^6 bytes per simulated second).
+    pub write_mbps: f64,
+    /// Bytes read by the host.
+    pub host_read_bytes: u64,
+    /// Bytes written by the host.
+    pub host_write_bytes: u64,
+    /// Bytes trimmed by the host.
+    pub host_trim_bytes: u64,
+    /// Bytes programmed into NAND (host and GC).
+    pub nand_write_bytes: u64,
+    /// Bytes programmed into NAND for host data (including padding).
+    pub nand_write_bytes_host: u64,
+    /// Bytes programmed into NAND by garbage collection.
+    pub nand_write_bytes_gc: u64,
+    /// Bytes read from NAND (host and GC).
+    pub nand_read_bytes: u64,
+    /// Page reads.
+    pub nand_page_reads: u64,
+    /// Page programs.
+    pub nand_page_programs: u64,
+    /// Block erases (per plane).
+    pub nand_block_erases: u64,
+    /// NAND bytes programmed / host bytes written (`None` when nothing was written).
+    pub write_amplification: Option<f64>,
+    /// Latency of all commands, microseconds.
+    pub latency_us: Option<LatencySummary>,
+    /// Latency of reads, microseconds.
+    pub read_latency_us: Option<LatencySummary>,
+    /// Latency of writes, microseconds.
+    pub write_latency_us: Option<LatencySummary>,
+    /// Time with at least one command outstanding.
+    pub busy_seconds: f64,
+    /// Energy of the drive over the run, joules.
+    pub energy_joules: f64,
+    /// Mean power over the run, watts.
+    pub mean_power_watts: f64,
+    /// Wear at the end of the run.
+    pub wear: WearReport,
+    /// Free blocks at the end of the run.
+    pub free_blocks: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct InFlight {
+    done_ns: Nanoseconds,
+    seq: u64,
+    submitted_ns: Nanoseconds,
+    bytes: u64,
+    op: u8,
+}
+
+fn op_code(op: Op) -> u8 {
+    match op {
+        Op::Read => 0,
+        Op::Write => 1,
+        Op::Trim => 2,
+    }
+}
+
+fn op_of(code: u8) -> Op {
+    match code {
+        0 => Op::Read,
+        1 => Op::Write,
+        _ => Op::Trim,
+    }
+}
+
+/// A closed-loop run of one job against a drive.
+pub struct Run {
+    job: JobSpec,
+    seed: u64,
+    generator: IoGenerator,
+    start_ns: Nanoseconds,
+    now_ns: Nanoseconds,
+    inflight: BinaryHeap<Reverse<InFlight>>,
+    seq: u64,
+    started: bool,
+    stopped_issuing: bool,
+    completed: u64,
+    metrics: Metrics,
+    flash_base: FlashCounters,
+    drive_base: DriveCounters,
+    energy_base_nj: f64,
+    busy_since_ns: Option<Nanoseconds>,
+    busy_ns: Nanoseconds,
+    last_done_ns: Nanoseconds,
+}
+
+impl Run {
+    /// Prepare a run of `job` on `drive`, starting at simulated time `at_ns`.
+    pub fn new(drive: &Drive, job: &JobSpec, seed: u64, at_ns: Nanoseconds) -> Result<Self> {
+        let depth_max = drive.profile().host.queue_depth_max;
+        if job.iodepth > depth_max {
+            bail!(Workload, "job {}: iodepth {} exceeds the drive's queue depth of {depth_max} (NCQ)", job.name, job.iodepth);
+        }
+        let generator = IoGenerator::new(job, drive.usable_bytes(), seed)?;
+        Ok(Self {
+            job: job.clone(),
+            seed,
+            generator,
+            start_ns: at_ns,
+            now_ns: at_ns,
+            inflight: BinaryHeap::with_capacity(job.iodepth as usize),
+            seq: 0,
+            started: false,
+            stopped_issuing: false,
+            completed: 0,
+            metrics: Metrics::new(at_ns),
+            flash_base: drive.flash().counters().clone(),
+            drive_base: drive.counters().clone(),
+            energy_base_nj: drive.flash().counters().energy_nj,
+            busy_since_ns: None,
+            busy_ns: 0,
+            last_done_ns: at_ns,
+        })
+    }
+
+    /// The job being run.
+    pub fn job(&self) -> &JobSpec {
+        &self.job
+    }
+
+    /// Whether every command has completed.
+    pub fn is_done(&self) -> bool {
+        self.started && self.inflight.is_empty()
+    }
+
+    /// Simulated time of the last completion (the run's end once done).
+    pub fn end_ns(&self) -> Nanoseconds {
+        self.last_done_ns
+    }
+
+    fn issue(&mut self, drive: &mut Drive, at_ns: Nanoseconds) -> Result<()> {
+        if self.stopped_issuing {
+            return Ok(());
+        }
+        if let Some(runtime) = self.job.runtime_ns {
+            if at_ns - self.start_ns >= runtime {
+                self.stopped_issuing = true;
+                return Ok(());
+            }
+        }
+        let Some(io) = self.generator.next_io() else {
+            self.stopped_issuing = true;
+            return Ok(());
+        };
+        let done_ns = drive.submit(&io, at_ns)?;
+        debug_assert!(done_ns >= at_ns);
+        if self.inflight.is_empty() {
+            self.busy_since_ns = Some(at_ns);
+        }
+        self.seq += 1;
+        self.inflight.push(Reverse(InFlight { done_ns, seq: self.seq, submitted_ns: at_ns, bytes: io.len_bytes, op: op_code(io.op) }));
+        Ok(())
+    }
+
+    fn snapshot(&self, drive: &Drive) -> Snapshot {
+        let f = drive.flash().counters();
+        let host = drive.counters().host_write_bytes - self.drive_base.host_write_bytes;
+        let nand = (f.bytes_programmed_host + f.bytes_programmed_internal)
+            - (self.flash_base.bytes_programmed_host + self.flash_base.bytes_programmed_internal);
+        Snapshot {
+            free_blocks: drive.ftl().free_blocks_total(),
+            write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 },
+        }
+    }
+
+    /// Process up to `max_completions` completions. Returns whether the run is done.
+    pub fn advance(&mut self, drive: &mut Drive, max_completions: u64) -> Result<bool> {
+        if !self.started {
+            self.started = true;
+            for _ in 0..self.job.iodepth {
+                self.issue(drive, self.start_ns)?;
+            }
+        }
+        let mut processed = 0;
+        while processed < max_completions {
+            let Some(Reverse(entry)) = self.inflight.pop() else { break };
+            self.now_ns = entry.done_ns;
+            if self.metrics.closes_second(entry.done_ns) {
+                let snapshot = self.snapshot(drive);
+                self.metrics.close_seconds_before(entry.done_ns, snapshot);
+            }
+            self.metrics.record(op_of(entry.op), entry.bytes, entry.done_ns - entry.submitted_ns);
+            self.completed += 1;
+            self.last_done_ns = self.last_done_ns.max(entry.done_ns);
+            self.issue(drive, entry.done_ns)?;
+            if self.inflight.is_empty() {
+                if let Some(since) = self.busy_since_ns.take() {
+                    self.busy_ns += entry.done_ns - since;
+                }
+            }
+            processed += 1;
+        }
+        if self.is_done() {
+            let snapshot = self.snapshot(drive);
+            self.metrics.finish(snapshot);
+        }
+        Ok(self.is_done())
+    }
+
+    /// How far the run has got.
+    pub fn progress(&self) -> RunProgress {
+        let simulated_ns = self.now_ns - self.start_ns;
+        let mut fraction: f64 = 0.0;
+        if let Some(runtime) = self.job.runtime_ns {
+            fraction = fraction.max(simulated_ns as f64 / runtime as f64);
+        }
+        if let Some(limit) = self.generator.limit_bytes() {
+            fraction = fraction.max(self.generator.issued_bytes() as f64 / limit.max(1) as f64);
+        }
+        if let Some(n) = self.job.number_ios {
+            fraction = fraction.max(self.generator.issued_ios() as f64 / n as f64);
+        }
+        RunProgress { simulated_ns, completed_ios: self.completed, fraction: fraction.min(1.0), done: self.is_done() }
+    }
+
+    /// The per-second series so far.
+    pub fn series(&self) -> &[SeriesRow] {
+        &self.metrics.series
+    }
+
+    /// Summarize the run (call once done; `wall_seconds` is measured by the caller).
+    pub fn summary(&self, drive: &Drive, wall_seconds: f64) -> RunSummary {
+        let f = drive.flash().counters();
+        let b = &self.flash_base;
+        let d = drive.counters();
+        let db = &self.drive_base;
+        let simulated_ns = self.last_done_ns - self.start_ns;
+        let sim_s = seconds(simulated_ns).max(1e-12);
+        let host_write_bytes = d.host_write_bytes - db.host_write_bytes;
+        let host_read_bytes = d.host_read_bytes - db.host_read_bytes;
+        let nand_write_bytes_host = f.bytes_programmed_host - b.bytes_programmed_host;
+        let nand_write_bytes_gc = f.bytes_programmed_internal - b.bytes_programmed_internal;
+        let nand_write_bytes = nand_write_bytes_host + nand_write_bytes_gc;
+        let reads = d.read_commands - db.read_commands;
+        let writes = d.write_commands - db.write_commands;
+        let trims = d.trim_commands - db.trim_commands;
+        let p = drive.profile();
+        let idle_w = (p.controller.idle_mw + p.energy.idle_mw) / 1e3;
+        let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + idle_w * sim_s + p.controller.active_mw / 1e3 * seconds(self.busy_ns);
+        let wear = drive.ftl().wear();
+        RunSummary {
+            job: self.job.name.clone(),
+            rw: self.job.rw.name().to_string(),
+            iodepth: self.job.iodepth,
+            seed: self.seed,
+            simulated_seconds: seconds(simulated_ns),
+            wall_seconds,
+            ios: self.completed,
+            reads,
+            writes,
+            trims,
+            iops: self.completed as f64 / sim_s,
+            read_mbps: host_read_bytes as f64 / 1e6 / sim_s,
+            write_mbps: host_write_bytes as f64 / 1e6 / sim_s,
+            host_read_bytes,
+            host_write_bytes,
+            host_trim_bytes: d.host_trim_bytes - db.host_trim_bytes,
+            nand_write_bytes,
+            nand_write_bytes_host,
+            nand_write_bytes_gc,
+            nand_read_bytes: f.bytes_read - b.bytes_read,
+            nand_page_reads: f.page_reads - b.page_reads,
+            nand_page_programs: f.page_programs - b.page_programs,
+            nand_block_erases: f.block_erases - b.block_erases,
+            write_amplification: (host_write_bytes > 0).then(|| nand_write_bytes as f64 / host_write_bytes as f64),
+            latency_us: self.metrics.latency_all(),
+            read_latency_us: self.metrics.latency_reads(),
+            write_latency_us: self.metrics.latency_writes(),
+            busy_seconds: seconds(self.busy_ns),
+            energy_joules,
+            mean_power_watts: energy_joules / sim_s,
+            wear: WearReport { min: wear.min, mean: wear.mean, max: wear.max },
+            free_blocks: drive.ftl().free_blocks_total(),
+        }
+    }
+}
