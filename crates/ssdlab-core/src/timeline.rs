@@ -29,11 +29,8 @@ impl Timeline {
             return earliest_ns;
         }
         let mut candidate = earliest_ns;
-        let mut index = 0;
-        // Skip bookings that end before the candidate.
-        while index < self.busy.len() && self.busy[index].1 <= candidate {
-            index += 1;
-        }
+        // Skip bookings that end before the candidate (sorted, so by binary search).
+        let mut index = self.busy.partition_point(|&(_, end)| end <= candidate);
         while index < self.busy.len() {
             let (start, end) = self.busy[index];
             if candidate + duration_ns <= start {

@@ -19,9 +19,9 @@ fn peak_rss_bytes() -> u64 {
         .unwrap_or(0)
 }
 
-fn run(drive: &mut Drive, items: &[&str], at: u64) -> (ssdlab_drive::RunSummary, u64, Vec<ssdlab_drive::SeriesRow>) {
+fn run(drive: &mut Drive, items: &[&str], at: u64, seed: u64) -> (ssdlab_drive::RunSummary, u64, Vec<ssdlab_drive::SeriesRow>) {
     let job = parse_options("bench", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
-    let mut r = Run::new(drive, &job, 1, at).unwrap();
+    let mut r = Run::new(drive, &job, seed, at).unwrap();
     let t = Instant::now();
     while !r.advance(drive, 1 << 20).unwrap() {}
     let s = r.summary(drive, t.elapsed().as_secs_f64());
@@ -35,10 +35,12 @@ fn main() {
     let profile = load_profile(profile_name, &[]).unwrap();
     let raw_gib = profile.raw_bytes() as f64 / (1u64 << 30) as f64;
     let mut drive = Drive::new(profile).unwrap();
-    let (fill, end, _) = run(&mut drive, &["rw=write", "bs=128k", "iodepth=32"], 0);
+    let (fill, end, _) = run(&mut drive, &["rw=write", "bs=128k", "iodepth=32"], 0, 1);
     println!("fill: {:.1} simulated s, {:.1} MB/s, wall {:.2} s", fill.simulated_seconds, fill.write_mbps, fill.wall_seconds);
     let runtime = format!("runtime={seconds}");
-    let (rw, _, series) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based"], end);
+    let (warm, end, _) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based"], end, 2);
+    println!("warm-up random write: {:.0} simulated s, {} IOs, wall {:.2} s", warm.simulated_seconds, warm.ios, warm.wall_seconds);
+    let (rw, _, series) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based"], end, 3);
     println!(
         "random write: {:.0} simulated s, {} IOs, {:.0} IOPS, WA {:.3}, wall {:.2} s, {:.0} host writes per wall second",
         rw.simulated_seconds,

@@ -306,6 +306,20 @@ impl Drive {
         reclaimed
     }
 
+    /// Prefetch stage 1 for a command that will be submitted soon: its mapping entry.
+    #[inline]
+    pub fn prefetch_stage1(&self, io: &Io) {
+        self.ftl.prefetch_mapping(io.offset_bytes / SECTOR_BYTES);
+    }
+
+    /// Prefetch stage 2, a few commands later: what overwriting its first sector touches.
+    #[inline]
+    pub fn prefetch_stage2(&self, io: &Io) {
+        if io.op == Op::Write {
+            self.ftl.prefetch_old_slot(io.offset_bytes / SECTOR_BYTES);
+        }
+    }
+
     /// Content tag of logical sector `lba` (tracked drives only; 0 when unmapped).
     pub fn read_tag(&self, lba: u64) -> u64 {
         self.ftl.read_tag(lba)

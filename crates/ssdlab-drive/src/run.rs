@@ -8,7 +8,12 @@ use ssdlab_core::{bail, Nanoseconds, Result};
 use ssdlab_nand::FlashCounters;
 use ssdlab_workload::{IoGenerator, JobSpec, Op};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Commands generated ahead of submission, so their mapping entries can be prefetched.
+const LOOKAHEAD: usize = 16;
+/// Position in the look-ahead queue at which the second prefetch stage runs.
+const STAGE2_AT: usize = 6;
 
 /// How far a run has got.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,13 +108,18 @@ pub struct RunSummary {
     pub free_blocks: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// A command in flight. Completions are ordered by a packed key `(done_ns, seq, slot)`, so
+/// equal completion times go in submission order.
+#[derive(Debug, Clone, Copy, Default)]
 struct InFlight {
-    done_ns: Nanoseconds,
-    seq: u64,
     submitted_ns: Nanoseconds,
     bytes: u64,
     op: u8,
+}
+
+#[inline]
+fn completion_key(done_ns: Nanoseconds, seq: u64, slot: usize) -> u128 {
+    ((done_ns as u128) << 64) | ((seq as u128) << 16) | slot as u128
 }
 
 fn op_code(op: Op) -> u8 {
@@ -133,9 +143,12 @@ pub struct Run {
     job: JobSpec,
     seed: u64,
     generator: IoGenerator,
+    lookahead: VecDeque<ssdlab_workload::Io>,
     start_ns: Nanoseconds,
     now_ns: Nanoseconds,
-    inflight: BinaryHeap<Reverse<InFlight>>,
+    inflight: BinaryHeap<Reverse<u128>>,
+    slots: Vec<InFlight>,
+    free_slots: Vec<usize>,
     seq: u64,
     started: bool,
     stopped_issuing: bool,
@@ -161,9 +174,12 @@ impl Run {
             job: job.clone(),
             seed,
             generator,
+            lookahead: VecDeque::with_capacity(LOOKAHEAD + 1),
             start_ns: at_ns,
             now_ns: at_ns,
             inflight: BinaryHeap::with_capacity(job.iodepth as usize),
+            slots: vec![InFlight::default(); job.iodepth as usize],
+            free_slots: (0..job.iodepth as usize).rev().collect(),
             seq: 0,
             started: false,
             stopped_issuing: false,
@@ -203,17 +219,31 @@ impl Run {
                 return Ok(());
             }
         }
-        let Some(io) = self.generator.next_io() else {
+        while self.lookahead.len() < LOOKAHEAD {
+            match self.generator.next_io() {
+                Some(next) => {
+                    drive.prefetch_stage1(&next);
+                    self.lookahead.push_back(next);
+                }
+                None => break,
+            }
+        }
+        let Some(io) = self.lookahead.pop_front() else {
             self.stopped_issuing = true;
             return Ok(());
         };
+        if let Some(soon) = self.lookahead.get(STAGE2_AT) {
+            drive.prefetch_stage2(soon);
+        }
         let done_ns = drive.submit(&io, at_ns)?;
         debug_assert!(done_ns >= at_ns);
         if self.inflight.is_empty() {
             self.busy_since_ns = Some(at_ns);
         }
         self.seq += 1;
-        self.inflight.push(Reverse(InFlight { done_ns, seq: self.seq, submitted_ns: at_ns, bytes: io.len_bytes, op: op_code(io.op) }));
+        let slot = self.free_slots.pop().expect("no more than iodepth commands in flight");
+        self.slots[slot] = InFlight { submitted_ns: at_ns, bytes: io.len_bytes, op: op_code(io.op) };
+        self.inflight.push(Reverse(completion_key(done_ns, self.seq, slot)));
         Ok(())
     }
 
@@ -238,19 +268,23 @@ impl Run {
         }
         let mut processed = 0;
         while processed < max_completions {
-            let Some(Reverse(entry)) = self.inflight.pop() else { break };
-            self.now_ns = entry.done_ns;
-            if self.metrics.closes_second(entry.done_ns) {
+            let Some(Reverse(key)) = self.inflight.pop() else { break };
+            let done_ns = (key >> 64) as Nanoseconds;
+            let slot = (key & 0xFFFF) as usize;
+            let entry = self.slots[slot];
+            self.free_slots.push(slot);
+            self.now_ns = done_ns;
+            if self.metrics.closes_second(done_ns) {
                 let snapshot = self.snapshot(drive);
-                self.metrics.close_seconds_before(entry.done_ns, snapshot);
+                self.metrics.close_seconds_before(done_ns, snapshot);
             }
-            self.metrics.record(op_of(entry.op), entry.bytes, entry.done_ns - entry.submitted_ns);
+            self.metrics.record(op_of(entry.op), entry.bytes, done_ns - entry.submitted_ns);
             self.completed += 1;
-            self.last_done_ns = self.last_done_ns.max(entry.done_ns);
-            self.issue(drive, entry.done_ns)?;
+            self.last_done_ns = self.last_done_ns.max(done_ns);
+            self.issue(drive, done_ns)?;
             if self.inflight.is_empty() {
                 if let Some(since) = self.busy_since_ns.take() {
-                    self.busy_ns += entry.done_ns - since;
+                    self.busy_ns += done_ns - since;
                 }
             }
             processed += 1;

@@ -26,10 +26,6 @@ pub(crate) struct Block {
     pub erase_count: u32,
     /// Life-cycle state.
     pub state: BlockState,
-    /// Previous block in its die's valid-count bucket (closed blocks only).
-    pub prev: u32,
-    /// Next block in its die's valid-count bucket (closed blocks only).
-    pub next: u32,
     /// Value of the FTL's close sequence when this block closed (its age stamp).
     pub close_seq: u64,
 }
@@ -41,8 +37,6 @@ impl Block {
             written: 0,
             erase_count: 0,
             state: BlockState::Free,
-            prev: crate::UNMAPPED,
-            next: crate::UNMAPPED,
             close_seq: 0,
         }
     }

@@ -8,8 +8,8 @@ impl Ftl {
     /// Recount everything from the maps and compare with the book-keeping.
     ///
     /// Checks: forward and reverse maps agree; every block's valid count equals a recount of its
-    /// valid slots; no free block holds valid or written slots; bucket membership matches valid
-    /// counts; the free pools and open blocks agree with block states.
+    /// valid slots; no free block holds valid or written slots; GC keys match valid counts of
+    /// closed blocks; the free pools and open blocks agree with block states.
     pub fn check_invariants(&self) -> Result<(), String> {
         for (lba, &slot) in self.l2p.iter().enumerate() {
             if slot != UNMAPPED && self.p2l[slot as usize] != lba as u32 {
@@ -56,36 +56,17 @@ impl Ftl {
                     return Err(format!("die {d}: free pool holds block {b} of another die"));
                 }
             }
-            let mut in_buckets = 0;
-            for (v, &head) in die.bucket_head.iter().enumerate() {
-                let mut cursor = head;
-                let mut steps = 0;
-                while cursor != UNMAPPED {
-                    let block = &self.blocks[cursor as usize];
-                    if block.state != BlockState::Closed || block.valid as usize != v {
-                        return Err(format!("die {d}: block {cursor} in bucket {v} has state {:?} and {} valid", block.state, block.valid));
-                    }
-                    in_buckets += 1;
-                    steps += 1;
-                    if steps > self.blocks.len() {
-                        return Err(format!("die {d}: bucket {v} has a cycle"));
-                    }
-                    cursor = block.next;
+            let mut closed = 0;
+            for b in die.first_block..die.first_block + die.blocks {
+                let block = &self.blocks[b as usize];
+                let expected = if block.state == BlockState::Closed { block.valid } else { u32::MAX };
+                if self.gc_key[b as usize] != expected {
+                    return Err(format!("die {d}: block {b} in state {:?} with {} valid has GC key {}", block.state, block.valid, self.gc_key[b as usize]));
                 }
+                closed += (block.state == BlockState::Closed) as u32;
             }
-            let closed = (0..self.blocks_per_die)
-                .filter(|i| self.blocks[(d as u32 * self.blocks_per_die + i) as usize].state == BlockState::Closed)
-                .count();
-            if closed != in_buckets || closed != die.closed_count as usize {
-                return Err(format!("die {d}: {closed} closed blocks, {in_buckets} in buckets, count {}", die.closed_count));
-            }
-            if die.min_valid_hint as usize > die.bucket_head.len() {
-                return Err(format!("die {d}: bad minimum hint"));
-            }
-            for (v, &head) in die.bucket_head.iter().enumerate() {
-                if head != UNMAPPED && (v as u32) < die.min_valid_hint {
-                    return Err(format!("die {d}: bucket {v} is occupied below the minimum hint {}", die.min_valid_hint));
-                }
+            if closed != die.closed_count {
+                return Err(format!("die {d}: {closed} closed blocks but count {}", die.closed_count));
             }
         }
         Ok(())

@@ -62,6 +62,9 @@ pub struct Ftl {
     /// Content tag per physical slot (empty unless tracking).
     pub(crate) tags: Vec<u64>,
     pub(crate) blocks: Vec<Block>,
+    /// Per block: its valid count while it is closed (a GC candidate), `u32::MAX` otherwise.
+    /// Kept apart from the block metadata so greedy selection scans a dense array.
+    pub(crate) gc_key: Vec<u32>,
     pub(crate) dies: Vec<DieState>,
     host_cursor_die: u32,
     close_seq: u64,
@@ -78,7 +81,7 @@ impl Ftl {
         let slots_per_block = g.slots_per_block();
         let blocks_per_die = g.blocks_per_die();
         let total_slots = g.total_slots() as usize;
-        let dies = (0..g.dies()).map(|d| DieState::new(d * blocks_per_die, blocks_per_die, slots_per_block)).collect();
+        let dies = (0..g.dies()).map(|d| DieState::new(d * blocks_per_die, blocks_per_die)).collect();
         Ok(Self {
             slots_per_unit: g.slots_per_unit(),
             slots_per_block,
@@ -87,6 +90,7 @@ impl Ftl {
             p2l: vec![UNMAPPED; total_slots],
             tags: if config.track_tags { vec![0; total_slots] } else { Vec::new() },
             blocks: vec![Block::erased(); g.total_blocks() as usize],
+            gc_key: vec![u32::MAX; g.total_blocks() as usize],
             dies,
             host_cursor_die: 0,
             close_seq: 0,
@@ -169,6 +173,28 @@ impl Ftl {
         WearSummary { min, mean: sum as f64 / self.blocks.len() as f64, max }
     }
 
+    /// Hint that `lba` will be written or read soon: start loading its mapping entry.
+    #[inline]
+    pub fn prefetch_mapping(&self, lba: u64) {
+        if let Some(entry) = self.l2p.get(lba as usize) {
+            prefetch(entry);
+        }
+    }
+
+    /// Hint that `lba` will be overwritten soon: start loading what invalidating its current
+    /// slot touches (the reverse-map entry and the block metadata). Call after
+    /// [`Ftl::prefetch_mapping`] had time to bring the mapping entry in.
+    #[inline]
+    pub fn prefetch_old_slot(&self, lba: u64) {
+        let Some(&slot) = self.l2p.get(lba as usize) else { return };
+        if slot != UNMAPPED {
+            let block = (slot / self.slots_per_block) as usize;
+            prefetch(&self.p2l[slot as usize]);
+            prefetch(&self.blocks[block]);
+            prefetch(&self.gc_key[block]);
+        }
+    }
+
     /// Write logical sector `lba` with content `tag`.
     pub fn write<S: FlashSink>(&mut self, lba: u64, tag: u64, sink: &mut S) -> Result<()> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
@@ -226,8 +252,9 @@ impl Ftl {
         self.tags.fill(0);
         for (i, die) in self.dies.iter_mut().enumerate() {
             let first = i as u32 * self.blocks_per_die;
-            *die = DieState::new(first, self.blocks_per_die, self.slots_per_block);
+            *die = DieState::new(first, self.blocks_per_die);
         }
+        self.gc_key.fill(u32::MAX);
         for b in self.blocks.iter_mut() {
             let count = b.erase_count + 1;
             *b = Block::erased();
@@ -253,6 +280,7 @@ impl Ftl {
             self.config.gc_policy,
             &mut self.dies[die as usize],
             &self.blocks,
+            &self.gc_key,
             self.slots_per_block,
             self.close_seq,
         ) {
@@ -266,8 +294,8 @@ impl Ftl {
             return false;
         }
         let v = self.blocks[victim as usize].valid;
+        self.gc_key[victim as usize] = u32::MAX;
         let d = &mut self.dies[die as usize];
-        d.bucket_remove(&mut self.blocks, victim, v);
         d.closed_count -= 1;
         d.victim = victim;
         d.victim_unit = 0;
@@ -285,6 +313,16 @@ impl Ftl {
         let units = self.config.geometry.units_per_block();
         let base = victim * self.slots_per_block;
         let mut copied = 0u32;
+        // Start loading the mapping entries of the sectors about to move.
+        let cursor = self.dies[die as usize].victim_unit;
+        let ahead = if quota_slots == u32::MAX { units } else { (quota_slots / self.slots_per_unit + 2).min(units) };
+        let first_slot = (base + cursor * self.slots_per_unit) as usize;
+        let last_slot = (base + (cursor + ahead).min(units) * self.slots_per_unit) as usize;
+        for &lba in &self.p2l[first_slot..last_slot] {
+            if lba != UNMAPPED {
+                prefetch(&self.l2p[lba as usize]);
+            }
+        }
         while copied < quota_slots && self.dies[die as usize].victim_unit < units && self.blocks[victim as usize].valid > 0 {
             let unit = self.dies[die as usize].victim_unit;
             self.dies[die as usize].victim_unit += 1;
@@ -373,9 +411,7 @@ impl Ftl {
         debug_assert!(v > 0);
         self.blocks[b as usize].valid = v - 1;
         if self.blocks[b as usize].state == BlockState::Closed {
-            let die = &mut self.dies[(b / self.blocks_per_die) as usize];
-            die.bucket_remove(&mut self.blocks, b, v);
-            die.bucket_insert(&mut self.blocks, b);
+            self.gc_key[b as usize] = v - 1;
         }
     }
 
@@ -414,7 +450,7 @@ impl Ftl {
         let b = &mut self.blocks[block as usize];
         b.state = BlockState::Closed;
         b.close_seq = self.close_seq;
-        die.bucket_insert(&mut self.blocks, block);
+        self.gc_key[block as usize] = self.blocks[block as usize].valid;
         die.closed_order.push_back((block, self.close_seq));
         die.closed_count += 1;
         die.compact_closed_order(&self.blocks, self.blocks_per_die);
@@ -487,4 +523,20 @@ impl Ftl {
         }
         open * self.slots_per_block + self.blocks[open as usize].written
     }
+}
+
+/// Ask the CPU to start loading the cache line holding `value` (no effect on other targets).
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: prefetching is a hint; it never faults, even for an invalid address, and the
+        // pointer comes from a live reference.
+        #[allow(unused_unsafe)]
+        unsafe {
+            core::arch::x86_64::_mm_prefetch(value as *const T as *const i8, core::arch::x86_64::_MM_HINT_T0);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }

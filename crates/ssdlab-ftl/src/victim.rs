@@ -3,7 +3,6 @@
 use crate::block::{Block, BlockState};
 use crate::config::GcPolicy;
 use crate::die::DieState;
-use crate::UNMAPPED;
 
 /// Pick the block to reclaim on a die, or `None` when no closed block has an invalid slot.
 ///
@@ -12,40 +11,35 @@ pub(crate) fn select_victim(
     policy: GcPolicy,
     die: &mut DieState,
     blocks: &[Block],
+    gc_key: &[u32],
     slots_per_block: u32,
     close_seq_now: u64,
 ) -> Option<u32> {
     match policy {
-        GcPolicy::Greedy => greedy(die, blocks, slots_per_block),
+        GcPolicy::Greedy => greedy(die, blocks, gc_key, slots_per_block),
         GcPolicy::CostBenefit => cost_benefit(die, blocks, slots_per_block, close_seq_now),
-        GcPolicy::WindowedGreedy { window } => windowed(die, blocks, slots_per_block, window),
+        GcPolicy::WindowedGreedy { window } => windowed(die, blocks, gc_key, slots_per_block, window),
     }
 }
 
-fn greedy(die: &mut DieState, blocks: &[Block], slots_per_block: u32) -> Option<u32> {
-    let mut v = die.min_valid_hint;
-    while v < slots_per_block {
-        let head = die.bucket_head[v as usize];
-        if head != UNMAPPED {
-            die.min_valid_hint = v;
-            // Oldest in the bucket: walk to the lowest close sequence. Buckets are short in
-            // practice; bound the walk so a pathological bucket cannot stall GC.
-            let mut best = head;
-            let mut cursor = blocks[head as usize].next;
-            let mut steps = 0;
-            while cursor != UNMAPPED && steps < 64 {
-                if blocks[cursor as usize].close_seq < blocks[best as usize].close_seq {
-                    best = cursor;
-                }
-                cursor = blocks[cursor as usize].next;
-                steps += 1;
-            }
-            return Some(best);
-        }
-        v += 1;
+/// The closed block of the die with the fewest valid slots: one scan of the die's dense
+/// `gc_key` range (non-candidates hold `u32::MAX`), then the oldest among equals.
+fn greedy(die: &DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32) -> Option<u32> {
+    let keys = &gc_key[die.first_block as usize..(die.first_block + die.blocks) as usize];
+    let min = keys.iter().copied().min().unwrap_or(u32::MAX);
+    if min >= slots_per_block {
+        return None;
     }
-    die.min_valid_hint = v;
-    None
+    let mut best: Option<u32> = None;
+    for (i, &k) in keys.iter().enumerate() {
+        if k == min {
+            let b = die.first_block + i as u32;
+            if best.is_none_or(|x| blocks[b as usize].close_seq < blocks[x as usize].close_seq) {
+                best = Some(b);
+            }
+        }
+    }
+    best
 }
 
 fn cost_benefit(die: &DieState, blocks: &[Block], slots_per_block: u32, close_seq_now: u64) -> Option<u32> {
@@ -72,7 +66,7 @@ fn cost_benefit(die: &DieState, blocks: &[Block], slots_per_block: u32, close_se
     best.map(|(_, _, b)| b)
 }
 
-fn windowed(die: &mut DieState, blocks: &[Block], slots_per_block: u32, window: u32) -> Option<u32> {
+fn windowed(die: &mut DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32, window: u32) -> Option<u32> {
     while let Some(&(b, seq)) = die.closed_order.front() {
         let block = &blocks[b as usize];
         if block.state == BlockState::Closed && block.close_seq == seq {
@@ -98,6 +92,6 @@ fn windowed(die: &mut DieState, blocks: &[Block], slots_per_block: u32, window: 
     match best {
         Some((_, b)) => Some(b),
         // Every block in the window is full of valid data: fall back to greedy over the die.
-        None => greedy(die, blocks, slots_per_block),
+        None => greedy(die, blocks, gc_key, slots_per_block),
     }
 }
