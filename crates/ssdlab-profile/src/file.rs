@@ -120,18 +120,33 @@ pub fn load_profile(name_or_path: &str, overrides: &[String]) -> Result<Profile>
 
 /// Parse and validate profile text. `origin` names the file in messages.
 pub fn parse_profile(name: &str, origin: &str, source: &str, overrides: &[String]) -> Result<Profile> {
+    // The file itself first, so its mistakes are reported at their line.
     let mut table: toml::Table = toml::from_str(source).map_err(|e| toml_error(origin, source, &e))?;
+    let _: RawProfile = toml::from_str(source).map_err(|e| toml_error(origin, source, &e))?;
+    if overrides.is_empty() {
+        let raw: RawProfile = toml::from_str(source).map_err(|e| toml_error(origin, source, &e))?;
+        let at = |section: &str, key: &str| match line_of(source, section, key) {
+            Some(line) => format!("{origin}:{line}: {section}.{key}"),
+            None => format!("{origin}: {section}.{key}"),
+        };
+        return validate(name, origin, source, raw, &at);
+    }
     for item in overrides {
         apply_override(&mut table, item)?;
     }
-    let effective = if overrides.is_empty() { source.to_string() } else { toml::to_string(&table).expect("a table serialises") };
-    let raw: RawProfile = toml::from_str(&effective).map_err(|e| {
-        let message = toml_error(origin, &effective, &e);
-        if overrides.is_empty() { message } else { Error::Config(format!("{message} (after --set {})", overrides.join(", "))) }
-    })?;
-    let at = |section: &str, key: &str| match line_of(&effective, section, key) {
-        Some(line) if overrides.is_empty() => format!("{origin}:{line}: {section}.{key}"),
-        _ => format!("{origin}: {section}.{key}"),
+    let effective = toml::to_string(&table).expect("a table serialises");
+    let with = format!("{origin} with --set {}", overrides.join(" --set "));
+    let raw: RawProfile = toml::from_str(&effective).map_err(|e| Error::Config(format!("{with}: {}", e.message().replace('\n', " "))))?;
+    let at = |section: &str, key: &str| {
+        let key_text = format!("{section}.{key}");
+        if overrides.iter().any(|o| o.split('=').next().map(str::trim) == Some(key_text.as_str())) {
+            format!("--set {key_text}")
+        } else {
+            match line_of(source, section, key) {
+                Some(line) => format!("{origin}:{line}: {key_text}"),
+                None => format!("{with}: {key_text}"),
+            }
+        }
     };
     validate(name, origin, &effective, raw, &at)
 }

@@ -1,0 +1,302 @@
+//! Python binding of ssdlab: `ssdlab._native`.
+//!
+//! A thin shim: it converts arguments, releases the GIL around simulation work, checks for
+//! Ctrl-C between slices, and maps the core's [`ssdlab_core::Error`] kinds onto typed Python
+//! exceptions. Results cross as JSON text and plain lists; the Python package turns them into
+//! dicts and data frames.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use ssdlab_core::{Error, SimRng};
+use ssdlab_drive::{Drive, Run};
+use ssdlab_workload::JobSpec;
+
+create_exception!(_native, SsdlabError, PyException, "Base class of every ssdlab error.");
+create_exception!(_native, ConfigError, SsdlabError, "A drive profile is malformed or impossible.");
+create_exception!(_native, WorkloadError, SsdlabError, "A workload or job file is malformed or impossible.");
+create_exception!(_native, RequestError, SsdlabError, "The drive cannot serve a request.");
+create_exception!(_native, InputOutputError, SsdlabError, "A file could not be read or written.");
+
+fn to_py(error: Error) -> PyErr {
+    let message = error.to_string();
+    match error {
+        Error::Config(_) => ConfigError::new_err(message),
+        Error::Workload(_) => WorkloadError::new_err(message),
+        Error::Request(_) => RequestError::new_err(message),
+        Error::Io(_) => InputOutputError::new_err(message),
+    }
+}
+
+/// Names of the built-in profiles.
+#[pyfunction]
+fn profile_names() -> Vec<&'static str> {
+    ssdlab_profile::builtin_names()
+}
+
+/// The TOML text of a profile (built-in name or path), after `overrides`.
+#[pyfunction]
+#[pyo3(signature = (name_or_path, overrides=Vec::new()))]
+fn profile_source(name_or_path: &str, overrides: Vec<String>) -> PyResult<String> {
+    let profile = ssdlab_profile::load_profile(name_or_path, &overrides).map_err(to_py)?;
+    Ok(profile.source)
+}
+
+/// A validated workload job.
+#[pyclass(module = "ssdlab._native", frozen)]
+struct NativeJob {
+    spec: JobSpec,
+}
+
+#[pymethods]
+impl NativeJob {
+    /// Job name.
+    #[getter]
+    fn name(&self) -> String {
+        self.spec.name.clone()
+    }
+
+    /// fio `rw` kind.
+    #[getter]
+    fn rw(&self) -> &'static str {
+        self.spec.rw.name()
+    }
+
+    /// Commands kept in flight.
+    #[getter]
+    fn iodepth(&self) -> u32 {
+        self.spec.iodepth
+    }
+
+    /// Run-time limit in simulated seconds, if any.
+    #[getter]
+    fn runtime_seconds(&self) -> Option<f64> {
+        self.spec.runtime_ns.map(|ns| ns as f64 / 1e9)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("NativeJob(name={:?}, rw={}, iodepth={})", self.spec.name, self.spec.rw.name(), self.spec.iodepth)
+    }
+}
+
+/// Build one job from fio-style `key=value` options.
+#[pyfunction]
+fn job_from_options(name: &str, options: Vec<String>) -> PyResult<NativeJob> {
+    let spec = ssdlab_workload::parse_options(name, &options).map_err(to_py)?;
+    Ok(NativeJob { spec })
+}
+
+/// Read the jobs of an fio job file.
+#[pyfunction]
+fn jobs_from_file(path: &str) -> PyResult<Vec<NativeJob>> {
+    let specs = ssdlab_workload::parse_job_file(path).map_err(to_py)?;
+    Ok(specs.into_iter().map(|spec| NativeJob { spec }).collect())
+}
+
+/// A simulated drive.
+#[pyclass(module = "ssdlab._native", unsendable)]
+struct NativeDrive {
+    drive: Drive,
+    seeds: SimRng,
+    now_ns: u64,
+    master_seed: u64,
+}
+
+#[pymethods]
+impl NativeDrive {
+    #[new]
+    #[pyo3(signature = (profile, overrides=Vec::new(), seed=1, track_tags=false))]
+    fn new(py: Python<'_>, profile: &str, overrides: Vec<String>, seed: u64, track_tags: bool) -> PyResult<Self> {
+        let profile = ssdlab_profile::load_profile(profile, &overrides).map_err(to_py)?;
+        let drive = py.detach(|| Drive::with_tags(profile, track_tags)).map_err(to_py)?;
+        Ok(Self { drive, seeds: SimRng::new(seed), now_ns: 0, master_seed: seed })
+    }
+
+    /// Simulated time now, nanoseconds.
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.now_ns
+    }
+
+    /// The seed the drive's workload seeds are drawn from.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.master_seed
+    }
+
+    /// Profile facts as JSON: names, capacities, spare ratios, geometry.
+    fn info_json(&self) -> String {
+        let p = self.drive.profile();
+        let g = &p.geometry;
+        serde_json::json!({
+            "name": p.name,
+            "model": p.model,
+            "origin": p.origin,
+            "capacity_bytes_user": p.capacity_bytes_user,
+            "usable_bytes": p.usable_bytes(),
+            "raw_bytes": p.raw_bytes(),
+            "reserved_user_fraction": p.reserved_user_fraction,
+            "spare_over_user": p.spare_over_user(),
+            "spare_over_raw": p.spare_over_raw(),
+            "channels": g.channels,
+            "dies": g.dies(),
+            "planes_per_die": g.planes_per_die,
+            "page_bytes": g.page_bytes,
+            "pages_per_block": g.pages_per_block,
+            "blocks_per_die": g.blocks_per_die(),
+            "bus": p.timing.bus.name(),
+            "bus_mbps": p.timing.bus_bytes_per_second as f64 / 1e6,
+            "host_interface": p.host.interface.name(),
+            "link_mbps": p.host.link_bytes_per_second as f64 / 1e6,
+            "gc_policy": p.ftl.gc_policy.name(),
+            "source": p.source,
+        })
+        .to_string()
+    }
+
+    /// ATA SECURE ERASE. Returns the simulated seconds it took.
+    fn secure_erase(&mut self, py: Python<'_>) -> f64 {
+        let start = self.now_ns.max(self.drive.quiesce_ns());
+        let drive = &mut self.drive;
+        let done = py.detach(|| drive.secure_erase(start));
+        self.now_ns = done;
+        (done - start) as f64 / 1e9
+    }
+
+    /// FLUSH CACHE. Returns the simulated seconds it took.
+    fn flush(&mut self) -> f64 {
+        let start = self.now_ns;
+        self.now_ns = self.drive.flush(start).max(start);
+        (self.now_ns - start) as f64 / 1e9
+    }
+
+    /// Sit idle for `seconds` of simulated time (idle-time GC runs). Returns blocks reclaimed.
+    fn idle(&mut self, py: Python<'_>, seconds: f64) -> PyResult<u64> {
+        if !(seconds >= 0.0 && seconds.is_finite()) {
+            return Err(WorkloadError::new_err(format!("idle time must be a non-negative number of seconds (got {seconds})")));
+        }
+        let from = self.now_ns;
+        let until = from + (seconds * 1e9) as u64;
+        let drive = &mut self.drive;
+        let reclaimed = py.detach(|| drive.idle(from, until));
+        self.now_ns = until;
+        Ok(reclaimed)
+    }
+
+    /// Wear, free blocks and WA counters as JSON.
+    fn state_json(&self) -> String {
+        let ftl = self.drive.ftl();
+        let wear = ftl.wear();
+        let f = self.drive.flash().counters();
+        let d = self.drive.counters();
+        serde_json::json!({
+            "now_seconds": self.now_ns as f64 / 1e9,
+            "free_blocks": ftl.free_blocks_total(),
+            "valid_sectors": ftl.valid_slots(),
+            "wear": {"min": wear.min, "mean": wear.mean, "max": wear.max},
+            "host_write_bytes": d.host_write_bytes,
+            "host_read_bytes": d.host_read_bytes,
+            "nand_write_bytes": f.bytes_programmed_host + f.bytes_programmed_internal,
+            "nand_read_bytes": f.bytes_read,
+            "block_erases": f.block_erases,
+            "gc_sectors_moved": ftl.stats().gc_sectors_moved,
+        })
+        .to_string()
+    }
+
+    /// Check that `job` can run on this drive (span, queue depth) without running it.
+    fn check_job(&self, job: &NativeJob) -> PyResult<()> {
+        Run::new(&self.drive, &job.spec, 0, self.now_ns).map(|_| ()).map_err(to_py)
+    }
+
+    /// Start a closed-loop run of `job`; `seed` defaults to the next seed of the drive's stream.
+    #[pyo3(signature = (job, seed=None))]
+    fn start_run(&mut self, job: &NativeJob, seed: Option<u64>) -> PyResult<NativeRun> {
+        let seed = seed.unwrap_or_else(|| self.seeds.next_u64() >> 1);
+        let run = Run::new(&self.drive, &job.spec, seed, self.now_ns).map_err(to_py)?;
+        Ok(NativeRun { run: Some(run), seed })
+    }
+
+    /// Advance `run` by up to `max_completions` completions, without the GIL. Returns
+    /// `(done, simulated_seconds, fraction, completed_ios)`. Raises `KeyboardInterrupt` on Ctrl-C.
+    fn advance(&mut self, py: Python<'_>, run: &mut NativeRun, max_completions: u64) -> PyResult<(bool, f64, f64, u64)> {
+        py.check_signals()?;
+        let inner = run.run.as_mut().ok_or_else(|| RequestError::new_err("this run has finished and was summarized"))?;
+        let drive = &mut self.drive;
+        let done = py.detach(|| inner.advance(drive, max_completions)).map_err(to_py)?;
+        let progress = inner.progress();
+        if done {
+            self.now_ns = self.now_ns.max(inner.end_ns());
+        }
+        Ok((done, progress.simulated_ns as f64 / 1e9, progress.fraction, progress.completed_ios))
+    }
+
+    /// Summary of a finished run as JSON.
+    fn summary_json(&self, run: &NativeRun, wall_seconds: f64) -> PyResult<String> {
+        let inner = run.run.as_ref().ok_or_else(|| RequestError::new_err("run is gone"))?;
+        if !inner.is_done() {
+            return Err(RequestError::new_err("the run has not finished"));
+        }
+        serde_json::to_string(&inner.summary(&self.drive, wall_seconds)).map_err(|e| RequestError::new_err(e.to_string()))
+    }
+
+    /// Content tag of a 4 KiB logical sector (drives built with `track_tags`).
+    fn read_tag(&self, sector: u64) -> PyResult<u64> {
+        if sector >= self.drive.ftl().user_sectors() {
+            return Err(RequestError::new_err(format!("sector {sector} is beyond the drive")));
+        }
+        Ok(self.drive.read_tag(sector))
+    }
+}
+
+/// A run in progress (advance it with `NativeDrive.advance`).
+#[pyclass(module = "ssdlab._native", unsendable)]
+struct NativeRun {
+    run: Option<Run>,
+    seed: u64,
+}
+
+#[pymethods]
+impl NativeRun {
+    /// Seed of the run's workload.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The per-second series as columns.
+    fn series_columns(&self) -> PyResult<Vec<(String, Vec<f64>)>> {
+        let inner = self.run.as_ref().ok_or_else(|| RequestError::new_err("run is gone"))?;
+        let rows = inner.series();
+        let column = |f: &dyn Fn(&ssdlab_drive::SeriesRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+        Ok(vec![
+            ("second".into(), column(&|r| r.second as f64)),
+            ("iops".into(), column(&|r| r.iops)),
+            ("read_mbps".into(), column(&|r| r.read_mbps)),
+            ("write_mbps".into(), column(&|r| r.write_mbps)),
+            ("mean_latency_us".into(), column(&|r| r.mean_latency_us)),
+            ("max_latency_us".into(), column(&|r| r.max_latency_us)),
+            ("free_blocks".into(), column(&|r| r.free_blocks as f64)),
+            ("write_amplification".into(), column(&|r| r.write_amplification)),
+        ])
+    }
+}
+
+/// The `ssdlab._native` module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(profile_names, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_source, m)?)?;
+    m.add_function(wrap_pyfunction!(job_from_options, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs_from_file, m)?)?;
+    m.add_class::<NativeJob>()?;
+    m.add_class::<NativeDrive>()?;
+    m.add_class::<NativeRun>()?;
+    let py = m.py();
+    m.add("SsdlabError", py.get_type::<SsdlabError>())?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("WorkloadError", py.get_type::<WorkloadError>())?;
+    m.add("RequestError", py.get_type::<RequestError>())?;
+    m.add("InputOutputError", py.get_type::<InputOutputError>())?;
+    Ok(())
+}

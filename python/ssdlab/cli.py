@@ -1,0 +1,174 @@
+"""The ``ssdlab`` command line.
+
+Flags are validated once here (click) or in the core (profiles, fio options), turned into typed
+settings, and every user mistake ends as a one-line message on stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import click
+
+from ssdlab import __version__
+from ssdlab import preconditions as pre
+from ssdlab.drive import DEFAULT_PROFILE, Drive, jobs_from_file, profile_names, profile_source
+from ssdlab.errors import SsdlabError
+from ssdlab.progress import ProgressBars
+from ssdlab.report_text import drive_header, run_summary
+
+
+def _fail(message: str) -> None:
+    click.echo(f"ssdlab: error: {message}", err=True)
+    sys.exit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ssdlab")
+def cli() -> None:
+    """ssdlab: simulate SSDs and review them."""
+
+
+@cli.command("profiles")
+def profiles_command() -> None:
+    """List the built-in drive profiles."""
+    for name in profile_names():
+        model = tomllib.loads(profile_source(name))["drive"]["model"]
+        marker = " (default)" if name == DEFAULT_PROFILE else ""
+        click.echo(f"{name + marker:<28} {model}")
+
+
+@cli.group("profile")
+def profile_group() -> None:
+    """Inspect profiles."""
+
+
+@profile_group.command("show")
+@click.argument("name")
+@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field.")
+def profile_show(name: str, overrides: tuple[str, ...]) -> None:
+    """Print a profile's TOML (built-in NAME or a path)."""
+    try:
+        click.echo(profile_source(name, overrides), nl=False)
+    except SsdlabError as error:
+        _fail(str(error))
+
+
+def _fio_options(args: list[str]) -> list[str]:
+    """Turn ``--rw=randwrite --bs 4k --time_based`` into ``["rw=randwrite", "bs=4k", "time_based"]``."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--") or len(arg) <= 2:
+            raise SsdlabError(f"unexpected argument {arg!r} (fio options are written --name=value)")
+        body = arg[2:]
+        if "=" in body:
+            out.append(body)
+        elif i + 1 < len(args) and not args[i + 1].startswith("--"):
+            out.append(f"{body}={args[i + 1]}")
+            i += 1
+        else:
+            out.append(body)
+        i += 1
+    return out
+
+
+@cli.command(
+    "run",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)
+@click.option("--profile", "profile", default=DEFAULT_PROFILE, show_default=True, help="Built-in profile name or TOML path.")
+@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@click.option("--job-file", type=click.Path(dir_okay=False), help="fio job file; its jobs run one after the other.")
+@click.option("--precondition", "steps", multiple=True, metavar="STEP", help=f"Before the job: {', '.join(pre.NAMES)} (repeatable, in order).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
+@click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
+@click.option("--series", "series_path", metavar="FILE.csv", help="Write the per-second series of the last job as CSV.")
+@click.option("--quiet", is_flag=True, help="No progress bars and no text summary.")
+@click.pass_context
+def run_command(ctx: click.Context, profile: str, overrides: tuple[str, ...], job_file: str | None, steps: tuple[str, ...],
+                seed: int, json_path: str | None, series_path: str | None, quiet: bool) -> None:
+    """Run a workload against a drive in simulated time.
+
+    fio options follow the command: --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based.
+    """
+    try:
+        options = _fio_options(list(ctx.args))
+        if job_file and options:
+            raise SsdlabError("give either fio options or --job-file, not both")
+        for step in steps:
+            pre.parse(step)
+        for path in (json_path, series_path):
+            if path and path != "-":
+                parent = Path(path).resolve().parent
+                if not parent.is_dir():
+                    raise SsdlabError(f"{path}: folder {parent} does not exist")
+        drive = Drive(profile, overrides, seed=seed)
+        jobs = jobs_from_file(job_file) if job_file else None
+        if jobs is None:
+            from ssdlab import _native
+
+            jobs = [_native.job_from_options("cli", options)]
+        for job in jobs:
+            drive.check_job(job)
+        bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
+        human = not quiet and json_path != "-"
+        if human:
+            click.echo(drive_header(drive.info))
+        records = []
+        for step in steps:
+            record = drive.precondition(step, progress=bars)
+            records.append(record)
+            if human:
+                click.echo(f"precondition {step}: {record['simulated_seconds']:,.1f} s simulated")
+        results = []
+        for job in jobs:
+            result = drive.run(job=job, progress=bars)
+            results.append(result)
+            if human:
+                click.echo(run_summary(result.summary))
+        bars.close()
+    except SsdlabError as error:
+        _fail(str(error))
+    except OSError as error:
+        _fail(str(error))
+    last = results[-1]
+    document = dict(last.summary)
+    document["master_seed"] = seed
+    document["profile"] = {k: v for k, v in drive.info.items() if k != "source"}
+    document["preconditions"] = records
+    document["jobs"] = [r.summary for r in results]
+    try:
+        if json_path == "-":
+            click.echo(json.dumps(document, indent=2))
+        elif json_path:
+            Path(json_path).write_text(json.dumps(document, indent=2) + "\n")
+        if series_path:
+            last.series.to_csv(series_path, index=False)
+    except OSError as error:
+        _fail(f"cannot write output: {error}")
+
+
+def main() -> None:
+    """Entry point of the ``ssdlab`` command."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("ssdlab: interrupted", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("ssdlab: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(2)
+    except click.exceptions.Exit as exit_:
+        sys.exit(exit_.exit_code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""The :class:`Drive` API: a simulated SSD driven from Python."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import pandas as pd
+
+from ssdlab import _native
+from ssdlab import preconditions as pre
+from ssdlab.errors import WorkloadError
+
+#: Called during long runs with (job name, fraction done 0..1, simulated seconds, completed IOs).
+ProgressCallback = Callable[[str, float, float, int], None]
+
+DEFAULT_PROFILE = "force-gs-240"
+
+# Completions simulated per slice between progress reports and Ctrl-C checks.
+_SLICE_COMPLETIONS = 200_000
+
+
+@dataclass
+class RunResult:
+    """What one job reports: the summary (a dict with the keys of ``ssdlab run --json``) and
+    the per-second series as a data frame."""
+
+    summary: dict
+    series: pd.DataFrame = field(repr=False)
+
+    @property
+    def write_amplification(self) -> float | None:
+        """NAND bytes programmed / host bytes written (None when nothing was written)."""
+        return self.summary["write_amplification"]
+
+    @property
+    def iops(self) -> float:
+        """Commands completed per simulated second."""
+        return self.summary["iops"]
+
+
+class Drive:
+    """A simulated drive built from a profile (built-in name or TOML path).
+
+    ``overrides`` are ``section.field=value`` strings, as ``--set`` on the command line.
+    ``seed`` drives every random choice: each job draws its own seed from it in order.
+    """
+
+    def __init__(
+        self,
+        profile: str = DEFAULT_PROFILE,
+        overrides: Sequence[str] = (),
+        seed: int = 1,
+        track_tags: bool = False,
+    ) -> None:
+        if seed < 0 or seed >= 2**64:
+            raise WorkloadError(f"seed must be between 0 and 2^64-1 (got {seed})")
+        self._native = _native.NativeDrive(profile, list(overrides), seed, track_tags)
+        self.info: dict = json.loads(self._native.info_json())
+
+    @property
+    def now_seconds(self) -> float:
+        """Simulated time since power-on."""
+        return self._native.now_ns / 1e9
+
+    @property
+    def seed(self) -> int:
+        """The seed every job seed is drawn from."""
+        return self._native.seed
+
+    def state(self) -> dict:
+        """Free blocks, wear and cumulative counters."""
+        return json.loads(self._native.state_json())
+
+    def secure_erase(self) -> float:
+        """ATA SECURE ERASE; returns the simulated seconds it took."""
+        return self._native.secure_erase()
+
+    def flush(self) -> float:
+        """FLUSH CACHE; returns the simulated seconds it took."""
+        return self._native.flush()
+
+    def idle(self, seconds: float) -> int:
+        """Stay idle for ``seconds`` (idle-time GC works); returns blocks reclaimed."""
+        return self._native.idle(float(seconds))
+
+    def run(
+        self,
+        options: Sequence[str] | None = None,
+        *,
+        job: object | None = None,
+        name: str = "job",
+        seed: int | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> RunResult:
+        """Run one job closed-loop: fio-style ``options`` (``["rw=randwrite", "bs=4k", ...]``)
+        or a job object from :func:`jobs_from_file`. Releases the GIL while simulating;
+        Ctrl-C raises ``KeyboardInterrupt`` between slices."""
+        if job is None:
+            job = _native.job_from_options(name, list(options or []))
+        native_run = self._native.start_run(job, seed)
+        started = time.perf_counter()
+        while True:
+            done, sim_s, fraction, completed = self._native.advance(native_run, _SLICE_COMPLETIONS)
+            if progress is not None:
+                progress(job.name, fraction if not done else 1.0, sim_s, completed)
+            if done:
+                break
+        wall = time.perf_counter() - started
+        summary = json.loads(self._native.summary_json(native_run, wall))
+        series = pd.DataFrame({k: v for k, v in native_run.series_columns()})
+        if not series.empty:
+            series["second"] = series["second"].astype("int64")
+            series["free_blocks"] = series["free_blocks"].astype("int64")
+        return RunResult(summary=summary, series=series)
+
+    def check_job(self, job: object) -> None:
+        """Raise if ``job`` cannot run on this drive (span beyond capacity, queue too deep)."""
+        self._native.check_job(job)
+
+    def precondition(self, step: str, progress: ProgressCallback | None = None) -> dict:
+        """Apply one preconditioning step (see :mod:`ssdlab.preconditions`); returns a record of it."""
+        kind, seconds = pre.parse(step)
+        started = self.now_seconds
+        if kind == "secure-erase":
+            self.secure_erase()
+            record: dict = {"step": step}
+        elif kind == "idle":
+            reclaimed = self.idle(seconds or 0.0)
+            record = {"step": step, "blocks_reclaimed": reclaimed}
+        else:
+            if kind == "seq-fill":
+                options = pre.SEQUENTIAL_FILL
+            elif kind == "rand-fill":
+                options = pre.RANDOM_FILL + [f"io_size={2 * self.info['usable_bytes']}"]
+            else:
+                options = pre.TRIM_ALL
+            result = self.run(options, name=kind, progress=progress)
+            record = {"step": step, "write_amplification": result.write_amplification, "seed": result.summary["seed"]}
+        record["simulated_seconds"] = self.now_seconds - started
+        return record
+
+    def read_tag(self, sector: int) -> int:
+        """Content tag of a 4 KiB logical sector (drives built with ``track_tags=True``)."""
+        return self._native.read_tag(sector)
+
+
+def jobs_from_file(path: str) -> list:
+    """The jobs of an fio job file, to pass as ``Drive.run(job=...)``."""
+    return _native.jobs_from_file(path)
+
+
+def profile_names() -> list[str]:
+    """Names of the built-in profiles."""
+    return list(_native.profile_names())
+
+
+def profile_source(name_or_path: str, overrides: Sequence[str] = ()) -> str:
+    """TOML text of a profile after overrides (validated)."""
+    return _native.profile_source(name_or_path, list(overrides))

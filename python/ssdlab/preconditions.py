@@ -1,0 +1,32 @@
+"""Preconditioning steps applied before a measured job.
+
+- ``secure-erase``: ATA SECURE ERASE (every block erased, every mapping dropped).
+- ``seq-fill``: write the whole usable span once, 128 KiB sequential at QD32.
+- ``rand-fill``: 4 KiB random writes at QD32 amounting to twice the usable span (the SNIA
+  steady-state convention), after which GC is in steady state for uniform random writes.
+- ``idle:SECONDS``: leave the drive idle so idle-time GC can work.
+- ``trim-all``: TRIM the whole usable span (what a format does).
+"""
+
+from ssdlab.errors import WorkloadError
+
+SEQUENTIAL_FILL = ["rw=write", "bs=128k", "iodepth=32"]
+RANDOM_FILL = ["rw=randwrite", "bs=4k", "iodepth=32"]
+TRIM_ALL = ["rw=trim", "bs=1g", "iodepth=1"]
+
+NAMES = ("secure-erase", "seq-fill", "rand-fill", "trim-all", "idle:SECONDS")
+
+
+def parse(step: str) -> tuple[str, float | None]:
+    """Validate one step name; returns ``(kind, seconds)``."""
+    if step in ("secure-erase", "seq-fill", "rand-fill", "trim-all"):
+        return step, None
+    if step.startswith("idle:"):
+        try:
+            seconds = float(step.split(":", 1)[1])
+        except ValueError:
+            seconds = -1.0
+        if not seconds >= 0:
+            raise WorkloadError(f"precondition {step!r}: expected idle:SECONDS with a non-negative number")
+        return "idle", seconds
+    raise WorkloadError(f"unknown precondition {step!r} (expected one of: {', '.join(NAMES)})")

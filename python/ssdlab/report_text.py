@@ -1,0 +1,51 @@
+"""Human-readable summaries of runs."""
+
+from __future__ import annotations
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:,.2f} {unit}"
+    return f"{n:,.0f} B"
+
+
+def drive_header(info: dict) -> str:
+    """One paragraph about the drive."""
+    return (
+        f"{info['model']}  [{info['name']}]\n"
+        f"  user {_bytes(info['capacity_bytes_user'])}, raw {info['raw_bytes'] / 2**30:,.1f} GiB, "
+        f"spare/user {info['spare_over_user'] * 100:.1f}%, spare/raw {info['spare_over_raw'] * 100:.1f}%"
+        + (f" (incl. {info['reserved_user_fraction'] * 100:.0f}% reserved user space)" if info["reserved_user_fraction"] else "")
+        + f"\n  {info['dies']} dies on {info['channels']} channels ({info['bus']}, {info['bus_mbps']:.0f} MB/s), "
+        f"{info['host_interface']} ({info['link_mbps']:.0f} MB/s), GC {info['gc_policy']}"
+    )
+
+
+def run_summary(s: dict) -> str:
+    """A few lines about one job."""
+    lines = [
+        f"job {s['job']}: {s['rw']} QD{s['iodepth']}, {s['simulated_seconds']:,.2f} s simulated "
+        f"in {s['wall_seconds']:,.2f} s wall (seed {s['seed']})",
+        f"  {s['iops']:,.0f} IOPS   read {s['read_mbps']:,.1f} MB/s   write {s['write_mbps']:,.1f} MB/s   "
+        f"({s['ios']:,} IOs: {s['reads']:,} reads, {s['writes']:,} writes, {s['trims']:,} trims)",
+    ]
+    lat = s.get("latency_us")
+    if lat:
+        lines.append(
+            f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  "
+            f"p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}"
+        )
+    wa = s["write_amplification"]
+    lines.append(
+        f"  write amplification {wa:.3f}" if wa is not None else "  write amplification n/a (no writes)"
+    )
+    lines[-1] += (
+        f"  (host {_bytes(s['host_write_bytes'])} -> NAND {_bytes(s['nand_write_bytes'])}, "
+        f"GC {_bytes(s['nand_write_bytes_gc'])})"
+    )
+    lines.append(
+        f"  busy {s['busy_seconds']:,.2f} s, energy {s['energy_joules']:,.1f} J, mean power {s['mean_power_watts']:.2f} W, "
+        f"P/E min/mean/max {s['wear']['min']}/{s['wear']['mean']:.2f}/{s['wear']['max']}, free blocks {s['free_blocks']:,}"
+    )
+    return "\n".join(lines)
