@@ -128,9 +128,15 @@ impl IoGenerator {
                 return None;
             }
         }
-        let len_bytes = self.pick_block_size();
+        let mut len_bytes = self.pick_block_size();
         let op = self.pick_op();
-        let offset_bytes = if self.job.rw.is_random() { self.random_offset(len_bytes) } else { self.sequential_offset(len_bytes) };
+        let offset_bytes = if self.job.rw.is_random() {
+            self.random_offset(len_bytes)
+        } else {
+            let (offset, len) = self.sequential_offset(len_bytes);
+            len_bytes = len;
+            offset
+        };
         self.issued_ios += 1;
         self.issued_bytes += len_bytes;
         Some(Io { op, offset_bytes, len_bytes })
@@ -178,12 +184,16 @@ impl IoGenerator {
         self.span_start_bytes + index * self.align_bytes
     }
 
-    fn sequential_offset(&mut self, len_bytes: u64) -> u64 {
-        if self.cursor_bytes + len_bytes > self.span_start_bytes + self.span_bytes {
+    /// Next sequential `(offset, length)`. As fio, the last block of the span is cut short when
+    /// the block size does not divide the span; the one after starts over at the beginning.
+    fn sequential_offset(&mut self, len_bytes: u64) -> (u64, u64) {
+        let end = self.span_start_bytes + self.span_bytes;
+        if self.cursor_bytes >= end {
             self.cursor_bytes = self.span_start_bytes;
         }
+        let len = len_bytes.min(end - self.cursor_bytes);
         let offset = self.cursor_bytes;
-        self.cursor_bytes += len_bytes;
-        offset
+        self.cursor_bytes += len;
+        (offset, len)
     }
 }

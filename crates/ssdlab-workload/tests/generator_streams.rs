@@ -37,6 +37,14 @@ fn sequential_covers_span_once_by_default() {
 }
 
 #[test]
+fn sequential_last_block_is_cut_to_the_span() {
+    let j = job(&["rw=trim", "bs=1m", "size=2560k"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    let ios: Vec<(u64, u64)> = std::iter::from_fn(|| g.next_io()).map(|io| (io.offset_bytes, io.len_bytes)).collect();
+    assert_eq!(ios, vec![(0, 1 << 20), (1 << 20, 1 << 20), (2 << 20, 512 << 10)]);
+}
+
+#[test]
 fn time_based_sequential_wraps() {
     let j = job(&["rw=read", "bs=512k", "size=1m", "runtime=1", "time_based"]);
     let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();

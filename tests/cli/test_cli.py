@@ -1,0 +1,96 @@
+"""The ssdlab command: outputs, and one-line errors with exit status 2 for user mistakes."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SMALL
+
+
+def ssdlab(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def small_args():
+    out = []
+    for item in SMALL:
+        out += ["--set", item]
+    return out
+
+
+def test_profiles_and_profile_show():
+    r = ssdlab("profiles")
+    assert r.returncode == 0
+    assert "force-gs-240 (default)" in r.stdout and "conventional-240" in r.stdout
+    r = ssdlab("profile", "show", "force-gs-240")
+    assert r.returncode == 0 and "[nand]" in r.stdout and "t_prog_ns" in r.stdout
+
+
+def test_run_writes_json_and_series(tmp_path):
+    series = tmp_path / "s.csv"
+    r = ssdlab("run", *small_args(), "--precondition", "seq-fill", "--rw=randwrite", "--bs=4k", "--iodepth=32",
+               "--runtime=2", "--time_based", "--json", "-", "--series", str(series), "--seed", "9")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["master_seed"] == 9 and doc["rw"] == "randwrite"
+    assert doc["latency_us"]["p999"] >= doc["latency_us"]["p50"]
+    header = series.read_text().splitlines()[0]
+    assert header.startswith("second,iops,read_mbps,write_mbps")
+
+
+def test_job_file_runs_jobs_in_order(tmp_path):
+    job = tmp_path / "two.fio"
+    job.write_text("[global]\nbs=4k\niodepth=4\nnumber_ios=500\n\n[first]\nrw=randwrite\n\n[second]\nrw=randread\n")
+    r = ssdlab("run", *small_args(), "--job-file", str(job), "--json", "-")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert [j["job"] for j in doc["jobs"]] == ["first", "second"]
+    assert doc["job"] == "second" and doc["reads"] == 500
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--set", "nand.bogus=1", "--rw=read"], "unknown field `bogus`"),
+        (["--set", "nand.planes_per_die=0", "--rw=read"], "planes_per_die must be at least 1"),
+        (["--set", "nand.blocks_per_plane=-3", "--rw=read"], "blocks_per_plane"),
+        (["--set", "drive.capacity_bytes_user=274799996928", "--rw=read"], "over-provisioning too small"),
+        (["--rw=randwrite", "--iodeph=4"], "unknown fio option `iodeph`"),
+        (["--rw=write", "--size=300g"], "beyond the usable capacity"),
+        (["--profile", "no-such-drive", "--rw=read"], "no-such-drive"),
+        (["--precondition", "warp", "--rw=read"], "unknown precondition"),
+        (["--rw=read", "--iodepth=64"], "exceeds the drive's queue depth"),
+        (["--rw=sideways"], "unknown kind `sideways`"),
+    ],
+)
+def test_bad_input_is_one_line_with_status_2(args, expected):
+    r = ssdlab("run", *args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert expected in r.stderr
+    assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_malformed_job_file_names_file_and_line(tmp_path):
+    job = tmp_path / "bad.fio"
+    job.write_text("[a]\nrw=write\nthis is not an option\n")
+    r = ssdlab("run", "--job-file", str(job))
+    assert r.returncode == 2
+    assert f"{job}:3:" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_bad_profile_file_names_file_line_and_field(tmp_path):
+    text = ssdlab("profile", "show", "force-gs-240").stdout.replace("pages_per_block = 256", "pages_per_block = 0")
+    path = tmp_path / "drive.toml"
+    path.write_text(text)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith("pages_per_block"))
+    r = ssdlab("run", "--profile", str(path), "--rw=read")
+    assert r.returncode == 2
+    assert f"{path}:{line}: nand.pages_per_block" in r.stderr
+
+
+def test_unwritable_output_is_refused_before_running(tmp_path):
+    r = ssdlab("run", "--rw=read", "--json", str(tmp_path / "missing" / "out.json"))
+    assert r.returncode == 2 and "does not exist" in r.stderr
