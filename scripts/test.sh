@@ -7,9 +7,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 bash scripts/setup.sh
 status=0
 if cargo nextest --version >/dev/null 2>&1; then
-    cargo nextest run --workspace --exclude ssdlab-py --release --locked || status=1
+    cargo nextest run --workspace --exclude ssdlab-py --locked || status=1
 else
-    cargo test --workspace --exclude ssdlab-py --release --locked || status=1
+    cargo test --workspace --exclude ssdlab-py --locked || status=1
 fi
 .venv/bin/python -m pytest "$@" || status=1
 exit $status
