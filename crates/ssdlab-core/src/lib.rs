@@ -5,6 +5,8 @@
 //! * [`SimRng`]: the seeded random source; one seed drives every random choice of a run.
 //! * [`units`]: byte-size constants and human-readable size parsing.
 
+#![warn(missing_docs)]
+
 pub mod error;
 pub mod rng;
 pub mod time;

@@ -17,6 +17,8 @@
 //! the victim's live slots, programs them into the die's GC block and erases the victim, all
 //! booked on the same die and channel timelines the host's programs wait on.
 
+#![warn(missing_docs)]
+
 mod buffer;
 mod drive;
 mod metrics;

@@ -13,6 +13,8 @@
 //! garbage collection runs per die, into a separate open block, when a die's free pool falls to
 //! its low-water mark.
 
+#![warn(missing_docs)]
+
 pub mod analytic;
 mod block;
 mod check;

@@ -9,6 +9,8 @@
 //!   the earliest time its die and channel are both free, so parallelism and contention come out
 //!   of the model, and it counts operations, bytes, busy time and energy.
 
+#![warn(missing_docs)]
+
 mod array;
 mod energy;
 mod geometry;

@@ -7,6 +7,8 @@
 //!
 //! Built-in profiles live in `profiles/*.toml` inside this crate ([`builtin_names`]).
 
+#![warn(missing_docs)]
+
 mod builtin;
 mod file;
 mod locate;

@@ -5,6 +5,8 @@
 //! exceptions. Results cross as JSON text and plain lists; the Python package turns them into
 //! dicts and data frames.
 
+#![warn(missing_docs)]
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;

@@ -8,6 +8,8 @@
 //!   other). Unknown options are refused by name.
 //! * [`IoGenerator`]: the seeded stream of IOs of a job over a given capacity.
 
+#![warn(missing_docs)]
+
 mod generator;
 mod options;
 
