@@ -3,7 +3,7 @@
 use crate::buffer::WriteBuffer;
 use ssdlab_core::Nanoseconds;
 use ssdlab_ftl::FlashSink;
-use ssdlab_nand::{FlashArray, OpKind, SECTOR_BYTES};
+use ssdlab_nand::{FlashArray, OpKind};
 
 /// Books FTL operations on the array at the right times.
 pub(crate) struct TimedSink<'a> {
@@ -46,8 +46,8 @@ impl FlashSink for TimedSink<'_> {
     }
 
     #[inline]
-    fn read_for_move(&mut self, die: u32, _block: u32, _unit: u32, slots: u32) {
-        let done = self.flash.read(die, self.internal_ready_ns, self.planes, slots as u64 * SECTOR_BYTES, OpKind::Internal);
+    fn read_for_move(&mut self, die: u32, _block: u32, _unit: u32, bytes: u64) {
+        let done = self.flash.read(die, self.internal_ready_ns, self.planes, bytes, OpKind::Internal);
         self.gc_read_done_ns = done;
     }
 

@@ -28,8 +28,8 @@ pub(crate) struct DieState {
     pub victim_unit: u32,
     /// Valid slots the victim had when chosen.
     pub victim_valid_at_start: u32,
-    /// Slots of copying owed to keep up with host writes (paced GC).
-    pub gc_credit_slots: f64,
+    /// Units of copying owed to keep up with host writes (paced GC).
+    pub gc_credit: f64,
 }
 
 impl DieState {
@@ -45,7 +45,7 @@ impl DieState {
             victim: UNMAPPED,
             victim_unit: 0,
             victim_valid_at_start: 0,
-            gc_credit_slots: 0.0,
+            gc_credit: 0.0,
         }
     }
 

@@ -1,10 +1,9 @@
 //! The FTL proper: mapping, allocation, garbage collection, TRIM.
 
-use crate::block::{Block, BlockState};
+use crate::block::BlockState;
 use crate::config::FtlConfig;
-use crate::die::DieState;
+use crate::pool::BlockPool;
 use crate::sink::FlashSink;
-use crate::victim::select_victim;
 use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, Result};
 use ssdlab_nand::OpKind;
@@ -61,13 +60,8 @@ pub struct Ftl {
     pub(crate) p2l: Vec<u32>,
     /// Content tag per physical slot (empty unless tracking).
     pub(crate) tags: Vec<u64>,
-    pub(crate) blocks: Vec<Block>,
-    /// Per block: its valid count while it is closed (a GC candidate), `u32::MAX` otherwise.
-    /// Kept apart from the block metadata so greedy selection scans a dense array.
-    pub(crate) gc_key: Vec<u32>,
-    pub(crate) dies: Vec<DieState>,
+    pub(crate) pool: BlockPool,
     host_cursor_die: u32,
-    close_seq: u64,
     valid_total: u64,
     stats: FtlStats,
 }
@@ -81,7 +75,6 @@ impl Ftl {
         let slots_per_block = g.slots_per_block();
         let blocks_per_die = g.blocks_per_die();
         let total_slots = g.total_slots() as usize;
-        let dies = (0..g.dies()).map(|d| DieState::new(d * blocks_per_die, blocks_per_die)).collect();
         Ok(Self {
             slots_per_unit: g.slots_per_unit(),
             slots_per_block,
@@ -89,11 +82,8 @@ impl Ftl {
             l2p: vec![UNMAPPED; config.user_sectors as usize],
             p2l: vec![UNMAPPED; total_slots],
             tags: if config.track_tags { vec![0; total_slots] } else { Vec::new() },
-            blocks: vec![Block::erased(); g.total_blocks() as usize],
-            gc_key: vec![u32::MAX; g.total_blocks() as usize],
-            dies,
+            pool: BlockPool::new(g.dies(), blocks_per_die, slots_per_block, config.gc_policy),
             host_cursor_die: 0,
-            close_seq: 0,
             valid_total: 0,
             stats: FtlStats::default(),
             config,
@@ -122,12 +112,12 @@ impl Ftl {
 
     /// Free (erased) blocks on a die.
     pub fn free_blocks(&self, die: u32) -> u32 {
-        self.dies[die as usize].free.len() as u32
+        self.pool.free_count(die) as u32
     }
 
     /// Free blocks over the whole array.
     pub fn free_blocks_total(&self) -> u64 {
-        self.dies.iter().map(|d| d.free.len() as u64).sum()
+        self.pool.free_total()
     }
 
     /// Where logical sector `lba` lives, if it is mapped.
@@ -157,20 +147,12 @@ impl Ftl {
 
     /// Program/erase cycles of every block.
     pub fn erase_counts(&self) -> impl Iterator<Item = u32> + '_ {
-        self.blocks.iter().map(|b| b.erase_count)
+        self.pool.blocks.iter().map(|b| b.erase_count)
     }
 
     /// Wear over all blocks.
     pub fn wear(&self) -> WearSummary {
-        let mut min = u32::MAX;
-        let mut max = 0;
-        let mut sum = 0u64;
-        for b in &self.blocks {
-            min = min.min(b.erase_count);
-            max = max.max(b.erase_count);
-            sum += b.erase_count as u64;
-        }
-        WearSummary { min, mean: sum as f64 / self.blocks.len() as f64, max }
+        self.pool.wear()
     }
 
     /// Hint that `lba` will be written or read soon: start loading its mapping entry.
@@ -190,8 +172,8 @@ impl Ftl {
         if slot != UNMAPPED {
             let block = (slot / self.slots_per_block) as usize;
             prefetch(&self.p2l[slot as usize]);
-            prefetch(&self.blocks[block]);
-            prefetch(&self.gc_key[block]);
+            prefetch(&self.pool.blocks[block]);
+            prefetch(&self.pool.gc_key[block]);
         }
     }
 
@@ -225,20 +207,19 @@ impl Ftl {
     /// Program the partly filled host unit, if any, padding it with invalid slots (a flush).
     /// Returns the number of padding slots.
     pub fn pad_open_unit<S: FlashSink>(&mut self, sink: &mut S) -> u32 {
-        let die = &self.dies[self.host_cursor_die as usize];
-        let block = die.host_open;
+        let block = self.pool.dies[self.host_cursor_die as usize].host_open;
         if block == UNMAPPED {
             return 0;
         }
-        let written = self.blocks[block as usize].written;
+        let written = self.pool.blocks[block as usize].written;
         let partial = written % self.slots_per_unit;
         if partial == 0 {
             return 0;
         }
         let pad = self.slots_per_unit - partial;
         for _ in 0..pad {
-            self.blocks[block as usize].written += 1;
-            self.after_slot_written_raw(block, OpKind::Host, sink);
+            self.pool.blocks[block as usize].written += 1;
+            self.after_slot_written(block, OpKind::Host, sink);
         }
         self.stats.padding_slots += pad as u64;
         pad
@@ -250,16 +231,7 @@ impl Ftl {
         self.l2p.fill(UNMAPPED);
         self.p2l.fill(UNMAPPED);
         self.tags.fill(0);
-        for (i, die) in self.dies.iter_mut().enumerate() {
-            let first = i as u32 * self.blocks_per_die;
-            *die = DieState::new(first, self.blocks_per_die);
-        }
-        self.gc_key.fill(u32::MAX);
-        for b in self.blocks.iter_mut() {
-            let count = b.erase_count + 1;
-            *b = Block::erased();
-            b.erase_count = count;
-        }
+        self.pool.reset_all_erased();
         self.host_cursor_die = 0;
         self.valid_total = 0;
     }
@@ -267,40 +239,10 @@ impl Ftl {
     /// Run one round of garbage collection on `die`: finish the victim in progress, or choose and
     /// reclaim a new one. Returns `false` when no closed block has anything to reclaim.
     pub fn collect_one<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
-        if self.dies[die as usize].victim == UNMAPPED && !self.start_victim(die) {
+        if self.pool.dies[die as usize].victim == UNMAPPED && !self.pool.start_victim(die) {
             return false;
         }
         self.copy_victim_units(die, u32::MAX, sink);
-        true
-    }
-
-    /// Choose a victim on `die` and take it out of the candidates.
-    fn start_victim(&mut self, die: u32) -> bool {
-        let victim = match select_victim(
-            self.config.gc_policy,
-            &mut self.dies[die as usize],
-            &self.blocks,
-            &self.gc_key,
-            self.slots_per_block,
-            self.close_seq,
-        ) {
-            Some(v) => v,
-            None => return false,
-        };
-        let gc_open = self.dies[die as usize].gc_open;
-        let room = if gc_open == UNMAPPED { 0 } else { self.slots_per_block - self.blocks[gc_open as usize].written };
-        if self.blocks[victim as usize].valid > room && self.dies[die as usize].free.is_empty() {
-            // Nowhere to copy to; cannot happen while the spare reserve holds.
-            return false;
-        }
-        let v = self.blocks[victim as usize].valid;
-        self.gc_key[victim as usize] = u32::MAX;
-        let d = &mut self.dies[die as usize];
-        d.closed_count -= 1;
-        d.victim = victim;
-        d.victim_unit = 0;
-        d.victim_valid_at_start = v;
-        self.blocks[victim as usize].state = BlockState::Victim;
         true
     }
 
@@ -308,13 +250,13 @@ impl Ftl {
     /// `quota_slots` were copied or the victim is empty; an emptied victim is erased.
     /// Returns the slots copied.
     fn copy_victim_units<S: FlashSink>(&mut self, die: u32, quota_slots: u32, sink: &mut S) -> u32 {
-        let victim = self.dies[die as usize].victim;
+        let victim = self.pool.dies[die as usize].victim;
         debug_assert_ne!(victim, UNMAPPED);
         let units = self.config.geometry.units_per_block();
         let base = victim * self.slots_per_block;
         let mut copied = 0u32;
         // Start loading the mapping entries of the sectors about to move.
-        let cursor = self.dies[die as usize].victim_unit;
+        let cursor = self.pool.dies[die as usize].victim_unit;
         let ahead = if quota_slots == u32::MAX { units } else { (quota_slots / self.slots_per_unit + 2).min(units) };
         let first_slot = (base + cursor * self.slots_per_unit) as usize;
         let last_slot = (base + (cursor + ahead).min(units) * self.slots_per_unit) as usize;
@@ -323,15 +265,15 @@ impl Ftl {
                 prefetch(&self.l2p[lba as usize]);
             }
         }
-        while copied < quota_slots && self.dies[die as usize].victim_unit < units && self.blocks[victim as usize].valid > 0 {
-            let unit = self.dies[die as usize].victim_unit;
-            self.dies[die as usize].victim_unit += 1;
+        while copied < quota_slots && self.pool.dies[die as usize].victim_unit < units && self.pool.blocks[victim as usize].valid > 0 {
+            let unit = self.pool.dies[die as usize].victim_unit;
+            self.pool.dies[die as usize].victim_unit += 1;
             let first = base + unit * self.slots_per_unit;
             let live = (first..first + self.slots_per_unit).filter(|&s| self.p2l[s as usize] != UNMAPPED).count() as u32;
             if live == 0 {
                 continue;
             }
-            sink.read_for_move(die, victim, unit, live);
+            sink.read_for_move(die, victim, unit, live as u64 * ssdlab_nand::SECTOR_BYTES);
             for slot in first..first + self.slots_per_unit {
                 let lba = self.p2l[slot as usize];
                 if lba == UNMAPPED {
@@ -346,8 +288,8 @@ impl Ftl {
             }
             copied += live;
         }
-        if self.blocks[victim as usize].valid == 0 {
-            self.dies[die as usize].victim = UNMAPPED;
+        if self.pool.blocks[victim as usize].valid == 0 {
+            self.pool.dies[die as usize].victim = UNMAPPED;
             self.erase_block(victim, sink);
             self.stats.gc_blocks_reclaimed += 1;
         }
@@ -358,31 +300,17 @@ impl Ftl {
     /// below its low-water mark, copy as many live slots as reclaiming the victim frees per host
     /// unit, so GC interleaves with host writes instead of stalling them in bursts.
     fn paced_gc<S: FlashSink>(&mut self, die: u32, sink: &mut S) {
-        let low = self.config.gc_low_free_blocks_per_die as usize;
-        let d = &self.dies[die as usize];
-        if d.victim == UNMAPPED {
-            if d.free.len() > low || !self.start_victim(die) {
-                return;
-            }
-        }
-        let d = &mut self.dies[die as usize];
-        let v0 = d.victim_valid_at_start.min(self.slots_per_block - 1) as f64;
-        d.gc_credit_slots += self.slots_per_unit as f64 * v0 / (self.slots_per_block as f64 - v0);
-        let quota = d.gc_credit_slots.floor().max(0.0) as u32;
-        if quota == 0 {
-            return;
-        }
-        let copied = self.copy_victim_units(die, quota, sink);
-        let d = &mut self.dies[die as usize];
-        d.gc_credit_slots = (d.gc_credit_slots - copied as f64).max(0.0);
-        if d.victim == UNMAPPED && d.free.len() > low {
-            d.gc_credit_slots = 0.0;
+        let low = self.config.gc_low_free_blocks_per_die;
+        let quota = self.pool.paced_quota(die, self.slots_per_unit, low);
+        if quota > 0 {
+            let copied = self.copy_victim_units(die, quota, sink);
+            self.pool.paced_done(die, copied, low);
         }
     }
 
     /// Whether idle-time GC still has work on `die`.
     pub fn wants_idle_gc(&self, die: u32) -> bool {
-        self.free_blocks(die) < self.config.gc_idle_target_free_blocks_per_die && self.dies[die as usize].closed_count > 0
+        self.free_blocks(die) < self.config.gc_idle_target_free_blocks_per_die && self.pool.dies[die as usize].closed_count > 0
     }
 
     // ----- internals -------------------------------------------------------------------------
@@ -396,8 +324,8 @@ impl Ftl {
             self.tags[slot as usize] = tag;
         }
         let block = slot / self.slots_per_block;
-        self.blocks[block as usize].valid += 1;
-        self.blocks[block as usize].written += 1;
+        self.pool.blocks[block as usize].valid += 1;
+        self.pool.blocks[block as usize].written += 1;
         self.valid_total += 1;
     }
 
@@ -406,31 +334,21 @@ impl Ftl {
         debug_assert_ne!(self.p2l[slot as usize], UNMAPPED);
         self.p2l[slot as usize] = UNMAPPED;
         self.valid_total -= 1;
-        let b = slot / self.slots_per_block;
-        let v = self.blocks[b as usize].valid;
-        debug_assert!(v > 0);
-        self.blocks[b as usize].valid = v - 1;
-        if self.blocks[b as usize].state == BlockState::Closed {
-            self.gc_key[b as usize] = v - 1;
-        }
+        self.pool.sub_valid(slot / self.slots_per_block, 1);
     }
 
     /// After a slot of `block` was written: program the unit if it is full, close the block if
     /// it is full, and move the host stripe on at unit boundaries.
     #[inline]
     fn after_slot_written<S: FlashSink>(&mut self, block: u32, kind: OpKind, sink: &mut S) {
-        self.after_slot_written_raw(block, kind, sink);
-    }
-
-    fn after_slot_written_raw<S: FlashSink>(&mut self, block: u32, kind: OpKind, sink: &mut S) {
-        let written = self.blocks[block as usize].written;
+        let written = self.pool.blocks[block as usize].written;
         if written % self.slots_per_unit != 0 {
             return;
         }
         let die = block / self.blocks_per_die;
         sink.program(die, block, written / self.slots_per_unit - 1, kind);
         if written == self.slots_per_block {
-            self.close_block(block);
+            self.pool.close(block);
         }
         if kind == OpKind::Host {
             self.host_cursor_die = (self.host_cursor_die + 1) % self.config.geometry.dies();
@@ -438,47 +356,10 @@ impl Ftl {
         }
     }
 
-    fn close_block(&mut self, block: u32) {
-        let die_index = (block / self.blocks_per_die) as usize;
-        let die = &mut self.dies[die_index];
-        match self.blocks[block as usize].state {
-            BlockState::OpenHost => die.host_open = UNMAPPED,
-            BlockState::OpenGc => die.gc_open = UNMAPPED,
-            other => unreachable!("closing a block in state {other:?}"),
-        }
-        self.close_seq += 1;
-        let b = &mut self.blocks[block as usize];
-        b.state = BlockState::Closed;
-        b.close_seq = self.close_seq;
-        self.gc_key[block as usize] = self.blocks[block as usize].valid;
-        die.closed_order.push_back((block, self.close_seq));
-        die.closed_count += 1;
-        die.compact_closed_order(&self.blocks, self.blocks_per_die);
-    }
-
     fn erase_block<S: FlashSink>(&mut self, block: u32, sink: &mut S) {
-        let die = block / self.blocks_per_die;
-        let b = &mut self.blocks[block as usize];
-        debug_assert_eq!(b.valid, 0);
-        b.written = 0;
-        b.state = BlockState::Free;
-        b.erase_count += 1;
         self.p2l[(block * self.slots_per_block) as usize..((block + 1) * self.slots_per_block) as usize].fill(UNMAPPED);
-        self.dies[die as usize].free.push_back(block);
-        sink.erase(die, block);
-    }
-
-    fn take_free_block(&mut self, die: u32, state: BlockState) -> u32 {
-        let d = &mut self.dies[die as usize];
-        let block = d.free.pop_front().expect("free pool empty: the GC reserve was violated");
-        debug_assert_eq!(self.blocks[block as usize].written, 0);
-        self.blocks[block as usize].state = state;
-        match state {
-            BlockState::OpenHost => d.host_open = block,
-            BlockState::OpenGc => d.gc_open = block,
-            _ => unreachable!(),
-        }
-        block
+        self.pool.erase(block);
+        sink.erase(self.pool.die_of(block), block);
     }
 
     /// Make room on `die` for a new host block; false if the die cannot take one. Paced GC
@@ -488,26 +369,26 @@ impl Ftl {
         // Bounded: each round reclaims a block with at least one invalid slot, and a round that
         // cannot reclaim stops the loop.
         let mut rounds = 0u64;
-        while self.dies[die as usize].free.len() < 2 {
+        while self.pool.free_count(die) < 2 {
             if !self.collect_one(die, sink) {
                 break;
             }
             rounds += 1;
             debug_assert!(rounds < 1 << 40);
         }
-        self.dies[die as usize].free.len() >= 2
+        self.pool.free_count(die) >= 2
     }
 
     fn allocate_host_slot<S: FlashSink>(&mut self, sink: &mut S) -> Result<u32> {
         let dies = self.config.geometry.dies();
         for _ in 0..dies {
             let die = self.host_cursor_die;
-            let open = self.dies[die as usize].host_open;
+            let open = self.pool.dies[die as usize].host_open;
             if open != UNMAPPED {
-                return Ok(open * self.slots_per_block + self.blocks[open as usize].written);
+                return Ok(open * self.slots_per_block + self.pool.blocks[open as usize].written);
             }
             if self.prepare_host_block(die, sink) {
-                let block = self.take_free_block(die, BlockState::OpenHost);
+                let block = self.pool.take_free(die, BlockState::OpenHost);
                 return Ok(block * self.slots_per_block);
             }
             // This die holds only valid data; skip it for this unit.
@@ -517,17 +398,17 @@ impl Ftl {
     }
 
     fn allocate_gc_slot(&mut self, die: u32) -> u32 {
-        let mut open = self.dies[die as usize].gc_open;
+        let mut open = self.pool.dies[die as usize].gc_open;
         if open == UNMAPPED {
-            open = self.take_free_block(die, BlockState::OpenGc);
+            open = self.pool.take_free(die, BlockState::OpenGc);
         }
-        open * self.slots_per_block + self.blocks[open as usize].written
+        open * self.slots_per_block + self.pool.blocks[open as usize].written
     }
 }
 
 /// Ask the CPU to start loading the cache line holding `value` (no effect on other targets).
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: prefetching is a hint; it never faults, even for an invalid address, and the

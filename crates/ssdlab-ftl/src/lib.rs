@@ -21,6 +21,7 @@ mod check;
 mod config;
 mod die;
 mod ftl;
+mod pool;
 mod sink;
 mod victim;
 

@@ -6,8 +6,8 @@ use ssdlab_nand::OpKind;
 pub trait FlashSink {
     /// Unit `unit` of `block` on `die` is full (or padded) and must be programmed.
     fn program(&mut self, die: u32, block: u32, unit: u32, kind: OpKind);
-    /// Garbage collection reads `slots` valid 4 KiB slots of unit `unit` of `block` on `die`.
-    fn read_for_move(&mut self, die: u32, block: u32, unit: u32, slots: u32);
+    /// Garbage collection reads `bytes` of live data from unit `unit` of `block` on `die`.
+    fn read_for_move(&mut self, die: u32, block: u32, unit: u32, bytes: u64);
     /// `block` on `die` is erased.
     fn erase(&mut self, die: u32, block: u32);
 }
@@ -18,6 +18,6 @@ pub struct NullSink;
 
 impl FlashSink for NullSink {
     fn program(&mut self, _die: u32, _block: u32, _unit: u32, _kind: OpKind) {}
-    fn read_for_move(&mut self, _die: u32, _block: u32, _unit: u32, _slots: u32) {}
+    fn read_for_move(&mut self, _die: u32, _block: u32, _unit: u32, _bytes: u64) {}
     fn erase(&mut self, _die: u32, _block: u32) {}
 }

@@ -1,0 +1,214 @@
+//! The block manager shared by both FTLs: block metadata, per-die free pools and open blocks,
+//! GC keys, victim choice, closing and erasing.
+//!
+//! Capacities are in the FTL's own allocation unit: 4 KiB slots for the page-mapped FTL, ECC
+//! units for the data-reduction FTL.
+
+use crate::block::{Block, BlockState};
+use crate::config::GcPolicy;
+use crate::die::DieState;
+use crate::ftl::WearSummary;
+use crate::victim::select_victim;
+use crate::UNMAPPED;
+
+/// Blocks, dies and the GC bookkeeping over them.
+#[derive(Debug, Clone)]
+pub(crate) struct BlockPool {
+    pub blocks: Vec<Block>,
+    /// Per block: its valid count while it is closed (a GC candidate), `u32::MAX` otherwise.
+    /// Kept apart from the block metadata so greedy selection scans a dense array.
+    pub gc_key: Vec<u32>,
+    pub dies: Vec<DieState>,
+    pub blocks_per_die: u32,
+    /// Allocation units per block.
+    pub capacity: u32,
+    pub policy: GcPolicy,
+    pub close_seq: u64,
+}
+
+impl BlockPool {
+    pub fn new(dies: u32, blocks_per_die: u32, capacity: u32, policy: GcPolicy) -> Self {
+        Self {
+            blocks: vec![Block::erased(); (dies * blocks_per_die) as usize],
+            gc_key: vec![u32::MAX; (dies * blocks_per_die) as usize],
+            dies: (0..dies).map(|d| DieState::new(d * blocks_per_die, blocks_per_die)).collect(),
+            blocks_per_die,
+            capacity,
+            policy,
+            close_seq: 0,
+        }
+    }
+
+    /// Every block erased and free, one more P/E cycle each (secure erase).
+    pub fn reset_all_erased(&mut self) {
+        for (i, die) in self.dies.iter_mut().enumerate() {
+            *die = DieState::new(i as u32 * self.blocks_per_die, self.blocks_per_die);
+        }
+        self.gc_key.fill(u32::MAX);
+        for b in self.blocks.iter_mut() {
+            let count = b.erase_count + 1;
+            *b = Block::erased();
+            b.erase_count = count;
+        }
+    }
+
+    #[inline]
+    pub fn die_of(&self, block: u32) -> u32 {
+        block / self.blocks_per_die
+    }
+
+    pub fn free_count(&self, die: u32) -> usize {
+        self.dies[die as usize].free.len()
+    }
+
+    pub fn free_total(&self) -> u64 {
+        self.dies.iter().map(|d| d.free.len() as u64).sum()
+    }
+
+    /// Take the oldest-erased free block of `die` as its open host or GC block.
+    pub fn take_free(&mut self, die: u32, state: BlockState) -> u32 {
+        let d = &mut self.dies[die as usize];
+        let block = d.free.pop_front().expect("free pool empty: the GC reserve was violated");
+        debug_assert_eq!(self.blocks[block as usize].written, 0);
+        self.blocks[block as usize].state = state;
+        match state {
+            BlockState::OpenHost => d.host_open = block,
+            BlockState::OpenGc => d.gc_open = block,
+            _ => unreachable!(),
+        }
+        block
+    }
+
+    /// A full open block becomes a GC candidate.
+    pub fn close(&mut self, block: u32) {
+        let die = &mut self.dies[(block / self.blocks_per_die) as usize];
+        match self.blocks[block as usize].state {
+            BlockState::OpenHost => die.host_open = UNMAPPED,
+            BlockState::OpenGc => die.gc_open = UNMAPPED,
+            other => unreachable!("closing a block in state {other:?}"),
+        }
+        self.close_seq += 1;
+        let b = &mut self.blocks[block as usize];
+        b.state = BlockState::Closed;
+        b.close_seq = self.close_seq;
+        self.gc_key[block as usize] = b.valid;
+        die.closed_order.push_back((block, self.close_seq));
+        die.closed_count += 1;
+        die.compact_closed_order(&self.blocks, self.blocks_per_die);
+    }
+
+    /// An emptied victim is erased and returns to its die's free pool.
+    pub fn erase(&mut self, block: u32) {
+        let b = &mut self.blocks[block as usize];
+        debug_assert_eq!(b.valid, 0);
+        b.written = 0;
+        b.state = BlockState::Free;
+        b.erase_count += 1;
+        let die = block / self.blocks_per_die;
+        self.dies[die as usize].free.push_back(block);
+    }
+
+    /// `units` of `block` stopped being valid.
+    #[inline]
+    pub fn sub_valid(&mut self, block: u32, units: u32) {
+        let b = &mut self.blocks[block as usize];
+        debug_assert!(b.valid >= units);
+        b.valid -= units;
+        if b.state == BlockState::Closed {
+            self.gc_key[block as usize] = b.valid;
+        }
+    }
+
+    /// Choose a victim on `die` (the die must be able to take `needed_room` units of copies) and
+    /// take it out of the candidates. Returns whether one was started.
+    pub fn start_victim(&mut self, die: u32) -> bool {
+        let Some(victim) = select_victim(self.policy, &mut self.dies[die as usize], &self.blocks, &self.gc_key, self.capacity, self.close_seq)
+        else {
+            return false;
+        };
+        let gc_open = self.dies[die as usize].gc_open;
+        let room = if gc_open == UNMAPPED { 0 } else { self.capacity - self.blocks[gc_open as usize].written };
+        if self.blocks[victim as usize].valid > room && self.dies[die as usize].free.is_empty() {
+            // Nowhere to copy to; cannot happen while the spare reserve holds.
+            return false;
+        }
+        let v = self.blocks[victim as usize].valid;
+        self.gc_key[victim as usize] = u32::MAX;
+        let d = &mut self.dies[die as usize];
+        d.closed_count -= 1;
+        d.victim = victim;
+        d.victim_unit = 0;
+        d.victim_valid_at_start = v;
+        self.blocks[victim as usize].state = BlockState::Victim;
+        true
+    }
+
+    /// Pacing of foreground GC: after a host program unit of `units_per_program` on `die`, add
+    /// the copying owed for it and return the whole units of copying due now (0 when the die
+    /// does not need GC). Starts a victim when needed.
+    pub fn paced_quota(&mut self, die: u32, units_per_program: u32, low_free: u32) -> u32 {
+        let d = &self.dies[die as usize];
+        if d.victim == UNMAPPED && (d.free.len() > low_free as usize || !self.start_victim(die)) {
+            return 0;
+        }
+        let capacity = self.capacity as f64;
+        let d = &mut self.dies[die as usize];
+        let v0 = (d.victim_valid_at_start as f64).min(capacity - 1.0);
+        d.gc_credit += units_per_program as f64 * v0 / (capacity - v0);
+        d.gc_credit.floor().max(0.0) as u32
+    }
+
+    /// Book `copied` units of copying against the die's credit.
+    pub fn paced_done(&mut self, die: u32, copied: u32, low_free: u32) {
+        let d = &mut self.dies[die as usize];
+        d.gc_credit = (d.gc_credit - copied as f64).max(0.0);
+        if d.victim == UNMAPPED && d.free.len() > low_free as usize {
+            d.gc_credit = 0.0;
+        }
+    }
+
+    pub fn wear(&self) -> WearSummary {
+        let mut min = u32::MAX;
+        let mut max = 0;
+        let mut sum = 0u64;
+        for b in &self.blocks {
+            min = min.min(b.erase_count);
+            max = max.max(b.erase_count);
+            sum += b.erase_count as u64;
+        }
+        WearSummary { min, mean: sum as f64 / self.blocks.len() as f64, max }
+    }
+
+    /// Check the pool's own bookkeeping: free pools, GC keys, closed counts. `valid_of` recounts
+    /// a block's valid units from the FTL's maps.
+    pub fn check(&self, valid_of: &dyn Fn(u32) -> u32) -> Result<(), String> {
+        for (b, block) in self.blocks.iter().enumerate() {
+            let recount = valid_of(b as u32);
+            if recount != block.valid {
+                return Err(format!("block {b}: valid count {} but recount {recount}", block.valid));
+            }
+            if block.state == BlockState::Free && (block.valid != 0 || block.written != 0) {
+                return Err(format!("block {b} is free but has {} valid and {} written units", block.valid, block.written));
+            }
+            if block.state == BlockState::Victim && self.dies[b / self.blocks_per_die as usize].victim != b as u32 {
+                return Err(format!("block {b} is in the victim state but not its die's victim"));
+            }
+            let expected = if block.state == BlockState::Closed { block.valid } else { u32::MAX };
+            if self.gc_key[b] != expected {
+                return Err(format!("block {b} in state {:?} with {} valid has GC key {}", block.state, block.valid, self.gc_key[b]));
+            }
+        }
+        for (d, die) in self.dies.iter().enumerate() {
+            for &b in die.free.iter() {
+                if self.blocks[b as usize].state != BlockState::Free || (b / self.blocks_per_die) as usize != d {
+                    return Err(format!("die {d}: free pool holds block {b} in state {:?}", self.blocks[b as usize].state));
+                }
+            }
+            let closed = (die.first_block..die.first_block + die.blocks).filter(|&b| self.blocks[b as usize].state == BlockState::Closed).count();
+            if closed != die.closed_count as usize {
+                return Err(format!("die {d}: {closed} closed blocks but count {}", die.closed_count));
+            }
+        }
+        Ok(())
+    }
+}
