@@ -18,6 +18,8 @@
 pub mod analytic;
 mod block;
 mod check;
+mod chunk;
+mod chunk_check;
 mod config;
 mod die;
 mod ftl;
@@ -26,6 +28,7 @@ mod sink;
 mod victim;
 
 pub use block::BlockState;
+pub use chunk::{ChunkFtl, ChunkFtlConfig, ChunkLocation, ChunkStats, ZERO};
 pub use config::{FtlConfig, GcPolicy};
 pub use ftl::{Ftl, FtlStats, Location, WearSummary};
 pub use sink::{FlashSink, NullSink};

@@ -1,0 +1,655 @@
+//! The data-reduction FTL: logical sectors map to reference-counted, compressed, deduplicated
+//! chunks packed into ECC units.
+//!
+//! * `l2p`: logical sector -> chunk id (or [`ZERO`] for an all-zero sector, which takes no
+//!   flash, or [`UNMAPPED`](crate::UNMAPPED)).
+//! * Chunk table (parallel arrays by chunk id): first ECC unit address, length in ECC units,
+//!   reference count, fingerprint key, and the stored bytes when payloads are kept.
+//! * Dedup index: fingerprint key -> chunk id, bounded; when full, new chunks are simply not
+//!   indexed (they are stored, just never matched), and entries leave the index when their
+//!   chunk is freed, which makes room again.
+//! * Packing: chunks are appended to the die's open block in ECC units; a chunk may span two
+//!   pages (and two program units) of the same block, never two blocks: if it does not fit in
+//!   what is left of a block, the rest of the block is padding.
+//! * Every block keeps the log of chunk ids written into it; GC walks the victim's log, copies
+//!   the chunks still living there into the die's GC block (repacking them) and updates the
+//!   chunk's address, which updates every logical sector that references it at once.
+
+use crate::block::BlockState;
+use crate::config::GcPolicy;
+use crate::ftl::{prefetch, WearSummary};
+use crate::pool::BlockPool;
+use crate::sink::FlashSink;
+use crate::UNMAPPED;
+use ssdlab_core::{bail, ensure, Result};
+use ssdlab_nand::{Geometry, OpKind, SECTOR_BYTES};
+use ssdlab_reduce::SectorContent;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// `l2p` value of a sector written with all zeros.
+pub const ZERO: u32 = u32::MAX - 1;
+
+/// Configuration of the data-reduction FTL.
+#[derive(Debug, Clone)]
+pub struct ChunkFtlConfig {
+    /// Array geometry.
+    pub geometry: Geometry,
+    /// Logical 4 KiB sectors the host can address.
+    pub user_sectors: u64,
+    /// Bytes per ECC unit, the allocation unit of compressed chunks.
+    pub ecc_unit_bytes: u32,
+    /// Per-chunk metadata stored with a compressed chunk (raw 4 KiB chunks keep theirs in the
+    /// page's spare area).
+    pub chunk_header_bytes: u32,
+    /// Most fingerprints the dedup index holds.
+    pub dedup_index_entries: u64,
+    /// Victim selection policy (by valid ECC units).
+    pub gc_policy: GcPolicy,
+    /// Foreground GC low-water mark, free blocks per die.
+    pub gc_low_free_blocks_per_die: u32,
+    /// Idle GC target, free blocks per die.
+    pub gc_idle_target_free_blocks_per_die: u32,
+    /// Keep each chunk's stored bytes (real-bytes mode).
+    pub keep_payloads: bool,
+}
+
+impl ChunkFtlConfig {
+    /// Check the engine's own fields (the spare-area check is shared with the page FTL).
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        let page = self.geometry.page_bytes;
+        ensure!(self.ecc_unit_bytes >= 64, Config, "{origin}: reduction.ecc_unit_bytes must be at least 64 (got {})", self.ecc_unit_bytes);
+        ensure!(
+            self.ecc_unit_bytes <= page,
+            Config,
+            "{origin}: reduction.ecc_unit_bytes ({}) is larger than a page ({page} bytes)",
+            self.ecc_unit_bytes
+        );
+        ensure!(
+            page % self.ecc_unit_bytes == 0 && SECTOR_BYTES as u32 % self.ecc_unit_bytes == 0,
+            Config,
+            "{origin}: reduction.ecc_unit_bytes ({}) must divide both the page ({page} bytes) and 4096",
+            self.ecc_unit_bytes
+        );
+        ensure!(
+            self.chunk_header_bytes < SECTOR_BYTES as u32 / 2,
+            Config,
+            "{origin}: reduction.chunk_header_bytes must be below 2048 (got {})",
+            self.chunk_header_bytes
+        );
+        ensure!(self.dedup_index_entries >= 1, Config, "{origin}: reduction.dedup_index_entries must be at least 1");
+        Ok(())
+    }
+}
+
+/// Counters of the data-reduction FTL.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChunkStats {
+    /// Sectors written by the host.
+    pub host_sectors_written: u64,
+    /// Of those, all-zero sectors (no flash).
+    pub zero_sectors: u64,
+    /// Of those, sectors that matched an existing chunk (no flash).
+    pub dedup_hits: u64,
+    /// New chunks stored.
+    pub chunks_written: u64,
+    /// Host bytes of the sectors stored as new chunks (after dedup, before compression).
+    pub bytes_after_dedup: u64,
+    /// Stored bytes of new chunks (after compression, before ECC-unit rounding).
+    pub bytes_after_compression: u64,
+    /// ECC units written for new host chunks.
+    pub host_units_written: u64,
+    /// ECC units copied by GC.
+    pub gc_units_moved: u64,
+    /// Chunks copied by GC.
+    pub gc_chunks_moved: u64,
+    /// ECC units of padding (block ends, flushes).
+    pub padding_units: u64,
+    /// New chunks not indexed because the index was full.
+    pub index_full_skips: u64,
+    /// Blocks reclaimed by GC.
+    pub gc_blocks_reclaimed: u64,
+    /// Sectors unmapped by TRIM.
+    pub trimmed_sectors: u64,
+}
+
+/// Where a chunk lives: its die and block and the program units it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkLocation {
+    /// Die.
+    pub die: u32,
+    /// Block.
+    pub block: u32,
+    /// First program unit (multi-plane page) of the block holding the chunk.
+    pub first_unit: u32,
+    /// Last program unit holding the chunk (equal to `first_unit` unless it spans).
+    pub last_unit: u32,
+    /// Bytes of the chunk (whole ECC units).
+    pub bytes: u64,
+    /// Chunk id.
+    pub chunk: u32,
+}
+
+#[derive(Default, Clone, Copy)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, value: u64) {
+        // Keys are already hash values.
+        self.0 = value;
+    }
+}
+
+pub(crate) type Index = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Host,
+    Gc,
+}
+
+/// The data-reduction FTL.
+#[derive(Debug, Clone)]
+pub struct ChunkFtl {
+    config: ChunkFtlConfig,
+    unit_bytes: u32,
+    units_per_program: u32,
+    units_per_block: u32,
+    programs_per_block: u32,
+    full_chunk_units: u32,
+    pub(crate) l2p: Vec<u32>,
+    pub(crate) chunk_addr: Vec<u32>,
+    pub(crate) chunk_len: Vec<u16>,
+    pub(crate) chunk_refs: Vec<u32>,
+    pub(crate) chunk_key: Vec<u64>,
+    pub(crate) payload: Vec<Option<Box<[u8]>>>,
+    free_ids: Vec<u32>,
+    pub(crate) index: Index,
+    pub(crate) block_log: Vec<Vec<u32>>,
+    pub(crate) pool: BlockPool,
+    host_cursor_die: u32,
+    live_chunks: u64,
+    stats: ChunkStats,
+    scratch: Vec<u32>,
+}
+
+impl std::fmt::Debug for KeyHasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeyHasher")
+    }
+}
+
+impl ChunkFtl {
+    /// A data-reduction FTL over a freshly erased array.
+    pub fn new(config: ChunkFtlConfig, origin: &str) -> Result<Self> {
+        config.geometry.validate(origin)?;
+        config.validate(origin)?;
+        let g = &config.geometry;
+        let unit_bytes = config.ecc_unit_bytes;
+        let units_per_program = (g.unit_bytes() / unit_bytes as u64) as u32;
+        let units_per_block = units_per_program * g.units_per_block();
+        let total_units = units_per_block as u64 * g.total_blocks() as u64;
+        ensure!(
+            total_units < ZERO as u64,
+            Config,
+            "{origin}: {total_units} ECC units are more than the {} supported; use a larger reduction.ecc_unit_bytes",
+            ZERO
+        );
+        Ok(Self {
+            unit_bytes,
+            units_per_program,
+            units_per_block,
+            programs_per_block: g.units_per_block(),
+            full_chunk_units: SECTOR_BYTES as u32 / unit_bytes,
+            l2p: vec![UNMAPPED; config.user_sectors as usize],
+            chunk_addr: Vec::new(),
+            chunk_len: Vec::new(),
+            chunk_refs: Vec::new(),
+            chunk_key: Vec::new(),
+            payload: Vec::new(),
+            free_ids: Vec::new(),
+            index: Index::default(),
+            block_log: vec![Vec::new(); g.total_blocks() as usize],
+            pool: BlockPool::new(g.dies(), g.blocks_per_die(), units_per_block, config.gc_policy),
+            host_cursor_die: 0,
+            live_chunks: 0,
+            stats: ChunkStats::default(),
+            scratch: Vec::new(),
+            config,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ChunkFtlConfig {
+        &self.config
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &ChunkStats {
+        &self.stats
+    }
+
+    /// Logical sectors the host can address.
+    pub fn user_sectors(&self) -> u64 {
+        self.config.user_sectors
+    }
+
+    /// Bytes per ECC unit.
+    pub fn unit_bytes(&self) -> u32 {
+        self.unit_bytes
+    }
+
+    /// Chunks referenced by at least one sector.
+    pub fn live_chunks(&self) -> u64 {
+        self.live_chunks
+    }
+
+    /// Valid ECC units over all blocks.
+    pub fn valid_units(&self) -> u64 {
+        self.pool.blocks.iter().map(|b| b.valid as u64).sum()
+    }
+
+    /// Entries in the dedup index.
+    pub fn index_entries(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Free blocks on a die.
+    pub fn free_blocks(&self, die: u32) -> u32 {
+        self.pool.free_count(die) as u32
+    }
+
+    /// Free blocks over the array.
+    pub fn free_blocks_total(&self) -> u64 {
+        self.pool.free_total()
+    }
+
+    /// Wear over all blocks.
+    pub fn wear(&self) -> WearSummary {
+        self.pool.wear()
+    }
+
+    /// Where sector `lba`'s chunk lives (`None` when unmapped or all zeros).
+    #[inline]
+    pub fn locate(&self, lba: u64) -> Option<ChunkLocation> {
+        let chunk = self.l2p[lba as usize];
+        if chunk == UNMAPPED || chunk == ZERO {
+            return None;
+        }
+        let addr = self.chunk_addr[chunk as usize];
+        let len = self.chunk_len[chunk as usize] as u32;
+        let block = addr / self.units_per_block;
+        let offset = addr % self.units_per_block;
+        Some(ChunkLocation {
+            die: self.pool.die_of(block),
+            block,
+            first_unit: offset / self.units_per_program,
+            last_unit: (offset + len - 1) / self.units_per_program,
+            bytes: len as u64 * self.unit_bytes as u64,
+            chunk,
+        })
+    }
+
+    /// The stored (compressed) bytes of sector `lba`'s content, when payloads are kept; `None`
+    /// for zeros and unmapped sectors (which read as zeros).
+    pub fn read_payload(&self, lba: u64) -> Option<&[u8]> {
+        match self.l2p[lba as usize] {
+            UNMAPPED | ZERO => None,
+            chunk => self.payload.get(chunk as usize).and_then(|p| p.as_deref()),
+        }
+    }
+
+    /// Hint that `lba` will be written or read soon.
+    #[inline]
+    pub fn prefetch_mapping(&self, lba: u64) {
+        if let Some(entry) = self.l2p.get(lba as usize) {
+            prefetch(entry);
+        }
+    }
+
+    /// Write sector `lba` with `content`.
+    pub fn write<S: FlashSink>(&mut self, lba: u64, content: &SectorContent, sink: &mut S) -> Result<()> {
+        ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
+        self.stats.host_sectors_written += 1;
+        let old = self.l2p[lba as usize];
+        let new = if content.zero {
+            self.stats.zero_sectors += 1;
+            ZERO
+        } else {
+            let key = content.fingerprint as u64;
+            match self.index.get(&key).copied() {
+                Some(chunk) => {
+                    debug_assert!(self.chunk_refs[chunk as usize] > 0);
+                    self.chunk_refs[chunk as usize] += 1;
+                    self.stats.dedup_hits += 1;
+                    chunk
+                }
+                None => self.store_new(key, content, sink)?,
+            }
+        };
+        self.l2p[lba as usize] = new;
+        if old != UNMAPPED && old != ZERO {
+            self.release(old);
+        }
+        Ok(())
+    }
+
+    /// Unmap sector `lba` (TRIM): it reads as zeros and drops its chunk reference.
+    pub fn trim(&mut self, lba: u64) -> Result<()> {
+        ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
+        let old = self.l2p[lba as usize];
+        if old != UNMAPPED {
+            self.l2p[lba as usize] = UNMAPPED;
+            self.stats.trimmed_sectors += 1;
+            if old != ZERO {
+                self.release(old);
+            }
+        }
+        Ok(())
+    }
+
+    /// Program the partly filled host unit of the current die, padding it (a flush).
+    pub fn pad_open_unit<S: FlashSink>(&mut self, sink: &mut S) -> u32 {
+        let die = self.host_cursor_die;
+        let block = self.pool.dies[die as usize].host_open;
+        if block == UNMAPPED {
+            return 0;
+        }
+        let written = self.pool.blocks[block as usize].written;
+        let partial = written % self.units_per_program;
+        if partial == 0 {
+            return 0;
+        }
+        let pad = self.units_per_program - partial;
+        self.stats.padding_units += pad as u64;
+        self.advance(block, pad, Stream::Host, sink);
+        pad
+    }
+
+    /// Secure erase: everything unmapped, every block erased once more.
+    pub fn secure_erase(&mut self) {
+        self.l2p.fill(UNMAPPED);
+        self.chunk_addr.clear();
+        self.chunk_len.clear();
+        self.chunk_refs.clear();
+        self.chunk_key.clear();
+        self.payload.clear();
+        self.free_ids.clear();
+        self.index.clear();
+        for log in &mut self.block_log {
+            log.clear();
+        }
+        self.pool.reset_all_erased();
+        self.host_cursor_die = 0;
+        self.live_chunks = 0;
+    }
+
+    /// One round of GC on `die` (finish the victim in progress or reclaim a new one).
+    pub fn collect_one<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
+        if self.pool.dies[die as usize].victim == UNMAPPED && !self.pool.start_victim(die) {
+            return false;
+        }
+        self.copy_victim(die, u32::MAX, sink);
+        true
+    }
+
+    /// Whether idle-time GC still has work on `die`.
+    pub fn wants_idle_gc(&self, die: u32) -> bool {
+        self.free_blocks(die) < self.config.gc_idle_target_free_blocks_per_die && self.pool.dies[die as usize].closed_count > 0
+    }
+
+    // ----- internals -------------------------------------------------------------------------
+
+    fn units_for(&self, stored_bytes: u32) -> u32 {
+        if stored_bytes as u64 >= SECTOR_BYTES {
+            return self.full_chunk_units;
+        }
+        (stored_bytes + self.config.chunk_header_bytes).div_ceil(self.unit_bytes).clamp(1, self.full_chunk_units)
+    }
+
+    fn store_new<S: FlashSink>(&mut self, key: u64, content: &SectorContent, sink: &mut S) -> Result<u32> {
+        let len = self.units_for(content.stored_bytes);
+        let chunk = match self.free_ids.pop() {
+            Some(id) => id,
+            None => {
+                let id = self.chunk_addr.len() as u32;
+                ensure!(id < ZERO, Request, "chunk table full");
+                self.chunk_addr.push(0);
+                self.chunk_len.push(0);
+                self.chunk_refs.push(0);
+                self.chunk_key.push(0);
+                if self.config.keep_payloads {
+                    self.payload.push(None);
+                }
+                id
+            }
+        };
+        // No address until placed: GC running during placement must not take a stale address
+        // of this reused id for a live chunk in its victim.
+        self.chunk_addr[chunk as usize] = UNMAPPED;
+        self.chunk_len[chunk as usize] = len as u16;
+        self.chunk_refs[chunk as usize] = 1;
+        self.chunk_key[chunk as usize] = key;
+        if self.config.keep_payloads {
+            self.payload[chunk as usize] = content.payload.clone().map(Vec::into_boxed_slice);
+        }
+        if (self.index.len() as u64) < self.config.dedup_index_entries {
+            self.index.insert(key, chunk);
+        } else {
+            self.stats.index_full_skips += 1;
+        }
+        self.live_chunks += 1;
+        self.stats.chunks_written += 1;
+        self.stats.bytes_after_dedup += SECTOR_BYTES as u64;
+        self.stats.bytes_after_compression += content.stored_bytes as u64;
+        self.stats.host_units_written += len as u64;
+        self.place(Stream::Host, self.host_cursor_die, chunk, len, sink)?;
+        Ok(chunk)
+    }
+
+    /// Drop one reference; free the chunk (its units become invalid, its index entry goes)
+    /// when none is left.
+    fn release(&mut self, chunk: u32) {
+        let refs = &mut self.chunk_refs[chunk as usize];
+        debug_assert!(*refs > 0);
+        *refs -= 1;
+        if *refs > 0 {
+            return;
+        }
+        let addr = self.chunk_addr[chunk as usize];
+        self.pool.sub_valid(addr / self.units_per_block, self.chunk_len[chunk as usize] as u32);
+        let key = self.chunk_key[chunk as usize];
+        if self.index.get(&key) == Some(&chunk) {
+            self.index.remove(&key);
+        }
+        if self.config.keep_payloads {
+            self.payload[chunk as usize] = None;
+        }
+        self.live_chunks -= 1;
+        self.free_ids.push(chunk);
+    }
+
+    /// Open block of `stream` on `die` with room for `len` units, padding a block whose rest is
+    /// too short. For the host stream, may move to another die when this one cannot take data.
+    fn place<S: FlashSink>(&mut self, stream: Stream, die: u32, chunk: u32, len: u32, sink: &mut S) -> Result<()> {
+        let mut die = die;
+        let block = loop {
+            let open = match stream {
+                Stream::Host => self.pool.dies[die as usize].host_open,
+                Stream::Gc => self.pool.dies[die as usize].gc_open,
+            };
+            let block = if open != UNMAPPED {
+                open
+            } else if stream == Stream::Gc {
+                self.pool.take_free(die, BlockState::OpenGc)
+            } else {
+                match self.open_host_block(die, sink)? {
+                    Some((d, b)) => {
+                        die = d;
+                        b
+                    }
+                    None => bail!(Request, "no die has reclaimable space: the drive holds more data than it can store"),
+                }
+            };
+            let room = self.units_per_block - self.pool.blocks[block as usize].written;
+            if len <= room {
+                break block;
+            }
+            self.stats.padding_units += room as u64;
+            self.advance(block, room, stream, sink);
+            if stream == Stream::Host {
+                die = self.host_cursor_die;
+            }
+        };
+        let addr = block * self.units_per_block + self.pool.blocks[block as usize].written;
+        self.chunk_addr[chunk as usize] = addr;
+        self.block_log[block as usize].push(chunk);
+        self.pool.blocks[block as usize].valid += len;
+        self.advance(block, len, stream, sink);
+        Ok(())
+    }
+
+    /// Open a host block on `die` or, if it cannot take one, on the next die that can.
+    fn open_host_block<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> Result<Option<(u32, u32)>> {
+        let dies = self.config.geometry.dies();
+        let mut die = die;
+        for _ in 0..dies {
+            if self.pool.dies[die as usize].host_open != UNMAPPED {
+                return Ok(Some((die, self.pool.dies[die as usize].host_open)));
+            }
+            let mut rounds = 0u64;
+            while self.pool.free_count(die) < 2 {
+                if !self.collect_one(die, sink) {
+                    break;
+                }
+                rounds += 1;
+                debug_assert!(rounds < 1 << 40);
+            }
+            if self.pool.free_count(die) >= 2 {
+                self.host_cursor_die = die;
+                return Ok(Some((die, self.pool.take_free(die, BlockState::OpenHost))));
+            }
+            die = (die + 1) % dies;
+            self.host_cursor_die = die;
+        }
+        Ok(None)
+    }
+
+    /// `n` more units of `block` are written: program every program unit completed, close a
+    /// full block, and for host data move the stripe on and pace GC.
+    fn advance<S: FlashSink>(&mut self, block: u32, n: u32, stream: Stream, sink: &mut S) {
+        let before = self.pool.blocks[block as usize].written;
+        let after = before + n;
+        self.pool.blocks[block as usize].written = after;
+        let die = self.pool.die_of(block);
+        let kind = if stream == Stream::Host { OpKind::Host } else { OpKind::Internal };
+        let first_done = before / self.units_per_program;
+        let last_done = after / self.units_per_program;
+        for unit in first_done..last_done {
+            sink.program(die, block, unit, kind);
+        }
+        if after == self.units_per_block {
+            self.pool.close(block);
+        }
+        if stream == Stream::Host {
+            for _ in first_done..last_done {
+                self.host_cursor_die = (die + 1) % self.config.geometry.dies();
+                self.paced_gc(die, sink);
+            }
+        }
+    }
+
+    fn paced_gc<S: FlashSink>(&mut self, die: u32, sink: &mut S) {
+        let low = self.config.gc_low_free_blocks_per_die;
+        let quota = self.pool.paced_quota(die, self.units_per_program, low);
+        if quota > 0 {
+            let copied = self.copy_victim(die, quota, sink);
+            self.pool.paced_done(die, copied, low);
+        }
+    }
+
+    /// Copy live chunks of the die's victim into its GC block until `quota_units` were copied
+    /// or the victim is empty; an empty victim is erased. Returns the units copied.
+    fn copy_victim<S: FlashSink>(&mut self, die: u32, quota_units: u32, sink: &mut S) -> u32 {
+        let victim = self.pool.dies[die as usize].victim;
+        debug_assert_ne!(victim, UNMAPPED);
+        let base = victim * self.units_per_block;
+        let log = std::mem::take(&mut self.block_log[victim as usize]);
+        let mut cursor = self.pool.dies[die as usize].victim_unit as usize;
+        let mut copied = 0u32;
+        let mut batch = std::mem::take(&mut self.scratch);
+        let live_here = |ftl: &Self, chunk: u32| {
+            let addr = ftl.chunk_addr[chunk as usize];
+            ftl.chunk_refs[chunk as usize] > 0 && addr >= base && addr < base + ftl.units_per_block
+        };
+        while copied < quota_units && cursor < log.len() && self.pool.blocks[victim as usize].valid > 0 {
+            // A batch: consecutive live chunks in one program unit of the victim, read with one
+            // sense before they are copied.
+            batch.clear();
+            let mut unit = u32::MAX;
+            let mut batch_units = 0u32;
+            while cursor < log.len() {
+                let chunk = log[cursor];
+                // A reused chunk id can stand twice in one log; move it once.
+                if !live_here(self, chunk) || batch.contains(&chunk) {
+                    cursor += 1;
+                    continue;
+                }
+                let u = (self.chunk_addr[chunk as usize] - base) / self.units_per_program;
+                if unit != u32::MAX && u != unit {
+                    break;
+                }
+                unit = u;
+                batch.push(chunk);
+                batch_units += self.chunk_len[chunk as usize] as u32;
+                cursor += 1;
+                if copied + batch_units >= quota_units {
+                    break;
+                }
+            }
+            if batch.is_empty() {
+                break;
+            }
+            sink.read_for_move(die, victim, unit, batch_units as u64 * self.unit_bytes as u64);
+            for &chunk in &batch {
+                let len = self.chunk_len[chunk as usize] as u32;
+                self.pool.sub_valid(victim, len);
+                self.place(Stream::Gc, die, chunk, len, sink).expect("GC placement cannot fail");
+                self.stats.gc_units_moved += len as u64;
+                self.stats.gc_chunks_moved += 1;
+            }
+            copied += batch_units;
+        }
+        self.scratch = batch;
+        if self.pool.blocks[victim as usize].valid == 0 {
+            debug_assert!(log[cursor..].iter().all(|&c| {
+                let a = self.chunk_addr[c as usize];
+                self.chunk_refs[c as usize] == 0 || a < base || a >= base + self.units_per_block
+            }));
+            let mut log = log;
+            log.clear();
+            self.block_log[victim as usize] = log;
+            self.pool.dies[die as usize].victim = UNMAPPED;
+            self.pool.erase(victim);
+            sink.erase(die, victim);
+            self.stats.gc_blocks_reclaimed += 1;
+        } else {
+            self.block_log[victim as usize] = log;
+            self.pool.dies[die as usize].victim_unit = cursor as u32;
+        }
+        copied
+    }
+
+    /// Program units per block (for callers turning locations into timings).
+    pub fn programs_per_block(&self) -> u32 {
+        self.programs_per_block
+    }
+}

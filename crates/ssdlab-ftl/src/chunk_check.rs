@@ -1,0 +1,76 @@
+//! Full consistency check of the data-reduction FTL (tests and debugging; O(capacity)).
+
+use crate::chunk::{ChunkFtl, ZERO};
+use crate::UNMAPPED;
+use std::collections::BTreeMap;
+
+impl ChunkFtl {
+    /// Recount everything and compare with the book-keeping.
+    ///
+    /// Checks: every chunk's reference count equals the number of sectors mapping to it; freed
+    /// chunks are referenced by nobody; live chunks lie inside written parts of non-free blocks,
+    /// never overlap, and appear in their block's log; per-block valid units equal the live
+    /// chunks' units; every index entry points at a live chunk with that key.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut counted = vec![0u32; self.chunk_refs.len()];
+        for (lba, &chunk) in self.l2p.iter().enumerate() {
+            if chunk == UNMAPPED || chunk == ZERO {
+                continue;
+            }
+            if chunk as usize >= counted.len() {
+                return Err(format!("sector {lba} maps to chunk {chunk} beyond the table"));
+            }
+            counted[chunk as usize] += 1;
+        }
+        let units_per_block = self.pool.capacity;
+        let mut per_block: BTreeMap<u32, Vec<(u32, u32, u32)>> = BTreeMap::new();
+        let mut live = 0u64;
+        for (chunk, (&refs, &count)) in self.chunk_refs.iter().zip(counted.iter()).enumerate() {
+            if refs != count {
+                return Err(format!("chunk {chunk}: reference count {refs} but {count} sectors map to it"));
+            }
+            if refs == 0 {
+                continue;
+            }
+            live += 1;
+            let addr = self.chunk_addr[chunk];
+            let len = self.chunk_len[chunk] as u32;
+            let block = addr / units_per_block;
+            let offset = addr % units_per_block;
+            if offset + len > units_per_block {
+                return Err(format!("chunk {chunk} crosses the end of block {block}"));
+            }
+            if offset + len > self.pool.blocks[block as usize].written {
+                return Err(format!("chunk {chunk} lies beyond the write pointer of block {block}"));
+            }
+            if !self.block_log[block as usize].contains(&(chunk as u32)) {
+                return Err(format!("chunk {chunk} is missing from the log of block {block}"));
+            }
+            per_block.entry(block).or_default().push((offset, len, chunk as u32));
+        }
+        if live != self.live_chunks() {
+            return Err(format!("{live} live chunks counted, {} recorded", self.live_chunks()));
+        }
+        for (block, chunks) in per_block.iter_mut() {
+            chunks.sort();
+            for pair in chunks.windows(2) {
+                if pair[0].0 + pair[0].1 > pair[1].0 {
+                    return Err(format!("block {block}: chunks {} and {} overlap", pair[0].2, pair[1].2));
+                }
+            }
+        }
+        self.pool.check(&|b| per_block.get(&b).map(|c| c.iter().map(|x| x.1).sum()).unwrap_or(0))?;
+        for (&key, &chunk) in self.index.iter() {
+            if self.chunk_refs.get(chunk as usize).copied().unwrap_or(0) == 0 {
+                return Err(format!("index entry {key:#x} points at freed chunk {chunk}"));
+            }
+            if self.chunk_key[chunk as usize] != key {
+                return Err(format!("index entry {key:#x} points at chunk {chunk} with key {:#x}", self.chunk_key[chunk as usize]));
+            }
+        }
+        if self.index.len() as u64 > self.config().dedup_index_entries {
+            return Err(format!("index holds {} entries, more than its bound", self.index.len()));
+        }
+        Ok(())
+    }
+}
