@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod memory;
 pub mod rng;
 pub mod time;
 pub mod timeline;

@@ -28,6 +28,22 @@ impl Timeline {
         if duration_ns == 0 {
             return earliest_ns;
         }
+        // Fast path: at or after the end of everything booked.
+        match self.busy.back_mut() {
+            None => {
+                self.busy.push_back((earliest_ns, earliest_ns + duration_ns));
+                return earliest_ns;
+            }
+            Some(last) if earliest_ns >= last.1 => {
+                if earliest_ns == last.1 {
+                    last.1 += duration_ns;
+                } else {
+                    self.busy.push_back((earliest_ns, earliest_ns + duration_ns));
+                }
+                return earliest_ns;
+            }
+            _ => {}
+        }
         let mut candidate = earliest_ns;
         // Skip bookings that end before the candidate (sorted, so by binary search).
         let mut index = self.busy.partition_point(|&(_, end)| end <= candidate);

@@ -1,7 +1,7 @@
 //! Benchmark: sequential fill, then 4 KiB random writes at QD32 over the whole span with GC
 //! running. Prints simulated host writes per wall second in steady state and peak RAM.
 //!
-//! `cargo run --release -p ssdlab-drive --example steady_state -- [profile] [random_write_seconds]`
+//! `cargo run --release -p ssdlab-drive --example steady_state -- [profile] [random_write_seconds] [data_pattern] [section.field=value ...]`
 
 use ssdlab_drive::{Drive, Run};
 use ssdlab_profile::load_profile;
@@ -32,15 +32,19 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let profile_name = args.get(1).map(String::as_str).unwrap_or("force-gs-240");
     let seconds: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(600);
-    let profile = load_profile(profile_name, &[]).unwrap();
+    let pattern = args.get(3).cloned().unwrap_or_else(|| "random".to_string());
+    let overrides: Vec<String> = args.iter().skip(4).cloned().collect();
+    let profile = load_profile(profile_name, &overrides).unwrap();
+    println!("profile {profile_name} {overrides:?}, data reduction {}, pattern {pattern}", profile.reduction.is_some());
     let raw_gib = profile.raw_bytes() as f64 / (1u64 << 30) as f64;
     let mut drive = Drive::new(profile).unwrap();
-    let (fill, end, _) = run(&mut drive, &["rw=write", "bs=128k", "iodepth=32"], 0, 1);
+    let data = format!("data_pattern={pattern}");
+    let (fill, end, _) = run(&mut drive, &["rw=write", "bs=128k", "iodepth=32", &data], 0, 1);
     println!("fill: {:.1} simulated s, {:.1} MB/s, wall {:.2} s", fill.simulated_seconds, fill.write_mbps, fill.wall_seconds);
     let runtime = format!("runtime={seconds}");
-    let (warm, end, _) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based"], end, 2);
+    let (warm, end, _) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based", &data], end, 2);
     println!("warm-up random write: {:.0} simulated s, {} IOs, wall {:.2} s", warm.simulated_seconds, warm.ios, warm.wall_seconds);
-    let (rw, _, series) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based"], end, 3);
+    let (rw, _, series) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based", &data], end, 3);
     println!(
         "random write: {:.0} simulated s, {} IOs, {:.0} IOPS, WA {:.3}, wall {:.2} s, {:.0} host writes per wall second",
         rw.simulated_seconds,
@@ -52,8 +56,7 @@ fn main() {
     );
     let f = drive.flash().counters();
     println!("die busy total {:.1} s over 32 dies, reads {} programs {} erases {}", drive.flash().die_busy_total_ns() as f64 / 1e9, f.page_reads, f.page_programs, f.block_erases);
-    let st = drive.ftl().stats();
-    println!("ftl: host sectors {} moved {} reclaimed {} padding {}", st.host_sectors_written, st.gc_sectors_moved, st.gc_blocks_reclaimed, st.padding_slots);
+    println!("gc moved {} (sectors or chunks), reduction: {:?}", drive.mapper().gc_moved(), rw.reduction);
     let n = series.len();
     for row in series.iter().step_by((n / 12).max(1)) {
         println!("  t={:>5}s iops={:>8.0} free={:>6} wa={:.2} maxlat={:.0}us", row.second, row.iops, row.free_blocks, row.write_amplification, row.max_latency_us);

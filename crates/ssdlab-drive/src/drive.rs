@@ -1,14 +1,31 @@
 //! The drive: host interface, controller, FTL and NAND composed.
 
 use crate::buffer::WriteBuffer;
+use crate::mapper::{Mapper, Piece};
 use crate::sink::TimedSink;
 use crate::throttle::SmallWriteCap;
 use ssdlab_core::time::transfer_ns;
 use ssdlab_core::{bail, Nanoseconds, Result, Timeline};
-use ssdlab_ftl::Ftl;
+use ssdlab_ftl::{ChunkFtl, Ftl};
 use ssdlab_nand::{FlashArray, OpKind, SECTOR_BYTES};
 use ssdlab_profile::Profile;
+use ssdlab_reduce::{ContentMode, ContentSource, ContentStream, DataPattern};
 use ssdlab_workload::{Io, Op};
+
+/// How a drive is built beyond its profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DriveOptions {
+    /// Keep a content tag per sector in the page FTL (checked runs and tests).
+    pub track_tags: bool,
+    /// Content representation for the data-reduction engine.
+    pub content: ContentMode,
+}
+
+impl Default for DriveOptions {
+    fn default() -> Self {
+        Self { track_tags: false, content: ContentMode::Modeled }
+    }
+}
 
 /// Host-side counters since power-on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,13 +48,19 @@ pub struct DriveCounters {
     pub host_nand_reads: u64,
     /// Partial-sector writes that needed a read-modify-write of mapped data.
     pub read_modify_writes: u64,
+    /// 4 KiB sectors covered by read commands.
+    pub host_read_sectors: u64,
 }
 
 /// A simulated SSD.
 pub struct Drive {
     profile: Profile,
     flash: FlashArray,
-    ftl: Ftl,
+    mapper: Mapper,
+    options: DriveOptions,
+    engine: Timeline,
+    default_content: ContentStream,
+    pieces: Vec<Piece>,
     buffer: WriteBuffer,
     cap: Option<SmallWriteCap>,
     controller_free_ns: Nanoseconds,
@@ -51,21 +74,39 @@ pub struct Drive {
 impl Drive {
     /// A factory-fresh drive built from a profile.
     pub fn new(profile: Profile) -> Result<Self> {
-        Self::with_tags(profile, false)
+        Self::with_options(profile, DriveOptions::default())
     }
 
     /// A drive that also keeps a content tag per sector (for checked runs and tests).
     pub fn with_tags(profile: Profile, track_tags: bool) -> Result<Self> {
-        let mut ftl_config = profile.ftl.clone();
-        ftl_config.track_tags = track_tags;
-        let ftl = Ftl::new(ftl_config, &profile.origin)?;
+        Self::with_options(profile, DriveOptions { track_tags, ..DriveOptions::default() })
+    }
+
+    /// A factory-fresh drive with explicit options.
+    pub fn with_options(profile: Profile, options: DriveOptions) -> Result<Self> {
+        let mapper = match &profile.reduction {
+            Some(reduction) => {
+                let mut config = reduction.chunk.clone();
+                config.keep_payloads = options.content == ContentMode::Real;
+                Mapper::Chunk(ChunkFtl::new(config, &profile.origin)?)
+            }
+            None => {
+                let mut ftl_config = profile.ftl.clone();
+                ftl_config.track_tags = options.track_tags;
+                Mapper::Page(Ftl::new(ftl_config, &profile.origin)?)
+            }
+        };
         let flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
         let cap = SmallWriteCap::new(profile.controller.small_random_write_cap_iops, profile.controller.small_random_write_burst_ios);
         Ok(Self {
             profile,
             flash,
-            ftl,
+            mapper,
+            options,
+            engine: Timeline::new(),
+            default_content: ContentStream::new(DataPattern::default(), options.content, 0),
+            pieces: Vec::with_capacity(64),
             buffer,
             cap,
             controller_free_ns: 0,
@@ -82,9 +123,14 @@ impl Drive {
         &self.profile
     }
 
-    /// The FTL (read-only).
-    pub fn ftl(&self) -> &Ftl {
-        &self.ftl
+    /// The translation layer (read-only).
+    pub fn mapper(&self) -> &Mapper {
+        &self.mapper
+    }
+
+    /// How the drive was built.
+    pub fn options(&self) -> DriveOptions {
+        self.options
     }
 
     /// The NAND array (read-only).
@@ -121,10 +167,19 @@ impl Drive {
         Ok(())
     }
 
-    /// Serve one host command arriving at `at_ns`; returns its completion time.
+    /// Serve one host command arriving at `at_ns`; returns its completion time. Written data is
+    /// random (incompressible) content.
     pub fn submit(&mut self, io: &Io, at_ns: Nanoseconds) -> Result<Nanoseconds> {
+        let mut stream = std::mem::replace(&mut self.default_content, ContentStream::new(DataPattern::default(), self.options.content, 0));
+        let result = self.submit_with(io, at_ns, &mut stream);
+        self.default_content = stream;
+        result
+    }
+
+    /// Serve one host command; written sectors take their content from `content`.
+    pub fn submit_with<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
         let tags = self.next_tags(io);
-        self.submit_tagged(io, at_ns, tags)
+        self.submit_inner(io, at_ns, tags, content)
     }
 
     fn next_tags(&mut self, io: &Io) -> u64 {
@@ -137,8 +192,7 @@ impl Drive {
         }
     }
 
-    /// Serve one command; written sectors get consecutive content tags from `first_tag`.
-    pub fn submit_tagged(&mut self, io: &Io, at_ns: Nanoseconds, first_tag: u64) -> Result<Nanoseconds> {
+    fn submit_inner<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, first_tag: u64, content: &mut C) -> Result<Nanoseconds> {
         self.check_range(io)?;
         self.flash.forget_before(at_ns);
         self.link.forget_before(at_ns);
@@ -162,7 +216,7 @@ impl Drive {
         self.controller_free_ns = command_done;
         match io.op {
             Op::Read => self.serve_read(io, command_done),
-            Op::Write => self.serve_write(io, command_done, first_tag),
+            Op::Write => self.serve_write(io, command_done, first_tag, content),
             Op::Trim => self.serve_trim(io, command_done),
         }
     }
@@ -175,47 +229,67 @@ impl Drive {
         let first = io.offset_bytes / SECTOR_BYTES;
         let last = (io.offset_bytes + io.len_bytes - 1) / SECTOR_BYTES;
         let planes = self.profile.geometry.planes_per_die;
-        let mut ready_min = Nanoseconds::MAX;
-        let mut ready_max = command_done;
-        // Consecutive sectors in the same unit are read with one sense.
-        let mut group: Option<(u32, u32, u32, u64)> = None; // (die, block, unit, sectors)
-        let mut flush_group = |flash: &mut FlashArray, g: (u32, u32, u32, u64), counters: &mut DriveCounters| {
-            let done = flash.read(g.0, command_done, planes, g.3 * SECTOR_BYTES, OpKind::Host);
-            counters.host_nand_reads += 1;
-            ready_min = ready_min.min(done);
-            ready_max = ready_max.max(done);
-        };
+        let mut pieces = std::mem::take(&mut self.pieces);
+        pieces.clear();
         for lba in first..=last {
-            match self.ftl.lookup(lba) {
-                None => self.counters.unmapped_sector_reads += 1,
-                Some(loc) => match group {
-                    Some((d, b, u, n)) if d == loc.die && b == loc.block && u == loc.unit => group = Some((d, b, u, n + 1)),
-                    Some(g) => {
-                        flush_group(&mut self.flash, g, &mut self.counters);
-                        group = Some((loc.die, loc.block, loc.unit, 1));
-                    }
-                    None => group = Some((loc.die, loc.block, loc.unit, 1)),
-                },
+            let before = pieces.len();
+            self.mapper.pieces(lba, &mut pieces);
+            if pieces.len() == before {
+                self.counters.unmapped_sector_reads += 1;
             }
         }
-        if let Some(g) = group {
-            flush_group(&mut self.flash, g, &mut self.counters);
+        // One sense per run of pieces in the same program unit; a chunk shared by consecutive
+        // sectors is transferred once.
+        let mut ready_min = Nanoseconds::MAX;
+        let mut ready_max = command_done;
+        let mut index = 0;
+        let mut nand_bytes = 0u64;
+        while index < pieces.len() {
+            let head = pieces[index];
+            let mut bytes = head.bytes;
+            let mut last_chunk = head.chunk;
+            let mut next = index + 1;
+            while next < pieces.len() && pieces[next].die == head.die && pieces[next].block == head.block && pieces[next].unit == head.unit {
+                if pieces[next].chunk != last_chunk {
+                    bytes += pieces[next].bytes;
+                    last_chunk = pieces[next].chunk;
+                }
+                next += 1;
+            }
+            let done = self.flash.read(head.die, command_done, planes, bytes, OpKind::Host);
+            self.counters.host_nand_reads += 1;
+            nand_bytes += bytes;
+            ready_min = ready_min.min(done);
+            ready_max = ready_max.max(done);
+            index = next;
         }
+        self.pieces = pieces;
         if ready_min == Nanoseconds::MAX {
             ready_min = command_done;
         }
-        // Data streams to the host as it arrives from the array: the link starts with the first
-        // data and cannot finish before the last sector has arrived and crossed it.
+        // Decompression by the engine, when there is one, as data arrives.
+        if let Some(reduction) = &self.profile.reduction {
+            if nand_bytes > 0 {
+                let time = transfer_ns(io.len_bytes, reduction.decompress_bytes_per_second);
+                let start = self.engine.book(ready_min, time);
+                let per_sector = transfer_ns(SECTOR_BYTES, reduction.decompress_bytes_per_second);
+                ready_max = (start + time).max(ready_max + per_sector);
+                ready_min = start + per_sector.min(time);
+            }
+        }
+        // Data streams to the host as it arrives: the link starts with the first data and
+        // cannot finish before the last sector has arrived and crossed it.
         let total = self.link_time_ns(io.len_bytes);
         let last_piece = transfer_ns(SECTOR_BYTES.min(io.len_bytes), self.profile.host.link_bytes_per_second);
         let link_start = self.link.book(ready_min, total);
         let done = (link_start + total).max(ready_max + last_piece);
         self.counters.read_commands += 1;
         self.counters.host_read_bytes += io.len_bytes;
+        self.counters.host_read_sectors += last - first + 1;
         Ok(done)
     }
 
-    fn serve_write(&mut self, io: &Io, command_done: Nanoseconds, first_tag: u64) -> Result<Nanoseconds> {
+    fn serve_write<C: ContentSource>(&mut self, io: &Io, command_done: Nanoseconds, first_tag: u64, content: &mut C) -> Result<Nanoseconds> {
         let first = io.offset_bytes / SECTOR_BYTES;
         let end = io.offset_bytes + io.len_bytes;
         let last = (end - 1) / SECTOR_BYTES;
@@ -227,25 +301,50 @@ impl Drive {
         let tail_partial = end % SECTOR_BYTES != 0;
         for (partial, lba) in [(head_partial, first), (tail_partial && (last != first || !head_partial), last)] {
             if partial {
-                if let Some(loc) = self.ftl.lookup(lba) {
-                    let done = self.flash.read(loc.die, command_done, planes, SECTOR_BYTES, OpKind::Host);
-                    rmw_ready = rmw_ready.max(done);
+                let mut pieces = std::mem::take(&mut self.pieces);
+                pieces.clear();
+                self.mapper.pieces(lba, &mut pieces);
+                if !pieces.is_empty() {
                     self.counters.read_modify_writes += 1;
                 }
+                for piece in &pieces {
+                    let done = self.flash.read(piece.die, command_done, planes, piece.bytes, OpKind::Host);
+                    rmw_ready = rmw_ready.max(done);
+                }
+                self.pieces = pieces;
             }
         }
         let room = self.buffer.room_at(sectors);
         let link_time = self.link_time_ns(io.len_bytes);
         let link_done = self.link.book(command_done.max(room), link_time) + link_time;
-        let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, link_done.max(rmw_ready), command_done);
+        // The engine fingerprints and compresses the data on its way into the buffer.
+        let data_in = match &self.profile.reduction {
+            None => link_done,
+            Some(r) => {
+                let bytes = sectors as u64 * SECTOR_BYTES;
+                let time = transfer_ns(bytes, r.hash_bytes_per_second)
+                    + transfer_ns(bytes, r.compress_bytes_per_second)
+                    + transfer_ns(sectors as u64, r.chunks_per_second);
+                let first_piece = transfer_ns(SECTOR_BYTES.min(io.len_bytes), self.profile.host.link_bytes_per_second);
+                let start = self.engine.book(link_done - link_time + first_piece.min(link_time), time);
+                (start + time).max(link_done)
+            }
+        };
+        let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, data_in.max(rmw_ready), command_done);
+        let chunked = matches!(self.mapper, Mapper::Chunk(_));
         for (i, lba) in (first..=last).enumerate() {
             sink.buffer.push();
-            self.ftl.write(lba, first_tag + i as u64, &mut sink)?;
+            if chunked {
+                let sector = content.next_content();
+                self.mapper.write(lba, 0, Some(&sector), &mut sink)?;
+            } else {
+                self.mapper.write(lba, first_tag + i as u64, None, &mut sink)?;
+            }
         }
         self.last_host_program_ns = self.last_host_program_ns.max(sink.host_program_done_ns);
         self.counters.write_commands += 1;
         self.counters.host_write_bytes += io.len_bytes;
-        Ok(link_done)
+        Ok(data_in)
     }
 
     fn serve_trim(&mut self, io: &Io, command_done: Nanoseconds) -> Result<Nanoseconds> {
@@ -253,7 +352,7 @@ impl Drive {
         let first = io.offset_bytes.div_ceil(SECTOR_BYTES);
         let end = (io.offset_bytes + io.len_bytes) / SECTOR_BYTES;
         for lba in first..end {
-            self.ftl.trim(lba)?;
+            self.mapper.trim(lba)?;
         }
         let overhead = self.profile.host.command_overhead_ns;
         let link_done = self.link.book(command_done, overhead) + overhead;
@@ -266,7 +365,7 @@ impl Drive {
     pub fn flush(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         let start = at_ns.max(self.controller_free_ns);
         let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, start, start);
-        self.ftl.pad_open_unit(&mut sink);
+        self.mapper.pad_open_unit(&mut sink);
         let programmed = sink.host_program_done_ns;
         self.last_host_program_ns = self.last_host_program_ns.max(programmed);
         start.max(self.last_host_program_ns).max(self.buffer.last_release_ns())
@@ -275,8 +374,9 @@ impl Drive {
     /// ATA SECURE ERASE: every block erased, every mapping dropped. Returns the completion time.
     pub fn secure_erase(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         let start = at_ns.max(self.quiesce_ns());
-        self.ftl.secure_erase();
+        self.mapper.secure_erase();
         let done = self.flash.erase_all(start);
+        self.engine = Timeline::new();
         self.buffer.reset(done);
         self.controller_free_ns = done;
         self.link = Timeline::new();
@@ -293,11 +393,11 @@ impl Drive {
         for die in 0..self.profile.geometry.dies() {
             loop {
                 let free_at = self.flash.die_free_ns(die).max(from_ns);
-                if free_at >= until_ns || !self.ftl.wants_idle_gc(die) {
+                if free_at >= until_ns || !self.mapper.wants_idle_gc(die) {
                     break;
                 }
                 let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, free_at, free_at);
-                if !self.ftl.collect_one(die, &mut sink) {
+                if !self.mapper.collect_one(die, &mut sink) {
                     break;
                 }
                 reclaimed += 1;
@@ -309,19 +409,51 @@ impl Drive {
     /// Prefetch stage 1 for a command that will be submitted soon: its mapping entry.
     #[inline]
     pub fn prefetch_stage1(&self, io: &Io) {
-        self.ftl.prefetch_mapping(io.offset_bytes / SECTOR_BYTES);
+        self.mapper.prefetch_mapping(io.offset_bytes / SECTOR_BYTES);
     }
 
     /// Prefetch stage 2, a few commands later: what overwriting its first sector touches.
     #[inline]
     pub fn prefetch_stage2(&self, io: &Io) {
         if io.op == Op::Write {
-            self.ftl.prefetch_old_slot(io.offset_bytes / SECTOR_BYTES);
+            self.mapper.prefetch_old_slot(io.offset_bytes / SECTOR_BYTES);
         }
     }
 
-    /// Content tag of logical sector `lba` (tracked drives only; 0 when unmapped).
+    /// Prefetch stage 3, just before submission (data-reduction FTL: the old chunk's index slot).
+    #[inline]
+    pub fn prefetch_stage3(&self, io: &Io) {
+        if io.op == Op::Write {
+            self.mapper.prefetch_old_index_slot(io.offset_bytes / SECTOR_BYTES);
+        }
+    }
+
+    /// Prefetch what storing content with this fingerprint will probe.
+    #[inline]
+    pub fn prefetch_content(&self, content: &ssdlab_reduce::SectorContent) {
+        if !content.zero {
+            self.mapper.prefetch_fingerprint(content.fingerprint);
+        }
+    }
+
+    /// Content tag of logical sector `lba` (page FTL with tags only; 0 when unmapped).
     pub fn read_tag(&self, lba: u64) -> u64 {
-        self.ftl.read_tag(lba)
+        match &self.mapper {
+            Mapper::Page(f) => f.read_tag(lba),
+            Mapper::Chunk(_) => 0,
+        }
+    }
+
+    /// The bytes of logical sector `lba` (data-reduction drives in real-bytes mode): zeros when
+    /// unmapped, trimmed or written with zeros.
+    pub fn read_sector_bytes(&self, lba: u64) -> Result<Vec<u8>> {
+        match &self.mapper {
+            Mapper::Chunk(f) if self.options.content == ContentMode::Real => match f.read_payload(lba) {
+                None if f.locate(lba).is_some() => bail!(Request, "sector {lba} has no stored bytes"),
+                None => Ok(vec![0; SECTOR_BYTES as usize]),
+                Some(stored) => ssdlab_reduce::decompress_sector(stored).map_err(ssdlab_core::Error::Request),
+            },
+            _ => bail!(Request, "this drive does not keep data bytes (needs a data-reduction profile in real-bytes mode)"),
+        }
     }
 }

@@ -21,11 +21,13 @@
 
 mod buffer;
 mod drive;
+mod mapper;
 mod metrics;
 mod run;
 mod sink;
 mod throttle;
 
-pub use drive::{Drive, DriveCounters};
+pub use drive::{Drive, DriveCounters, DriveOptions};
+pub use mapper::{Mapper, Piece};
 pub use metrics::{LatencySummary, SeriesRow};
-pub use run::{Run, RunProgress, RunSummary};
+pub use run::{ReductionReport, Run, RunProgress, RunSummary};

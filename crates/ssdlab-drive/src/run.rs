@@ -5,7 +5,9 @@ use crate::metrics::{LatencySummary, Metrics, SeriesRow, Snapshot};
 use serde::Serialize;
 use ssdlab_core::time::seconds;
 use ssdlab_core::{bail, Nanoseconds, Result};
-use ssdlab_nand::FlashCounters;
+use ssdlab_nand::{FlashCounters, SECTOR_BYTES};
+use ssdlab_ftl::ChunkStats;
+use ssdlab_reduce::ContentStream;
 use ssdlab_workload::{IoGenerator, JobSpec, Op};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -14,6 +16,8 @@ use std::collections::{BinaryHeap, VecDeque};
 const LOOKAHEAD: usize = 16;
 /// Position in the look-ahead queue at which the second prefetch stage runs.
 const STAGE2_AT: usize = 6;
+/// Position in the look-ahead queue at which the third prefetch stage runs.
+const STAGE3_AT: usize = 2;
 
 /// How far a run has got.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,6 +41,27 @@ pub struct WearReport {
     pub mean: f64,
     /// Most cycles of any block.
     pub max: u32,
+}
+
+/// What the data-reduction engine did during a run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReductionReport {
+    /// Host bytes of sectors that were neither zeros nor duplicates (stored as new chunks).
+    pub bytes_after_dedup: u64,
+    /// Bytes of those chunks after compression (before rounding to ECC units).
+    pub bytes_after_compression: u64,
+    /// Bytes of ECC units written for new chunks.
+    pub bytes_stored: u64,
+    /// Host bytes written / bytes stored for them (above 1 means the engine saved flash).
+    pub data_reduction_ratio: Option<f64>,
+    /// Share of written sectors that matched an existing chunk.
+    pub dedup_hit_rate: Option<f64>,
+    /// Share of written sectors that were all zeros.
+    pub zero_sector_rate: Option<f64>,
+    /// New chunks left out of the full dedup index.
+    pub index_full_skips: u64,
+    /// Chunks copied by garbage collection.
+    pub gc_chunks_moved: u64,
 }
 
 /// Everything a run reports.
@@ -106,6 +131,12 @@ pub struct RunSummary {
     pub wear: WearReport,
     /// Free blocks at the end of the run.
     pub free_blocks: u64,
+    /// The data pattern written.
+    pub data_pattern: String,
+    /// NAND senses per 4 KiB sector read (chunk fragmentation; `None` without reads).
+    pub nand_reads_per_read_sector: Option<f64>,
+    /// Data-reduction figures (drives with the engine only).
+    pub reduction: Option<ReductionReport>,
 }
 
 /// A command in flight. Completions are ordered by a packed key `(done_ns, seq, slot)`, so
@@ -143,6 +174,11 @@ pub struct Run {
     job: JobSpec,
     seed: u64,
     generator: IoGenerator,
+    content: ContentStream,
+    /// Contents of the written sectors of the commands in the look-ahead, in order.
+    content_ahead: VecDeque<ssdlab_reduce::SectorContent>,
+    needs_content: bool,
+    reduction_base: Option<ChunkStats>,
     lookahead: VecDeque<ssdlab_workload::Io>,
     start_ns: Nanoseconds,
     now_ns: Nanoseconds,
@@ -170,7 +206,12 @@ impl Run {
             bail!(Workload, "job {}: iodepth {} exceeds the drive's queue depth of {depth_max} (NCQ)", job.name, job.iodepth);
         }
         let generator = IoGenerator::new(job, drive.usable_bytes(), seed)?;
+        let content = ContentStream::new(job.pattern, drive.options().content, seed);
         Ok(Self {
+            content,
+            content_ahead: VecDeque::new(),
+            needs_content: drive.mapper().needs_content(),
+            reduction_base: drive.mapper().reduction_stats().cloned(),
             job: job.clone(),
             seed,
             generator,
@@ -223,6 +264,15 @@ impl Run {
             match self.generator.next_io() {
                 Some(next) => {
                     drive.prefetch_stage1(&next);
+                    if self.needs_content && next.op == Op::Write {
+                        let first = next.offset_bytes / SECTOR_BYTES;
+                        let last = (next.offset_bytes + next.len_bytes - 1) / SECTOR_BYTES;
+                        for _ in first..=last {
+                            let sector = self.content.next_sector();
+                            drive.prefetch_content(&sector);
+                            self.content_ahead.push_back(sector);
+                        }
+                    }
                     self.lookahead.push_back(next);
                 }
                 None => break,
@@ -235,7 +285,10 @@ impl Run {
         if let Some(soon) = self.lookahead.get(STAGE2_AT) {
             drive.prefetch_stage2(soon);
         }
-        let done_ns = drive.submit(&io, at_ns)?;
+        if let Some(soon) = self.lookahead.get(STAGE3_AT) {
+            drive.prefetch_stage3(soon);
+        }
+        let done_ns = if self.needs_content { drive.submit_with(&io, at_ns, &mut self.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut self.content)? };
         debug_assert!(done_ns >= at_ns);
         if self.inflight.is_empty() {
             self.busy_since_ns = Some(at_ns);
@@ -253,7 +306,7 @@ impl Run {
         let nand = (f.bytes_programmed_host + f.bytes_programmed_internal)
             - (self.flash_base.bytes_programmed_host + self.flash_base.bytes_programmed_internal);
         Snapshot {
-            free_blocks: drive.ftl().free_blocks_total(),
+            free_blocks: drive.mapper().free_blocks_total(),
             write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 },
         }
     }
@@ -336,7 +389,7 @@ impl Run {
         let p = drive.profile();
         let idle_w = (p.controller.idle_mw + p.energy.idle_mw) / 1e3;
         let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + idle_w * sim_s + p.controller.active_mw / 1e3 * seconds(self.busy_ns);
-        let wear = drive.ftl().wear();
+        let wear = drive.mapper().wear();
         RunSummary {
             job: self.job.name.clone(),
             rw: self.job.rw.name().to_string(),
@@ -369,7 +422,36 @@ impl Run {
             energy_joules,
             mean_power_watts: energy_joules / sim_s,
             wear: WearReport { min: wear.min, mean: wear.mean, max: wear.max },
-            free_blocks: drive.ftl().free_blocks_total(),
+            free_blocks: drive.mapper().free_blocks_total(),
+            data_pattern: self.job.pattern.key(),
+            nand_reads_per_read_sector: {
+                let sectors = d.host_read_sectors - db.host_read_sectors;
+                (sectors > 0).then(|| (d.host_nand_reads - db.host_nand_reads) as f64 / sectors as f64)
+            },
+            reduction: self.reduction_report(drive),
         }
+    }
+
+    fn reduction_report(&self, drive: &Drive) -> Option<ReductionReport> {
+        let now = drive.mapper().reduction_stats()?;
+        let base = self.reduction_base.clone().unwrap_or_default();
+        let unit = match drive.mapper() {
+            crate::Mapper::Chunk(f) => f.unit_bytes() as u64,
+            crate::Mapper::Page(_) => return None,
+        };
+        let sectors = now.host_sectors_written - base.host_sectors_written;
+        let bytes_stored = (now.host_units_written - base.host_units_written) * unit;
+        let host_bytes = sectors * SECTOR_BYTES;
+        let rate = |n: u64| (sectors > 0).then(|| n as f64 / sectors as f64);
+        Some(ReductionReport {
+            bytes_after_dedup: now.bytes_after_dedup - base.bytes_after_dedup,
+            bytes_after_compression: now.bytes_after_compression - base.bytes_after_compression,
+            bytes_stored,
+            data_reduction_ratio: (bytes_stored > 0).then(|| host_bytes as f64 / bytes_stored as f64),
+            dedup_hit_rate: rate(now.dedup_hits - base.dedup_hits),
+            zero_sector_rate: rate(now.zero_sectors - base.zero_sectors),
+            index_full_skips: now.index_full_skips - base.index_full_skips,
+            gc_chunks_moved: now.gc_chunks_moved - base.gc_chunks_moved,
+        })
     }
 }

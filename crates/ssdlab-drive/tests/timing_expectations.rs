@@ -5,11 +5,12 @@ use ssdlab_drive::{Drive, Run};
 use ssdlab_profile::{load_profile, Profile};
 use ssdlab_workload::{parse_options, Io, Op};
 
-/// The Force GS layout shrunk to 64 blocks per plane (8 GiB raw), with extra overrides.
+/// The Force GS layout shrunk to 64 blocks per plane (8 GiB raw), data reduction off (a
+/// conventional controller), with extra overrides.
 fn small_profile(extra: &[&str]) -> Profile {
     let raw: u64 = 32 * 2 * 64 * 256 * 8192;
     let user = raw * 88 / 100 / 4096 * 4096;
-    let mut overrides = vec!["nand.blocks_per_plane=64".to_string(), format!("drive.capacity_bytes_user={user}")];
+    let mut overrides = vec!["nand.blocks_per_plane=64".to_string(), format!("drive.capacity_bytes_user={user}"), "reduction.enabled=false".to_string()];
     overrides.extend(extra.iter().map(|s| s.to_string()));
     load_profile("force-gs-240", &overrides).unwrap()
 }

@@ -24,8 +24,7 @@ use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, Result};
 use ssdlab_nand::{Geometry, OpKind, SECTOR_BYTES};
 use ssdlab_reduce::SectorContent;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::index::FingerprintIndex;
 
 /// `l2p` value of a sector written with all zeros.
 pub const ZERO: u32 = u32::MAX - 1;
@@ -130,25 +129,19 @@ pub struct ChunkLocation {
     pub chunk: u32,
 }
 
-#[derive(Default, Clone, Copy)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ b as u64;
-        }
-    }
-    fn write_u64(&mut self, value: u64) {
-        // Keys are already hash values.
-        self.0 = value;
-    }
+/// One chunk: where it is, how long, who uses it, and its fingerprint key (one cache line
+/// fetch per chunk touched).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Chunk {
+    /// First ECC unit (UNMAPPED until placed).
+    pub addr: u32,
+    /// Logical sectors referencing it; 0 when the id is free.
+    pub refs: u32,
+    /// Fingerprint key (low 64 bits of the fingerprint).
+    pub key: u64,
+    /// Length in ECC units.
+    pub len: u16,
 }
-
-pub(crate) type Index = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Stream {
@@ -166,25 +159,16 @@ pub struct ChunkFtl {
     programs_per_block: u32,
     full_chunk_units: u32,
     pub(crate) l2p: Vec<u32>,
-    pub(crate) chunk_addr: Vec<u32>,
-    pub(crate) chunk_len: Vec<u16>,
-    pub(crate) chunk_refs: Vec<u32>,
-    pub(crate) chunk_key: Vec<u64>,
+    pub(crate) chunks: Vec<Chunk>,
     pub(crate) payload: Vec<Option<Box<[u8]>>>,
     free_ids: Vec<u32>,
-    pub(crate) index: Index,
+    pub(crate) index: FingerprintIndex,
     pub(crate) block_log: Vec<Vec<u32>>,
     pub(crate) pool: BlockPool,
     host_cursor_die: u32,
     live_chunks: u64,
     stats: ChunkStats,
     scratch: Vec<u32>,
-}
-
-impl std::fmt::Debug for KeyHasher {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "KeyHasher")
-    }
 }
 
 impl ChunkFtl {
@@ -209,14 +193,12 @@ impl ChunkFtl {
             units_per_block,
             programs_per_block: g.units_per_block(),
             full_chunk_units: SECTOR_BYTES as u32 / unit_bytes,
-            l2p: vec![UNMAPPED; config.user_sectors as usize],
-            chunk_addr: Vec::new(),
-            chunk_len: Vec::new(),
-            chunk_refs: Vec::new(),
-            chunk_key: Vec::new(),
+            l2p: ssdlab_core::memory::huge_vec(UNMAPPED, config.user_sectors as usize, config.user_sectors as usize),
+            // Chunk ids are reused, so there are never more than one per logical sector.
+            chunks: ssdlab_core::memory::huge_vec(Chunk::default(), 0, config.user_sectors as usize + 1),
             payload: Vec::new(),
             free_ids: Vec::new(),
-            index: Index::default(),
+            index: FingerprintIndex::new(config.dedup_index_entries),
             block_log: vec![Vec::new(); g.total_blocks() as usize],
             pool: BlockPool::new(g.dies(), g.blocks_per_die(), units_per_block, config.gc_policy),
             host_cursor_die: 0,
@@ -284,8 +266,8 @@ impl ChunkFtl {
         if chunk == UNMAPPED || chunk == ZERO {
             return None;
         }
-        let addr = self.chunk_addr[chunk as usize];
-        let len = self.chunk_len[chunk as usize] as u32;
+        let addr = self.chunks[chunk as usize].addr;
+        let len = self.chunks[chunk as usize].len as u32;
         let block = addr / self.units_per_block;
         let offset = addr % self.units_per_block;
         Some(ChunkLocation {
@@ -315,6 +297,36 @@ impl ChunkFtl {
         }
     }
 
+    /// Hint that `lba` will be overwritten soon: start loading its current chunk's entry.
+    /// Call after [`ChunkFtl::prefetch_mapping`] had time to bring the mapping entry in.
+    #[inline]
+    pub fn prefetch_old_chunk(&self, lba: u64) {
+        if let Some(&chunk) = self.l2p.get(lba as usize) {
+            if let Some(entry) = self.chunks.get(chunk as usize) {
+                prefetch(entry);
+            }
+        }
+    }
+
+    /// Hint that `lba` will be overwritten very soon: start loading the index slot of its
+    /// current chunk's key (after [`ChunkFtl::prefetch_old_chunk`] brought the chunk in).
+    #[inline]
+    pub fn prefetch_old_index_slot(&self, lba: u64) {
+        if let Some(&chunk) = self.l2p.get(lba as usize) {
+            if let Some(entry) = self.chunks.get(chunk as usize) {
+                if entry.refs == 1 {
+                    self.index.prefetch(entry.key);
+                }
+            }
+        }
+    }
+
+    /// Hint that content with this fingerprint will be written soon.
+    #[inline]
+    pub fn prefetch_fingerprint(&self, fingerprint: u128) {
+        self.index.prefetch(fingerprint as u64);
+    }
+
     /// Write sector `lba` with `content`.
     pub fn write<S: FlashSink>(&mut self, lba: u64, content: &SectorContent, sink: &mut S) -> Result<()> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
@@ -325,10 +337,10 @@ impl ChunkFtl {
             ZERO
         } else {
             let key = content.fingerprint as u64;
-            match self.index.get(&key).copied() {
+            match self.index.get(key) {
                 Some(chunk) => {
-                    debug_assert!(self.chunk_refs[chunk as usize] > 0);
-                    self.chunk_refs[chunk as usize] += 1;
+                    debug_assert!(self.chunks[chunk as usize].refs > 0);
+                    self.chunks[chunk as usize].refs += 1;
                     self.stats.dedup_hits += 1;
                     chunk
                 }
@@ -377,10 +389,7 @@ impl ChunkFtl {
     /// Secure erase: everything unmapped, every block erased once more.
     pub fn secure_erase(&mut self) {
         self.l2p.fill(UNMAPPED);
-        self.chunk_addr.clear();
-        self.chunk_len.clear();
-        self.chunk_refs.clear();
-        self.chunk_key.clear();
+        self.chunks.clear();
         self.payload.clear();
         self.free_ids.clear();
         self.index.clear();
@@ -420,12 +429,9 @@ impl ChunkFtl {
         let chunk = match self.free_ids.pop() {
             Some(id) => id,
             None => {
-                let id = self.chunk_addr.len() as u32;
+                let id = self.chunks.len() as u32;
                 ensure!(id < ZERO, Request, "chunk table full");
-                self.chunk_addr.push(0);
-                self.chunk_len.push(0);
-                self.chunk_refs.push(0);
-                self.chunk_key.push(0);
+                self.chunks.push(Chunk::default());
                 if self.config.keep_payloads {
                     self.payload.push(None);
                 }
@@ -434,14 +440,14 @@ impl ChunkFtl {
         };
         // No address until placed: GC running during placement must not take a stale address
         // of this reused id for a live chunk in its victim.
-        self.chunk_addr[chunk as usize] = UNMAPPED;
-        self.chunk_len[chunk as usize] = len as u16;
-        self.chunk_refs[chunk as usize] = 1;
-        self.chunk_key[chunk as usize] = key;
+        self.chunks[chunk as usize].addr = UNMAPPED;
+        self.chunks[chunk as usize].len = len as u16;
+        self.chunks[chunk as usize].refs = 1;
+        self.chunks[chunk as usize].key = key;
         if self.config.keep_payloads {
             self.payload[chunk as usize] = content.payload.clone().map(Vec::into_boxed_slice);
         }
-        if (self.index.len() as u64) < self.config.dedup_index_entries {
+        if !self.index.is_full() {
             self.index.insert(key, chunk);
         } else {
             self.stats.index_full_skips += 1;
@@ -458,18 +464,16 @@ impl ChunkFtl {
     /// Drop one reference; free the chunk (its units become invalid, its index entry goes)
     /// when none is left.
     fn release(&mut self, chunk: u32) {
-        let refs = &mut self.chunk_refs[chunk as usize];
+        let refs = &mut self.chunks[chunk as usize].refs;
         debug_assert!(*refs > 0);
         *refs -= 1;
         if *refs > 0 {
             return;
         }
-        let addr = self.chunk_addr[chunk as usize];
-        self.pool.sub_valid(addr / self.units_per_block, self.chunk_len[chunk as usize] as u32);
-        let key = self.chunk_key[chunk as usize];
-        if self.index.get(&key) == Some(&chunk) {
-            self.index.remove(&key);
-        }
+        let addr = self.chunks[chunk as usize].addr;
+        self.pool.sub_valid(addr / self.units_per_block, self.chunks[chunk as usize].len as u32);
+        let key = self.chunks[chunk as usize].key;
+        self.index.remove_if(key, chunk);
         if self.config.keep_payloads {
             self.payload[chunk as usize] = None;
         }
@@ -510,7 +514,7 @@ impl ChunkFtl {
             }
         };
         let addr = block * self.units_per_block + self.pool.blocks[block as usize].written;
-        self.chunk_addr[chunk as usize] = addr;
+        self.chunks[chunk as usize].addr = addr;
         self.block_log[block as usize].push(chunk);
         self.pool.blocks[block as usize].valid += len;
         self.advance(block, len, stream, sink);
@@ -585,10 +589,15 @@ impl ChunkFtl {
         let log = std::mem::take(&mut self.block_log[victim as usize]);
         let mut cursor = self.pool.dies[die as usize].victim_unit as usize;
         let mut copied = 0u32;
+        // Start loading the chunk entries about to be examined.
+        let ahead = if quota_units == u32::MAX { log.len() } else { cursor + 2 + quota_units as usize / 2 };
+        for &chunk in &log[cursor.min(log.len())..ahead.min(log.len())] {
+            prefetch(&self.chunks[chunk as usize]);
+        }
         let mut batch = std::mem::take(&mut self.scratch);
         let live_here = |ftl: &Self, chunk: u32| {
-            let addr = ftl.chunk_addr[chunk as usize];
-            ftl.chunk_refs[chunk as usize] > 0 && addr >= base && addr < base + ftl.units_per_block
+            let addr = ftl.chunks[chunk as usize].addr;
+            ftl.chunks[chunk as usize].refs > 0 && addr >= base && addr < base + ftl.units_per_block
         };
         while copied < quota_units && cursor < log.len() && self.pool.blocks[victim as usize].valid > 0 {
             // A batch: consecutive live chunks in one program unit of the victim, read with one
@@ -603,13 +612,13 @@ impl ChunkFtl {
                     cursor += 1;
                     continue;
                 }
-                let u = (self.chunk_addr[chunk as usize] - base) / self.units_per_program;
+                let u = (self.chunks[chunk as usize].addr - base) / self.units_per_program;
                 if unit != u32::MAX && u != unit {
                     break;
                 }
                 unit = u;
                 batch.push(chunk);
-                batch_units += self.chunk_len[chunk as usize] as u32;
+                batch_units += self.chunks[chunk as usize].len as u32;
                 cursor += 1;
                 if copied + batch_units >= quota_units {
                     break;
@@ -620,7 +629,7 @@ impl ChunkFtl {
             }
             sink.read_for_move(die, victim, unit, batch_units as u64 * self.unit_bytes as u64);
             for &chunk in &batch {
-                let len = self.chunk_len[chunk as usize] as u32;
+                let len = self.chunks[chunk as usize].len as u32;
                 self.pool.sub_valid(victim, len);
                 self.place(Stream::Gc, die, chunk, len, sink).expect("GC placement cannot fail");
                 self.stats.gc_units_moved += len as u64;
@@ -631,8 +640,8 @@ impl ChunkFtl {
         self.scratch = batch;
         if self.pool.blocks[victim as usize].valid == 0 {
             debug_assert!(log[cursor..].iter().all(|&c| {
-                let a = self.chunk_addr[c as usize];
-                self.chunk_refs[c as usize] == 0 || a < base || a >= base + self.units_per_block
+                let a = self.chunks[c as usize].addr;
+                self.chunks[c as usize].refs == 0 || a < base || a >= base + self.units_per_block
             }));
             let mut log = log;
             log.clear();

@@ -1,6 +1,7 @@
 //! Full consistency check of the data-reduction FTL (tests and debugging; O(capacity)).
 
 use crate::chunk::{ChunkFtl, ZERO};
+use crate::index::FingerprintIndex;
 use crate::UNMAPPED;
 use std::collections::BTreeMap;
 
@@ -12,7 +13,7 @@ impl ChunkFtl {
     /// never overlap, and appear in their block's log; per-block valid units equal the live
     /// chunks' units; every index entry points at a live chunk with that key.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let mut counted = vec![0u32; self.chunk_refs.len()];
+        let mut counted = vec![0u32; self.chunks.len()];
         for (lba, &chunk) in self.l2p.iter().enumerate() {
             if chunk == UNMAPPED || chunk == ZERO {
                 continue;
@@ -25,7 +26,8 @@ impl ChunkFtl {
         let units_per_block = self.pool.capacity;
         let mut per_block: BTreeMap<u32, Vec<(u32, u32, u32)>> = BTreeMap::new();
         let mut live = 0u64;
-        for (chunk, (&refs, &count)) in self.chunk_refs.iter().zip(counted.iter()).enumerate() {
+        for (chunk, (entry, &count)) in self.chunks.iter().zip(counted.iter()).enumerate() {
+            let refs = entry.refs;
             if refs != count {
                 return Err(format!("chunk {chunk}: reference count {refs} but {count} sectors map to it"));
             }
@@ -33,8 +35,8 @@ impl ChunkFtl {
                 continue;
             }
             live += 1;
-            let addr = self.chunk_addr[chunk];
-            let len = self.chunk_len[chunk] as u32;
+            let addr = self.chunks[chunk].addr;
+            let len = self.chunks[chunk].len as u32;
             let block = addr / units_per_block;
             let offset = addr % units_per_block;
             if offset + len > units_per_block {
@@ -60,12 +62,12 @@ impl ChunkFtl {
             }
         }
         self.pool.check(&|b| per_block.get(&b).map(|c| c.iter().map(|x| x.1).sum()).unwrap_or(0))?;
-        for (&key, &chunk) in self.index.iter() {
-            if self.chunk_refs.get(chunk as usize).copied().unwrap_or(0) == 0 {
+        for (key, chunk) in self.index.entries() {
+            if self.chunks.get(chunk as usize).map(|c| c.refs).unwrap_or(0) == 0 {
                 return Err(format!("index entry {key:#x} points at freed chunk {chunk}"));
             }
-            if self.chunk_key[chunk as usize] != key {
-                return Err(format!("index entry {key:#x} points at chunk {chunk} with key {:#x}", self.chunk_key[chunk as usize]));
+            if FingerprintIndex::stored_key(self.chunks[chunk as usize].key) != key {
+                return Err(format!("index entry {key:#x} points at chunk {chunk} with key {:#x}", self.chunks[chunk as usize].key));
             }
         }
         if self.index.len() as u64 > self.config().dedup_index_entries {

@@ -5,6 +5,10 @@ pub const DEFAULT_PROFILE: &str = "force-gs-240";
 
 const BUILTINS: &[(&str, &str)] = &[
     ("force-gs-240", include_str!("../profiles/force-gs-240.toml")),
+    ("vertex3-120", include_str!("../profiles/vertex3-120.toml")),
+    ("agility3-120", include_str!("../profiles/agility3-120.toml")),
+    ("force-100-sf1200", include_str!("../profiles/force-100-sf1200.toml")),
+    ("agility2-100-sf1200", include_str!("../profiles/agility2-100-sf1200.toml")),
     ("conventional-240", include_str!("../profiles/conventional-240.toml")),
 ];
 

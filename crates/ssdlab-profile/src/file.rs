@@ -2,10 +2,10 @@
 
 use crate::builtin::builtin_source;
 use crate::locate::{line_of, line_of_offset};
-use crate::settings::{ControllerSettings, HostInterface, HostSettings, Profile};
+use crate::settings::{ControllerSettings, HostInterface, HostSettings, Profile, ReductionSettings};
 use serde::Deserialize;
 use ssdlab_core::{bail, Error, Result};
-use ssdlab_ftl::{FtlConfig, GcPolicy};
+use ssdlab_ftl::{ChunkFtlConfig, FtlConfig, GcPolicy};
 use ssdlab_nand::{BusKind, Energy, Geometry, Timing, SECTOR_BYTES};
 use std::path::Path;
 
@@ -18,6 +18,20 @@ struct RawProfile {
     controller: RawController,
     ftl: RawFtl,
     energy: RawEnergy,
+    reduction: Option<RawReduction>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReduction {
+    enabled: bool,
+    ecc_unit_bytes: u32,
+    chunk_header_bytes: u32,
+    dedup_index_entries: u64,
+    hash_mbps: u64,
+    compress_mbps: u64,
+    decompress_mbps: u64,
+    chunks_per_second: u64,
 }
 
 #[derive(Deserialize)]
@@ -306,6 +320,42 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
     }
     ftl.validate(&at("drive", "capacity_bytes_user"))?;
 
+    let reduction = match &raw.reduction {
+        Some(r) if r.enabled => {
+            for (key, value) in [
+                ("hash_mbps", r.hash_mbps),
+                ("compress_mbps", r.compress_mbps),
+                ("decompress_mbps", r.decompress_mbps),
+                ("chunks_per_second", r.chunks_per_second),
+                ("dedup_index_entries", r.dedup_index_entries),
+            ] {
+                if value == 0 {
+                    bail!(Config, "{}: must be positive", at("reduction", key));
+                }
+            }
+            let config = ChunkFtlConfig {
+                geometry: geometry.clone(),
+                user_sectors: ftl.user_sectors,
+                ecc_unit_bytes: r.ecc_unit_bytes,
+                chunk_header_bytes: r.chunk_header_bytes,
+                dedup_index_entries: r.dedup_index_entries,
+                gc_policy,
+                gc_low_free_blocks_per_die: f.gc_low_free_blocks_per_die,
+                gc_idle_target_free_blocks_per_die: f.gc_idle_target_free_blocks_per_die,
+                keep_payloads: false,
+            };
+            config.validate(origin).map_err(|e| relocate(e, "reduction", at))?;
+            Some(ReductionSettings {
+                chunk: config,
+                hash_bytes_per_second: r.hash_mbps * 1_000_000,
+                compress_bytes_per_second: r.compress_mbps * 1_000_000,
+                decompress_bytes_per_second: r.decompress_mbps * 1_000_000,
+                chunks_per_second: r.chunks_per_second,
+            })
+        }
+        _ => None,
+    };
+
     Ok(Profile {
         name: name.to_string(),
         model: d.model.clone(),
@@ -319,6 +369,7 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
         host,
         controller,
         ftl,
+        reduction,
     })
 }
 

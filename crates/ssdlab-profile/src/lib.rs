@@ -16,4 +16,4 @@ mod settings;
 
 pub use builtin::{builtin_names, builtin_source, DEFAULT_PROFILE};
 pub use file::{load_profile, parse_profile};
-pub use settings::{HostInterface, HostSettings, ControllerSettings, Profile};
+pub use settings::{ControllerSettings, HostInterface, HostSettings, Profile, ReductionSettings};

@@ -1,7 +1,7 @@
 //! Typed, validated drive settings.
 
 use ssdlab_core::Nanoseconds;
-use ssdlab_ftl::FtlConfig;
+use ssdlab_ftl::{ChunkFtlConfig, FtlConfig};
 use ssdlab_nand::{Energy, Geometry, Timing};
 
 /// The host link kind.
@@ -103,6 +103,23 @@ pub struct Profile {
     pub controller: ControllerSettings,
     /// FTL configuration.
     pub ftl: FtlConfig,
+    /// The data-reduction engine, when the controller has one and it is enabled.
+    pub reduction: Option<ReductionSettings>,
+}
+
+/// Data-reduction engine settings (SandForce-style compression and deduplication).
+#[derive(Debug, Clone)]
+pub struct ReductionSettings {
+    /// The data-reduction FTL's configuration.
+    pub chunk: ChunkFtlConfig,
+    /// Fingerprinting throughput, bytes per second of host data.
+    pub hash_bytes_per_second: u64,
+    /// Compression throughput, bytes per second of host data.
+    pub compress_bytes_per_second: u64,
+    /// Decompression throughput, bytes per second of host data read.
+    pub decompress_bytes_per_second: u64,
+    /// Chunks the engine can handle per second (lookups, table updates).
+    pub chunks_per_second: u64,
 }
 
 impl Profile {

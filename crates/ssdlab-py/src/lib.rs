@@ -187,21 +187,21 @@ impl NativeDrive {
 
     /// Wear, free blocks and WA counters as JSON.
     fn state_json(&self) -> String {
-        let ftl = self.drive.ftl();
-        let wear = ftl.wear();
+        let mapper = self.drive.mapper();
+        let wear = mapper.wear();
         let f = self.drive.flash().counters();
         let d = self.drive.counters();
         serde_json::json!({
             "now_seconds": self.now_ns as f64 / 1e9,
-            "free_blocks": ftl.free_blocks_total(),
-            "valid_sectors": ftl.valid_slots(),
+            "free_blocks": mapper.free_blocks_total(),
+            "valid_sectors": mapper.live_data_sectors(),
             "wear": {"min": wear.min, "mean": wear.mean, "max": wear.max},
             "host_write_bytes": d.host_write_bytes,
             "host_read_bytes": d.host_read_bytes,
             "nand_write_bytes": f.bytes_programmed_host + f.bytes_programmed_internal,
             "nand_read_bytes": f.bytes_read,
             "block_erases": f.block_erases,
-            "gc_sectors_moved": ftl.stats().gc_sectors_moved,
+            "gc_moved": mapper.gc_moved(),
         })
         .to_string()
     }
@@ -244,7 +244,7 @@ impl NativeDrive {
 
     /// Content tag of a 4 KiB logical sector (drives built with `track_tags`).
     fn read_tag(&self, sector: u64) -> PyResult<u64> {
-        if sector >= self.drive.ftl().user_sectors() {
+        if sector >= self.drive.mapper().user_sectors() {
             return Err(RequestError::new_err(format!("sector {sector} is beyond the drive")));
         }
         Ok(self.drive.read_tag(sector))

@@ -42,6 +42,25 @@ impl SectorContent {
     }
 }
 
+/// Anything that hands out the content of successive written sectors.
+pub trait ContentSource {
+    /// Content of the next sector.
+    fn next_content(&mut self) -> SectorContent;
+}
+
+impl ContentSource for ContentStream {
+    fn next_content(&mut self) -> SectorContent {
+        self.next_sector()
+    }
+}
+
+impl ContentSource for std::collections::VecDeque<SectorContent> {
+    /// Contents prepared ahead of time, in order.
+    fn next_content(&mut self) -> SectorContent {
+        self.pop_front().expect("content prepared for every written sector")
+    }
+}
+
 /// Recent content identities kept for duplicates.
 const RECENT: usize = 4096;
 

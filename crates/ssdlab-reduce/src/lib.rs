@@ -19,7 +19,7 @@ mod pattern;
 mod sizes;
 
 pub use codec::{compress_sector, decompress_sector, fingerprint, Fingerprint};
-pub use content::{ContentMode, ContentStream, SectorContent};
+pub use content::{ContentMode, ContentSource, ContentStream, SectorContent};
 pub use pattern::{DataPattern, PatternKind};
 pub use sizes::measured_sizes;
 

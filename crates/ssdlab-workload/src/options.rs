@@ -3,6 +3,7 @@
 use ssdlab_core::time::NS_PER_S;
 use ssdlab_core::units::parse_size_bytes;
 use ssdlab_core::{bail, Error, Nanoseconds, Result};
+use ssdlab_reduce::{DataPattern, PatternKind};
 
 /// The `rw=` kinds supported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +99,12 @@ pub struct JobSpec {
     pub distribution: Distribution,
     /// Alignment of random offsets (`None`: the smallest block size).
     pub blockalign: Option<u64>,
+    /// What the job writes (set from `data_pattern`, `zero_buffers`,
+    /// `buffer_compress_percentage`, `buffer_compress_chunk`, `dedupe_percentage`).
+    pub pattern: DataPattern,
+    named_pattern: Option<PatternKind>,
+    compress_percent: Option<u32>,
+    compress_chunk_bytes: u32,
 }
 
 impl JobSpec {
@@ -117,6 +124,10 @@ impl JobSpec {
             rwmixread: 50,
             distribution: Distribution::Uniform,
             blockalign: None,
+            pattern: DataPattern::default(),
+            named_pattern: None,
+            compress_percent: None,
+            compress_chunk_bytes: 512,
         }
     }
 
@@ -205,6 +216,43 @@ impl JobSpec {
                 }
                 self.blockalign = Some(bytes);
             }
+            "data_pattern" => {
+                let text = need(value)?;
+                self.named_pattern = Some(match text.as_str() {
+                    "zeros" => PatternKind::Zeros,
+                    "repeating" => PatternKind::Repeating,
+                    "text" => PatternKind::Text,
+                    "random" => PatternKind::Random,
+                    other => bail!(Workload, "{at}: data_pattern: unknown pattern `{other}` (expected zeros, repeating, text or random)"),
+                });
+            }
+            "zero_buffers" => {
+                if value.map(|v| v.trim() != "0").unwrap_or(true) {
+                    self.named_pattern = Some(PatternKind::Zeros);
+                }
+            }
+            "buffer_compress_percentage" => {
+                let p = int(value)?;
+                if p > 100 {
+                    bail!(Workload, "{at}: buffer_compress_percentage: must be 0 to 100 (got {p})");
+                }
+                self.compress_percent = Some(p as u32);
+            }
+            "buffer_compress_chunk" => {
+                let bytes = size(value)?;
+                if bytes == 0 || bytes > 4096 {
+                    bail!(Workload, "{at}: buffer_compress_chunk: must be 1 to 4096 bytes (got {bytes})");
+                }
+                self.compress_chunk_bytes = bytes as u32;
+            }
+            "dedupe_percentage" => {
+                let p = int(value)?;
+                if p > 100 {
+                    bail!(Workload, "{at}: dedupe_percentage: must be 0 to 100 (got {p})");
+                }
+                self.pattern.dedupe_percent = p as u32;
+            }
+            "refill_buffers" | "scramble_buffers" => {}
             "numjobs" => {
                 if int(value)? != 1 {
                     bail!(Workload, "{at}: numjobs: only 1 is supported (jobs of a file run one after the other)");
@@ -216,14 +264,21 @@ impl JobSpec {
             other => bail!(
                 Workload,
                 "{at}: unknown fio option `{other}` (supported: rw, bs, bssplit, iodepth, offset, size, io_size, runtime, \
-                 time_based, number_ios, rwmixread, rwmixwrite, random_distribution, blockalign)"
+                 time_based, number_ios, rwmixread, rwmixwrite, random_distribution, blockalign, data_pattern, zero_buffers, \
+                 buffer_compress_percentage, buffer_compress_chunk, dedupe_percentage)"
             ),
         }
         Ok(())
     }
 
-    /// Check the job as a whole once all options are set.
-    pub fn finish(&self, at: &str) -> Result<()> {
+    /// Check the job as a whole once all options are set, and settle its data pattern.
+    pub fn finish(&mut self, at: &str) -> Result<()> {
+        self.pattern.kind = match (self.named_pattern, self.compress_percent) {
+            (Some(_), Some(_)) => bail!(Workload, "{at}: give either data_pattern/zero_buffers or buffer_compress_percentage, not both"),
+            (Some(kind), None) => kind,
+            (None, Some(percent)) => PatternKind::FioCompress { percent, chunk_bytes: self.compress_chunk_bytes },
+            (None, None) => PatternKind::Random,
+        };
         let total: u64 = self.block_sizes.iter().map(|(_, w)| *w as u64).sum();
         if total == 0 {
             bail!(Workload, "{at}: bssplit: the percentages add up to zero");
