@@ -238,22 +238,29 @@ impl Drive {
                 self.counters.unmapped_sector_reads += 1;
             }
         }
-        // One sense per run of pieces in the same program unit; a chunk shared by consecutive
-        // sectors is transferred once.
+        // One sense per run of pieces in the same program unit. With partial-page reads only
+        // the needed bytes cross the channel (a chunk shared by consecutive sectors once);
+        // otherwise every page touched is transferred whole.
+        let partial = self.mapper.partial_page_reads();
+        let page_bytes = self.profile.geometry.page_bytes as u64;
         let mut ready_min = Nanoseconds::MAX;
         let mut ready_max = command_done;
         let mut index = 0;
         let mut nand_bytes = 0u64;
         while index < pieces.len() {
             let head = pieces[index];
-            let mut bytes = head.bytes;
-            let mut last_chunk = head.chunk;
+            let mut bytes = if partial { head.bytes } else { page_bytes };
+            let (mut last_chunk, mut last_page) = (head.chunk, head.page);
             let mut next = index + 1;
             while next < pieces.len() && pieces[next].die == head.die && pieces[next].block == head.block && pieces[next].unit == head.unit {
-                if pieces[next].chunk != last_chunk {
-                    bytes += pieces[next].bytes;
-                    last_chunk = pieces[next].chunk;
+                let p = pieces[next];
+                if partial && (p.chunk != last_chunk || p.page != last_page) {
+                    bytes += p.bytes;
+                } else if !partial && p.page != last_page {
+                    bytes += page_bytes;
                 }
+                last_chunk = p.chunk;
+                last_page = p.page;
                 next += 1;
             }
             let done = self.flash.read(head.die, command_done, planes, bytes, OpKind::Host);
@@ -322,9 +329,11 @@ impl Drive {
             None => link_done,
             Some(r) => {
                 let bytes = sectors as u64 * SECTOR_BYTES;
+                // Hashing, compression and table updates are pipelined stages: the slowest
+                // sets the pace.
                 let time = transfer_ns(bytes, r.hash_bytes_per_second)
-                    + transfer_ns(bytes, r.compress_bytes_per_second)
-                    + transfer_ns(sectors as u64, r.chunks_per_second);
+                    .max(transfer_ns(bytes, r.compress_bytes_per_second))
+                    .max(transfer_ns(sectors as u64, r.chunks_per_second));
                 let first_piece = transfer_ns(SECTOR_BYTES.min(io.len_bytes), self.profile.host.link_bytes_per_second);
                 let start = self.engine.book(link_done - link_time + first_piece.min(link_time), time);
                 (start + time).max(link_done)

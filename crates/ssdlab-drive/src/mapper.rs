@@ -14,7 +14,9 @@ pub struct Piece {
     pub block: u32,
     /// Program unit (multi-plane page) within the block.
     pub unit: u32,
-    /// Bytes to transfer.
+    /// Page within the block (unit-major, plane-minor).
+    pub page: u32,
+    /// Bytes of the sector's data in that page (what a partial-page transfer moves).
     pub bytes: u64,
     /// Pieces of one chunk share this id, so a chunk shared by consecutive sectors is read once.
     pub chunk: u64,
@@ -64,17 +66,35 @@ impl Mapper {
         match self {
             Mapper::Page(f) => {
                 if let Some(loc) = f.lookup(lba) {
-                    out.push(Piece { die: loc.die, block: loc.block, unit: loc.unit, bytes: ssdlab_nand::SECTOR_BYTES, chunk: loc.slot as u64 });
+                    let g = &f.config().geometry;
+                    let slot_in_block = loc.slot % g.slots_per_block();
+                    let page = (slot_in_block as u64 * ssdlab_nand::SECTOR_BYTES / g.page_bytes as u64) as u32;
+                    out.push(Piece { die: loc.die, block: loc.block, unit: loc.unit, page, bytes: ssdlab_nand::SECTOR_BYTES, chunk: loc.slot as u64 });
                 }
             }
             Mapper::Chunk(f) => {
                 if let Some(loc) = f.locate(lba) {
-                    let spans = loc.last_unit - loc.first_unit + 1;
-                    for unit in loc.first_unit..=loc.last_unit {
-                        out.push(Piece { die: loc.die, block: loc.block, unit, bytes: loc.bytes.div_ceil(spans as u64), chunk: loc.chunk as u64 });
+                    let g = &f.config().geometry;
+                    let page_bytes = g.page_bytes as u64;
+                    let planes = g.planes_per_die;
+                    let mut start = loc.offset_in_page as u64;
+                    let mut left = loc.bytes;
+                    for page in loc.first_page..=loc.last_page {
+                        let here = left.min(page_bytes - start);
+                        out.push(Piece { die: loc.die, block: loc.block, unit: page / planes, page, bytes: here, chunk: loc.chunk as u64 });
+                        left -= here;
+                        start = 0;
                     }
                 }
             }
+        }
+    }
+
+    /// Whether reads may transfer only the bytes they need from a page (otherwise whole pages).
+    pub fn partial_page_reads(&self) -> bool {
+        match self {
+            Mapper::Page(_) => true,
+            Mapper::Chunk(f) => f.config().partial_page_reads,
         }
     }
 

@@ -51,6 +51,8 @@ pub struct ChunkFtlConfig {
     pub gc_idle_target_free_blocks_per_die: u32,
     /// Keep each chunk's stored bytes (real-bytes mode).
     pub keep_payloads: bool,
+    /// Reads transfer only the chunk's bytes from a page; otherwise the whole page.
+    pub partial_page_reads: bool,
 }
 
 impl ChunkFtlConfig {
@@ -123,6 +125,12 @@ pub struct ChunkLocation {
     pub first_unit: u32,
     /// Last program unit holding the chunk (equal to `first_unit` unless it spans).
     pub last_unit: u32,
+    /// First page of the block holding the chunk (pages numbered unit-major, plane-minor).
+    pub first_page: u32,
+    /// Last page holding the chunk.
+    pub last_page: u32,
+    /// Byte offset of the chunk within its first page.
+    pub offset_in_page: u32,
     /// Bytes of the chunk (whole ECC units).
     pub bytes: u64,
     /// Chunk id.
@@ -270,11 +278,17 @@ impl ChunkFtl {
         let len = self.chunks[chunk as usize].len as u32;
         let block = addr / self.units_per_block;
         let offset = addr % self.units_per_block;
+        let page_bytes = self.config.geometry.page_bytes;
+        let first_byte = offset as u64 * self.unit_bytes as u64;
+        let last_byte = (offset + len) as u64 * self.unit_bytes as u64 - 1;
         Some(ChunkLocation {
             die: self.pool.die_of(block),
             block,
             first_unit: offset / self.units_per_program,
             last_unit: (offset + len - 1) / self.units_per_program,
+            first_page: (first_byte / page_bytes as u64) as u32,
+            last_page: (last_byte / page_bytes as u64) as u32,
+            offset_in_page: (first_byte % page_bytes as u64) as u32,
             bytes: len as u64 * self.unit_bytes as u64,
             chunk,
         })

@@ -32,6 +32,7 @@ struct RawReduction {
     compress_mbps: u64,
     decompress_mbps: u64,
     chunks_per_second: u64,
+    partial_page_reads: bool,
 }
 
 #[derive(Deserialize)]
@@ -343,6 +344,7 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
                 gc_low_free_blocks_per_die: f.gc_low_free_blocks_per_die,
                 gc_idle_target_free_blocks_per_die: f.gc_idle_target_free_blocks_per_die,
                 keep_payloads: false,
+                partial_page_reads: r.partial_page_reads,
             };
             config.validate(origin).map_err(|e| relocate(e, "reduction", at))?;
             Some(ReductionSettings {
