@@ -345,7 +345,7 @@ impl Drive {
             sink.buffer.push();
             if chunked {
                 let sector = content.next_content();
-                self.mapper.write(lba, 0, Some(&sector), &mut sink)?;
+                self.mapper.write(lba, 0, Some(sector), &mut sink)?;
             } else {
                 self.mapper.write(lba, first_tag + i as u64, None, &mut sink)?;
             }

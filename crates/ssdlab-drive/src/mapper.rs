@@ -42,7 +42,7 @@ impl Mapper {
 
     /// Write one sector.
     #[inline]
-    pub fn write<S: FlashSink>(&mut self, lba: u64, tag: u64, content: Option<&SectorContent>, sink: &mut S) -> Result<()> {
+    pub fn write<S: FlashSink>(&mut self, lba: u64, tag: u64, content: Option<SectorContent>, sink: &mut S) -> Result<()> {
         match self {
             Mapper::Page(f) => f.write(lba, tag, sink),
             Mapper::Chunk(f) => {

@@ -342,7 +342,7 @@ impl ChunkFtl {
     }
 
     /// Write sector `lba` with `content`.
-    pub fn write<S: FlashSink>(&mut self, lba: u64, content: &SectorContent, sink: &mut S) -> Result<()> {
+    pub fn write<S: FlashSink>(&mut self, lba: u64, content: SectorContent, sink: &mut S) -> Result<()> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
         self.stats.host_sectors_written += 1;
         let old = self.l2p[lba as usize];
@@ -438,7 +438,7 @@ impl ChunkFtl {
         (stored_bytes + self.config.chunk_header_bytes).div_ceil(self.unit_bytes).clamp(1, self.full_chunk_units)
     }
 
-    fn store_new<S: FlashSink>(&mut self, key: u64, content: &SectorContent, sink: &mut S) -> Result<u32> {
+    fn store_new<S: FlashSink>(&mut self, key: u64, content: SectorContent, sink: &mut S) -> Result<u32> {
         let len = self.units_for(content.stored_bytes);
         let chunk = match self.free_ids.pop() {
             Some(id) => id,
@@ -459,7 +459,7 @@ impl ChunkFtl {
         self.chunks[chunk as usize].refs = 1;
         self.chunks[chunk as usize].key = key;
         if self.config.keep_payloads {
-            self.payload[chunk as usize] = content.payload.clone().map(Vec::into_boxed_slice);
+            self.payload[chunk as usize] = content.payload.map(Vec::into_boxed_slice);
         }
         if !self.index.is_full() {
             self.index.insert(key, chunk);

@@ -89,8 +89,9 @@ fn run_case(seed: u64, steps: u32) -> (u64, u64) {
                     let content_seed = if rng.below(3) == 0 { shared_seeds[rng.below(shared_seeds.len() as u64) as usize] } else { rng.next_u64() };
                     let bytes = bytes_of(pattern, content_seed);
                     let content = SectorContent::from_bytes(&bytes);
-                    ftl.write(s, &content, &mut sink).unwrap_or_else(|e| panic!("seed {seed} step {step}: write failed: {e}"));
-                    reference[s as usize] = if content.zero { None } else { Some((pattern, content_seed)) };
+                    let zero = content.zero;
+                    ftl.write(s, content, &mut sink).unwrap_or_else(|e| panic!("seed {seed} step {step}: write failed: {e}"));
+                    reference[s as usize] = if zero { None } else { Some((pattern, content_seed)) };
                 }
             }
             60..=74 => {

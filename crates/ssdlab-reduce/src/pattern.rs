@@ -118,15 +118,16 @@ fn fill_text(rng: &mut SimRng, out: &mut [u8]) {
     let words = vocabulary();
     let mut i = 0;
     while i < out.len() {
-        // Cubed uniform: low ranks (common words) far more likely, as in prose.
-        let u = rng.unit_f64();
+        // Cubed uniform: low ranks (common words) far more likely, as in prose. One 64-bit draw
+        // gives the word (high bits) and the separator (low bits).
+        let draw = rng.next_u64();
+        let u = (draw >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
         let word = &words[((u * u * u) * words.len() as f64) as usize];
-        for &b in word.iter().chain(if rng.below(12) == 0 { b".\n".iter() } else { b" ".iter() }) {
-            if i >= out.len() {
-                break;
-            }
-            out[i] = b;
-            i += 1;
+        let separator: &[u8] = if draw % 12 == 0 { b".\n" } else { b" " };
+        for piece in [word.as_slice(), separator] {
+            let n = piece.len().min(out.len() - i);
+            out[i..i + n].copy_from_slice(&piece[..n]);
+            i += n;
         }
     }
 }
