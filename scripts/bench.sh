@@ -1,27 +1,32 @@
 #!/usr/bin/env bash
 # Benchmarks behind BENCHMARKS.md (not timed tests). Run on an otherwise idle machine.
 #  1. steady state: 240 GB profile, sequential fill, then 4 KiB random writes at QD32 over the
-#     whole span with GC running; simulated host writes per wall second and peak RSS.
+#     whole span with GC running; simulated host writes per wall second and peak RSS; with the
+#     data-reduction engine off and on; real-bytes engine throughput per core.
 #  2. IO-consistency workload from the CLI: secure erase, fill, 2000 simulated s of 4 KiB random
 #     writes at QD32; wall time and peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 bash scripts/setup.sh >/dev/null
-cargo build --release --locked -p ssdlab-drive --example steady_state -q
-echo "== steady state (force-gs-240: fill, 600 s warm-up, 600 s measured) =="
-./target/release/examples/steady_state force-gs-240 600 | grep -v '^  t='
+cargo build --release --locked -p ssdlab-drive --example steady_state --example engine_throughput -q
+echo "== steady state, engine off (force-gs-240 with reduction.enabled=false: fill, 600 s warm-up, 600 s measured) =="
+./target/release/examples/steady_state force-gs-240 600 random reduction.enabled=false | grep -v '^  t='
+echo "== steady state, engine on, modeled incompressible content (force-gs-240) =="
+./target/release/examples/steady_state force-gs-240 600 random | grep -v '^  t='
+echo "== real-bytes engine throughput per core =="
+./target/release/examples/engine_throughput
 echo "== IO-consistency workload via the CLI =="
 .venv/bin/python - <<'PY'
 import json, resource, subprocess, time
-command = [".venv/bin/ssdlab", "run", "--quiet", "--precondition", "secure-erase", "--precondition", "seq-fill",
+command = [".venv/bin/ssdlab", "run", "--quiet", "--set", "reduction.enabled=false", "--precondition", "secure-erase", "--precondition", "seq-fill",
            "--rw=randwrite", "--bs=4k", "--iodepth=32", "--runtime=2000", "--time_based",
            "--json", "/tmp/ssdlab-bench-ioc.json"]
 started = time.perf_counter()
 subprocess.run(command, check=True)
 wall = time.perf_counter() - started
 peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(f"whole command: {wall:.1f} s wall, peak RSS {peak_kib / 1024:.0f} MiB = {peak_kib / 1024 / 256:.2f} MiB per raw GiB")
+print(f"engine off, whole command: {wall:.1f} s wall, peak RSS {peak_kib / 1024:.0f} MiB = {peak_kib / 1024 / 256:.2f} MiB per raw GiB")
 d = json.load(open("/tmp/ssdlab-bench-ioc.json"))
 print(f"random-write phase: {d['ios']:,} IOs, {d['simulated_seconds']:.0f} simulated s, "
       f"{d['wall_seconds']:.1f} s wall, {d['ios'] / d['wall_seconds']:,.0f} host IOs per wall second, WA {d['write_amplification']:.2f}")

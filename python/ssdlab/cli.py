@@ -86,12 +86,14 @@ def _fio_options(args: list[str]) -> list[str]:
 @click.option("--job-file", type=click.Path(dir_okay=False), help="fio job file; its jobs run one after the other.")
 @click.option("--precondition", "steps", multiple=True, metavar="STEP", help=f"Before the job: {', '.join(pre.NAMES)} (repeatable, in order).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
+@click.option("--content", type=click.Choice(["modeled", "real"]), default="modeled", show_default=True,
+              help="Data-reduction content: modeled (fast) or real bytes.")
 @click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
 @click.option("--series", "series_path", metavar="FILE.csv", help="Write the per-second series of the last job as CSV.")
 @click.option("--quiet", is_flag=True, help="No progress bars and no text summary.")
 @click.pass_context
 def run_command(ctx: click.Context, profile: str, overrides: tuple[str, ...], job_file: str | None, steps: tuple[str, ...],
-                seed: int, json_path: str | None, series_path: str | None, quiet: bool) -> None:
+                seed: int, content: str, json_path: str | None, series_path: str | None, quiet: bool) -> None:
     """Run a workload against a drive in simulated time.
 
     fio options follow the command: --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based.
@@ -107,7 +109,7 @@ def run_command(ctx: click.Context, profile: str, overrides: tuple[str, ...], jo
                 parent = Path(path).resolve().parent
                 if not parent.is_dir():
                     raise SsdlabError(f"{path}: folder {parent} does not exist")
-        drive = Drive(profile, overrides, seed=seed)
+        drive = Drive(profile, overrides, seed=seed, content=content)
         jobs = jobs_from_file(job_file) if job_file else None
         if jobs is None:
             from ssdlab import _native

@@ -46,6 +46,9 @@ class Drive:
 
     ``overrides`` are ``section.field=value`` strings, as ``--set`` on the command line.
     ``seed`` drives every random choice: each job draws its own seed from it in order.
+    ``content`` is ``"modeled"`` (fingerprints and compressed sizes drawn from the pattern's
+    measured distribution; fast) or ``"real"`` (real bytes, really hashed and compressed, and
+    readable with :meth:`read_sector`); it matters only for drives with data reduction.
     """
 
     def __init__(
@@ -54,10 +57,11 @@ class Drive:
         overrides: Sequence[str] = (),
         seed: int = 1,
         track_tags: bool = False,
+        content: str = "modeled",
     ) -> None:
         if seed < 0 or seed >= 2**64:
             raise WorkloadError(f"seed must be between 0 and 2^64-1 (got {seed})")
-        self._native = _native.NativeDrive(profile, list(overrides), seed, track_tags)
+        self._native = _native.NativeDrive(profile, list(overrides), seed, track_tags, content)
         self.info: dict = json.loads(self._native.info_json())
 
     @property
@@ -141,6 +145,10 @@ class Drive:
             record = {"step": step, "write_amplification": result.write_amplification, "seed": result.summary["seed"]}
         record["simulated_seconds"] = self.now_seconds - started
         return record
+
+    def read_sector(self, sector: int) -> bytes:
+        """The 4096 bytes of a logical sector (data-reduction drives with ``content="real"``)."""
+        return self._native.read_sector(sector)
 
     def read_tag(self, sector: int) -> int:
         """Content tag of a 4 KiB logical sector (drives built with ``track_tags=True``)."""

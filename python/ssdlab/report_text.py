@@ -19,6 +19,7 @@ def drive_header(info: dict) -> str:
         + (f" (incl. {info['reserved_user_fraction'] * 100:.0f}% reserved user space)" if info["reserved_user_fraction"] else "")
         + f"\n  {info['dies']} dies on {info['channels']} channels ({info['bus']}, {info['bus_mbps']:.0f} MB/s), "
         f"{info['host_interface']} ({info['link_mbps']:.0f} MB/s), GC {info['gc_policy']}"
+        + (f"\n  data reduction on ({info['ecc_unit_bytes']} B ECC units, {info['content_mode']} content)" if info["data_reduction"] else "")
     )
 
 
@@ -44,6 +45,18 @@ def run_summary(s: dict) -> str:
         f"  (host {_bytes(s['host_write_bytes'])} -> NAND {_bytes(s['nand_write_bytes'])}, "
         f"GC {_bytes(s['nand_write_bytes_gc'])})"
     )
+    red = s.get("reduction")
+    if red:
+        def pct(x):
+            return "n/a" if x is None else f"{x * 100:.1f}%"
+        ratio = red["data_reduction_ratio"]
+        lines.append(
+            f"  data {s['data_pattern']}: reduction {'n/a' if ratio is None else f'{ratio:.2f}:1'}, dedup hits {pct(red['dedup_hit_rate'])}, "
+            f"zero sectors {pct(red['zero_sector_rate'])}, after dedup {_bytes(red['bytes_after_dedup'])}, "
+            f"after compression {_bytes(red['bytes_after_compression'])}, stored {_bytes(red['bytes_stored'])}"
+        )
+    if s.get("nand_reads_per_read_sector") is not None:
+        lines.append(f"  NAND senses per 4 KiB read: {s['nand_reads_per_read_sector']:.3f}")
     lines.append(
         f"  busy {s['busy_seconds']:,.2f} s, energy {s['energy_joules']:,.1f} J, mean power {s['mean_power_watts']:.2f} W, "
         f"P/E min/mean/max {s['wear']['min']}/{s['wear']['mean']:.2f}/{s['wear']['max']}, free blocks {s['free_blocks']:,}"

@@ -54,6 +54,7 @@ fn main() {
         rw.wall_seconds,
         rw.ios as f64 / rw.wall_seconds
     );
+    println!("pending bookings (channels, engine, link): {:?}", drive.pending_bookings());
     let f = drive.flash().counters();
     println!("die busy total {:.1} s over 32 dies, reads {} programs {} erases {}", drive.flash().die_busy_total_ns() as f64 / 1e9, f.page_reads, f.page_programs, f.block_erases);
     println!("gc moved {} (sectors or chunks), reduction: {:?}", drive.mapper().gc_moved(), rw.reduction);

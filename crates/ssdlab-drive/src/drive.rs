@@ -148,6 +148,11 @@ impl Drive {
         self.profile.usable_bytes()
     }
 
+    /// Future bookings held by the channel, engine and link timelines (diagnostic).
+    pub fn pending_bookings(&self) -> (usize, usize, usize) {
+        (self.flash.channel_bookings(), self.engine.pending_bookings(), self.link.pending_bookings())
+    }
+
     /// Time at which everything booked so far (host and internal) has finished.
     pub fn quiesce_ns(&self) -> Nanoseconds {
         self.flash.all_idle_ns().max(self.controller_free_ns).max(self.link.free_from_ns())
@@ -196,6 +201,7 @@ impl Drive {
         self.check_range(io)?;
         self.flash.forget_before(at_ns);
         self.link.forget_before(at_ns);
+        self.engine.forget_before(at_ns);
         let c = &self.profile.controller;
         let mut start = at_ns;
         if io.op == Op::Write {

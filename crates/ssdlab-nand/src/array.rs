@@ -114,6 +114,11 @@ impl FlashArray {
         }
     }
 
+    /// Future bookings held over all channels (a diagnostic of how far ahead work is booked).
+    pub fn channel_bookings(&self) -> usize {
+        self.channels.iter().map(Timeline::pending_bookings).sum()
+    }
+
     /// Total time each die has been busy, summed over dies.
     pub fn die_busy_total_ns(&self) -> Nanoseconds {
         self.die_busy_ns.iter().sum()

@@ -11,7 +11,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use ssdlab_core::{Error, SimRng};
-use ssdlab_drive::{Drive, Run};
+use ssdlab_drive::{Drive, DriveOptions, Run};
+use ssdlab_reduce::ContentMode;
 use ssdlab_workload::JobSpec;
 
 create_exception!(_native, SsdlabError, PyException, "Base class of every ssdlab error.");
@@ -107,10 +108,15 @@ struct NativeDrive {
 #[pymethods]
 impl NativeDrive {
     #[new]
-    #[pyo3(signature = (profile, overrides=Vec::new(), seed=1, track_tags=false))]
-    fn new(py: Python<'_>, profile: &str, overrides: Vec<String>, seed: u64, track_tags: bool) -> PyResult<Self> {
+    #[pyo3(signature = (profile, overrides=Vec::new(), seed=1, track_tags=false, content="modeled"))]
+    fn new(py: Python<'_>, profile: &str, overrides: Vec<String>, seed: u64, track_tags: bool, content: &str) -> PyResult<Self> {
+        let content = match content {
+            "modeled" => ContentMode::Modeled,
+            "real" => ContentMode::Real,
+            other => return Err(WorkloadError::new_err(format!("unknown content mode `{other}` (expected modeled or real)"))),
+        };
         let profile = ssdlab_profile::load_profile(profile, &overrides).map_err(to_py)?;
-        let drive = py.detach(|| Drive::with_tags(profile, track_tags)).map_err(to_py)?;
+        let drive = py.detach(|| Drive::with_options(profile, DriveOptions { track_tags, content })).map_err(to_py)?;
         Ok(Self { drive, seeds: SimRng::new(seed), now_ns: 0, master_seed: seed })
     }
 
@@ -151,6 +157,9 @@ impl NativeDrive {
             "host_interface": p.host.interface.name(),
             "link_mbps": p.host.link_bytes_per_second as f64 / 1e6,
             "gc_policy": p.ftl.gc_policy.name(),
+            "data_reduction": p.reduction.is_some(),
+            "ecc_unit_bytes": p.reduction.as_ref().map(|r| r.chunk.ecc_unit_bytes),
+            "content_mode": match self.drive.options().content { ContentMode::Modeled => "modeled", ContentMode::Real => "real" },
             "source": p.source,
         })
         .to_string()
@@ -240,6 +249,15 @@ impl NativeDrive {
             return Err(RequestError::new_err("the run has not finished"));
         }
         serde_json::to_string(&inner.summary(&self.drive, wall_seconds)).map_err(|e| RequestError::new_err(e.to_string()))
+    }
+
+    /// The bytes of a 4 KiB logical sector (data-reduction drives in real-bytes mode).
+    fn read_sector<'py>(&self, py: Python<'py>, sector: u64) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        if sector >= self.drive.mapper().user_sectors() {
+            return Err(RequestError::new_err(format!("sector {sector} is beyond the drive")));
+        }
+        let bytes = self.drive.read_sector_bytes(sector).map_err(to_py)?;
+        Ok(pyo3::types::PyBytes::new(py, &bytes))
     }
 
     /// Content tag of a 4 KiB logical sector (drives built with `track_tags`).
