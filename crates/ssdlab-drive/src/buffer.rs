@@ -24,6 +24,13 @@ impl WriteBuffer {
         Self { release_ns: vec![0; sectors], head: 0, pending: Vec::with_capacity(sectors), last_release_ns: 0 }
     }
 
+    /// Whether taking `sectors` more would reuse a position still awaiting its program (data
+    /// parked in a partly filled unit that nothing else will complete soon).
+    pub fn blocked_by_pending(&self, sectors: usize) -> bool {
+        let n = self.release_ns.len();
+        (0..sectors.min(n)).any(|i| self.release_ns[(self.head + i) % n] == PENDING)
+    }
+
     /// Time at which `sectors` more sectors fit.
     pub fn room_at(&self, sectors: usize) -> Nanoseconds {
         let n = self.release_ns.len();
@@ -55,6 +62,14 @@ impl WriteBuffer {
             // units; release the oldest at once rather than deadlock.
             let oldest = self.pending.remove(0);
             self.release_ns[oldest] = self.last_release_ns;
+        }
+    }
+
+    /// The newest sector needs no program (a duplicate or zeros): it leaves at `done_ns`.
+    #[inline]
+    pub fn release_newest(&mut self, done_ns: Nanoseconds) {
+        if let Some(pos) = self.pending.pop() {
+            self.release_ns[pos] = done_ns;
         }
     }
 

@@ -327,6 +327,15 @@ impl Drive {
                 self.pieces = pieces;
             }
         }
+        if self.buffer.blocked_by_pending(sectors) {
+            // The buffer is full of data parked in a partly filled unit (the writes that would
+            // complete it were absorbed as duplicates or zeros): program it padded, as a
+            // controller does when it needs the space.
+            let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, command_done, command_done);
+            self.mapper.pad_open_unit(&mut sink);
+            let padded_until = sink.host_program_done_ns;
+            self.buffer.release_pending(padded_until.max(command_done));
+        }
         let room = self.buffer.room_at(sectors);
         let link_time = self.link_time_ns(io.len_bytes);
         let link_done = self.link.book(command_done.max(room), link_time) + link_time;
@@ -351,7 +360,9 @@ impl Drive {
             sink.buffer.push();
             if chunked {
                 let sector = content.next_content();
-                self.mapper.write(lba, 0, Some(sector), &mut sink)?;
+                if !self.mapper.write(lba, 0, Some(sector), &mut sink)? {
+                    sink.buffer.release_newest(data_in);
+                }
             } else {
                 self.mapper.write(lba, first_tag + i as u64, None, &mut sink)?;
             }

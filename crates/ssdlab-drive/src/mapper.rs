@@ -40,11 +40,12 @@ impl Mapper {
         }
     }
 
-    /// Write one sector.
+    /// Write one sector. Returns whether its data must be programmed (false for zeros and
+    /// duplicates the data-reduction engine absorbed).
     #[inline]
-    pub fn write<S: FlashSink>(&mut self, lba: u64, tag: u64, content: Option<SectorContent>, sink: &mut S) -> Result<()> {
+    pub fn write<S: FlashSink>(&mut self, lba: u64, tag: u64, content: Option<SectorContent>, sink: &mut S) -> Result<bool> {
         match self {
-            Mapper::Page(f) => f.write(lba, tag, sink),
+            Mapper::Page(f) => f.write(lba, tag, sink).map(|()| true),
             Mapper::Chunk(f) => {
                 let content = content.expect("the data-reduction FTL needs content");
                 f.write(lba, content, sink)

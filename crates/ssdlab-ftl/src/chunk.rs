@@ -341,11 +341,13 @@ impl ChunkFtl {
         self.index.prefetch(fingerprint as u64);
     }
 
-    /// Write sector `lba` with `content`.
-    pub fn write<S: FlashSink>(&mut self, lba: u64, content: SectorContent, sink: &mut S) -> Result<()> {
+    /// Write sector `lba` with `content`. Returns whether new data was stored (false for zeros
+    /// and duplicates, which need no flash).
+    pub fn write<S: FlashSink>(&mut self, lba: u64, content: SectorContent, sink: &mut S) -> Result<bool> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
         self.stats.host_sectors_written += 1;
         let old = self.l2p[lba as usize];
+        let mut stored = false;
         let new = if content.zero {
             self.stats.zero_sectors += 1;
             ZERO
@@ -358,14 +360,17 @@ impl ChunkFtl {
                     self.stats.dedup_hits += 1;
                     chunk
                 }
-                None => self.store_new(key, content, sink)?,
+                None => {
+                    stored = true;
+                    self.store_new(key, content, sink)?
+                }
             }
         };
         self.l2p[lba as usize] = new;
         if old != UNMAPPED && old != ZERO {
             self.release(old);
         }
-        Ok(())
+        Ok(stored)
     }
 
     /// Unmap sector `lba` (TRIM): it reads as zeros and drops its chunk reference.
