@@ -155,6 +155,76 @@ def run_command(ctx: click.Context, profile: str, overrides: tuple[str, ...], jo
         _fail(f"cannot write output: {error}")
 
 
+@cli.command("review")
+@click.argument("profile", default=DEFAULT_PROFILE)
+@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@click.option("--out", "out_dir", default=None, metavar="DIR", help="Output folder (default: review-PROFILE).")
+@click.option("--db", "db_path", default=None, metavar="FILE", help="Results database (default: OUT/results.sqlite).")
+@click.option("--scale", type=click.FloatRange(0.001, 1.0), default=1.0, show_default=True,
+              help="Shorten the review (smaller drive and spans, shorter tests); below 1 it is marked not comparable.")
+@click.option("--suites", default=None, metavar="A,B", help="Run only these suites.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--quiet", is_flag=True, help="No progress output.")
+def review_command(profile: str, overrides: tuple[str, ...], out_dir: str | None, db_path: str | None, scale: float,
+                   suites: str | None, seed: int, quiet: bool) -> None:
+    """Run every test of the articles against a drive and write a report (charts, tables, raw data)."""
+    from ssdlab.lab.context import ReviewContext
+    from ssdlab.lab.review import parse_suites, run_review
+
+    try:
+        names = parse_suites(suites)
+        out = Path(out_dir or f"review-{Path(profile).stem}")
+        bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
+        ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars)
+        Drive(profile, ctx.scaled_overrides())  # validate the profile before any output
+        if not quiet:
+            click.echo(f"reviewing {ctx.info()['model']} (scale {scale:g}): {', '.join(names)}")
+
+        def done(name: str, wall: float) -> None:
+            bars.close()
+            if not quiet:
+                click.echo(f"  {name}: done in {wall:,.1f} s")
+
+        report = run_review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done)
+    except SsdlabError as error:
+        _fail(str(error))
+    click.echo(f"report: {report}")
+
+
+@cli.command("compare")
+@click.argument("drives", nargs=-1)
+@click.option("--db", "db_path", required=True, metavar="FILE", help="Results database to read.")
+@click.option("--out", "out_dir", default="compare", show_default=True, metavar="DIR")
+@click.option("--highlight", default=None, metavar="DRIVE", help="Drive to highlight in the charts.")
+@click.option("--include-scaled", is_flag=True, help="Also use shortened (scaled) reviews.")
+def compare_command(drives: tuple[str, ...], db_path: str, out_dir: str, highlight: str | None, include_scaled: bool) -> None:
+    """Draw comparison charts across drives from stored results."""
+    from ssdlab.lab.compare import compare
+
+    try:
+        page = compare(Path(db_path), Path(out_dir), list(drives), highlight, include_scaled)
+    except SsdlabError as error:
+        _fail(str(error))
+    click.echo(f"comparison: {page}")
+
+
+@cli.command("calibrate")
+@click.option("--db", "db_path", default="calibration/results.sqlite", show_default=True, metavar="FILE")
+@click.option("--out", "out_path", default="docs/calibration.md", show_default=True, metavar="FILE")
+@click.option("--scale", type=click.FloatRange(0.001, 1.0), default=1.0, show_default=True)
+@click.option("--quiet", is_flag=True)
+def calibrate_command(db_path: str, out_path: str, scale: float, quiet: bool) -> None:
+    """Run the suites behind the published figures and write the calibration page."""
+    from ssdlab.lab.compare import calibrate
+
+    try:
+        bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
+        page = calibrate(Path(db_path), Path(out_path), scale, bars, echo=None if quiet else click.echo)
+    except SsdlabError as error:
+        _fail(str(error))
+    click.echo(f"calibration page: {page}")
+
+
 def main() -> None:
     """Entry point of the ``ssdlab`` command."""
     try:

@@ -158,6 +158,7 @@ impl NativeDrive {
             "link_mbps": p.host.link_bytes_per_second as f64 / 1e6,
             "gc_policy": p.ftl.gc_policy.name(),
             "data_reduction": p.reduction.is_some(),
+            "idle_watts": (p.controller.idle_mw + p.energy.idle_mw) / 1000.0,
             "ecc_unit_bytes": p.reduction.as_ref().map(|r| r.chunk.ecc_unit_bytes),
             "content_mode": match self.drive.options().content { ContentMode::Modeled => "modeled", ContentMode::Real => "real" },
             "source": p.source,
@@ -210,6 +211,7 @@ impl NativeDrive {
             "nand_write_bytes": f.bytes_programmed_host + f.bytes_programmed_internal,
             "nand_read_bytes": f.bytes_read,
             "block_erases": f.block_erases,
+            "operation_energy_joules": f.energy_nj / 1e9,
             "gc_moved": mapper.gc_moved(),
         })
         .to_string()

@@ -1,0 +1,74 @@
+"""Charts in the forms a review uses (matplotlib, PNG)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+HIGHLIGHT = "#d62728"
+OTHERS = "#7f7f7f"
+
+
+def _save(fig, path: Path) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path.name
+
+
+def bar_chart(path: Path, title: str, labels: Sequence[str], values: Sequence[float], unit: str, highlight: str | None = None) -> str:
+    """Horizontal bars, best at the top, the reviewed drive highlighted (the articles' style)."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    height = 0.6 + 0.45 * len(values)
+    fig, ax = plt.subplots(figsize=(8, max(1.8, height)))
+    ys = range(len(order))
+    colors = [HIGHLIGHT if labels[i] == highlight else OTHERS for i in order]
+    ax.barh(list(ys), [values[i] for i in order], color=colors)
+    ax.set_yticks(list(ys), [labels[i] for i in order])
+    for y, i in zip(ys, order):
+        ax.text(values[i], y, f" {values[i]:,.1f}", va="center", fontsize=9)
+    ax.set_xlabel(unit)
+    ax.set_title(title)
+    ax.margins(x=0.15)
+    return _save(fig, path)
+
+
+def line_chart(path: Path, title: str, x: Sequence[float], series: dict[str, Sequence[float]], xlabel: str, ylabel: str,
+               logx: bool = False, xticklabels: Sequence[str] | None = None) -> str:
+    """One line per series (ATTO by transfer size, HD Tach against position)."""
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    for name, ys in series.items():
+        ax.plot(list(x), list(ys), marker="o" if len(x) < 40 else None, markersize=3, label=name)
+    if logx:
+        ax.set_xscale("log", base=2)
+    if xticklabels is not None:
+        ax.set_xticks(list(x), list(xticklabels), rotation=45, fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_ylim(bottom=0)
+    return _save(fig, path)
+
+
+def iops_scatter(path: Path, title: str, seconds: Sequence[float], iops: Sequence[float], log: bool,
+                 ylim: tuple[float, float] | None = None) -> str:
+    """IOPS every second, as the IO-consistency plots show it."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.scatter(list(seconds), [max(v, 1.0) if log else v for v in iops], s=3, color=HIGHLIGHT)
+    if log:
+        ax.set_yscale("log")
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("4 KiB random write IOPS")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)

@@ -1,0 +1,77 @@
+"""What a review runs against, and the helpers suites share."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ssdlab.drive import Drive, RunResult, profile_source
+
+GB = 1_000_000_000
+GIB = 1 << 30
+
+#: Data patterns of the articles: Iometer's "normal" (compressible) and "random" data.
+COMPRESSIBLE = "repeating"
+INCOMPRESSIBLE = "random"
+
+
+@dataclass
+class ReviewContext:
+    """A review's settings: the profile, overrides, scale (1.0 = as the articles did it), seed,
+    output folder and a progress callback."""
+
+    profile: str
+    overrides: Sequence[str] = ()
+    scale: float = 1.0
+    seed: int = 1
+    out_dir: Path = Path("review")
+    progress: Callable[[str, float, float, int], None] | None = None
+    _info: dict | None = field(default=None, repr=False)
+
+    def scaled_overrides(self) -> list[str]:
+        """Overrides that shrink the drive for scaled runs (blocks per plane and user capacity
+        shrink together, so the spare ratio and the geometry's parallelism stay)."""
+        overrides = list(self.overrides)
+        if self.scale >= 1.0:
+            return overrides
+        import tomllib
+
+        base = tomllib.loads(profile_source(self.profile, self.overrides))
+        blocks = base["nand"]["blocks_per_plane"]
+        new_blocks = max(24, int(blocks * self.scale))
+        capacity = base["drive"]["capacity_bytes_user"] * new_blocks / blocks
+        overrides += [f"nand.blocks_per_plane={new_blocks}", f"drive.capacity_bytes_user={int(capacity) // 4096 * 4096}"]
+        return overrides
+
+    def new_drive(self, extra: Sequence[str] = (), content: str = "modeled") -> Drive:
+        """A factory-fresh drive for a suite."""
+        return Drive(self.profile, self.scaled_overrides() + list(extra), seed=self.seed, content=content)
+
+    def info(self) -> dict:
+        """Profile facts (of the drive as reviewed, scaled if so)."""
+        if self._info is None:
+            self._info = self.new_drive().info
+        return self._info
+
+    def profile_hash(self) -> str:
+        """Hash of the effective profile text, to tell results of different profiles apart."""
+        return hashlib.sha256(self.info()["source"].encode()).hexdigest()[:16]
+
+    def seconds(self, full: float, minimum: float = 1.0) -> float:
+        """A duration in simulated seconds, scaled."""
+        return max(minimum, full * self.scale)
+
+    def span_bytes(self, full: float) -> int:
+        """A span in bytes, scaled, a whole number of MiB."""
+        return max(64 << 20, int(full * self.scale) // (1 << 20) * (1 << 20))
+
+    def run(self, drive: Drive, options: list[str], name: str) -> RunResult:
+        """Run one job with progress reporting under `name`."""
+        return drive.run(options, name=name, progress=self.progress)
+
+    @property
+    def comparable(self) -> bool:
+        """Whether results can be compared with published figures (full scale only)."""
+        return self.scale >= 1.0

@@ -1,0 +1,92 @@
+"""The results database: SQLite, one row per drive, suite, metric, data pattern and condition,
+with run metadata (profile hash, version, seed, scale).
+
+Each suite's rows go in with one transaction, so a crash mid-review leaves earlier results
+intact. A file that is not an ssdlab results database is refused, never modified.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from ssdlab.errors import SsdlabError
+from ssdlab.lab.results import SuiteResult
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, drive TEXT NOT NULL, model TEXT NOT NULL, profile_hash TEXT NOT NULL,
+    version TEXT NOT NULL, seed INTEGER NOT NULL, scale REAL NOT NULL, started TEXT NOT NULL, out_dir TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    run_id TEXT NOT NULL REFERENCES runs(run_id), drive TEXT NOT NULL, suite TEXT NOT NULL, metric TEXT NOT NULL,
+    pattern TEXT NOT NULL, condition TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_by_drive ON results (drive, suite, metric);
+"""
+
+
+class ResultsDatabaseError(SsdlabError):
+    """The results database cannot be used (corrupt, not ours, unwritable)."""
+
+
+class ResultsDatabase:
+    """An open results database."""
+
+    def __init__(self, path: Path, create: bool = True) -> None:
+        self.path = Path(path)
+        if not self.path.exists() and not create:
+            raise ResultsDatabaseError(f"{self.path}: no such results database")
+        if self.path.exists() and self.path.stat().st_size > 0:
+            with open(self.path, "rb") as f:
+                if f.read(16) != b"SQLite format 3\x00":
+                    raise ResultsDatabaseError(f"{self.path}: not an SQLite database (corrupt, or not an ssdlab results file); left untouched")
+        try:
+            self.conn = sqlite3.connect(self.path, timeout=30)
+            existing = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if existing and not {"meta", "runs", "results"} <= existing:
+                raise ResultsDatabaseError(f"{self.path}: an SQLite file but not an ssdlab results database; left untouched")
+            if self.conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise ResultsDatabaseError(f"{self.path}: the database is corrupt; left untouched")
+            with self.conn:
+                self.conn.executescript(SCHEMA)
+                self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+        except sqlite3.DatabaseError as error:
+            raise ResultsDatabaseError(f"{self.path}: cannot use the results database: {error}") from None
+
+    def start_run(self, drive: str, model: str, profile_hash: str, version: str, seed: int, scale: float, out_dir: Path) -> str:
+        """Record a new review run; returns its id."""
+        run_id = uuid.uuid4().hex[:12]
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with self.conn:
+            self.conn.execute("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?)",
+                              (run_id, drive, model, profile_hash, version, seed, scale, started, str(out_dir)))
+        return run_id
+
+    def add_suite(self, run_id: str, drive: str, result: SuiteResult) -> None:
+        """Store one suite's metrics, all or nothing."""
+        rows = [(run_id, drive, result.name, m.name, m.pattern, m.condition, m.value, m.unit) for m in result.metrics]
+        with self.conn:
+            self.conn.executemany("INSERT INTO results VALUES (?,?,?,?,?,?,?,?)", rows)
+
+    def latest(self, drives: list[str] | None = None, include_scaled: bool = False) -> pd.DataFrame:
+        """Results of each drive's latest run (full-scale runs only unless told otherwise)."""
+        query = """
+            SELECT r.*, u.model, u.scale, u.started FROM results r JOIN runs u USING (run_id)
+            WHERE u.started = (SELECT MAX(v.started) FROM runs v WHERE v.drive = u.drive AND (? OR v.scale >= 1.0)
+                               AND EXISTS (SELECT 1 FROM results w WHERE w.run_id = v.run_id))
+        """
+        frame = pd.read_sql_query(query, self.conn, params=(1 if include_scaled else 0,))
+        if drives:
+            frame = frame[frame["drive"].isin(drives)]
+        return frame
+
+    def close(self) -> None:
+        self.conn.close()

@@ -1,0 +1,67 @@
+"""Run a review end to end: suites, raw data, charts, report, database rows."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Sequence
+
+from ssdlab import __version__
+from ssdlab.errors import SsdlabError
+from ssdlab.lab import calibration
+from ssdlab.lab.context import ReviewContext
+from ssdlab.lab.db import ResultsDatabase
+from ssdlab.lab.report import review_page
+from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.suites import SUITES
+
+
+def parse_suites(text: str | None) -> list[str]:
+    """Suite names from a comma-separated list (all when empty)."""
+    if not text:
+        return list(SUITES)
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [n for n in names if n not in SUITES]
+    if unknown:
+        raise SsdlabError(f"unknown suite {unknown[0]!r} (expected some of: {', '.join(SUITES)})")
+    return names
+
+
+def check_output(out_dir: Path) -> None:
+    """Refuse an output folder that cannot be written, before any work."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / ".ssdlab-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise SsdlabError(f"{out_dir}: output folder is not writable: {error.strerror or error}") from None
+
+
+def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=None) -> Path:
+    """Run `suites` against `ctx`'s drive; returns the report's path."""
+    check_output(ctx.out_dir)
+    db = ResultsDatabase(db_path)
+    info = ctx.info()
+    meta = {"version": __version__, "profile_hash": ctx.profile_hash(), "seed": ctx.seed, "scale": ctx.scale}
+    run_id = db.start_run(info["name"], info["model"], meta["profile_hash"], __version__, ctx.seed, ctx.scale, ctx.out_dir)
+    data_dir = ctx.out_dir / "data"
+    data_dir.mkdir(exist_ok=True)
+    results: list[SuiteResult] = []
+    for name in suites:
+        started = time.perf_counter()
+        result = SUITES[name].run(ctx)
+        results.append(result)
+        db.add_suite(run_id, info["name"], result)
+        result.frame().to_csv(data_dir / f"{name}_metrics.csv", index=False)
+        for table_name, frame in result.tables.items():
+            frame.to_csv(data_dir / f"{table_name}.csv", index=False)
+        if on_suite is not None:
+            on_suite(name, time.perf_counter() - started)
+    cal = None
+    if ctx.comparable:
+        frame = db.latest([info["name"]])
+        cal = calibration.table(frame)
+        cal = cal[cal["drive"] == info["name"]]
+    db.close()
+    return review_page(ctx.out_dir, info, meta, results, cal)

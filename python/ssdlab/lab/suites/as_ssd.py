@@ -1,0 +1,34 @@
+"""AS-SSD sequential: incompressible 16 MiB transfers at QD1 over a 1 GB test file."""
+
+from __future__ import annotations
+
+from ssdlab.drive import Drive
+from ssdlab.lab.context import GB, INCOMPRESSIBLE, ReviewContext
+from ssdlab.lab.results import SuiteResult
+
+NAME = "as-ssd"
+TITLE = "AS-SSD incompressible sequential"
+METHOD = (
+    "AS-SSD writes a 1 GB test file of incompressible data, reads it back sequentially in 16 MiB transfers at "
+    "QD1, then rewrites it; MB/s of the read and the write. Clean: on a secure-erased drive."
+)
+
+
+def measure(ctx: ReviewContext, drive: Drive, condition: str) -> dict[str, float]:
+    """Run AS-SSD's sequential test on `drive` as it is; returns read and write MB/s."""
+    size = ctx.span_bytes(1 * GB)
+    data = f"data_pattern={INCOMPRESSIBLE}"
+    ctx.run(drive, ["rw=write", "bs=16m", "iodepth=1", f"size={size}", data], f"AS-SSD test file ({condition})")
+    read = ctx.run(drive, ["rw=read", "bs=16m", "iodepth=1", f"size={size}"], f"AS-SSD read ({condition})").summary
+    write = ctx.run(drive, ["rw=write", "bs=16m", "iodepth=1", f"size={size}", data], f"AS-SSD write ({condition})").summary
+    return {"read": read["read_mbps"], "write": write["write_mbps"]}
+
+
+def run(ctx: ReviewContext) -> SuiteResult:
+    result = SuiteResult(NAME, TITLE, METHOD)
+    drive = ctx.new_drive()
+    drive.secure_erase()
+    figures = measure(ctx, drive, "clean")
+    result.add("sequential read", figures["read"], "MB/s", "incompressible", "clean")
+    result.add("sequential write", figures["write"], "MB/s", "incompressible", "clean")
+    return result

@@ -1,0 +1,61 @@
+"""ATTO: transfer sizes 0.5 KiB to 8 MiB, compressible data, read and write MB/s per size."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ssdlab.drive import Drive
+from ssdlab.lab import charts
+from ssdlab.lab.context import COMPRESSIBLE, ReviewContext
+from ssdlab.lab.results import SuiteResult
+
+NAME = "atto"
+TITLE = "ATTO"
+METHOD = (
+    "ATTO writes then reads a 256 MB file in each transfer size from 0.5 KiB to 8 MiB, overlapped I/O at QD4, "
+    "with highly compressible data; MB/s per size."
+)
+
+SIZES = [512 << i for i in range(15)]  # 0.5 KiB .. 8 MiB
+
+
+def label(size: int) -> str:
+    """ATTO's size labels."""
+    return f"{size / 1024:g}K" if size < (1 << 20) else f"{size >> 20}M"
+
+
+def measure(ctx: ReviewContext, drive: Drive, condition: str) -> pd.DataFrame:
+    """Run ATTO on `drive` as it is."""
+    span = ctx.span_bytes(256e6)
+    rows = []
+    for size in SIZES:
+        data = f"data_pattern={COMPRESSIBLE}"
+        w = ctx.run(drive, ["rw=write", f"bs={size}", "iodepth=4", f"size={span}", data], f"ATTO write {label(size)} ({condition})").summary
+        r = ctx.run(drive, ["rw=read", f"bs={size}", "iodepth=4", f"size={span}"], f"ATTO read {label(size)} ({condition})").summary
+        rows.append({"transfer_bytes": size, "transfer": label(size), "write_mbps": w["write_mbps"], "read_mbps": r["read_mbps"], "condition": condition})
+    return pd.DataFrame(rows)
+
+
+def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str) -> str:
+    """ATTO lines (one per direction and condition) against transfer size."""
+    series = {}
+    for frame in frames:
+        condition = frame["condition"].iloc[0]
+        series[f"read ({condition})"] = frame["read_mbps"].tolist()
+        series[f"write ({condition})"] = frame["write_mbps"].tolist()
+    x = frames[0]["transfer_bytes"].tolist()
+    return charts.line_chart(ctx.out_dir / "charts" / name, title, x, series, "transfer size", "MB/s", logx=True,
+                             xticklabels=frames[0]["transfer"].tolist())
+
+
+def run(ctx: ReviewContext) -> SuiteResult:
+    result = SuiteResult(NAME, TITLE, METHOD)
+    drive = ctx.new_drive()
+    drive.secure_erase()
+    frame = measure(ctx, drive, "clean")
+    for row in frame.itertuples():
+        result.add(f"read {row.transfer}", row.read_mbps, "MB/s", "compressible", "clean")
+        result.add(f"write {row.transfer}", row.write_mbps, "MB/s", "compressible", "clean")
+    result.tables["atto"] = frame
+    result.charts.append((chart(ctx, [frame], "atto.png", "ATTO (clean)"), "ATTO read and write by transfer size"))
+    return result

@@ -1,0 +1,50 @@
+"""IO consistency: IOPS every second during 2000 s of 4 KiB random writes at QD32, at the
+default over-provisioning and with 25% of the user space left unused."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ssdlab.lab import charts
+from ssdlab.lab.context import INCOMPRESSIBLE, ReviewContext
+from ssdlab.lab.results import SuiteResult
+
+NAME = "consistency"
+TITLE = "IO consistency"
+METHOD = (
+    "Secure erase, sequential fill, then 4 KiB random writes of incompressible data at QD32 over the whole "
+    "usable span for 2000 s; IOPS every second. Again with 25% extra over-provisioning: only 75% of the user "
+    "space is used and the rest stays trimmed."
+)
+
+
+def run(ctx: ReviewContext) -> SuiteResult:
+    result = SuiteResult(NAME, TITLE, METHOD)
+    duration = ctx.seconds(2000, minimum=20)
+    late = duration * 0.7  # 1400 s of 2000
+    frames = []
+    for label, extra in (("default OP", []), ("25% extra OP", ["drive.reserved_user_fraction=0.25"])):
+        drive = ctx.new_drive(extra)
+        drive.secure_erase()
+        ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={INCOMPRESSIBLE}"], f"fill ({label})")
+        run = ctx.run(drive, ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={duration}", "time_based",
+                              f"data_pattern={INCOMPRESSIBLE}"], f"4K random write QD32 ({label})")
+        series = run.series[["second", "iops", "free_blocks", "write_amplification"]].copy()
+        series["condition"] = label
+        frames.append(series)
+        tail = series[series["second"] >= late]
+        result.add("steady-state IOPS (mean from 70% of the run)", tail["iops"].mean(), "IOPS", "incompressible", label)
+        result.add("steady-state IOPS, 1st percentile", tail["iops"].quantile(0.01), "IOPS", "incompressible", label)
+        result.add("early IOPS (mean of the first 5%)", series[series["second"] < duration * 0.05]["iops"].mean(), "IOPS", "incompressible", label)
+        result.add("write amplification", run.summary["write_amplification"], "x", "incompressible", label)
+        slug = "default" if label == "default OP" else "op25"
+        out = ctx.out_dir / "charts"
+        result.charts.append((charts.iops_scatter(out / f"consistency_{slug}_all.png", f"IOPS over the whole run ({label})",
+                                                  series["second"], series["iops"], log=True), f"{label}: whole run, log scale"))
+        result.charts.append((charts.iops_scatter(out / f"consistency_{slug}_late_log.png", f"IOPS from t = {late:g} s ({label})",
+                                                  tail["second"], tail["iops"], log=True), f"{label}: from t = {late:g} s, log scale"))
+        result.charts.append((charts.iops_scatter(out / f"consistency_{slug}_late_linear.png", f"IOPS from t = {late:g} s ({label})",
+                                                  tail["second"], tail["iops"], log=False, ylim=(0, 40_000)),
+                              f"{label}: from t = {late:g} s, linear 0-40K"))
+    result.tables["consistency"] = pd.concat(frames, ignore_index=True)
+    return result

@@ -1,0 +1,63 @@
+"""Four corners (Iometer): 4 KiB random read and write over an 8 GB span, 128 KiB and 2 MiB
+sequential over the whole span, compressible ("normal") and incompressible ("random") data,
+4K-aligned and 512 B-aligned random variants."""
+
+from __future__ import annotations
+
+from ssdlab.lab import charts
+from ssdlab.lab.context import COMPRESSIBLE, GB, INCOMPRESSIBLE, ReviewContext
+from ssdlab.lab.results import SuiteResult
+
+NAME = "four-corners"
+TITLE = "Four corners (Iometer)"
+METHOD = (
+    "Secure erase per data pattern. 4 KiB random reads (QD3, 3 min) over an 8 GB span written beforehand; "
+    "4 KiB random writes over 8 GB at QD3 for 3 min and at QD32; 4K-aligned and 512 B-aligned. "
+    "128 KiB sequential writes then reads over the whole span at QD1 for 1 min each; 2 MiB sequential for 3 min. "
+    "Iometer's compressible ('normal', repeating bytes) and incompressible ('random') data."
+)
+
+
+def run(ctx: ReviewContext) -> SuiteResult:
+    result = SuiteResult(NAME, TITLE, METHOD)
+    span = ctx.span_bytes(8 * GB)
+    three_min = f"runtime={ctx.seconds(180)}"
+    one_min = f"runtime={ctx.seconds(60)}"
+    rows = []
+    for pattern, label in ((COMPRESSIBLE, "compressible"), (INCOMPRESSIBLE, "incompressible")):
+        data = f"data_pattern={pattern}"
+        drive = ctx.new_drive()
+        drive.secure_erase()
+        ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"size={span}", data], f"prepare 8 GB ({label})")
+        tests = [
+            ("4K random read", "4k-aligned", ["rw=randread", "bs=4k", "iodepth=3", f"size={span}", three_min, "time_based"]),
+            ("4K random read", "512b-aligned", ["rw=randread", "bs=4k", "blockalign=512", "iodepth=3", f"size={span}", three_min, "time_based"]),
+            ("4K random write", "4k-aligned", ["rw=randwrite", "bs=4k", "iodepth=3", f"size={span}", three_min, "time_based", data]),
+            ("4K random write", "512b-aligned", ["rw=randwrite", "bs=4k", "blockalign=512", "iodepth=3", f"size={span}", three_min, "time_based", data]),
+            ("4K random write QD32", "4k-aligned", ["rw=randwrite", "bs=4k", "iodepth=32", f"size={span}", three_min, "time_based", data]),
+            ("128K sequential write", "4k-aligned", ["rw=write", "bs=128k", "iodepth=1", one_min, "time_based", data]),
+        ]
+        for test, alignment, options in tests:
+            s = ctx.run(drive, options, f"{test} {alignment} ({label})").summary
+            mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
+            result.add(f"{test} ({alignment})", mbps, "MB/s", label)
+            rows.append({"test": test, "alignment": alignment, "data": label, "MB/s": mbps, "IOPS": s["iops"]})
+        # Sequential reads need the whole span written first.
+        ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", data], f"fill for sequential reads ({label})")
+        for test, options in (
+            ("128K sequential read", ["rw=read", "bs=128k", "iodepth=1", one_min, "time_based"]),
+            ("2M sequential read", ["rw=read", "bs=2m", "iodepth=1", three_min, "time_based"]),
+            ("2M sequential write", ["rw=write", "bs=2m", "iodepth=1", three_min, "time_based", data]),
+        ):
+            s = ctx.run(drive, options, f"{test} ({label})").summary
+            mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
+            result.add(f"{test} (4k-aligned)", mbps, "MB/s", label)
+            rows.append({"test": test, "alignment": "4k-aligned", "data": label, "MB/s": mbps, "IOPS": s["iops"]})
+    import pandas as pd
+
+    table = pd.DataFrame(rows)
+    result.tables["four_corners"] = table
+    labels = [f"{r['test']} {r['alignment']} {r['data']}" for r in rows]
+    result.charts.append((charts.bar_chart(ctx.out_dir / "charts" / "four_corners.png", "Four corners", labels,
+                                           [r["MB/s"] for r in rows], "MB/s"), "Four corners, MB/s by test and data"))
+    return result

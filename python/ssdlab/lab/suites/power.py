@@ -1,0 +1,33 @@
+"""Power: idle, sequential write and 4 KiB random write at QD32, from the energy model."""
+
+from __future__ import annotations
+
+from ssdlab.lab.context import GB, INCOMPRESSIBLE, ReviewContext
+from ssdlab.lab.results import SuiteResult
+
+NAME = "power"
+TITLE = "Power"
+METHOD = (
+    "Mean power from the energy model (energy per page read and program, per block erase, per byte on the "
+    "channels, controller active power, idle power of controller and array): idle for 60 s, 128 KiB "
+    "sequential writes at QD32 for 60 s, 4 KiB random writes at QD32 over 8 GB for 60 s (incompressible)."
+)
+
+
+def run(ctx: ReviewContext) -> SuiteResult:
+    result = SuiteResult(NAME, TITLE, METHOD)
+    drive = ctx.new_drive()
+    drive.secure_erase()
+    seconds = ctx.seconds(60)
+    # Idle: the model's idle power plus whatever idle-time work (GC) costs meanwhile.
+    before = drive.state()["operation_energy_joules"]
+    drive.idle(seconds)
+    work = drive.state()["operation_energy_joules"] - before
+    result.add("idle", drive.info["idle_watts"] + work / seconds, "W", "", "idle")
+    seq = ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"runtime={seconds}", "time_based",
+                          f"data_pattern={INCOMPRESSIBLE}"], "power: sequential write").summary
+    rnd = ctx.run(drive, ["rw=randwrite", "bs=4k", "iodepth=32", f"size={ctx.span_bytes(8 * GB)}", f"runtime={seconds}",
+                          "time_based", f"data_pattern={INCOMPRESSIBLE}"], "power: 4K random write").summary
+    result.add("sequential write", seq["mean_power_watts"], "W", "incompressible", "load")
+    result.add("4K random write QD32", rnd["mean_power_watts"], "W", "incompressible", "load")
+    return result

@@ -1,0 +1,117 @@
+"""The review lab end to end at a small scale: suites, report, raw data, database, errors."""
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+
+def ssdlab(*args):
+    return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def review(tmp_path_factory):
+    out = tmp_path_factory.mktemp("review")
+    r = ssdlab("review", "force-gs-240", "--scale", "0.02", "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_report_names_every_suite_and_its_images_exist(review):
+    page = (review / "index.html").read_text()
+    for title in ("Four corners", "AS-SSD", "ATTO", "HD Tach", "Resiliency", "IO consistency", "Power", "Storage Bench"):
+        assert title in page
+    assert "Not comparable" in page or "not comparable" in page.lower()
+    import re
+
+    images = re.findall(r"src='charts/([^']+)'", page)
+    assert len(images) >= 12
+    for name in images:
+        assert (review / "charts" / name).stat().st_size > 5000
+
+
+def test_raw_data_and_database_rows(review):
+    table = pd.read_csv(review / "data" / "resiliency.csv")
+    assert list(table.columns) == ["test", "data", "clean", "after torture", "after TRIM"]
+    with sqlite3.connect(review / "results.sqlite") as db:
+        runs = db.execute("SELECT drive, scale, seed FROM runs").fetchall()
+        assert runs == [("force-gs-240", 0.02, 1)]
+        suites = {r[0] for r in db.execute("SELECT DISTINCT suite FROM results")}
+    assert {"four-corners", "as-ssd", "atto", "hdtach", "resiliency", "consistency", "power"} <= suites
+
+
+def test_directions_the_articles_report(review):
+    m = pd.concat([pd.read_csv(p) for p in (review / "data").glob("*_metrics.csv")])
+
+    def value(metric, pattern, condition=None):
+        rows = m[(m["name"] == metric) & (m["pattern"] == pattern)]
+        if condition is not None:
+            rows = rows[rows["condition"] == condition]
+        return rows["value"].iloc[0]
+
+    # Torture slows incompressible writes; TRIM restores them (at least partly).
+    clean = value("AS-SSD sequential write", "incompressible", "clean")
+    tortured = value("AS-SSD sequential write", "incompressible", "after torture")
+    trimmed = value("AS-SSD sequential write", "incompressible", "after TRIM")
+    assert tortured < clean and trimmed > tortured
+    # Compressible data is faster to write than incompressible on a SandForce drive.
+    assert value("128K sequential write (4k-aligned)", "compressible") > value("128K sequential write (4k-aligned)", "incompressible")
+    # A compressible torture slows HD Tach reads but not writes.
+    assert value("HD Tach average read", "compressible", "after torture") < value("HD Tach average read", "compressible", "clean")
+    assert value("HD Tach average write", "compressible", "after torture") > 0.9 * value("HD Tach average write", "compressible", "clean")
+    # Early IOPS far above steady state.
+    assert value("early IOPS (mean of the first 5%)", "incompressible", "default OP") > 2 * value(
+        "steady-state IOPS (mean from 70% of the run)", "incompressible", "default OP")
+
+
+def test_conventional_drive_gains_from_extra_op(tmp_path):
+    r = ssdlab("review", "conventional-240", "--scale", "0.02", "--suites", "consistency", "--out", str(tmp_path), "--quiet")
+    assert r.returncode == 0, r.stderr
+    m = pd.read_csv(tmp_path / "data" / "consistency_metrics.csv")
+    steady = m[m["name"] == "steady-state IOPS (mean from 70% of the run)"].set_index("condition")["value"]
+    assert steady["25% extra OP"] > 1.3 * steady["default OP"]
+
+
+def test_compare_draws_from_the_database(review, tmp_path):
+    other = tmp_path / "other"
+    r = ssdlab("review", "conventional-240", "--scale", "0.02", "--suites", "as-ssd,power", "--out", str(other),
+               "--db", str(review / "results.sqlite"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "cmp"
+    r = ssdlab("compare", "--db", str(review / "results.sqlite"), "--out", str(out), "--include-scaled", "--highlight", "force-gs-240")
+    assert r.returncode == 0, r.stderr
+    table = pd.read_csv(out / "comparison.csv")
+    assert {"force-gs-240", "conventional-240"} <= set(table.columns)
+    assert len(list((out / "charts").glob("*.png"))) >= 3
+
+
+def test_bad_inputs_are_refused_and_leave_results_untouched(review, tmp_path):
+    r = ssdlab("review", "force-gs-240", "--suites", "four-corners,bogus", "--out", str(tmp_path / "x"))
+    assert r.returncode == 2 and "unknown suite 'bogus'" in r.stderr and "Traceback" not in r.stderr
+    r = ssdlab("review", "no-such-drive", "--out", str(tmp_path / "y"))
+    assert r.returncode == 2 and "no-such-drive" in r.stderr
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if not (locked / "probe").parent.stat().st_mode & 0o200:
+            r = ssdlab("review", "force-gs-240", "--scale", "0.02", "--out", str(locked / "sub"))
+            if subprocess.run(["id", "-u"], capture_output=True, text=True).stdout.strip() != "0":
+                assert r.returncode == 2 and "not writable" in r.stderr
+    finally:
+        locked.chmod(0o700)
+    r = ssdlab("review", "force-gs-240", "--scale", "0.02", "--out", "/proc/ssdlab-cannot-write")
+    assert r.returncode == 2 and "not writable" in r.stderr
+    corrupt = tmp_path / "corrupt.sqlite"
+    corrupt.write_bytes(b"this is not a database" * 100)
+    before = corrupt.read_bytes()
+    r = ssdlab("review", "force-gs-240", "--scale", "0.02", "--suites", "power", "--out", str(tmp_path / "z"), "--db", str(corrupt))
+    assert r.returncode == 2 and "not an SQLite database" in r.stderr and "Traceback" not in r.stderr
+    assert corrupt.read_bytes() == before
+    r = ssdlab("compare", "--db", str(corrupt), "--out", str(tmp_path / "c"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert corrupt.read_bytes() == before
