@@ -25,9 +25,22 @@ def _table(frame: pd.DataFrame) -> str:
     return frame.to_html(index=False, float_format=lambda x: f"{x:,.2f}", na_rep="-", border=0)
 
 
+# Marks the page once every image has loaded (or not), so headless tests can check it.
+SELF_CHECK = """
+<script>
+window.addEventListener('load', function () {
+  var images = Array.prototype.slice.call(document.images);
+  var broken = images.filter(function (i) { return !(i.complete && i.naturalWidth > 0); });
+  document.body.setAttribute('data-images', images.length);
+  document.body.setAttribute('data-broken-images', broken.length);
+});
+</script>
+"""
+
+
 def _page(title: str, body: str) -> str:
     return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
+            f"<style>{STYLE}</style></head><body>\n{body}\n{SELF_CHECK}</body></html>\n")
 
 
 def review_page(out_dir: Path, info: dict, meta: dict, suites: list[SuiteResult], calibration: pd.DataFrame | None) -> Path:
