@@ -83,6 +83,11 @@ impl WriteBuffer {
         self.last_release_ns = self.last_release_ns.max(done_ns);
     }
 
+    /// Sectors the buffer holds.
+    pub fn capacity(&self) -> usize {
+        self.release_ns.len()
+    }
+
     /// Latest release time booked so far.
     pub fn last_release_ns(&self) -> Nanoseconds {
         self.last_release_ns

@@ -306,7 +306,6 @@ impl Drive {
         let first = io.offset_bytes / SECTOR_BYTES;
         let end = io.offset_bytes + io.len_bytes;
         let last = (end - 1) / SECTOR_BYTES;
-        let sectors = (last - first + 1) as usize;
         let planes = self.profile.geometry.planes_per_die;
         // Partial sectors at either end need the old data first (read-modify-write).
         let mut rmw_ready = command_done;
@@ -327,47 +326,63 @@ impl Drive {
                 self.pieces = pieces;
             }
         }
-        if self.buffer.blocked_by_pending(sectors) {
-            // The buffer is full of data parked in a partly filled unit (the writes that would
-            // complete it were absorbed as duplicates or zeros): program it padded, as a
-            // controller does when it needs the space.
-            let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, command_done, command_done);
-            self.mapper.pad_open_unit(&mut sink);
-            let padded_until = sink.host_program_done_ns;
-            self.buffer.release_pending(padded_until.max(command_done));
-        }
-        let room = self.buffer.room_at(sectors);
-        let link_time = self.link_time_ns(io.len_bytes);
-        let link_done = self.link.book(command_done.max(room), link_time) + link_time;
-        // The engine fingerprints and compresses the data on its way into the buffer.
-        let data_in = match &self.profile.reduction {
-            None => link_done,
-            Some(r) => {
-                let bytes = sectors as u64 * SECTOR_BYTES;
-                // Hashing, compression and table updates are pipelined stages: the slowest
-                // sets the pace.
-                let time = transfer_ns(bytes, r.hash_bytes_per_second)
-                    .max(transfer_ns(bytes, r.compress_bytes_per_second))
-                    .max(transfer_ns(sectors as u64, r.chunks_per_second));
-                let first_piece = transfer_ns(SECTOR_BYTES.min(io.len_bytes), self.profile.host.link_bytes_per_second);
-                let start = self.engine.book(link_done - link_time + first_piece.min(link_time), time);
-                (start + time).max(link_done)
-            }
-        };
-        let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, data_in.max(rmw_ready), command_done);
+        // The data streams through the write buffer in pieces of at most a quarter of it, so a
+        // command larger than the buffer moves at the pace the buffer drains.
+        let piece_max = (self.buffer.capacity() / 4).max(1) as u64;
         let chunked = matches!(self.mapper, Mapper::Chunk(_));
-        for (i, lba) in (first..=last).enumerate() {
-            sink.buffer.push();
-            if chunked {
-                let sector = content.next_content();
-                if !self.mapper.write(lba, 0, Some(sector), &mut sink)? {
-                    sink.buffer.release_newest(data_in);
-                }
-            } else {
-                self.mapper.write(lba, first_tag + i as u64, None, &mut sink)?;
+        let mut lba = first;
+        let mut link_free = command_done;
+        let mut data_in = command_done;
+        let mut host_program_done = 0;
+        while lba <= last {
+            let n = piece_max.min(last - lba + 1);
+            let piece_bytes = end.min((lba + n) * SECTOR_BYTES) - io.offset_bytes.max(lba * SECTOR_BYTES);
+            if self.buffer.blocked_by_pending(n as usize) {
+                // The buffer is full of data parked in a partly filled unit (the writes that would
+                // complete it were absorbed as duplicates or zeros): program it padded, as a
+                // controller does when it needs the space.
+                let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, command_done, command_done);
+                self.mapper.pad_open_unit(&mut sink);
+                let padded_until = sink.host_program_done_ns;
+                self.buffer.release_pending(padded_until.max(command_done));
             }
+            let room = self.buffer.room_at(n as usize);
+            let overhead = if lba == first { self.profile.host.command_overhead_ns } else { 0 };
+            let link_time = overhead + transfer_ns(piece_bytes, self.profile.host.link_bytes_per_second);
+            let link_start = self.link.book(link_free.max(room), link_time);
+            let link_done = link_start + link_time;
+            link_free = link_done;
+            // The engine fingerprints and compresses the data on its way into the buffer.
+            data_in = match &self.profile.reduction {
+                None => link_done,
+                Some(r) => {
+                    let bytes = n * SECTOR_BYTES;
+                    // Hashing, compression and table updates are pipelined stages: the slowest
+                    // sets the pace.
+                    let time = transfer_ns(bytes, r.hash_bytes_per_second)
+                        .max(transfer_ns(bytes, r.compress_bytes_per_second))
+                        .max(transfer_ns(n, r.chunks_per_second));
+                    let first_sector = transfer_ns(SECTOR_BYTES.min(piece_bytes), self.profile.host.link_bytes_per_second);
+                    let start = self.engine.book(link_start + overhead + first_sector, time);
+                    (start + time).max(link_done)
+                }
+            };
+            let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, data_in.max(rmw_ready), command_done);
+            for lba in lba..lba + n {
+                sink.buffer.push();
+                if chunked {
+                    let sector = content.next_content();
+                    if !self.mapper.write(lba, 0, Some(sector), &mut sink)? {
+                        sink.buffer.release_newest(data_in);
+                    }
+                } else {
+                    self.mapper.write(lba, first_tag + (lba - first), None, &mut sink)?;
+                }
+            }
+            host_program_done = host_program_done.max(sink.host_program_done_ns);
+            lba += n;
         }
-        self.last_host_program_ns = self.last_host_program_ns.max(sink.host_program_done_ns);
+        self.last_host_program_ns = self.last_host_program_ns.max(host_program_done);
         self.counters.write_commands += 1;
         self.counters.host_write_bytes += io.len_bytes;
         Ok(data_in)
