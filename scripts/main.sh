@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# Set up, then run the main job: the default drive (Corsair Force GS 240 GB profile), secure
-# erased and filled sequentially, then 4 KiB random writes at QD32 for 60 simulated seconds.
-# Writes the summary to out/run.json and the per-second series to out/series.csv.
+# Set up, then run the main job: a full review of the default drive (Corsair Force GS 240 GB
+# profile) with every suite of the articles. Writes the report to review-force-gs-240/index.html
+# (charts, tables, raw CSV) and its results to review-force-gs-240/results.sqlite.
+# Extra arguments go to `ssdlab review` (e.g. --scale 0.05 for a quick look).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-mkdir -p out
-.venv/bin/ssdlab run --precondition secure-erase --precondition seq-fill \
-    --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based \
-    --json out/run.json --series out/series.csv "$@"
-echo "wrote out/run.json and out/series.csv"
+.venv/bin/ssdlab review force-gs-240 --out review-force-gs-240 "$@"
