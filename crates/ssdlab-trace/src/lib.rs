@@ -1,0 +1,27 @@
+//! Block traces.
+//!
+//! * [`TraceRecord`]: one request (time since the trace began, read/write/trim, byte offset and
+//!   length, the recorded service time when the format has one).
+//! * [`TraceReader`]: a streaming reader (plain or gzip) for [`TraceFormat`]s: SNIA / MSR
+//!   Cambridge CSV, blkparse text, fio iolog v2 and v3, UMass/SPC and DiskSim ASCII; detected
+//!   from the first lines or named. A bad line is an error naming file and line, or, with
+//!   `skip_bad`, counted and skipped.
+//! * [`QueueDepth`]: each request's queue depth in the trace (outstanding requests at its
+//!   arrival, from recorded service times).
+//! * [`TraceStats`]: op counts, size histogram, sequential share, queue-depth distribution.
+//! * [`generate`]: seeded traces with the published statistics of the AnandTech Storage Bench
+//!   workloads ([`Workload`]).
+
+#![warn(missing_docs)]
+
+mod generate;
+mod parse;
+mod qd;
+mod record;
+mod stats;
+
+pub use generate::{generate, write_msr, Workload};
+pub use parse::{TraceFormat, TraceReader};
+pub use qd::QueueDepth;
+pub use record::{TraceOp, TraceRecord};
+pub use stats::TraceStats;

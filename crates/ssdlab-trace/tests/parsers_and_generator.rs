@@ -1,0 +1,117 @@
+//! Parsers on hand-written samples of every format (good and malformed lines), detection, gzip,
+//! and the generated Heavy 2011 trace against its published statistics.
+
+use ssdlab_trace::{generate, write_msr, TraceFormat, TraceOp, TraceReader, TraceRecord, TraceStats, Workload};
+use std::io::{BufReader, Cursor};
+
+fn read(text: &str, format: Option<TraceFormat>, skip_bad: bool) -> ssdlab_core::Result<(TraceFormat, Vec<TraceRecord>, u64)> {
+    let reader = TraceReader::from_reader("sample", Box::new(BufReader::new(Cursor::new(text.to_string()))), format, skip_bad)?;
+    let format = reader.format();
+    let mut reader = reader;
+    let mut out = Vec::new();
+    for r in reader.by_ref() {
+        out.push(r?);
+    }
+    Ok((format, out, reader.skipped()))
+}
+
+#[test]
+fn msr_csv() {
+    let text = "128166372003061629,hm,0,Read,3154059264,4096,1010\n128166372003071629,hm,0,Write,8192,16384,500\n";
+    let (f, r, _) = read(text, None, false).unwrap();
+    assert_eq!(f, TraceFormat::Msr);
+    assert_eq!(r[0], TraceRecord { time_ns: 0, op: TraceOp::Read, offset_bytes: 3154059264, len_bytes: 4096, latency_ns: Some(101_000) });
+    assert_eq!(r[1].time_ns, 1_000_000);
+    assert_eq!(r[1].op, TraceOp::Write);
+}
+
+#[test]
+fn blkparse_text() {
+    let text = "  8,0    0        1     0.000000000  4162  Q   R 1000 + 8 [fio]\n  8,0    0        2     0.000001000  4162  G   R 1000 + 8 [fio]\n  8,0    1        3     0.000500000  4163  Q  WS 2048 + 16 [jbd2]\n  8,0    1        4     0.000600000  4163  Q   D 4096 + 64 [fstrim]\n  8,0    1        5     0.000700000  4163  Q   FN [kworker]\nCPU0 (8,0):\n Reads Queued:           1,        4KiB\n";
+    let (f, r, _) = read(text, None, false).unwrap();
+    assert_eq!(f, TraceFormat::Blkparse);
+    assert_eq!(r.len(), 3);
+    assert_eq!((r[0].op, r[0].offset_bytes, r[0].len_bytes), (TraceOp::Read, 512_000, 4096));
+    assert_eq!((r[1].op, r[1].time_ns, r[1].len_bytes), (TraceOp::Write, 500_000, 8192));
+    assert_eq!(r[2].op, TraceOp::Trim);
+}
+
+#[test]
+fn fio_iologs() {
+    let v2 = "fio version 2 iolog\n/dev/sdb add\n/dev/sdb open\n/dev/sdb read 0 4096\n/dev/sdb wait 100\n/dev/sdb write 8192 4096\n/dev/sdb trim 0 1048576\n/dev/sdb close\n";
+    let (f, r, _) = read(v2, None, false).unwrap();
+    assert_eq!(f, TraceFormat::FioV2);
+    assert_eq!(r.len(), 3);
+    assert_eq!(r[1].time_ns, 100_000);
+    let v3 = "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n5 /dev/sdb read 4096 4096\n7 /dev/sdb write 0 8192\n9 /dev/sdb close\n";
+    let (f, r, _) = read(v3, None, false).unwrap();
+    assert_eq!(f, TraceFormat::FioV3);
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[1].time_ns, 2_000_000);
+}
+
+#[test]
+fn spc_and_disksim() {
+    let (f, r, _) = read("0,303567,3584,w,0.000000\n1,55590,3072,r,0.026214\n", None, false).unwrap();
+    assert_eq!(f, TraceFormat::Spc);
+    assert_eq!((r[0].op, r[0].offset_bytes, r[0].len_bytes), (TraceOp::Write, 303567 * 512, 3584));
+    assert_eq!(r[1].time_ns, 26_214_000);
+    let (f, r, _) = read("0.000 0 1000 8 1\n1.500 0 2000 16 0\n", None, false).unwrap();
+    assert_eq!(f, TraceFormat::DiskSim);
+    assert_eq!((r[0].op, r[0].offset_bytes, r[0].len_bytes), (TraceOp::Read, 512_000, 4096));
+    assert_eq!((r[1].op, r[1].time_ns), (TraceOp::Write, 1_500_000));
+}
+
+#[test]
+fn malformed_lines_name_file_and_line_or_are_counted() {
+    let text = "0,303567,3584,w,0.000000\n0,abc,3584,w,0.1\n0,303567,3584,x,0.2\n0,1,512,r,0.3\n";
+    let err = read(text, None, false).unwrap_err().to_string();
+    assert!(err.starts_with("sample:2:") && err.contains("LBA"), "{err}");
+    let (_, r, skipped) = read(text, None, true).unwrap();
+    assert_eq!((r.len(), skipped), (2, 2));
+    let err = read("0.5 0 1 8 1\n0.1 0 2 8 1\n", None, false).unwrap_err().to_string();
+    assert!(err.starts_with("sample:2:") && err.contains("backwards"), "{err}");
+    let err = read("", None, false).unwrap_err().to_string();
+    assert!(err.contains("empty"), "{err}");
+    let err = read("hello world\n", None, false).unwrap_err().to_string();
+    assert!(err.contains("cannot tell the trace format"), "{err}");
+    let err = read("fio version 2 iolog\n/dev/sdb explode 0 1\n", None, false).unwrap_err().to_string();
+    assert!(err.starts_with("sample:2:") && err.contains("explode"), "{err}");
+}
+
+#[test]
+fn gzip_files_are_read_transparently() {
+    use flate2::write::GzEncoder;
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("ssdlab-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.csv.gz");
+    let mut enc = GzEncoder::new(std::fs::File::create(&path).unwrap(), flate2::Compression::fast());
+    enc.write_all(b"0.000 0 1000 8 1\n1.500 0 2000 16 0\n").unwrap();
+    enc.finish().unwrap();
+    let records: Vec<_> = TraceReader::open(path.to_str().unwrap(), None, false).unwrap().collect::<Result<_, _>>().unwrap();
+    assert_eq!(records.len(), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn generated_heavy_2011_has_the_published_statistics() {
+    let w = Workload::by_name("heavy2011").unwrap();
+    let mut csv = Vec::new();
+    write_msr(&mut csv, generate(w, 7)).unwrap();
+    let reader = TraceReader::from_reader("heavy", Box::new(BufReader::new(Cursor::new(csv))), None, false).unwrap();
+    let mut stats = TraceStats::new();
+    for r in reader {
+        stats.add(&r.unwrap());
+    }
+    assert_eq!(stats.ops[&TraceOp::Read], 2_168_893);
+    assert_eq!(stats.ops[&TraceOp::Write], 1_783_447);
+    let close = |got: f64, want: f64| (got - want).abs() / want < 0.02;
+    for (size, share) in [(4096, 0.28), (16384, 0.10), (32768, 0.10), (65536, 0.04)] {
+        assert!(close(stats.size_share(size), share), "{size}: {}", stats.size_share(size));
+    }
+    assert!(close(stats.sequential_share(), 0.42), "{}", stats.sequential_share());
+    assert!(close(stats.mean_queue_depth(), 4.625), "{}", stats.mean_queue_depth());
+    assert!(close(stats.qd1_share(), 0.59), "{}", stats.qd1_share());
+    assert!(close(stats.bytes_written as f64, 106.32e9), "{}", stats.bytes_written);
+}
