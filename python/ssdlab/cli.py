@@ -225,6 +225,98 @@ def calibrate_command(db_path: str, out_path: str, scale: float, quiet: bool) ->
     click.echo(f"calibration page: {page}")
 
 
+@cli.group("trace")
+def trace_group() -> None:
+    """Block traces: statistics, generated workloads, replay."""
+
+
+@trace_group.command("stats")
+@click.argument("path")
+@click.option("--format", "fmt", default=None, metavar="NAME", help="Trace format (detected when not given).")
+@click.option("--skip-bad", is_flag=True, help="Count and skip malformed lines instead of stopping.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, as_json: bool) -> None:
+    """Statistics of a trace file."""
+    from ssdlab import traces
+
+    try:
+        s = traces.stats(path, fmt, skip_bad)
+    except SsdlabError as error:
+        _fail(str(error))
+    if as_json:
+        click.echo(json.dumps(s, indent=2))
+        return
+    total = s["requests"]
+    click.echo(f"{path}: {s['format']} trace, {total:,} requests over {s['duration_seconds']:,.1f} s")
+    click.echo("  " + ", ".join(f"{op} {n:,}" for op, n in s["ops"].items()))
+    click.echo(f"  bytes read {s['bytes_read']:,}, written {s['bytes_written']:,}, trimmed {s['bytes_trimmed']:,}; span {s['span_bytes']:,} bytes")
+    click.echo(f"  sequential {s['sequential_share'] * 100:.1f}%, mean queue depth {s['mean_queue_depth']:.3f}, at QD1 {s['qd1_share'] * 100:.1f}%")
+    top = sorted(s["sizes"], key=lambda x: -x[1])[:8]
+    click.echo("  sizes: " + ", ".join(f"{size // 1024 if size % 1024 == 0 else size / 1024:g}K {n / total * 100:.1f}%" for size, n in top))
+    click.echo("  queue depths: " + ", ".join(f"{d}: {n / total * 100:.1f}%" for d, n in s["queue_depths"][:8]))
+    if s["skipped_lines"]:
+        click.echo(f"  skipped {s['skipped_lines']:,} malformed lines")
+
+
+@trace_group.command("generate")
+@click.argument("name")
+@click.option("--out", "out_path", required=True, metavar="FILE", help="Output (MSR/SNIA CSV; gzip when it ends in .gz).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+def trace_generate_command(name: str, out_path: str, seed: int) -> None:
+    """Generate a workload with the published Storage Bench statistics (heavy2011, light2011, light2010, heavy2010, gaming2010)."""
+    from ssdlab import traces
+
+    try:
+        n = traces.generate(name, out_path, seed)
+    except SsdlabError as error:
+        _fail(str(error))
+    click.echo(f"wrote {n:,} requests to {out_path}")
+
+
+@trace_group.command("replay")
+@click.argument("path")
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True)
+@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE")
+@click.option("--format", "fmt", default=None, metavar="NAME")
+@click.option("--mode", type=click.Choice(["queue-depth", "timestamps"]), default="queue-depth", show_default=True)
+@click.option("--time-scale", type=float, default=1.0, show_default=True, help="Timestamps mode: factor on inter-arrival times.")
+@click.option("--remap", is_flag=True, help="Fold addresses beyond the drive into it.")
+@click.option("--skip-bad", is_flag=True)
+@click.option("--data-pattern", default="text", show_default=True, help="Data written by the trace's writes.")
+@click.option("--precondition", "steps", multiple=True, metavar="STEP")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--json", "json_path", metavar="FILE|-")
+def trace_replay_command(path: str, profile: str, overrides: tuple[str, ...], fmt: str | None, mode: str, time_scale: float,
+                         remap: bool, skip_bad: bool, data_pattern: str, steps: tuple[str, ...], seed: int, json_path: str | None) -> None:
+    """Replay a block trace against a drive."""
+    try:
+        for step in steps:
+            pre.parse(step)
+        drive = Drive(profile, overrides, seed=seed)
+        for step in steps:
+            drive.precondition(step)
+        result = drive.replay(path, format=fmt, mode=mode, time_scale=time_scale, remap=remap, skip_bad=skip_bad, pattern=data_pattern)
+    except SsdlabError as error:
+        _fail(str(error))
+    s = result.summary
+    if json_path == "-":
+        click.echo(json.dumps(s, indent=2))
+        return
+    if json_path:
+        Path(json_path).write_text(json.dumps(s, indent=2) + "\n")
+    click.echo(f"replayed {s['requests']:,} requests ({s['mode']}) in {s['simulated_seconds']:,.2f} s simulated, {s['wall_seconds']:,.1f} s wall")
+    click.echo(f"  average {s['average_mbps']:,.1f} MB/s (reads {s['read_mbps']:,.1f}, writes {s['write_mbps']:,.1f}); "
+               f"busy {s['busy_seconds']:,.2f} s (reads {s['busy_read_seconds']:,.2f}, writes {s['busy_write_seconds']:,.2f})")
+    lat = s.get("latency_us") or {}
+    if lat:
+        click.echo(f"  latency us: p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}; "
+                   f"WA {s['write_amplification'] or 0:.3f}")
+    if s.get("remapped"):
+        click.echo(f"  {s['remapped']:,} requests remapped into the drive")
+    if s.get("skipped_lines"):
+        click.echo(f"  skipped {s['skipped_lines']:,} malformed lines")
+
+
 def main() -> None:
     """Entry point of the ``ssdlab`` command."""
     try:

@@ -120,6 +120,35 @@ class Drive:
             series["free_blocks"] = series["free_blocks"].astype("int64")
         return RunResult(summary=summary, series=series)
 
+    def replay(
+        self,
+        path: str,
+        *,
+        format: str | None = None,
+        mode: str = "queue-depth",
+        time_scale: float = 1.0,
+        remap: bool = False,
+        skip_bad: bool = False,
+        pattern: str = "text",
+        seed: int | None = None,
+        max_requests: int | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> RunResult:
+        """Replay a block trace (only its first ``max_requests`` when given). ``mode="queue-depth"`` issues requests as fast as the drive
+        allows while keeping each request's queue depth from the trace (the Storage Bench way);
+        ``mode="timestamps"`` issues them at their recorded times times ``time_scale``. Writes
+        carry ``pattern`` data. Addresses beyond the drive are an error unless ``remap``."""
+        native_replay = self._native.start_replay(path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests)
+        started = time.perf_counter()
+        while True:
+            done, sim_s, completed = self._native.advance_replay(native_replay, _SLICE_COMPLETIONS)
+            if progress is not None:
+                progress(f"replay {path}", 1.0 if done else 0.0, sim_s, completed)
+            if done:
+                break
+        summary = json.loads(self._native.replay_summary_json(native_replay, time.perf_counter() - started))
+        return RunResult(summary=summary, series=pd.DataFrame())
+
     def check_job(self, job: object) -> None:
         """Raise if ``job`` cannot run on this drive (span beyond capacity, queue too deep)."""
         self._native.check_job(job)

@@ -169,6 +169,14 @@ fn op_of(code: u8) -> Op {
     }
 }
 
+/// Drive state for the per-second series: free blocks, and WA since the given baselines.
+pub(crate) fn snapshot_of(drive: &Drive, nand_base: u64, host_write_base: u64) -> Snapshot {
+    let f = drive.flash().counters();
+    let host = drive.counters().host_write_bytes - host_write_base;
+    let nand = f.bytes_programmed_host + f.bytes_programmed_internal - nand_base;
+    Snapshot { free_blocks: drive.mapper().free_blocks_total(), write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 } }
+}
+
 /// A closed-loop run of one job against a drive.
 pub struct Run {
     job: JobSpec,
@@ -301,14 +309,11 @@ impl Run {
     }
 
     fn snapshot(&self, drive: &Drive) -> Snapshot {
-        let f = drive.flash().counters();
-        let host = drive.counters().host_write_bytes - self.drive_base.host_write_bytes;
-        let nand = (f.bytes_programmed_host + f.bytes_programmed_internal)
-            - (self.flash_base.bytes_programmed_host + self.flash_base.bytes_programmed_internal);
-        Snapshot {
-            free_blocks: drive.mapper().free_blocks_total(),
-            write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 },
-        }
+        snapshot_of(
+            drive,
+            self.flash_base.bytes_programmed_host + self.flash_base.bytes_programmed_internal,
+            self.drive_base.host_write_bytes,
+        )
     }
 
     /// Process up to `max_completions` completions. Returns whether the run is done.

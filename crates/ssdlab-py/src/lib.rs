@@ -45,6 +45,115 @@ fn profile_source(name_or_path: &str, overrides: Vec<String>) -> PyResult<String
     Ok(profile.source)
 }
 
+fn parse_format(format: Option<&str>) -> PyResult<Option<ssdlab_trace::TraceFormat>> {
+    match format {
+        None => Ok(None),
+        Some(name) => ssdlab_trace::TraceFormat::parse(name).map(Some).ok_or_else(|| {
+            WorkloadError::new_err(format!("unknown trace format `{name}` (expected msr, snia, blkparse, fio2, fio3, spc, umass or disksim)"))
+        }),
+    }
+}
+
+/// Statistics of a trace file as JSON (streams the file).
+#[pyfunction]
+#[pyo3(signature = (path, format=None, skip_bad=false))]
+fn trace_stats(py: Python<'_>, path: &str, format: Option<&str>, skip_bad: bool) -> PyResult<String> {
+    let format = parse_format(format)?;
+    let path = path.to_string();
+    py.detach(move || -> Result<String, Error> {
+        let mut reader = ssdlab_trace::TraceReader::open(&path, format, skip_bad)?;
+        let mut stats = ssdlab_trace::TraceStats::new();
+        for record in reader.by_ref() {
+            stats.add(&record?);
+        }
+        if stats.requests() == 0 {
+            return Err(Error::Workload(format!("{path}: the trace has no requests")));
+        }
+        let ops: serde_json::Map<String, serde_json::Value> =
+            stats.ops.iter().map(|(op, n)| (format!("{op:?}").to_lowercase(), (*n).into())).collect();
+        let sizes: Vec<(u64, u64)> = stats.sizes.iter().map(|(s, n)| (*s, *n)).collect();
+        let depths: Vec<(u32, u64)> = stats.queue_depths.iter().map(|(d, n)| (*d, *n)).collect();
+        Ok(serde_json::json!({
+            "format": reader.format().name(),
+            "requests": stats.requests(),
+            "ops": ops,
+            "sizes": sizes,
+            "sequential_share": stats.sequential_share(),
+            "queue_depths": depths,
+            "mean_queue_depth": stats.mean_queue_depth(),
+            "qd1_share": stats.qd1_share(),
+            "bytes_read": stats.bytes_read,
+            "bytes_written": stats.bytes_written,
+            "bytes_trimmed": stats.bytes_trimmed,
+            "span_bytes": stats.max_end.saturating_sub(stats.min_offset),
+            "min_offset": stats.min_offset,
+            "max_end": stats.max_end,
+            "duration_seconds": stats.duration_ns as f64 / 1e9,
+            "skipped_lines": reader.skipped(),
+        })
+        .to_string())
+    })
+    .map_err(to_py)
+}
+
+/// Names of the generated workloads.
+#[pyfunction]
+fn trace_workloads() -> Vec<(&'static str, &'static str)> {
+    ssdlab_trace::Workload::names().into_iter().map(|n| (n, ssdlab_trace::Workload::by_name(n).unwrap().source)).collect()
+}
+
+/// Generate a workload's trace into `path` (MSR CSV, gzip when the name ends in .gz).
+#[pyfunction]
+#[pyo3(signature = (name, path, seed=1))]
+fn trace_generate(py: Python<'_>, name: &str, path: &str, seed: u64) -> PyResult<u64> {
+    let workload = ssdlab_trace::Workload::by_name(name).ok_or_else(|| {
+        WorkloadError::new_err(format!("unknown workload `{name}` (expected one of: {})", ssdlab_trace::Workload::names().join(", ")))
+    })?;
+    let path = path.to_string();
+    py.detach(move || -> Result<u64, Error> {
+        let io = |e: std::io::Error| Error::Io(format!("{path}: cannot write: {e}"));
+        let file = std::fs::File::create(&path).map_err(io)?;
+        let records = ssdlab_trace::generate(workload, seed);
+        if path.ends_with(".gz") {
+            let mut out = std::io::BufWriter::new(flate2::write::GzEncoder::new(file, flate2::Compression::fast()));
+            let n = ssdlab_trace::write_msr(&mut out, records)?;
+            use std::io::Write;
+            out.flush().map_err(io)?;
+            out.into_inner().map_err(|e| io(e.into_error()))?.finish().map_err(io)?;
+            Ok(n)
+        } else {
+            let mut out = std::io::BufWriter::new(file);
+            let n = ssdlab_trace::write_msr(&mut out, records)?;
+            use std::io::Write;
+            out.flush().map_err(io)?;
+            Ok(n)
+        }
+    })
+    .map_err(to_py)
+}
+
+/// A trace replay in progress (advance it with `NativeDrive.advance_replay`).
+#[pyclass(module = "ssdlab._native", unsendable)]
+struct NativeReplay {
+    run: ssdlab_drive::TraceRun,
+    skipped: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Counts the bad lines a reader skipped, for the summary.
+struct CountingReader {
+    reader: ssdlab_trace::TraceReader,
+    skipped: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Iterator for CountingReader {
+    type Item = ssdlab_core::Result<ssdlab_trace::TraceRecord>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.reader.next();
+        self.skipped.store(self.reader.skipped(), std::sync::atomic::Ordering::Relaxed);
+        item
+    }
+}
+
 /// A validated workload job.
 #[pyclass(module = "ssdlab._native", frozen)]
 struct NativeJob {
@@ -262,6 +371,63 @@ impl NativeDrive {
         Ok(pyo3::types::PyBytes::new(py, &bytes))
     }
 
+    /// Start replaying a trace file. `mode` is `queue-depth` or `timestamps`.
+    #[pyo3(signature = (path, format=None, mode="queue-depth", time_scale=1.0, remap=false, skip_bad=false, pattern="text", seed=None, max_requests=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn start_replay(
+        &mut self,
+        path: &str,
+        format: Option<&str>,
+        mode: &str,
+        time_scale: f64,
+        remap: bool,
+        skip_bad: bool,
+        pattern: &str,
+        seed: Option<u64>,
+        max_requests: Option<usize>,
+    ) -> PyResult<NativeReplay> {
+        let format = parse_format(format)?;
+        let mode = match mode {
+            "queue-depth" => ssdlab_drive::ReplayMode::QueueDepth,
+            "timestamps" => ssdlab_drive::ReplayMode::Timestamps { scale: time_scale },
+            other => return Err(WorkloadError::new_err(format!("unknown replay mode `{other}` (expected queue-depth or timestamps)"))),
+        };
+        let job = ssdlab_workload::parse_options("replay", &[format!("data_pattern={pattern}")]).map_err(to_py)?;
+        let reader = ssdlab_trace::TraceReader::open(path, format, skip_bad).map_err(to_py)?;
+        let skipped = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counting = CountingReader { reader, skipped: skipped.clone() };
+        let records: Box<dyn Iterator<Item = ssdlab_core::Result<ssdlab_trace::TraceRecord>> + Send> = match max_requests {
+            Some(n) => Box::new(counting.take(n)),
+            None => Box::new(counting),
+        };
+        let seed = seed.unwrap_or_else(|| self.seeds.next_u64() >> 1);
+        let run = ssdlab_drive::TraceRun::new(&self.drive, records, mode, remap, job.pattern, seed, self.now_ns).map_err(to_py)?;
+        Ok(NativeReplay { run, skipped })
+    }
+
+    /// Advance a replay by up to `max_steps` events, without the GIL. Returns
+    /// `(done, simulated_seconds, completed_requests)`.
+    fn advance_replay(&mut self, py: Python<'_>, replay: &mut NativeReplay, max_steps: u64) -> PyResult<(bool, f64, u64)> {
+        py.check_signals()?;
+        let drive = &mut self.drive;
+        let run = &mut replay.run;
+        let done = py.detach(|| run.advance(drive, max_steps)).map_err(to_py)?;
+        if done {
+            self.now_ns = self.now_ns.max(replay.run.end_ns());
+        }
+        Ok((done, replay.run.simulated_ns() as f64 / 1e9, replay.run.completed()))
+    }
+
+    /// Summary of a finished replay as JSON.
+    fn replay_summary_json(&self, replay: &NativeReplay, wall_seconds: f64) -> PyResult<String> {
+        if !replay.run.is_done() {
+            return Err(RequestError::new_err("the replay has not finished"));
+        }
+        let mut value = serde_json::to_value(replay.run.summary(&self.drive, wall_seconds)).map_err(|e| RequestError::new_err(e.to_string()))?;
+        value["skipped_lines"] = replay.skipped.load(std::sync::atomic::Ordering::Relaxed).into();
+        Ok(value.to_string())
+    }
+
     /// Content tag of a 4 KiB logical sector (drives built with `track_tags`).
     fn read_tag(&self, sector: u64) -> PyResult<u64> {
         if sector >= self.drive.mapper().user_sectors() {
@@ -314,6 +480,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeJob>()?;
     m.add_class::<NativeDrive>()?;
     m.add_class::<NativeRun>()?;
+    m.add_class::<NativeReplay>()?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_workloads, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_generate, m)?)?;
     let py = m.py();
     m.add("SsdlabError", py.get_type::<SsdlabError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;

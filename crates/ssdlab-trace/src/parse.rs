@@ -83,7 +83,7 @@ impl TraceFormat {
 pub struct TraceReader {
     format: TraceFormat,
     origin: String,
-    lines: Box<dyn BufRead>,
+    lines: Box<dyn BufRead + Send>,
     buffer: String,
     line_no: u64,
     skip_bad: bool,
@@ -108,7 +108,7 @@ impl TraceReader {
         let mut magic = [0u8; 2];
         let n = file.read(&mut magic).map_err(|e| Error::Io(format!("{path}: cannot read trace: {e}")))?;
         let file = File::open(path).map_err(|e| Error::Io(format!("{path}: cannot open trace: {e}")))?;
-        let reader: Box<dyn BufRead> = if n == 2 && magic == [0x1f, 0x8b] {
+        let reader: Box<dyn BufRead + Send> = if n == 2 && magic == [0x1f, 0x8b] {
             Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(file)))
         } else {
             Box::new(BufReader::with_capacity(1 << 16, file))
@@ -117,7 +117,7 @@ impl TraceReader {
     }
 
     /// Read a trace from any buffered reader; `origin` names it in messages.
-    pub fn from_reader(origin: &str, mut lines: Box<dyn BufRead>, format: Option<TraceFormat>, skip_bad: bool) -> Result<Self> {
+    pub fn from_reader(origin: &str, mut lines: Box<dyn BufRead + Send>, format: Option<TraceFormat>, skip_bad: bool) -> Result<Self> {
         // Find the first non-empty line to detect the format (and keep it for parsing).
         let mut first = String::new();
         let mut line_no = 0;

@@ -1,0 +1,340 @@
+//! Trace replay against a drive.
+//!
+//! Two modes: *queue depth* (as the Storage Bench ran: as fast as the drive allows, each request
+//! issued as soon as fewer requests are outstanding than the trace had when it arrived) and
+//! *timestamps* (open loop: each request arrives at its recorded time, optionally scaled; the
+//! host queues it while NCQ is full). Reads the trace as a stream: memory does not grow with
+//! its length.
+
+use crate::drive::Drive;
+use crate::metrics::{LatencySummary, Metrics, SeriesRow};
+use serde::Serialize;
+use ssdlab_core::time::seconds;
+use ssdlab_core::{bail, Nanoseconds, Result};
+use ssdlab_reduce::{ContentStream, DataPattern};
+use ssdlab_trace::{QueueDepth, TraceOp, TraceRecord};
+use ssdlab_workload::{Io, Op};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// How requests are timed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ReplayMode {
+    /// As fast as possible, keeping each request's queue depth from the trace.
+    QueueDepth,
+    /// At the recorded times multiplied by `scale` (open loop).
+    Timestamps {
+        /// Factor applied to the trace's inter-arrival times (0.5 = twice as fast).
+        scale: f64,
+    },
+}
+
+/// What a replay reports.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReplaySummary {
+    /// `queue-depth` or `timestamps`.
+    pub mode: String,
+    /// Requests replayed.
+    pub requests: u64,
+    /// Read requests.
+    pub reads: u64,
+    /// Write requests.
+    pub writes: u64,
+    /// TRIM requests.
+    pub trims: u64,
+    /// Bytes read.
+    pub read_bytes: u64,
+    /// Bytes written.
+    pub write_bytes: u64,
+    /// Requests whose address was folded into the drive (with remapping).
+    pub remapped: u64,
+    /// Simulated time from the first arrival to the last completion.
+    pub simulated_seconds: f64,
+    /// Time with at least one request outstanding.
+    pub busy_seconds: f64,
+    /// Time with at least one read outstanding.
+    pub busy_read_seconds: f64,
+    /// Time with at least one write outstanding.
+    pub busy_write_seconds: f64,
+    /// (read + written bytes) / busy time, MB/s: the Storage Bench's average data rate.
+    pub average_mbps: f64,
+    /// Read bytes / read busy time, MB/s.
+    pub read_mbps: f64,
+    /// Written bytes / write busy time, MB/s.
+    pub write_mbps: f64,
+    /// Requests per simulated second.
+    pub iops: f64,
+    /// Latency of all requests, microseconds.
+    pub latency_us: Option<LatencySummary>,
+    /// NAND bytes programmed / host bytes written.
+    pub write_amplification: Option<f64>,
+    /// Wall-clock time spent.
+    pub wall_seconds: f64,
+}
+
+/// A replay in progress.
+pub struct TraceRun {
+    records: Box<dyn Iterator<Item = Result<TraceRecord>> + Send>,
+    mode: ReplayMode,
+    remap: bool,
+    capacity: u64,
+    depth_max: u32,
+    queue_depth: QueueDepth,
+    next: Option<(TraceRecord, u32)>,
+    exhausted: bool,
+    content: ContentStream,
+    start_ns: Nanoseconds,
+    now_ns: Nanoseconds,
+    inflight: BinaryHeap<Reverse<(Nanoseconds, u64, Nanoseconds, u8)>>,
+    seq: u64,
+    outstanding: [u32; 3],
+    last_event_ns: Nanoseconds,
+    busy_ns: [Nanoseconds; 3],
+    metrics: Metrics,
+    counts: [u64; 3],
+    bytes: [u64; 3],
+    remapped: u64,
+    nand_base: u64,
+    host_write_base: u64,
+    last_done_ns: Nanoseconds,
+}
+
+fn op_index(op: TraceOp) -> usize {
+    match op {
+        TraceOp::Read => 0,
+        TraceOp::Write => 1,
+        TraceOp::Trim => 2,
+    }
+}
+
+impl TraceRun {
+    /// Prepare a replay of `records` on `drive` from simulated time `at_ns`; writes carry
+    /// `pattern` content seeded by `seed`.
+    pub fn new(
+        drive: &Drive,
+        records: Box<dyn Iterator<Item = Result<TraceRecord>> + Send>,
+        mode: ReplayMode,
+        remap: bool,
+        pattern: DataPattern,
+        seed: u64,
+        at_ns: Nanoseconds,
+    ) -> Result<Self> {
+        if let ReplayMode::Timestamps { scale } = mode {
+            if !(scale > 0.0 && scale.is_finite()) {
+                bail!(Workload, "time scale must be a positive number (got {scale})");
+            }
+        }
+        let f = drive.flash().counters();
+        Ok(Self {
+            records,
+            mode,
+            remap,
+            capacity: drive.usable_bytes(),
+            depth_max: drive.profile().host.queue_depth_max,
+            queue_depth: QueueDepth::new(),
+            next: None,
+            exhausted: false,
+            content: ContentStream::new(pattern, drive.options().content, seed),
+            start_ns: at_ns,
+            now_ns: at_ns,
+            inflight: BinaryHeap::new(),
+            seq: 0,
+            outstanding: [0; 3],
+            last_event_ns: at_ns,
+            busy_ns: [0; 3],
+            metrics: Metrics::new(at_ns),
+            counts: [0; 3],
+            bytes: [0; 3],
+            remapped: 0,
+            nand_base: f.bytes_programmed_host + f.bytes_programmed_internal,
+            host_write_base: drive.counters().host_write_bytes,
+            last_done_ns: at_ns,
+        })
+    }
+
+    /// Whether every request has completed.
+    pub fn is_done(&self) -> bool {
+        self.exhausted && self.next.is_none() && self.inflight.is_empty()
+    }
+
+    /// Simulated time of the last completion.
+    pub fn end_ns(&self) -> Nanoseconds {
+        self.last_done_ns
+    }
+
+    /// Requests completed so far.
+    pub fn completed(&self) -> u64 {
+        self.counts.iter().sum::<u64>() - self.inflight.len() as u64
+    }
+
+    /// Simulated time so far.
+    pub fn simulated_ns(&self) -> Nanoseconds {
+        self.now_ns - self.start_ns
+    }
+
+    /// The per-second series so far.
+    pub fn series(&self) -> &[SeriesRow] {
+        &self.metrics.series
+    }
+
+    fn peek(&mut self) -> Result<()> {
+        if self.next.is_none() && !self.exhausted {
+            match self.records.next() {
+                None => self.exhausted = true,
+                Some(r) => {
+                    let r = r?;
+                    let depth = self.queue_depth.observe(&r);
+                    self.next = Some((r, depth));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn account_until(&mut self, t: Nanoseconds) {
+        if t > self.last_event_ns {
+            let span = t - self.last_event_ns;
+            if self.outstanding.iter().any(|&n| n > 0) {
+                self.busy_ns[0] += span;
+            }
+            if self.outstanding[0] > 0 {
+                self.busy_ns[1] += span;
+            }
+            if self.outstanding[1] > 0 {
+                self.busy_ns[2] += span;
+            }
+            self.last_event_ns = t;
+        }
+    }
+
+    fn to_io(&mut self, r: &TraceRecord) -> Result<Io> {
+        let op = match r.op {
+            TraceOp::Read => Op::Read,
+            TraceOp::Write => Op::Write,
+            TraceOp::Trim => Op::Trim,
+        };
+        // Whole 512-byte sectors covering the request.
+        let start = r.offset_bytes / 512 * 512;
+        let len = ((r.offset_bytes + r.len_bytes).div_ceil(512) * 512 - start).max(512);
+        if len > self.capacity {
+            bail!(Workload, "a {len}-byte request is larger than the drive's {} usable bytes", self.capacity);
+        }
+        let mut offset = start;
+        if offset + len > self.capacity {
+            if !self.remap {
+                bail!(
+                    Workload,
+                    "the trace addresses bytes up to {}, beyond the drive's {} usable bytes (use remapping to fold addresses into the drive)",
+                    offset + len,
+                    self.capacity
+                );
+            }
+            offset = offset % (self.capacity - len + 1) / 4096 * 4096;
+            self.remapped += 1;
+        }
+        Ok(Io { op, offset_bytes: offset, len_bytes: len })
+    }
+
+    fn submit(&mut self, drive: &mut Drive, r: TraceRecord, at_ns: Nanoseconds, arrival_ns: Nanoseconds) -> Result<()> {
+        let io = self.to_io(&r)?;
+        self.account_until(at_ns);
+        let done = drive.submit_with(&io, at_ns, &mut self.content)?;
+        let k = op_index(r.op);
+        self.outstanding[k] += 1;
+        self.counts[k] += 1;
+        self.bytes[k] += io.len_bytes;
+        self.seq += 1;
+        self.inflight.push(Reverse((done, self.seq, arrival_ns, k as u8)));
+        Ok(())
+    }
+
+    fn complete_one(&mut self, drive: &Drive) {
+        let Reverse((done, _, arrival, k)) = self.inflight.pop().expect("a request in flight");
+        self.account_until(done);
+        self.outstanding[k as usize] -= 1;
+        self.now_ns = self.now_ns.max(done);
+        self.last_done_ns = self.last_done_ns.max(done);
+        if self.metrics.closes_second(done) {
+            let snapshot = crate::run::snapshot_of(drive, self.nand_base, self.host_write_base);
+            self.metrics.close_seconds_before(done, snapshot);
+        }
+        let op = [Op::Read, Op::Write, Op::Trim][k as usize];
+        self.metrics.record(op, 0, done - arrival);
+    }
+
+    /// Process up to `max_steps` submissions and completions. Returns whether the replay is done.
+    pub fn advance(&mut self, drive: &mut Drive, max_steps: u64) -> Result<bool> {
+        for _ in 0..max_steps {
+            self.peek()?;
+            let in_flight = self.inflight.len() as u32;
+            let earliest_done = self.inflight.peek().map(|Reverse((t, ..))| *t);
+            match (self.next, self.mode) {
+                (None, _) => match earliest_done {
+                    Some(_) => self.complete_one(drive),
+                    None => break,
+                },
+                (Some((r, depth)), ReplayMode::QueueDepth) => {
+                    if in_flight < depth.min(self.depth_max) || earliest_done.is_none() {
+                        self.next = None;
+                        let at = self.now_ns;
+                        self.submit(drive, r, at, at)?;
+                    } else {
+                        self.complete_one(drive);
+                    }
+                }
+                (Some((r, _)), ReplayMode::Timestamps { scale }) => {
+                    let arrival = self.start_ns + (r.time_ns as f64 * scale).round() as Nanoseconds;
+                    let can_submit = in_flight < self.depth_max;
+                    match earliest_done {
+                        Some(done) if done <= arrival || !can_submit => self.complete_one(drive),
+                        _ => {
+                            self.next = None;
+                            // A request that found every NCQ tag taken goes out when one freed up.
+                            let at = arrival.max(self.now_ns);
+                            self.now_ns = at;
+                            self.submit(drive, r, at, arrival)?;
+                        }
+                    }
+                }
+            }
+        }
+        if self.is_done() {
+            let snapshot = crate::run::snapshot_of(drive, self.nand_base, self.host_write_base);
+            self.metrics.finish(snapshot);
+        }
+        Ok(self.is_done())
+    }
+
+    /// Summary of a finished replay.
+    pub fn summary(&self, drive: &Drive, wall_seconds: f64) -> ReplaySummary {
+        let f = drive.flash().counters();
+        let nand = f.bytes_programmed_host + f.bytes_programmed_internal - self.nand_base;
+        let host_written = drive.counters().host_write_bytes - self.host_write_base;
+        let sim = self.last_done_ns - self.start_ns;
+        let rate = |bytes: u64, ns: Nanoseconds| if ns > 0 { bytes as f64 / 1e6 / seconds(ns) } else { 0.0 };
+        ReplaySummary {
+            mode: match self.mode {
+                ReplayMode::QueueDepth => "queue-depth".into(),
+                ReplayMode::Timestamps { .. } => "timestamps".into(),
+            },
+            requests: self.counts.iter().sum(),
+            reads: self.counts[0],
+            writes: self.counts[1],
+            trims: self.counts[2],
+            read_bytes: self.bytes[0],
+            write_bytes: self.bytes[1],
+            remapped: self.remapped,
+            simulated_seconds: seconds(sim),
+            busy_seconds: seconds(self.busy_ns[0]),
+            busy_read_seconds: seconds(self.busy_ns[1]),
+            busy_write_seconds: seconds(self.busy_ns[2]),
+            average_mbps: rate(self.bytes[0] + self.bytes[1], self.busy_ns[0]),
+            read_mbps: rate(self.bytes[0], self.busy_ns[1]),
+            write_mbps: rate(self.bytes[1], self.busy_ns[2]),
+            iops: self.counts.iter().sum::<u64>() as f64 / seconds(sim).max(1e-12),
+            latency_us: self.metrics.latency_all(),
+            write_amplification: (host_written > 0).then(|| nand as f64 / host_written as f64),
+            wall_seconds,
+        }
+    }
+}

@@ -1,0 +1,27 @@
+"""Block traces: statistics, generated Storage Bench workloads, replay (see ``ssdlab trace``)."""
+
+from __future__ import annotations
+
+import json
+
+from ssdlab import _native
+
+#: Formats accepted by ``--format`` (detected when not given).
+FORMATS = ("msr", "snia", "blkparse", "fio2", "fio3", "spc", "umass", "disksim")
+
+
+def stats(path: str, format: str | None = None, skip_bad: bool = False) -> dict:
+    """Op counts, size histogram, sequential share, queue-depth distribution and average, bytes
+    read and written, span. Streams the file (plain or gzip)."""
+    return json.loads(_native.trace_stats(path, format, skip_bad))
+
+
+def workloads() -> dict[str, str]:
+    """Generated workloads and where their statistics come from."""
+    return dict(_native.trace_workloads())
+
+
+def generate(name: str, path: str, seed: int = 1) -> int:
+    """Write workload `name` as an MSR/SNIA CSV trace (gzip when `path` ends in .gz); returns
+    the number of requests."""
+    return _native.trace_generate(name, path, seed)

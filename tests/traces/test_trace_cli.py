@@ -1,0 +1,113 @@
+"""Traces from the command line: stats of every format, replay end to end, generated workloads,
+and bad input (exit status 2, one line, no traceback)."""
+
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SMALL
+
+SAMPLES = {
+    "msr": "128166372003061629,hm,0,Read,4096,4096,1010\n128166372003071629,hm,0,Write,8192,16384,500\n128166372003081629,hm,0,Write,24576,4096,500\n",
+    "blkparse": "  8,0    0        1     0.000000000  4162  Q   R 8 + 8 [fio]\n  8,0    0        2     0.000100000  4162  Q   W 16 + 32 [fio]\n  8,0    0        3     0.000200000  4162  Q   W 48 + 8 [fio]\nCPU0 (8,0):\n Reads Queued: 1\n",
+    "fio2": "fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x read 4096 4096\n/dev/x write 8192 16384\n/dev/x write 24576 4096\n/dev/x close\n",
+    "fio3": "fio version 3 iolog\n0 /dev/x add\n1 /dev/x read 4096 4096\n2 /dev/x write 8192 16384\n3 /dev/x write 24576 4096\n",
+    "spc": "0,8,4096,r,0.000\n0,16,16384,w,0.001\n0,48,4096,w,0.002\n",
+    "disksim": "0.000 0 8 8 1\n1.000 0 16 32 0\n2.000 0 48 8 0\n",
+}
+
+
+def ssdlab(*args):
+    return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True)
+
+
+def small():
+    out = []
+    for item in SMALL:
+        out += ["--set", item]
+    return out
+
+
+@pytest.mark.parametrize("fmt", sorted(SAMPLES))
+def test_stats_of_every_format(tmp_path, fmt):
+    path = tmp_path / f"t.{fmt}"
+    path.write_text(SAMPLES[fmt])
+    r = ssdlab("trace", "stats", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["format"] == fmt and s["requests"] == 3
+    assert s["ops"] == {"read": 1, "write": 2}
+    assert s["bytes_written"] == 20480 and s["bytes_read"] == 4096
+    assert s["sequential_share"] == pytest.approx(1 / 3)  # the second write follows the first
+
+
+def test_gzip_and_named_format(tmp_path):
+    path = tmp_path / "t.gz"
+    path.write_bytes(gzip.compress(SAMPLES["disksim"].encode()))
+    r = ssdlab("trace", "stats", str(path), "--format", "disksim", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["requests"] == 3
+
+
+@pytest.mark.parametrize("fmt", ["disksim", "msr"])
+def test_replay_end_to_end(tmp_path, fmt):
+    path = tmp_path / f"t.{fmt}"
+    path.write_text(SAMPLES[fmt])
+    for mode in ("queue-depth", "timestamps"):
+        r = ssdlab("trace", "replay", str(path), *small(), "--mode", mode, "--json", "-")
+        assert r.returncode == 0, r.stderr
+        s = json.loads(r.stdout)
+        assert s["requests"] == 3 and s["reads"] == 1 and s["writes"] == 2 and s["mode"] == mode
+    r = ssdlab("trace", "replay", str(path), *small())
+    assert r.returncode == 0 and "average" in r.stdout
+
+
+def test_generated_light_workload_and_its_replay(tmp_path):
+    path = tmp_path / "light.csv.gz"
+    r = ssdlab("trace", "generate", "light2011", "--out", str(path), "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(ssdlab("trace", "stats", str(path), "--json").stdout)
+    assert s["ops"] == {"read": 372_630, "write": 459_709}
+    assert s["mean_queue_depth"] == pytest.approx(2.2029, rel=0.02)
+    assert s["sequential_share"] == pytest.approx(0.62, rel=0.02)
+    r = ssdlab("trace", "replay", str(path), *small(), "--remap", "--json", "-")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["requests"] == 832_339 and out["remapped"] > 0
+    assert out["busy_seconds"] <= out["simulated_seconds"] + 1e-9
+
+
+@pytest.mark.parametrize(
+    "text, args, expected",
+    [
+        ("0,8,4096,r,0.000\n0,xx,4096,w,0.001\n", [], ":2: LBA"),
+        ("0.5 0 8 8 1\n0.1 0 9 8 1\n", [], ":2: timestamps go backwards"),
+        ("", [], "empty"),
+        ("what is this\n", [], "cannot tell the trace format"),
+        ("0,8,4096,r,0.0\n", ["--format", "pcap"], "unknown trace format `pcap`"),
+    ],
+)
+def test_bad_traces_exit_2_with_file_and_line(tmp_path, text, args, expected):
+    path = tmp_path / "bad.trace"
+    path.write_text(text)
+    r = ssdlab("trace", "stats", str(path), *args)
+    assert r.returncode == 2, r.stdout
+    assert expected in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_skip_bad_counts_and_addresses_beyond_the_drive(tmp_path):
+    path = tmp_path / "mixed.spc"
+    path.write_text("0,8,4096,r,0.000\n0,xx,4096,w,0.001\n0,16,4096,w,0.002\n")
+    s = json.loads(ssdlab("trace", "stats", str(path), "--skip-bad", "--json").stdout)
+    assert s["requests"] == 2 and s["skipped_lines"] == 1
+    far = tmp_path / "far.disksim"
+    far.write_text("0.0 0 8 8 1\n1.0 0 900000000000 8 0\n")
+    r = ssdlab("trace", "replay", str(far), *small())
+    assert r.returncode == 2 and "beyond the drive" in r.stderr and "Traceback" not in r.stderr
+    r = ssdlab("trace", "replay", str(far), *small(), "--remap", "--json", "-")
+    assert r.returncode == 0 and json.loads(r.stdout)["remapped"] == 1
+    r = ssdlab("trace", "generate", "superheavy", "--out", str(tmp_path / "x.csv"))
+    assert r.returncode == 2 and "unknown workload" in r.stderr
