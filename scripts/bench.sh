@@ -31,3 +31,24 @@ d = json.load(open("/tmp/ssdlab-bench-ioc.json"))
 print(f"random-write phase: {d['ios']:,} IOs, {d['simulated_seconds']:.0f} simulated s, "
       f"{d['wall_seconds']:.1f} s wall, {d['ios'] / d['wall_seconds']:,.0f} host IOs per wall second, WA {d['write_amplification']:.2f}")
 PY
+echo "== Storage Bench 2011 Heavy replay (force-gs-240), memory at two trace lengths =="
+.venv/bin/ssdlab trace generate heavy2011 --out /tmp/ssdlab-bench-heavy.csv.gz >/dev/null
+.venv/bin/python - <<'PY'
+import json, resource, subprocess, time
+for limit in (395_234, None):
+    code = ("import json, sys, time; from ssdlab import Drive; d = Drive('force-gs-240'); d.precondition('seq-fill'); "
+            f"s = d.replay('/tmp/ssdlab-bench-heavy.csv.gz', max_requests={limit!r}).summary; "
+            "import resource; print(json.dumps([s['requests'], s['wall_seconds'], s['average_mbps'], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))")
+    started = time.perf_counter()
+    out = subprocess.run([".venv/bin/python", "-c", code], capture_output=True, text=True, check=True).stdout
+    requests, replay_wall, mbps, rss_kib = json.loads(out)
+    print(f"{requests:,} requests: replay {replay_wall:.1f} s wall ({time.perf_counter() - started:.1f} s with start-up and fill), "
+          f"average {mbps:.1f} MB/s, peak RSS {rss_kib / 1024:.0f} MiB")
+PY
+echo "== full review of the default drive =="
+.venv/bin/python - <<'PY'
+import subprocess, time
+started = time.perf_counter()
+subprocess.run([".venv/bin/ssdlab", "review", "force-gs-240", "--out", "/tmp/ssdlab-bench-review", "--quiet"], check=True)
+print(f"full review: {time.perf_counter() - started:.0f} s wall")
+PY

@@ -78,7 +78,7 @@ def test_conventional_drive_gains_from_extra_op(tmp_path):
 
 def test_compare_draws_from_the_database(review, tmp_path):
     other = tmp_path / "other"
-    r = ssdlab("review", "conventional-240", "--scale", "0.02", "--suites", "as-ssd,power", "--out", str(other),
+    r = ssdlab("review", "conventional-240", "--scale", "0.02", "--suites", "as-ssd,power,storage-bench", "--out", str(other),
                "--db", str(review / "results.sqlite"), "--quiet")
     assert r.returncode == 0, r.stderr
     out = tmp_path / "cmp"
@@ -87,6 +87,9 @@ def test_compare_draws_from_the_database(review, tmp_path):
     table = pd.read_csv(out / "comparison.csv")
     assert {"force-gs-240", "conventional-240"} <= set(table.columns)
     assert len(list((out / "charts").glob("*.png"))) >= 3
+    # The Storage Bench charts compare the drives too.
+    page = (out / "index.html").read_text()
+    assert "average data rate (text, heavy2011)" in page and "disk busy time (text, light2011)" in page
 
 
 def test_bad_inputs_are_refused_and_leave_results_untouched(review, tmp_path):

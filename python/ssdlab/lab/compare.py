@@ -29,6 +29,12 @@ HEADLINES = [
     ("consistency", "steady-state IOPS (mean from 70% of the run)", "incompressible", "default OP"),
     ("consistency", "steady-state IOPS (mean from 70% of the run)", "incompressible", "25% extra OP"),
     ("power", "4K random write QD32", "incompressible", "load"),
+    ("storage-bench", "average data rate", "text", "heavy2011"),
+    ("storage-bench", "average read rate", "text", "heavy2011"),
+    ("storage-bench", "average write rate", "text", "heavy2011"),
+    ("storage-bench", "disk busy time", "text", "heavy2011"),
+    ("storage-bench", "average data rate", "text", "light2011"),
+    ("storage-bench", "disk busy time", "text", "light2011"),
 ]
 
 
