@@ -35,14 +35,14 @@ echo "== Storage Bench 2011 Heavy replay (force-gs-240), memory at two trace len
 .venv/bin/ssdlab trace generate heavy2011 --out /tmp/ssdlab-bench-heavy.csv.gz >/dev/null
 .venv/bin/python - <<'PY'
 import json, resource, subprocess, time
-for limit in (395_234, None):
-    code = ("import json, sys, time; from ssdlab import Drive; d = Drive('force-gs-240'); d.precondition('seq-fill'); "
+for profile_overrides, limit in (([], 395_234), ([], None), (["reduction.enabled=false"], 395_234), (["reduction.enabled=false"], None)):
+    code = (f"import json, sys, time; from ssdlab import Drive; d = Drive('force-gs-240', {profile_overrides!r}); d.precondition('seq-fill'); "
             f"s = d.replay('/tmp/ssdlab-bench-heavy.csv.gz', max_requests={limit!r}).summary; "
             "import resource; print(json.dumps([s['requests'], s['wall_seconds'], s['average_mbps'], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))")
     started = time.perf_counter()
     out = subprocess.run([".venv/bin/python", "-c", code], capture_output=True, text=True, check=True).stdout
     requests, replay_wall, mbps, rss_kib = json.loads(out)
-    print(f"{requests:,} requests: replay {replay_wall:.1f} s wall ({time.perf_counter() - started:.1f} s with start-up and fill), "
+    print(f"{profile_overrides or 'engine on'}: {requests:,} requests: replay {replay_wall:.1f} s wall ({time.perf_counter() - started:.1f} s with start-up and fill), "
           f"average {mbps:.1f} MB/s, peak RSS {rss_kib / 1024:.0f} MiB")
 PY
 echo "== full review of the default drive =="
