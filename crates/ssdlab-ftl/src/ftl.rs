@@ -239,7 +239,7 @@ impl Ftl {
     /// Run one round of garbage collection on `die`: finish the victim in progress, or choose and
     /// reclaim a new one. Returns `false` when no closed block has anything to reclaim.
     pub fn collect_one<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
-        if self.pool.dies[die as usize].victim == UNMAPPED && !self.pool.start_victim(die) {
+        if !self.pool.has_victim(die) {
             return false;
         }
         self.copy_victim_units(die, u32::MAX, sink);
@@ -310,7 +310,7 @@ impl Ftl {
 
     /// Whether idle-time GC still has work on `die`.
     pub fn wants_idle_gc(&self, die: u32) -> bool {
-        self.free_blocks(die) < self.config.gc_idle_target_free_blocks_per_die && self.pool.dies[die as usize].closed_count > 0
+        self.pool.wants_idle_gc(die, self.config.gc_idle_target_free_blocks_per_die)
     }
 
     // ----- internals -------------------------------------------------------------------------

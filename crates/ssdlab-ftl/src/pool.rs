@@ -143,6 +143,17 @@ impl BlockPool {
         true
     }
 
+    /// Whether `die` has a victim in progress, starting one if it has none and one can be found.
+    pub fn has_victim(&mut self, die: u32) -> bool {
+        self.dies[die as usize].victim != UNMAPPED || self.start_victim(die)
+    }
+
+    /// Whether idle-time GC still has work on `die` (below `target` free blocks, with closed
+    /// blocks to reclaim).
+    pub fn wants_idle_gc(&self, die: u32, target: u32) -> bool {
+        (self.free_count(die) as u32) < target && self.dies[die as usize].closed_count > 0
+    }
+
     /// Pacing of foreground GC: after a host program unit of `units_per_program` on `die`, add
     /// the copying owed for it and return the whole units of copying due now (0 when the die
     /// does not need GC). Starts a victim when needed.

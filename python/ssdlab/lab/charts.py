@@ -58,6 +58,17 @@ def line_chart(path: Path, title: str, x: Sequence[float], series: dict[str, Seq
     return _save(fig, path)
 
 
+def read_write_series(frames) -> dict[str, list[float]]:
+    """Read and write lines per condition, from frames with `read_mbps`, `write_mbps` and a
+    single `condition` each (ATTO and HD Tach)."""
+    series: dict[str, list[float]] = {}
+    for frame in frames:
+        condition = frame["condition"].iloc[0]
+        series[f"read ({condition})"] = frame["read_mbps"].tolist()
+        series[f"write ({condition})"] = frame["write_mbps"].tolist()
+    return series
+
+
 def iops_scatter(path: Path, title: str, seconds: Sequence[float], iops: Sequence[float], log: bool,
                  ylim: tuple[float, float] | None = None) -> str:
     """IOPS every second, as the IO-consistency plots show it."""

@@ -38,13 +38,8 @@ def measure(ctx: ReviewContext, drive: Drive, condition: str) -> pd.DataFrame:
 
 def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str) -> str:
     """ATTO lines (one per direction and condition) against transfer size."""
-    series = {}
-    for frame in frames:
-        condition = frame["condition"].iloc[0]
-        series[f"read ({condition})"] = frame["read_mbps"].tolist()
-        series[f"write ({condition})"] = frame["write_mbps"].tolist()
     x = frames[0]["transfer_bytes"].tolist()
-    return charts.line_chart(ctx.out_dir / "charts" / name, title, x, series, "transfer size", "MB/s", logx=True,
+    return charts.line_chart(ctx.out_dir / "charts" / name, title, x, charts.read_write_series(frames), "transfer size", "MB/s", logx=True,
                              xticklabels=frames[0]["transfer"].tolist())
 
 

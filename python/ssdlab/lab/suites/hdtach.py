@@ -43,12 +43,8 @@ def measure(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.DataFr
 
 
 def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str) -> str:
-    series = {}
-    for frame in frames:
-        condition = frame["condition"].iloc[0]
-        series[f"read ({condition})"] = frame["read_mbps"].tolist()
-        series[f"write ({condition})"] = frame["write_mbps"].tolist()
-    return charts.line_chart(ctx.out_dir / "charts" / name, title, frames[0]["position_pct"].tolist(), series,
+    """HD Tach lines (one per direction and condition) against position."""
+    return charts.line_chart(ctx.out_dir / "charts" / name, title, frames[0]["position_pct"].tolist(), charts.read_write_series(frames),
                              "position on the drive (%)", "MB/s")
 
 
