@@ -147,7 +147,7 @@ fn run_case(seed: u64, steps: u32) -> (u64, u64) {
 }
 
 fn cases() -> u64 {
-    std::env::var("SSDLAB_SWARM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1500)
+    std::env::var("SSDLAB_SWARM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
 }
 
 #[test]
