@@ -61,6 +61,7 @@ pub struct Drive {
     engine: Timeline,
     default_content: ContentStream,
     pieces: Vec<Piece>,
+    contents: std::collections::VecDeque<ssdlab_reduce::SectorContent>,
     buffer: WriteBuffer,
     cap: Option<SmallWriteCap>,
     controller_free_ns: Nanoseconds,
@@ -107,6 +108,7 @@ impl Drive {
             engine: Timeline::new(),
             default_content: ContentStream::new(DataPattern::default(), options.content, 0),
             pieces: Vec::with_capacity(64),
+            contents: std::collections::VecDeque::new(),
             buffer,
             cap,
             controller_free_ns: 0,
@@ -253,13 +255,18 @@ impl Drive {
         let mut ready_max = command_done;
         let mut index = 0;
         let mut nand_bytes = 0u64;
+        let mut stored_bytes = 0u64;
         while index < pieces.len() {
             let head = pieces[index];
+            stored_bytes += head.bytes;
             let mut bytes = if partial { head.bytes } else { page_bytes };
             let (mut last_chunk, mut last_page) = (head.chunk, head.page);
             let mut next = index + 1;
             while next < pieces.len() && pieces[next].die == head.die && pieces[next].block == head.block && pieces[next].unit == head.unit {
                 let p = pieces[next];
+                if p.chunk != last_chunk || p.page != last_page {
+                    stored_bytes += p.bytes;
+                }
                 if partial && (p.chunk != last_chunk || p.page != last_page) {
                     bytes += p.bytes;
                 } else if !partial && p.page != last_page {
@@ -280,10 +287,12 @@ impl Drive {
         if ready_min == Nanoseconds::MAX {
             ready_min = command_done;
         }
-        // Decompression by the engine, when there is one, as data arrives.
+        // Decoding (back end, on stored bytes) and decompression by the engine, when there is
+        // one, as data arrives.
         if let Some(reduction) = &self.profile.reduction {
             if nand_bytes > 0 {
-                let time = transfer_ns(io.len_bytes, reduction.decompress_bytes_per_second);
+                let time = transfer_ns(io.len_bytes, reduction.decompress_bytes_per_second)
+                    .max(transfer_ns(stored_bytes, reduction.backend_read_bytes_per_second));
                 let start = self.engine.book(ready_min, time);
                 let per_sector = transfer_ns(SECTOR_BYTES, reduction.decompress_bytes_per_second);
                 ready_max = (start + time).max(ready_max + per_sector);
@@ -352,16 +361,28 @@ impl Drive {
             let link_start = self.link.book(link_free.max(room), link_time);
             let link_done = link_start + link_time;
             link_free = link_done;
-            // The engine fingerprints and compresses the data on its way into the buffer.
+            // The engine fingerprints and compresses the data on its way into the buffer; its
+            // back end encrypts and ECC-encodes what is actually stored.
+            let mut contents = std::mem::take(&mut self.contents);
+            contents.clear();
+            let mut stored_bytes = 0;
+            if chunked {
+                for _ in 0..n {
+                    let sector = content.next_content();
+                    stored_bytes += self.mapper.stored_bytes_if_written(&sector);
+                    contents.push_back(sector);
+                }
+            }
             data_in = match &self.profile.reduction {
                 None => link_done,
                 Some(r) => {
                     let bytes = n * SECTOR_BYTES;
-                    // Hashing, compression and table updates are pipelined stages: the slowest
-                    // sets the pace.
+                    // Hashing, compression, table updates and the back end are pipelined
+                    // stages: the slowest sets the pace.
                     let time = transfer_ns(bytes, r.hash_bytes_per_second)
                         .max(transfer_ns(bytes, r.compress_bytes_per_second))
-                        .max(transfer_ns(n, r.chunks_per_second));
+                        .max(transfer_ns(n, r.chunks_per_second))
+                        .max(transfer_ns(stored_bytes, r.backend_write_bytes_per_second));
                     let first_sector = transfer_ns(SECTOR_BYTES.min(piece_bytes), self.profile.host.link_bytes_per_second);
                     let start = self.engine.book(link_start + overhead + first_sector, time);
                     (start + time).max(link_done)
@@ -371,7 +392,7 @@ impl Drive {
             for lba in lba..lba + n {
                 sink.buffer.push();
                 if chunked {
-                    let sector = content.next_content();
+                    let sector = contents.pop_front().expect("content gathered for every sector");
                     if !self.mapper.write(lba, 0, Some(sector), &mut sink)? {
                         sink.buffer.release_newest(data_in);
                     }
@@ -380,6 +401,7 @@ impl Drive {
                 }
             }
             host_program_done = host_program_done.max(sink.host_program_done_ns);
+            self.contents = contents;
             lba += n;
         }
         self.last_host_program_ns = self.last_host_program_ns.max(host_program_done);

@@ -53,6 +53,14 @@ impl Mapper {
         }
     }
 
+    /// Bytes writing `content` would store (data-reduction FTL; 0 for zeros and duplicates).
+    pub fn stored_bytes_if_written(&self, content: &SectorContent) -> u64 {
+        match self {
+            Mapper::Page(_) => ssdlab_nand::SECTOR_BYTES,
+            Mapper::Chunk(f) => f.stored_bytes_if_written(content),
+        }
+    }
+
     /// TRIM one sector.
     pub fn trim(&mut self, lba: u64) -> Result<()> {
         match self {

@@ -341,6 +341,17 @@ impl ChunkFtl {
         self.index.prefetch(fingerprint as u64);
     }
 
+    /// Bytes (whole ECC units) that writing `content` would store: 0 for zeros and for content
+    /// the index already knows (a duplicate).
+    #[inline]
+    pub fn stored_bytes_if_written(&self, content: &SectorContent) -> u64 {
+        if content.zero || self.index.get(content.fingerprint as u64).is_some() {
+            0
+        } else {
+            self.units_for(content.stored_bytes) as u64 * self.unit_bytes as u64
+        }
+    }
+
     /// Write sector `lba` with `content`. Returns whether new data was stored (false for zeros
     /// and duplicates, which need no flash).
     pub fn write<S: FlashSink>(&mut self, lba: u64, content: SectorContent, sink: &mut S) -> Result<bool> {

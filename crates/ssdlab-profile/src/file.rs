@@ -32,6 +32,8 @@ struct RawReduction {
     compress_mbps: u64,
     decompress_mbps: u64,
     chunks_per_second: u64,
+    backend_write_mbps: u64,
+    backend_read_mbps: u64,
     partial_page_reads: bool,
 }
 
@@ -328,6 +330,8 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
                 ("compress_mbps", r.compress_mbps),
                 ("decompress_mbps", r.decompress_mbps),
                 ("chunks_per_second", r.chunks_per_second),
+                ("backend_write_mbps", r.backend_write_mbps),
+                ("backend_read_mbps", r.backend_read_mbps),
                 ("dedup_index_entries", r.dedup_index_entries),
             ] {
                 if value == 0 {
@@ -353,6 +357,8 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
                 compress_bytes_per_second: r.compress_mbps * 1_000_000,
                 decompress_bytes_per_second: r.decompress_mbps * 1_000_000,
                 chunks_per_second: r.chunks_per_second,
+                backend_write_bytes_per_second: r.backend_write_mbps * 1_000_000,
+                backend_read_bytes_per_second: r.backend_read_mbps * 1_000_000,
             })
         }
         _ => None,

@@ -120,6 +120,12 @@ pub struct ReductionSettings {
     pub decompress_bytes_per_second: u64,
     /// Chunks the engine can handle per second (lookups, table updates).
     pub chunks_per_second: u64,
+    /// Back end of the write path: encryption and ECC encoding of the bytes actually stored,
+    /// bytes per second of stored data.
+    pub backend_write_bytes_per_second: u64,
+    /// Back end of the read path: ECC decoding and decryption of the stored bytes read, bytes
+    /// per second of stored data.
+    pub backend_read_bytes_per_second: u64,
 }
 
 impl Profile {

@@ -35,8 +35,10 @@ fn unknown_field_names_file_line_and_field() {
 
 #[test]
 fn zero_and_negative_geometry_are_refused() {
-    let err = error_of(&broken("planes_per_die = 2", "planes_per_die = 0"));
-    assert!(err.contains("nand.planes_per_die") && err.starts_with("drive.toml:17:"), "{err}");
+    let text = broken("planes_per_die = 2", "planes_per_die = 0");
+    let line = text.lines().position(|l| l.starts_with("planes_per_die")).unwrap() + 1;
+    let err = error_of(&text);
+    assert!(err.contains("nand.planes_per_die") && err.starts_with(&format!("drive.toml:{line}:")), "{err}");
     let err = error_of(&broken("channels = 8", "channels = -8"));
     assert!(err.starts_with("drive.toml:") && err.contains("channels") || err.contains("-8"), "{err}");
 }
