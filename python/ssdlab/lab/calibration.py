@@ -20,6 +20,20 @@ class Published:
     unit: str
     source: str
 
+    @property
+    def fitted(self) -> bool:
+        """Whether a profile parameter was set from this figure (so it is no independent check)."""
+        return (self.drive, self.metric, self.pattern, self.condition) in FITTED
+
+
+#: Figures a profile parameter was calibrated from (see the profile files): the SF-2281 back-end
+#: write rate from the Force GS AS-SSD clean write, the SF-1200 back-end rates from the Force 100
+#: 2 MB incompressible write and read.
+FITTED = {
+    ("force-gs-240", "AS-SSD sequential write", "incompressible", "clean"),
+    ("force-100-sf1200", "2M sequential write (4k-aligned)", "incompressible", ""),
+    ("force-100-sf1200", "2M sequential read (4k-aligned)", "incompressible", ""),
+}
 
 PUBLISHED = [
     # Corsair Force GS 240 GB, AS-SSD incompressible after a 60 min incompressible torture
@@ -68,7 +82,7 @@ def table(results: pd.DataFrame) -> pd.DataFrame:
             "drive": p.drive, "figure": f"{p.metric} ({p.pattern}{', ' + p.condition if p.condition else ''})",
             "published": p.value, "simulated": simulated,
             "difference_pct": None if simulated is None else (simulated - p.value) / p.value * 100.0,
-            "unit": p.unit, "source": p.source,
+            "unit": p.unit, "role": "calibrated from" if p.fitted else "check", "source": p.source,
         })
     return pd.DataFrame(rows)
 
