@@ -61,7 +61,6 @@ pub struct Drive {
     engine: Timeline,
     default_content: ContentStream,
     pieces: Vec<Piece>,
-    contents: std::collections::VecDeque<ssdlab_reduce::SectorContent>,
     buffer: WriteBuffer,
     cap: Option<SmallWriteCap>,
     controller_free_ns: Nanoseconds,
@@ -108,7 +107,6 @@ impl Drive {
             engine: Timeline::new(),
             default_content: ContentStream::new(DataPattern::default(), options.content, 0),
             pieces: Vec::with_capacity(64),
-            contents: std::collections::VecDeque::new(),
             buffer,
             cap,
             controller_free_ns: 0,
@@ -361,47 +359,49 @@ impl Drive {
             let link_start = self.link.book(link_free.max(room), link_time);
             let link_done = link_start + link_time;
             link_free = link_done;
-            // The engine fingerprints and compresses the data on its way into the buffer; its
-            // back end encrypts and ECC-encodes what is actually stored.
-            let mut contents = std::mem::take(&mut self.contents);
-            contents.clear();
-            let mut stored_bytes = 0;
-            if chunked {
-                for _ in 0..n {
-                    let sector = content.next_content();
-                    stored_bytes += self.mapper.stored_bytes_if_written(&sector);
-                    contents.push_back(sector);
-                }
-            }
+            // The engine fingerprints and compresses the data on its way into the buffer;
+            // hashing, compression and table updates are pipelined stages: the slowest sets the
+            // pace. Its back end (encryption, ECC encoding) works on what is actually stored,
+            // known once the sectors are mapped; it is booked right after, below.
+            let mut engine_end = None;
             data_in = match &self.profile.reduction {
                 None => link_done,
                 Some(r) => {
                     let bytes = n * SECTOR_BYTES;
-                    // Hashing, compression, table updates and the back end are pipelined
-                    // stages: the slowest sets the pace.
                     let time = transfer_ns(bytes, r.hash_bytes_per_second)
                         .max(transfer_ns(bytes, r.compress_bytes_per_second))
-                        .max(transfer_ns(n, r.chunks_per_second))
-                        .max(transfer_ns(stored_bytes, r.backend_write_bytes_per_second));
+                        .max(transfer_ns(n, r.chunks_per_second));
                     let first_sector = transfer_ns(SECTOR_BYTES.min(piece_bytes), self.profile.host.link_bytes_per_second);
                     let start = self.engine.book(link_start + overhead + first_sector, time);
+                    engine_end = Some((start, time));
                     (start + time).max(link_done)
                 }
             };
+            let mut stored_bytes = 0;
             let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, data_in.max(rmw_ready), command_done);
             for lba in lba..lba + n {
                 sink.buffer.push();
                 if chunked {
-                    let sector = contents.pop_front().expect("content gathered for every sector");
-                    if !self.mapper.write(lba, 0, Some(sector), &mut sink)? {
+                    let sector = content.next_content();
+                    let stored = self.mapper.write(lba, 0, Some(sector), &mut sink)?;
+                    if stored == 0 {
                         sink.buffer.release_newest(data_in);
                     }
+                    stored_bytes += stored;
                 } else {
                     self.mapper.write(lba, first_tag + (lba - first), None, &mut sink)?;
                 }
             }
             host_program_done = host_program_done.max(sink.host_program_done_ns);
-            self.contents = contents;
+            if let (Some(r), Some((start, time))) = (&self.profile.reduction, engine_end) {
+                let backend = transfer_ns(stored_bytes, r.backend_write_bytes_per_second);
+                if backend > time {
+                    // The back end is the slowest stage for this piece: the engine stays busy
+                    // until it is done, and so does the command.
+                    self.engine.book(start + time, backend - time);
+                    data_in = data_in.max(start + backend);
+                }
+            }
             lba += n;
         }
         self.last_host_program_ns = self.last_host_program_ns.max(host_program_done);

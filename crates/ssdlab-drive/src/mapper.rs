@@ -40,24 +40,16 @@ impl Mapper {
         }
     }
 
-    /// Write one sector. Returns whether its data must be programmed (false for zeros and
+    /// Write one sector. Returns the bytes that must be programmed for it (0 for zeros and
     /// duplicates the data-reduction engine absorbed).
     #[inline]
-    pub fn write<S: FlashSink>(&mut self, lba: u64, tag: u64, content: Option<SectorContent>, sink: &mut S) -> Result<bool> {
+    pub fn write<S: FlashSink>(&mut self, lba: u64, tag: u64, content: Option<SectorContent>, sink: &mut S) -> Result<u64> {
         match self {
-            Mapper::Page(f) => f.write(lba, tag, sink).map(|()| true),
+            Mapper::Page(f) => f.write(lba, tag, sink).map(|()| ssdlab_nand::SECTOR_BYTES),
             Mapper::Chunk(f) => {
                 let content = content.expect("the data-reduction FTL needs content");
                 f.write(lba, content, sink)
             }
-        }
-    }
-
-    /// Bytes writing `content` would store (data-reduction FTL; 0 for zeros and duplicates).
-    pub fn stored_bytes_if_written(&self, content: &SectorContent) -> u64 {
-        match self {
-            Mapper::Page(_) => ssdlab_nand::SECTOR_BYTES,
-            Mapper::Chunk(f) => f.stored_bytes_if_written(content),
         }
     }
 

@@ -341,24 +341,13 @@ impl ChunkFtl {
         self.index.prefetch(fingerprint as u64);
     }
 
-    /// Bytes (whole ECC units) that writing `content` would store: 0 for zeros and for content
-    /// the index already knows (a duplicate).
-    #[inline]
-    pub fn stored_bytes_if_written(&self, content: &SectorContent) -> u64 {
-        if content.zero || self.index.get(content.fingerprint as u64).is_some() {
-            0
-        } else {
-            self.units_for(content.stored_bytes) as u64 * self.unit_bytes as u64
-        }
-    }
-
-    /// Write sector `lba` with `content`. Returns whether new data was stored (false for zeros
-    /// and duplicates, which need no flash).
-    pub fn write<S: FlashSink>(&mut self, lba: u64, content: SectorContent, sink: &mut S) -> Result<bool> {
+    /// Write sector `lba` with `content`. Returns the bytes (whole ECC units) newly stored: 0 for
+    /// zeros and duplicates, which need no flash.
+    pub fn write<S: FlashSink>(&mut self, lba: u64, content: SectorContent, sink: &mut S) -> Result<u64> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
         self.stats.host_sectors_written += 1;
         let old = self.l2p[lba as usize];
-        let mut stored = false;
+        let mut stored = 0u64;
         let new = if content.zero {
             self.stats.zero_sectors += 1;
             ZERO
@@ -372,7 +361,7 @@ impl ChunkFtl {
                     chunk
                 }
                 None => {
-                    stored = true;
+                    stored = self.units_for(content.stored_bytes) as u64 * self.unit_bytes as u64;
                     self.store_new(key, content, sink)?
                 }
             }
