@@ -89,7 +89,7 @@ def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0) ->
             cells = []
             for value in row:
                 if isinstance(value, float):
-                    cells.append("-" if pd.isna(value) else f"{value:,.1f}")
+                    cells.append("-" if pd.isna(value) else f"{value:,.2f}")
                 else:
                     cells.append("-" if value is None else str(value))
             lines.append("| " + " | ".join(cells) + " |")
