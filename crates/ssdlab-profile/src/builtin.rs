@@ -10,6 +10,9 @@ const BUILTINS: &[(&str, &str)] = &[
     ("force-100-sf1200", include_str!("../profiles/force-100-sf1200.toml")),
     ("agility2-100-sf1200", include_str!("../profiles/agility2-100-sf1200.toml")),
     ("conventional-240", include_str!("../profiles/conventional-240.toml")),
+    ("samsung-830-256", include_str!("../profiles/samsung-830-256.toml")),
+    ("neutron-240", include_str!("../profiles/neutron-240.toml")),
+    ("force-ls-240", include_str!("../profiles/force-ls-240.toml")),
 ];
 
 /// Names of the built-in profiles, in a stable order.

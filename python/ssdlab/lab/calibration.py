@@ -65,7 +65,8 @@ PUBLISHED = [
 #: Figures with no simulated counterpart yet, listed so the page is complete.
 NOT_SIMULATED = [
     ("Force GS rated 555 MB/s read, 525 MB/s write, 90K IOPS 4 KB random write", "manufacturer ratings, not measurements"),
-    ("Force LS 240 GB (Phison): tortured ~30 MB/s, ~350 after one HD Tach pass, ~360 after TRIM", "no Phison profile yet"),
+    ("Force LS 240 GB (Phison): tortured ~30 MB/s, ~350 after one HD Tach pass, ~360 after TRIM",
+     "a force-ls-240-like profile exists, but no suite yet runs that torture / HD Tach / TRIM sequence on it"),
     ("SandForce drives of the time: 128 GB NAND for 100 GB (93.1 GiB) user; 7-15% spare",
      "built into the profiles: see spare/user and spare/raw in each report"),
 ]
