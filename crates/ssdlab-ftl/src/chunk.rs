@@ -18,6 +18,7 @@
 use crate::block::BlockState;
 use crate::config::GcPolicy;
 use crate::ftl::{prefetch, WearSummary};
+use crate::gc::{self, Collector};
 use crate::pool::BlockPool;
 use crate::sink::FlashSink;
 use crate::UNMAPPED;
@@ -422,11 +423,7 @@ impl ChunkFtl {
 
     /// One round of GC on `die` (finish the victim in progress or reclaim a new one).
     pub fn collect_one<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
-        if !self.pool.has_victim(die) {
-            return false;
-        }
-        self.copy_victim(die, u32::MAX, sink);
-        true
+        gc::collect_one(self, die, sink)
     }
 
     /// Whether idle-time GC still has work on `die`.
@@ -548,15 +545,7 @@ impl ChunkFtl {
             if self.pool.dies[die as usize].host_open != UNMAPPED {
                 return Ok(Some((die, self.pool.dies[die as usize].host_open)));
             }
-            let mut rounds = 0u64;
-            while self.pool.free_count(die) < 2 {
-                if !self.collect_one(die, sink) {
-                    break;
-                }
-                rounds += 1;
-                debug_assert!(rounds < 1 << 40);
-            }
-            if self.pool.free_count(die) >= 2 {
+            if gc::make_host_room(self, die, sink) {
                 self.host_cursor_die = die;
                 return Ok(Some((die, self.pool.take_free(die, BlockState::OpenHost))));
             }
@@ -585,23 +574,14 @@ impl ChunkFtl {
         if stream == Stream::Host {
             for _ in first_done..last_done {
                 self.host_cursor_die = (die + 1) % self.config.geometry.dies();
-                self.paced_gc(die, sink);
+                gc::paced(self, die, self.units_per_program, self.config.gc_low_free_blocks_per_die, sink);
             }
-        }
-    }
-
-    fn paced_gc<S: FlashSink>(&mut self, die: u32, sink: &mut S) {
-        let low = self.config.gc_low_free_blocks_per_die;
-        let quota = self.pool.paced_quota(die, self.units_per_program, low);
-        if quota > 0 {
-            let copied = self.copy_victim(die, quota, sink);
-            self.pool.paced_done(die, copied, low);
         }
     }
 
     /// Copy live chunks of the die's victim into its GC block until `quota_units` were copied
     /// or the victim is empty; an empty victim is erased. Returns the units copied.
-    fn copy_victim<S: FlashSink>(&mut self, die: u32, quota_units: u32, sink: &mut S) -> u32 {
+    fn copy_victim_chunks<S: FlashSink>(&mut self, die: u32, quota_units: u32, sink: &mut S) -> u32 {
         let victim = self.pool.dies[die as usize].victim;
         debug_assert_ne!(victim, UNMAPPED);
         let base = victim * self.units_per_block;
@@ -679,5 +659,15 @@ impl ChunkFtl {
     /// Program units per block (for callers turning locations into timings).
     pub fn programs_per_block(&self) -> u32 {
         self.programs_per_block
+    }
+}
+
+impl Collector for ChunkFtl {
+    fn pool_mut(&mut self) -> &mut BlockPool {
+        &mut self.pool
+    }
+
+    fn copy_victim<S: FlashSink>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32 {
+        self.copy_victim_chunks(die, quota, sink)
     }
 }

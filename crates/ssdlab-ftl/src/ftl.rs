@@ -2,6 +2,7 @@
 
 use crate::block::BlockState;
 use crate::config::FtlConfig;
+use crate::gc::{self, Collector};
 use crate::pool::BlockPool;
 use crate::sink::FlashSink;
 use crate::UNMAPPED;
@@ -239,17 +240,13 @@ impl Ftl {
     /// Run one round of garbage collection on `die`: finish the victim in progress, or choose and
     /// reclaim a new one. Returns `false` when no closed block has anything to reclaim.
     pub fn collect_one<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
-        if !self.pool.has_victim(die) {
-            return false;
-        }
-        self.copy_victim_units(die, u32::MAX, sink);
-        true
+        gc::collect_one(self, die, sink)
     }
 
     /// Copy the live slots of the victim on `die`, a whole unit at a time, until at least
     /// `quota_slots` were copied or the victim is empty; an emptied victim is erased.
     /// Returns the slots copied.
-    fn copy_victim_units<S: FlashSink>(&mut self, die: u32, quota_slots: u32, sink: &mut S) -> u32 {
+    fn copy_victim_slots<S: FlashSink>(&mut self, die: u32, quota_slots: u32, sink: &mut S) -> u32 {
         let victim = self.pool.dies[die as usize].victim;
         debug_assert_ne!(victim, UNMAPPED);
         let units = self.config.geometry.units_per_block();
@@ -296,18 +293,6 @@ impl Ftl {
         copied
     }
 
-    /// Paced foreground GC after a host unit was programmed on `die`: while the die is at or
-    /// below its low-water mark, copy as many live slots as reclaiming the victim frees per host
-    /// unit, so GC interleaves with host writes instead of stalling them in bursts.
-    fn paced_gc<S: FlashSink>(&mut self, die: u32, sink: &mut S) {
-        let low = self.config.gc_low_free_blocks_per_die;
-        let quota = self.pool.paced_quota(die, self.slots_per_unit, low);
-        if quota > 0 {
-            let copied = self.copy_victim_units(die, quota, sink);
-            self.pool.paced_done(die, copied, low);
-        }
-    }
-
     /// Whether idle-time GC still has work on `die`.
     pub fn wants_idle_gc(&self, die: u32) -> bool {
         self.pool.wants_idle_gc(die, self.config.gc_idle_target_free_blocks_per_die)
@@ -352,7 +337,7 @@ impl Ftl {
         }
         if kind == OpKind::Host {
             self.host_cursor_die = (self.host_cursor_die + 1) % self.config.geometry.dies();
-            self.paced_gc(die, sink);
+            gc::paced(self, die, self.slots_per_unit, self.config.gc_low_free_blocks_per_die, sink);
         }
     }
 
@@ -360,23 +345,6 @@ impl Ftl {
         self.p2l[(block * self.slots_per_block) as usize..((block + 1) * self.slots_per_block) as usize].fill(UNMAPPED);
         self.pool.erase(block);
         sink.erase(self.pool.die_of(block), block);
-    }
-
-    /// Make room on `die` for a new host block; false if the die cannot take one. Paced GC
-    /// normally keeps the pool above this floor; here GC runs to completion if it has not.
-    fn prepare_host_block<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
-        // One free block must stay for the GC copy target, so the host needs two.
-        // Bounded: each round reclaims a block with at least one invalid slot, and a round that
-        // cannot reclaim stops the loop.
-        let mut rounds = 0u64;
-        while self.pool.free_count(die) < 2 {
-            if !self.collect_one(die, sink) {
-                break;
-            }
-            rounds += 1;
-            debug_assert!(rounds < 1 << 40);
-        }
-        self.pool.free_count(die) >= 2
     }
 
     fn allocate_host_slot<S: FlashSink>(&mut self, sink: &mut S) -> Result<u32> {
@@ -387,7 +355,7 @@ impl Ftl {
             if open != UNMAPPED {
                 return Ok(open * self.slots_per_block + self.pool.blocks[open as usize].written);
             }
-            if self.prepare_host_block(die, sink) {
+            if gc::make_host_room(self, die, sink) {
                 let block = self.pool.take_free(die, BlockState::OpenHost);
                 return Ok(block * self.slots_per_block);
             }
@@ -420,4 +388,14 @@ pub(crate) fn prefetch<T>(value: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;
+}
+
+impl Collector for Ftl {
+    fn pool_mut(&mut self) -> &mut BlockPool {
+        &mut self.pool
+    }
+
+    fn copy_victim<S: FlashSink>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32 {
+        self.copy_victim_slots(die, quota, sink)
+    }
 }

@@ -23,6 +23,7 @@ mod chunk_check;
 mod config;
 mod die;
 mod ftl;
+mod gc;
 mod index;
 mod pool;
 mod sink;

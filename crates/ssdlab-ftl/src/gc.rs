@@ -1,0 +1,55 @@
+//! The garbage-collection driver shared by both FTLs: one round of collection, paced
+//! foreground collection, and making room for a host block. Each FTL supplies only how a
+//! victim's live data is copied ([`Collector::copy_victim`]); the decisions live here and in the
+//! block pool.
+
+use crate::pool::BlockPool;
+use crate::sink::FlashSink;
+
+/// What the driver needs from an FTL.
+pub(crate) trait Collector {
+    /// The FTL's block pool.
+    fn pool_mut(&mut self) -> &mut BlockPool;
+
+    /// Copy live data of the die's victim until at least `quota` allocation units were copied
+    /// or the victim is empty (then erase it). Returns the units copied.
+    fn copy_victim<S: FlashSink>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32;
+}
+
+/// One round of GC on `die`: finish the victim in progress, or choose and reclaim a new one.
+/// Returns `false` when no closed block has anything to reclaim.
+pub(crate) fn collect_one<C: Collector, S: FlashSink>(ftl: &mut C, die: u32, sink: &mut S) -> bool {
+    if !ftl.pool_mut().has_victim(die) {
+        return false;
+    }
+    ftl.copy_victim(die, u32::MAX, sink);
+    true
+}
+
+/// Paced foreground GC after a host program unit of `units_per_program` on `die`: while the die
+/// is at or below `low_free` free blocks, copy as much as reclaiming the victim frees per host
+/// unit, so GC interleaves with host writes instead of stalling them in bursts.
+pub(crate) fn paced<C: Collector, S: FlashSink>(ftl: &mut C, die: u32, units_per_program: u32, low_free: u32, sink: &mut S) {
+    let quota = ftl.pool_mut().paced_quota(die, units_per_program, low_free);
+    if quota > 0 {
+        let copied = ftl.copy_victim(die, quota, sink);
+        ftl.pool_mut().paced_done(die, copied, low_free);
+    }
+}
+
+/// Make room on `die` for a new host block; false if the die cannot take one. Paced GC normally
+/// keeps the pool above this floor; here GC runs to completion if it has not. One free block
+/// must stay for the GC copy target, so the host needs two.
+pub(crate) fn make_host_room<C: Collector, S: FlashSink>(ftl: &mut C, die: u32, sink: &mut S) -> bool {
+    // Bounded: each round reclaims a block with at least one invalid unit, and a round that
+    // cannot reclaim stops the loop.
+    let mut rounds = 0u64;
+    while ftl.pool_mut().free_count(die) < 2 {
+        if !collect_one(ftl, die, sink) {
+            break;
+        }
+        rounds += 1;
+        debug_assert!(rounds < 1 << 40);
+    }
+    ftl.pool_mut().free_count(die) >= 2
+}
