@@ -8,6 +8,8 @@
 //! valid unit may remain. A failure names the seed: `SSDLAB_SEED=<seed> cargo test -p
 //! ssdlab-ftl --test chunk_swarm`.
 
+mod common;
+
 use ssdlab_core::SimRng;
 use ssdlab_ftl::{ChunkFtl, ChunkFtlConfig, GcPolicy, NullSink};
 use ssdlab_nand::Geometry;
@@ -146,31 +148,13 @@ fn run_case(seed: u64, steps: u32) -> (u64, u64) {
     (stats.gc_chunks_moved, stats.dedup_hits)
 }
 
-fn cases() -> u64 {
-    std::env::var("SSDLAB_SWARM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
-}
-
 #[test]
 fn swarm_real_bytes_agree_with_reference_map() {
-    if let Some(seed) = std::env::var("SSDLAB_SEED").ok().and_then(|v| v.parse().ok()) {
-        run_case(seed, 3000);
-        return;
+    let results = common::swarm("chunk FTL", 0xC4_0000, |seed| run_case(seed, 1500), |seed| run_case(seed, 3000));
+    if std::env::var("SSDLAB_SEED").is_err() {
+        let moved: u64 = results.iter().map(|r| r.0).sum();
+        let hits: u64 = results.iter().map(|r| r.1).sum();
+        assert!(moved > common::cases() * 20, "GC moved only {moved} chunks over the swarm");
+        assert!(hits > common::cases() * 20, "only {hits} dedup hits over the swarm");
     }
-    let mut moved = 0;
-    let mut hits = 0;
-    for i in 0..cases() {
-        let seed = 0xC4_0000 + i;
-        match std::panic::catch_unwind(|| run_case(seed, 1500)) {
-            Ok((m, h)) => {
-                moved += m;
-                hits += h;
-            }
-            Err(e) => {
-                let message = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()));
-                panic!("chunk FTL swarm case failed; reproduce with SSDLAB_SEED={seed}: {}", message.unwrap_or_default());
-            }
-        }
-    }
-    assert!(moved > cases() * 20, "GC moved only {moved} chunks over the swarm");
-    assert!(hits > cases() * 20, "only {hits} dedup hits over the swarm");
 }

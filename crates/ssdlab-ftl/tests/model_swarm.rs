@@ -6,6 +6,8 @@
 //! periodically that the FTL's structures agree with a full recount. A failure names the seed;
 //! rerun one case with `SSDLAB_SEED=<seed> cargo test -p ssdlab-ftl --test model_swarm`.
 
+mod common;
+
 use ssdlab_core::SimRng;
 use ssdlab_ftl::{Ftl, FtlConfig, GcPolicy, NullSink};
 use ssdlab_nand::Geometry;
@@ -122,29 +124,11 @@ fn run_case(seed: u64, steps: u32) -> u64 {
     case.ftl.stats().gc_sectors_moved
 }
 
-fn cases() -> u64 {
-    std::env::var("SSDLAB_SWARM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
-}
-
 #[test]
 fn swarm_mapping_agrees_with_reference_map() {
-    if let Some(seed) = std::env::var("SSDLAB_SEED").ok().and_then(|v| v.parse().ok()) {
-        run_case(seed, 3000);
-        return;
-    }
-    let base = 0x55D1_AB00u64;
-    let mut moved_total = 0;
-    for i in 0..cases() {
-        let seed = base + i;
-        let result = std::panic::catch_unwind(|| run_case(seed, 4000));
-        if let Ok(moved) = result {
-            moved_total += moved;
-        }
-        if let Err(e) = result {
-            let message = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()));
-            panic!("FTL swarm case failed; reproduce with SSDLAB_SEED={seed}: {}", message.unwrap_or_default());
-        }
-    }
+    let moved: u64 = common::swarm("FTL", 0x55D1_AB00, |seed| run_case(seed, 4000), |seed| run_case(seed, 3000)).iter().sum();
     // The swarm must actually exercise garbage collection with live data to move.
-    assert!(moved_total > cases() * 100, "garbage collection moved only {moved_total} sectors over the swarm");
+    if std::env::var("SSDLAB_SEED").is_err() {
+        assert!(moved > common::cases() * 100, "garbage collection moved only {moved} sectors over the swarm");
+    }
 }
