@@ -176,9 +176,9 @@ def review_command(profile: str, overrides: tuple[str, ...], out_dir: str | None
         out = Path(out_dir or f"review-{Path(profile).stem}")
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
         ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars)
-        Drive(profile, ctx.scaled_overrides())  # validate the profile before any output
+        info = ctx.info()  # builds the drive once: validates the profile before any output
         if not quiet:
-            click.echo(f"reviewing {ctx.info()['model']} (scale {scale:g}): {', '.join(names)}")
+            click.echo(f"reviewing {info['model']} (scale {scale:g}): {', '.join(names)}")
 
         def done(name: str, wall: float) -> None:
             bars.close()

@@ -99,14 +99,6 @@ impl Mapper {
         }
     }
 
-    /// Whether sector `lba` holds data (mapped and not all zeros).
-    pub fn is_mapped(&self, lba: u64) -> bool {
-        match self {
-            Mapper::Page(f) => f.lookup(lba).is_some(),
-            Mapper::Chunk(f) => f.locate(lba).is_some(),
-        }
-    }
-
     /// Flush: program the partly filled host unit.
     pub fn pad_open_unit<S: FlashSink>(&mut self, sink: &mut S) {
         match self {

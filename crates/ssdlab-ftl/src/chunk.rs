@@ -165,7 +165,6 @@ pub struct ChunkFtl {
     unit_bytes: u32,
     units_per_program: u32,
     units_per_block: u32,
-    programs_per_block: u32,
     full_chunk_units: u32,
     pub(crate) l2p: Vec<u32>,
     pub(crate) chunks: Vec<Chunk>,
@@ -200,7 +199,6 @@ impl ChunkFtl {
             unit_bytes,
             units_per_program,
             units_per_block,
-            programs_per_block: g.units_per_block(),
             full_chunk_units: SECTOR_BYTES as u32 / unit_bytes,
             l2p: ssdlab_core::memory::huge_vec(UNMAPPED, config.user_sectors as usize, config.user_sectors as usize),
             // Chunk ids are reused, so there are never more than one per logical sector.
@@ -656,10 +654,6 @@ impl ChunkFtl {
         copied
     }
 
-    /// Program units per block (for callers turning locations into timings).
-    pub fn programs_per_block(&self) -> u32 {
-        self.programs_per_block
-    }
 }
 
 impl Collector for ChunkFtl {

@@ -146,11 +146,6 @@ impl Ftl {
         }
     }
 
-    /// Program/erase cycles of every block.
-    pub fn erase_counts(&self) -> impl Iterator<Item = u32> + '_ {
-        self.pool.blocks.iter().map(|b| b.erase_count)
-    }
-
     /// Wear over all blocks.
     pub fn wear(&self) -> WearSummary {
         self.pool.wear()
