@@ -35,6 +35,8 @@ struct RawReduction {
     backend_write_mbps: u64,
     backend_read_mbps: u64,
     partial_page_reads: bool,
+    #[serde(default)]
+    read_command_setup_ns: u64,
 }
 
 #[derive(Deserialize)]
@@ -359,6 +361,7 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
                 chunks_per_second: r.chunks_per_second,
                 backend_write_bytes_per_second: r.backend_write_mbps * 1_000_000,
                 backend_read_bytes_per_second: r.backend_read_mbps * 1_000_000,
+                read_command_setup_ns: r.read_command_setup_ns,
             })
         }
         _ => None,

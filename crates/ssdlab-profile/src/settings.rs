@@ -126,6 +126,10 @@ pub struct ReductionSettings {
     /// Back end of the read path: ECC decoding and decryption of the stored bytes read, bytes
     /// per second of stored data.
     pub backend_read_bytes_per_second: u64,
+    /// Time the read path spends per read command before the engine can decode its data
+    /// (firmware locating the chunks and programming the engine), during which the engine serves
+    /// no other command. 0 when not modeled.
+    pub read_command_setup_ns: Nanoseconds,
 }
 
 impl Profile {
