@@ -59,14 +59,20 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     return comparison_page(out_dir, made, table)
 
 
-#: The suites behind the published figures.
-CALIBRATION_RUNS = [("force-gs-240", ["resiliency"]), ("force-100-sf1200", ["four-corners"]), ("agility2-100-sf1200", ["four-corners"])]
+def calibration_runs() -> list[tuple[str, list[str]]]:
+    """The suites behind the published figures, per drive, in the order the figures are listed."""
+    runs: dict[str, list[str]] = {}
+    for p in calibration.PUBLISHED:
+        suites = runs.setdefault(p.drive, [])
+        if p.suite not in suites:
+            suites.append(p.suite)
+    return list(runs.items())
 
 
 def calibrate(db_path: Path, out_path: Path, scale: float, progress, echo: Callable[[str], None] | None) -> Path:
     """Run the calibration suites and write a markdown page of published beside simulated."""
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    for profile, suites in CALIBRATION_RUNS:
+    for profile, suites in calibration_runs():
         if echo:
             echo(f"calibration run: {profile} ({', '.join(suites)})")
         ctx = ReviewContext(profile, scale=scale, out_dir=db_path.parent / f"review-{profile}", progress=progress)

@@ -15,7 +15,10 @@ TITLE = "Resiliency: clean, after torture, after TRIM"
 METHOD = (
     "Clean: measured on a secure-erased drive. Torture: secure erase, sequential fill of the whole user space, "
     "then 4 KiB random writes over 100% of it at QD32 (60 min of incompressible data for AS-SSD; 20 min of "
-    "compressible data for HD Tach and ATTO), then measure. TRIM: TRIM the whole user space, measure again."
+    "compressible data for HD Tach and ATTO), then measure. TRIM: TRIM the whole user space, measure again. "
+    "TRIM validation (the 2013 method): secure erase, sequential fill, 30 min of incompressible 4 KiB random writes "
+    "at QD32 over the whole span, one HD Tach write pass (how fast it starts, how high GC lets it climb), TRIM of "
+    "the whole user space, one more HD Tach write pass."
 )
 
 TRIM_ALL = ["rw=trim", "bs=1g", "iodepth=1"]
@@ -61,6 +64,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
             result.add(f"HD Tach average {direction}", averages[direction], "MB/s", "compressible", condition)
             rows.append({"test": f"HD Tach {direction}", "data": "compressible (20 min torture)", "condition": condition, "MB/s": averages[direction]})
         atto_frames.append(atto.measure(ctx, drive, condition))
+    rows += _trim_validation(ctx, result)
     table = pd.DataFrame(rows).pivot_table(index=["test", "data"], columns="condition", values="MB/s", sort=False)
     table = table[["clean", "after torture", "after TRIM"]].reset_index()
     result.tables["resiliency"] = table
@@ -74,3 +78,29 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result.charts.append((charts.bar_chart(ctx.out_dir / "charts" / "resiliency.png", "Resiliency", labels,
                                            [r["MB/s"] for r in rows], "MB/s"), "Resiliency summary"))
     return result
+
+
+def _trim_validation(ctx: ReviewContext, result: SuiteResult) -> list[dict]:
+    """HD Tach write passes after a 30 min incompressible torture and after TRIM: where the pass
+    starts (first percent of the surface), its peak as GC catches up, and its average."""
+    drive = ctx.new_drive()
+    _torture(ctx, drive, INCOMPRESSIBLE, 30, "TRIM validation")
+    frames, rows = [], []
+    for condition in ("after torture", "after TRIM"):
+        if condition == "after TRIM":
+            ctx.run(drive, TRIM_ALL, "TRIM all (TRIM validation)")
+        frame, average = hdtach.measure_write(ctx, drive, f"{condition} (30 min)")
+        frames.append(frame)
+        curve = frame["write_mbps"]
+        for metric, value in (("start", float(curve.iloc[0])), ("peak", float(curve.max())), ("average", average)):
+            result.add(f"HD Tach write {metric} (30 min torture)", value, "MB/s", "incompressible", condition)
+        rows.append({"test": "HD Tach write (TRIM validation)", "data": "incompressible (30 min torture)",
+                     "condition": condition, "MB/s": average})
+    result.tables["trim_validation_hdtach"] = pd.concat(frames, ignore_index=True)
+    result.charts.append((charts.line_chart(ctx.out_dir / "charts" / "trim_validation_hdtach.png",
+                                            "HD Tach write after a 30 min torture, and after TRIM",
+                                            frames[0]["position_pct"].tolist(),
+                                            {f"write {f['condition'].iloc[0]}": f["write_mbps"].tolist() for f in frames},
+                                            "position on the drive (%)", "MB/s"),
+                          "TRIM validation: one HD Tach write pass after the torture (GC catching up), one after TRIM"))
+    return rows
