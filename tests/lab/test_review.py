@@ -118,3 +118,21 @@ def test_bad_inputs_are_refused_and_leave_results_untouched(review, tmp_path):
     r = ssdlab("compare", "--db", str(corrupt), "--out", str(tmp_path / "c"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert corrupt.read_bytes() == before
+
+
+def test_review_sharing_a_database_draws_this_drive_among_the_others(tmp_path):
+    db = tmp_path / "lab.sqlite"
+    for profile in ("conventional-240", "force-gs-240"):
+        r = ssdlab("review", profile, "--scale", "0.02", "--suites", "as-ssd,power", "--out", str(tmp_path / profile),
+                   "--db", str(db), "--quiet")
+        assert r.returncode == 0, r.stderr
+    first = (tmp_path / "conventional-240" / "index.html").read_text()
+    assert "Against the other drives" not in first  # alone in the database when it ran
+    page = (tmp_path / "force-gs-240" / "index.html").read_text()
+    assert "Against the other drives" in page
+    import re
+
+    against = re.findall(r"src='charts/(against_[^']+)'", page)
+    assert len(against) >= 3  # AS-SSD read, write, power
+    for name in against:
+        assert (tmp_path / "force-gs-240" / "charts" / name).stat().st_size > 5000

@@ -9,34 +9,12 @@ import pandas as pd
 
 from ssdlab import __version__
 from ssdlab.errors import SsdlabError
-from ssdlab.lab import calibration, charts
+from ssdlab.lab import calibration
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
+from ssdlab.lab.headlines import headline_charts
 from ssdlab.lab.report import comparison_page
 from ssdlab.lab.review import check_output, run_review
-
-#: The headline figures compared across drives: (suite, metric, pattern, condition).
-HEADLINES = [
-    ("four-corners", "4K random read (4k-aligned)", "incompressible", ""),
-    ("four-corners", "4K random write (4k-aligned)", "compressible", ""),
-    ("four-corners", "4K random write (4k-aligned)", "incompressible", ""),
-    ("four-corners", "128K sequential read (4k-aligned)", "compressible", ""),
-    ("four-corners", "128K sequential write (4k-aligned)", "compressible", ""),
-    ("four-corners", "128K sequential write (4k-aligned)", "incompressible", ""),
-    ("as-ssd", "sequential read", "incompressible", "clean"),
-    ("as-ssd", "sequential write", "incompressible", "clean"),
-    ("hdtach", "average read", "compressible", "clean"),
-    ("consistency", "steady-state IOPS (mean from 70% of the run)", "incompressible", "default OP"),
-    ("consistency", "steady-state IOPS (mean from 70% of the run)", "incompressible", "25% extra OP"),
-    ("power", "4K random write QD32", "incompressible", "load"),
-    ("storage-bench", "average data rate", "text", "heavy2011"),
-    ("storage-bench", "average read rate", "text", "heavy2011"),
-    ("storage-bench", "average write rate", "text", "heavy2011"),
-    ("storage-bench", "disk busy time", "text", "heavy2011"),
-    ("storage-bench", "average data rate", "text", "light2011"),
-    ("storage-bench", "disk busy time", "text", "light2011"),
-]
-
 
 def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | None, include_scaled: bool) -> Path:
     """Bar charts of the headline figures across drives; returns the page's path."""
@@ -46,14 +24,7 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     db.close()
     if frame.empty:
         raise SsdlabError(f"{db_path}: no {'' if include_scaled else 'full-scale '}results for {', '.join(drives) or 'any drive'}")
-    made = []
-    for i, (suite, metric, pattern, condition) in enumerate(HEADLINES):
-        rows = frame[(frame["suite"] == suite) & (frame["metric"] == metric) & (frame["pattern"] == pattern) & (frame["condition"] == condition)]
-        if rows.empty:
-            continue
-        title = f"{metric} ({pattern}{', ' + condition if condition else ''})"
-        made.append((charts.bar_chart(out_dir / "charts" / f"compare_{i:02d}.png", title, rows["drive"].tolist(),
-                                      rows["value"].tolist(), rows["unit"].iloc[0], highlight), title))
+    made = headline_charts(frame, out_dir / "charts", "compare", highlight)
     table = frame.pivot_table(index=["suite", "metric", "pattern", "condition"], columns="drive", values="value", sort=False).reset_index()
     table.to_csv(out_dir / "comparison.csv", index=False)
     return comparison_page(out_dir, made, table)

@@ -38,13 +38,20 @@ window.addEventListener('load', function () {
 """
 
 
+def _figure(file_name: str, caption: str) -> str:
+    return (f"<figure><img src='charts/{html.escape(file_name)}' alt='{html.escape(caption)}'>"
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+
 def _page(title: str, body: str) -> str:
     return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{STYLE}</style></head><body>\n{body}\n{SELF_CHECK}</body></html>\n")
 
 
-def review_page(out_dir: Path, info: dict, meta: dict, suites: list[SuiteResult], calibration: pd.DataFrame | None) -> Path:
-    """Write `index.html` for one review."""
+def review_page(out_dir: Path, info: dict, meta: dict, suites: list[SuiteResult], calibration: pd.DataFrame | None,
+                against: list[tuple[str, str]] = ()) -> Path:
+    """Write `index.html` for one review; `against` are bar charts of this drive among the others
+    in the results database."""
     parts = [f"<h1>{html.escape(info['model'])}</h1>"]
     parts.append(f"<p>ssdlab {html.escape(meta['version'])} &middot; profile <code>{html.escape(info['name'])}</code> "
                  f"(hash {html.escape(meta['profile_hash'])}) &middot; seed {meta['seed']} &middot; scale {meta['scale']:g} "
@@ -70,8 +77,7 @@ def review_page(out_dir: Path, info: dict, meta: dict, suites: list[SuiteResult]
         for note in suite.notes:
             parts.append(f"<p class='warn'>{html.escape(note)}</p>")
         for file_name, caption in suite.charts:
-            parts.append(f"<figure><img src='charts/{html.escape(file_name)}' alt='{html.escape(caption)}'>"
-                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+            parts.append(_figure(file_name, caption))
         if suite.metrics:
             parts.append(_table(suite.frame()))
         for name, frame in suite.tables.items():
@@ -79,6 +85,11 @@ def review_page(out_dir: Path, info: dict, meta: dict, suites: list[SuiteResult]
                 parts.append(f"<p>{html.escape(name)} (<a href='data/{html.escape(name)}.csv'>CSV</a>)</p>" + _table(frame))
             else:
                 parts.append(f"<p>{html.escape(name)}: {len(frame)} rows, <a href='data/{html.escape(name)}.csv'>CSV</a></p>")
+    if against:
+        parts.append("<h2 id='against'>Against the other drives in the database</h2>"
+                     "<p class='method'>Each drive's latest review at the same scale; this drive highlighted.</p>")
+        for file_name, caption in against:
+            parts.append(_figure(file_name, caption))
     if calibration is not None and len(calibration):
         parts.append("<h2>Calibration</h2><p>Published figures beside this run's.</p>" + _table(calibration))
     path = out_dir / "index.html"
@@ -91,8 +102,7 @@ def comparison_page(out_dir: Path, charts: list[tuple[str, str]], table: pd.Data
     parts = ["<h1>ssdlab: drives compared</h1>",
              "<p>Latest full-scale review of each drive in the results database.</p>"]
     for file_name, caption in charts:
-        parts.append(f"<figure><img src='charts/{html.escape(file_name)}' alt='{html.escape(caption)}'>"
-                     f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        parts.append(_figure(file_name, caption))
     parts.append(_table(table))
     path = out_dir / "index.html"
     path.write_text(_page("ssdlab comparison", "\n".join(parts)))

@@ -11,6 +11,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.lab import calibration
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
+from ssdlab.lab.headlines import headline_charts
 from ssdlab.lab.report import review_page
 from ssdlab.lab.results import SuiteResult
 from ssdlab.lab.suites import SUITES
@@ -63,5 +64,16 @@ def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suit
         frame = db.latest([info["name"]])
         cal = calibration.table(frame)
         cal = cal[cal["drive"] == info["name"]]
+    others = _against_other_drives(db, ctx, info["name"])
     db.close()
-    return review_page(ctx.out_dir, info, meta, results, cal)
+    return review_page(ctx.out_dir, info, meta, results, cal, others)
+
+
+def _against_other_drives(db: ResultsDatabase, ctx: ReviewContext, drive: str) -> list[tuple[str, str]]:
+    """Headline bar charts across the drives in the database reviewed at the same scale (full
+    scale, or this shortened scale), this drive highlighted; none when it is the only one."""
+    frame = db.latest(include_scaled=not ctx.comparable)
+    frame = frame[frame["scale"] == ctx.scale]
+    if frame["drive"].nunique() < 2 or drive not in set(frame["drive"]):
+        return []
+    return headline_charts(frame, ctx.out_dir / "charts", "against", drive)
