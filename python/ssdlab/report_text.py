@@ -55,6 +55,8 @@ def run_summary(s: dict) -> str:
             f"zero sectors {pct(red['zero_sector_rate'])}, after dedup {_bytes(red['bytes_after_dedup'])}, "
             f"after compression {_bytes(red['bytes_after_compression'])}, stored {_bytes(red['bytes_stored'])}"
         )
+    if s.get("map_page_reads"):
+        lines.append(f"  map pages read (map cache misses): {s['map_page_reads']:,}")
     if s.get("nand_reads_per_read_sector") is not None:
         lines.append(f"  NAND senses per 4 KiB read: {s['nand_reads_per_read_sector']:.3f}")
     lines.append(

@@ -1,6 +1,7 @@
 //! The drive: host interface, controller, FTL and NAND composed.
 
 use crate::buffer::WriteBuffer;
+use crate::map_cache::MapCache;
 use crate::mapper::{Mapper, Piece};
 use crate::sink::TimedSink;
 use crate::throttle::SmallWriteCap;
@@ -50,6 +51,9 @@ pub struct DriveCounters {
     pub read_modify_writes: u64,
     /// 4 KiB sectors covered by read commands.
     pub host_read_sectors: u64,
+    /// Map pages read from flash because the map cache did not hold them (controllers without
+    /// DRAM).
+    pub map_page_reads: u64,
 }
 
 /// A simulated SSD.
@@ -61,6 +65,8 @@ pub struct Drive {
     engine: Timeline,
     default_content: ContentStream,
     pieces: Vec<Piece>,
+    map_cache: Option<MapCache>,
+    map_misses: Vec<u64>,
     buffer: WriteBuffer,
     cap: Option<SmallWriteCap>,
     controller_free_ns: Nanoseconds,
@@ -98,6 +104,8 @@ impl Drive {
         };
         let flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
+        let c = &profile.controller;
+        let map_cache = MapCache::new(c.map_cache_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, mapper.user_sectors());
         let cap = SmallWriteCap::new(profile.controller.small_random_write_cap_iops, profile.controller.small_random_write_burst_ios);
         Ok(Self {
             profile,
@@ -107,6 +115,8 @@ impl Drive {
             engine: Timeline::new(),
             default_content: ContentStream::new(DataPattern::default(), options.content, 0),
             pieces: Vec::with_capacity(64),
+            map_cache,
+            map_misses: Vec::new(),
             buffer,
             cap,
             controller_free_ns: 0,
@@ -231,9 +241,30 @@ impl Drive {
         self.profile.host.command_overhead_ns + transfer_ns(bytes, self.profile.host.link_bytes_per_second)
     }
 
+    /// Read the map pages of sectors `first..=last` the map cache lacks; returns when the
+    /// command knows where its data is.
+    fn look_up_map(&mut self, first: u64, last: u64, command_done: Nanoseconds) -> Nanoseconds {
+        let Some(cache) = self.map_cache.as_mut() else { return command_done };
+        let mut misses = std::mem::take(&mut self.map_misses);
+        misses.clear();
+        cache.lookup(first, last, &mut misses);
+        let mut known = command_done;
+        let dies = self.profile.geometry.dies() as u64;
+        let page_bytes = self.profile.geometry.page_bytes as u64;
+        for &page in &misses {
+            // Map pages are spread over the dies; a miss senses one page and transfers it whole
+            // into the cache.
+            known = known.max(self.flash.read((page % dies) as u32, command_done, 1, page_bytes, OpKind::Internal));
+            self.counters.map_page_reads += 1;
+        }
+        self.map_misses = misses;
+        known
+    }
+
     fn serve_read(&mut self, io: &Io, command_done: Nanoseconds) -> Result<Nanoseconds> {
         let first = io.offset_bytes / SECTOR_BYTES;
         let last = (io.offset_bytes + io.len_bytes - 1) / SECTOR_BYTES;
+        let command_done = self.look_up_map(first, last, command_done);
         let planes = self.profile.geometry.planes_per_die;
         let mut pieces = std::mem::take(&mut self.pieces);
         pieces.clear();
@@ -289,9 +320,8 @@ impl Drive {
         // one, as data arrives.
         if let Some(reduction) = &self.profile.reduction {
             if nand_bytes > 0 {
-                let time = reduction.read_command_setup_ns
-                    + transfer_ns(io.len_bytes, reduction.decompress_bytes_per_second)
-                        .max(transfer_ns(stored_bytes, reduction.backend_read_bytes_per_second));
+                let time = transfer_ns(io.len_bytes, reduction.decompress_bytes_per_second)
+                    .max(transfer_ns(stored_bytes, reduction.backend_read_bytes_per_second));
                 let start = self.engine.book(ready_min, time);
                 let per_sector = transfer_ns(SECTOR_BYTES, reduction.decompress_bytes_per_second);
                 ready_max = (start + time).max(ready_max + per_sector);
@@ -319,6 +349,12 @@ impl Drive {
         let mut rmw_ready = command_done;
         let head_partial = io.offset_bytes % SECTOR_BYTES != 0;
         let tail_partial = end % SECTOR_BYTES != 0;
+        // Only a read-modify-write needs to know where the old data is; otherwise the new
+        // entries simply go into the cached map page.
+        let command_done = if head_partial || tail_partial { self.look_up_map(first, last, command_done) } else { command_done };
+        if let Some(cache) = self.map_cache.as_mut() {
+            cache.update(first, last);
+        }
         for (partial, lba) in [(head_partial, first), (tail_partial && (last != first || !head_partial), last)] {
             if partial {
                 let mut pieces = std::mem::take(&mut self.pieces);
@@ -418,6 +454,9 @@ impl Drive {
         for lba in first..end {
             self.mapper.trim(lba)?;
         }
+        if let (Some(cache), true) = (self.map_cache.as_mut(), end > first) {
+            cache.update(first, end - 1);
+        }
         let overhead = self.profile.host.command_overhead_ns;
         let link_done = self.link.book(command_done, overhead) + overhead;
         self.counters.trim_commands += 1;
@@ -439,6 +478,9 @@ impl Drive {
     pub fn secure_erase(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         let start = at_ns.max(self.quiesce_ns());
         self.mapper.secure_erase();
+        if let Some(cache) = self.map_cache.as_mut() {
+            cache.clear();
+        }
         let done = self.flash.erase_all(start);
         self.engine = Timeline::new();
         self.buffer.reset(done);

@@ -21,6 +21,7 @@
 
 mod buffer;
 mod drive;
+mod map_cache;
 mod mapper;
 mod metrics;
 mod replay;

@@ -135,6 +135,8 @@ pub struct RunSummary {
     pub data_pattern: String,
     /// NAND senses per 4 KiB sector read (chunk fragmentation; `None` without reads).
     pub nand_reads_per_read_sector: Option<f64>,
+    /// Map pages read from flash because the controller's map cache lacked them.
+    pub map_page_reads: u64,
     /// Data-reduction figures (drives with the engine only).
     pub reduction: Option<ReductionReport>,
 }
@@ -433,6 +435,7 @@ impl Run {
                 let sectors = d.host_read_sectors - db.host_read_sectors;
                 (sectors > 0).then(|| (d.host_nand_reads - db.host_nand_reads) as f64 / sectors as f64)
             },
+            map_page_reads: d.map_page_reads - db.map_page_reads,
             reduction: self.reduction_report(drive),
         }
     }

@@ -132,33 +132,3 @@ fn modeled_and_real_content_agree_on_write_amplification() {
     }
 }
 
-/// 4 KiB random reads at QD8 over data written with `pattern`, with the given read-command setup.
-fn random_read_iops(pattern: &str, setup_ns: u64) -> f64 {
-    let profile = scaled_sf2281(&[&format!("reduction.read_command_setup_ns={setup_ns}")]);
-    let mut b = Bench { drive: Drive::new(profile).unwrap(), now: 0 };
-    b.run(&["rw=write", "bs=128k", "iodepth=32", "size=1g", &format!("data_pattern={pattern}")], 1);
-    b.run(&["rw=randread", "bs=4k", "iodepth=8", "size=1g", "runtime=2", "time_based"], 2).iops
-}
-
-#[test]
-fn read_command_setup_makes_random_reads_serial_and_stored_bytes_then_set_the_pace() {
-    // Without setup time, QD8 random reads are spread over 32 dies: far above one per setup.
-    let free = random_read_iops("random", 0);
-    assert!(free > 40_000.0, "{free}");
-    // With 50 us of setup per read, the engine is the bottleneck: per read, the setup plus the
-    // back end on the stored bytes (4 KiB raw, or one 512 B ECC unit for compressible data) or
-    // the decompression of 4 KiB, whichever is longer.
-    let p = scaled_sf2281(&[]);
-    let r = p.reduction.as_ref().unwrap();
-    let per_read_ns = |stored: u64| {
-        50_000.0
-            + (4096.0 / r.decompress_bytes_per_second as f64).max(stored as f64 / r.backend_read_bytes_per_second as f64) * 1e9
-    };
-    let incompressible = random_read_iops("random", 50_000);
-    let compressible = random_read_iops("repeating", 50_000);
-    let bound_incompressible = 1e9 / per_read_ns(4096);
-    let bound_compressible = 1e9 / per_read_ns(512);
-    assert!(incompressible <= bound_incompressible * 1.001 && incompressible > bound_incompressible * 0.97, "{incompressible} vs {bound_incompressible}");
-    assert!(compressible <= bound_compressible * 1.001 && compressible > bound_compressible * 0.97, "{compressible} vs {bound_compressible}");
-    assert!(compressible > incompressible);
-}

@@ -5,12 +5,17 @@ use ssdlab_drive::{Drive, Run};
 use ssdlab_profile::{load_profile, Profile};
 use ssdlab_workload::{parse_options, Io, Op};
 
-/// The Force GS layout shrunk to 64 blocks per plane (8 GiB raw), data reduction off (a
-/// conventional controller), with extra overrides.
+/// The Force GS layout shrunk to 64 blocks per plane (8 GiB raw), data reduction off and the
+/// whole map in DRAM (a conventional controller), with extra overrides.
 fn small_profile(extra: &[&str]) -> Profile {
     let raw: u64 = 32 * 2 * 64 * 256 * 8192;
     let user = raw * 88 / 100 / 4096 * 4096;
-    let mut overrides = vec!["nand.blocks_per_plane=64".to_string(), format!("drive.capacity_bytes_user={user}"), "reduction.enabled=false".to_string()];
+    let mut overrides = vec![
+        "nand.blocks_per_plane=64".to_string(),
+        format!("drive.capacity_bytes_user={user}"),
+        "reduction.enabled=false".to_string(),
+        "controller.map_cache_bytes=0".to_string(),
+    ];
     overrides.extend(extra.iter().map(|s| s.to_string()));
     load_profile("force-gs-240", &overrides).unwrap()
 }
@@ -46,6 +51,43 @@ fn qd1_random_read_latency_is_the_sum_of_its_parts() {
     let io = Io { op: Op::Read, offset_bytes: 1 << 30, len_bytes: 4096 };
     let done = drive.submit(&io, t).unwrap();
     assert!(done - t < expected - 40_000);
+}
+
+#[test]
+fn a_map_cache_miss_costs_one_map_page_read_before_the_data() {
+    // Two cached map pages of 2048 entries (8 MiB of user space each).
+    let p = small_profile(&["controller.map_cache_bytes=16384"]);
+    let hit = p.controller.command_processing_ns
+        + p.timing.command_overhead_ns
+        + p.timing.t_read_ns
+        + transfer_ns(4096, p.timing.bus_bytes_per_second)
+        + p.host.command_overhead_ns
+        + transfer_ns(4096, p.host.link_bytes_per_second);
+    let map_read = p.timing.command_overhead_ns + p.timing.t_read_ns + transfer_ns(8192, p.timing.bus_bytes_per_second);
+    let mut drive = Drive::new(p).unwrap();
+    let mib = 1u64 << 20;
+    // Never-written space: no map page exists in flash, so no map read and no data read.
+    let t = 1_000_000;
+    let done = drive.submit(&Io { op: Op::Read, offset_bytes: 100 * mib, len_bytes: 4096 }, t).unwrap();
+    assert!(done - t < hit - 40_000);
+    let (_, end) = run(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], t + 1_000_000);
+    let mut t = drive.quiesce_ns().max(end) + 1_000_000;
+    let mut read = |offset: u64, t: u64| drive.submit(&Io { op: Op::Read, offset_bytes: offset, len_bytes: 4096 }, t).unwrap() - t;
+    // The fill left its last two map pages (48..64 MiB) cached: hits.
+    assert_eq!(read(60 * mib, t), hit);
+    t += 10_000_000;
+    // Map page 0 (0..8 MiB) was evicted: one map read first, then it is cached.
+    assert_eq!(read(4 * mib, t), map_read + hit);
+    t += 10_000_000;
+    assert_eq!(read(4 * mib + 4096 * 7, t), hit);
+    t += 10_000_000;
+    // Two more misses evict page 0 again.
+    assert_eq!(read(20 * mib, t), map_read + hit);
+    t += 10_000_000;
+    assert_eq!(read(30 * mib, t), map_read + hit);
+    t += 10_000_000;
+    assert_eq!(read(5 * mib, t), map_read + hit);
+    assert_eq!(drive.counters().map_page_reads, 4);
 }
 
 fn sequential_write_mbps(p: Profile) -> f64 {

@@ -35,8 +35,6 @@ struct RawReduction {
     backend_write_mbps: u64,
     backend_read_mbps: u64,
     partial_page_reads: bool,
-    #[serde(default)]
-    read_command_setup_ns: u64,
 }
 
 #[derive(Deserialize)]
@@ -92,6 +90,14 @@ struct RawController {
     trim_ns_per_mib: u64,
     active_mw: f64,
     idle_mw: f64,
+    #[serde(default)]
+    map_cache_bytes: u64,
+    #[serde(default = "default_map_entry_bytes")]
+    map_entry_bytes: u64,
+}
+
+fn default_map_entry_bytes() -> u64 {
+    4
 }
 
 fn default_small_write_bytes() -> u64 {
@@ -269,6 +275,18 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
             bail!(Config, "{}: must be a non-negative number (got {value})", at("controller", key));
         }
     }
+    if c.map_cache_bytes > 0 && c.map_cache_bytes < geometry.page_bytes as u64 {
+        bail!(
+            Config,
+            "{}: must be 0 (the whole map in DRAM) or at least one page ({} bytes) (got {})",
+            at("controller", "map_cache_bytes"),
+            geometry.page_bytes,
+            c.map_cache_bytes
+        );
+    }
+    if !(1..=64).contains(&c.map_entry_bytes) {
+        bail!(Config, "{}: must be 1 to 64 bytes (got {})", at("controller", "map_entry_bytes"), c.map_entry_bytes);
+    }
     let controller = ControllerSettings {
         command_processing_ns: c.command_processing_ns,
         write_buffer_bytes: c.write_buffer_bytes,
@@ -279,6 +297,8 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
         trim_ns_per_mib: c.trim_ns_per_mib,
         active_mw: c.active_mw,
         idle_mw: c.idle_mw,
+        map_cache_bytes: c.map_cache_bytes,
+        map_entry_bytes: c.map_entry_bytes,
     };
 
     let e = &raw.energy;
@@ -361,7 +381,6 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
                 chunks_per_second: r.chunks_per_second,
                 backend_write_bytes_per_second: r.backend_write_mbps * 1_000_000,
                 backend_read_bytes_per_second: r.backend_read_mbps * 1_000_000,
-                read_command_setup_ns: r.read_command_setup_ns,
             })
         }
         _ => None,

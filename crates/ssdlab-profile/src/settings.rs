@@ -74,6 +74,11 @@ pub struct ControllerSettings {
     pub active_mw: f64,
     /// Controller and board power when idle, milliwatts.
     pub idle_mw: f64,
+    /// Bytes of on-chip SRAM caching map pages when the map does not fit in memory (controllers
+    /// without DRAM); 0 when the whole map is in DRAM.
+    pub map_cache_bytes: u64,
+    /// Bytes per map entry (one per 4 KiB sector) in a map page.
+    pub map_entry_bytes: u64,
 }
 
 /// A validated drive profile.
@@ -126,10 +131,6 @@ pub struct ReductionSettings {
     /// Back end of the read path: ECC decoding and decryption of the stored bytes read, bytes
     /// per second of stored data.
     pub backend_read_bytes_per_second: u64,
-    /// Time the read path spends per read command before the engine can decode its data
-    /// (firmware locating the chunks and programming the engine), during which the engine serves
-    /// no other command. 0 when not modeled.
-    pub read_command_setup_ns: Nanoseconds,
 }
 
 impl Profile {

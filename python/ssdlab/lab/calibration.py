@@ -28,13 +28,11 @@ class Published:
 
 #: Figures a profile parameter was calibrated from (see the profile files): the SF-2281 back-end
 #: write rate from the Force GS AS-SSD clean write, the SF-1200 back-end rates from the Force 100
-#: 2 MB incompressible write and read, and the SF-1200 read-command setup time from the Force 100
-#: 4 KB incompressible random read.
+#: 2 MB incompressible write and read.
 FITTED = {
     ("force-gs-240", "AS-SSD sequential write", "incompressible", "clean"),
     ("force-100-sf1200", "2M sequential write (4k-aligned)", "incompressible", ""),
     ("force-100-sf1200", "2M sequential read (4k-aligned)", "incompressible", ""),
-    ("force-100-sf1200", "4K random read (4k-aligned)", "incompressible", ""),
 }
 
 PUBLISHED = [

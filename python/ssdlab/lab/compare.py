@@ -79,8 +79,7 @@ def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0) ->
         "Each simulated figure comes from the suite named in the table, run on the built-in profile; difference = "
         "(simulated - published) / published. Profile parameters are typical values of the period with their sources "
         "in the profile files; the figures with role 'calibrated from' were used to set one parameter each (the SandForce "
-        "engines' back-end rates, encryption and ECC of stored bytes, and the SF-1200 read-command setup time): they "
-        "are not independent checks. Every other row is a check.",
+        "engines' back-end rates, encryption and ECC of stored bytes): they are not independent checks. Every other row is a check.",
         "",
         md(figures),
         "",

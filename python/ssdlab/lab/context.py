@@ -32,7 +32,8 @@ class ReviewContext:
 
     def scaled_overrides(self) -> list[str]:
         """Overrides that shrink the drive for scaled runs (blocks per plane and user capacity
-        shrink together, so the spare ratio and the geometry's parallelism stay)."""
+        shrink together, so the spare ratio and the geometry's parallelism stay; a map cache
+        shrinks with them, so it covers the same share of the smaller spans)."""
         overrides = list(self.overrides)
         if self.scale >= 1.0:
             return overrides
@@ -43,6 +44,10 @@ class ReviewContext:
         new_blocks = max(24, int(blocks * self.scale))
         capacity = base["drive"]["capacity_bytes_user"] * new_blocks / blocks
         overrides += [f"nand.blocks_per_plane={new_blocks}", f"drive.capacity_bytes_user={int(capacity) // 4096 * 4096}"]
+        map_cache = base["controller"].get("map_cache_bytes", 0)
+        if map_cache:
+            page = base["nand"]["page_bytes"]
+            overrides.append(f"controller.map_cache_bytes={max(page, int(map_cache * self.scale) // page * page)}")
         return overrides
 
     def new_drive(self, extra: Sequence[str] = (), content: str = "modeled") -> Drive:
