@@ -37,7 +37,7 @@ def test_run_writes_json_and_series(tmp_path):
     assert doc["master_seed"] == 9 and doc["rw"] == "randwrite"
     assert doc["latency_us"]["p999"] >= doc["latency_us"]["p50"]
     header = series.read_text().splitlines()[0]
-    assert header.startswith("second,iops,read_mbps,write_mbps")
+    assert header.startswith("second,span_seconds,iops,read_mbps,write_mbps")
 
 
 def test_job_file_runs_jobs_in_order(tmp_path):

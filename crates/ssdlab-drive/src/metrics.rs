@@ -26,6 +26,9 @@ pub struct LatencySummary {
 pub struct SeriesRow {
     /// Second since the run started (completions in `[second, second + 1)`).
     pub second: u64,
+    /// Simulated seconds the row covers: 1, except for the run's last row, which ends at the
+    /// last completion; its rates are per second of that span.
+    pub span_seconds: f64,
     /// Commands completed per second.
     pub iops: f64,
     /// MB/s read (10^6 bytes).
@@ -111,12 +114,17 @@ impl Metrics {
     }
 
     fn close_current(&mut self, snapshot: Snapshot) {
+        self.close_current_spanning(snapshot, 1.0);
+    }
+
+    fn close_current_spanning(&mut self, snapshot: Snapshot, span_seconds: f64) {
         let b = std::mem::take(&mut self.bucket);
         self.series.push(SeriesRow {
             second: self.second,
-            iops: b.ios as f64,
-            read_mbps: b.read_bytes as f64 / 1e6,
-            write_mbps: b.write_bytes as f64 / 1e6,
+            span_seconds,
+            iops: b.ios as f64 / span_seconds,
+            read_mbps: b.read_bytes as f64 / 1e6 / span_seconds,
+            write_mbps: b.write_bytes as f64 / 1e6 / span_seconds,
             mean_latency_us: if b.ios > 0 { b.latency_sum_ns as f64 / b.ios as f64 / 1e3 } else { 0.0 },
             max_latency_us: b.latency_max_ns as f64 / 1e3,
             free_blocks: snapshot.free_blocks,
@@ -147,10 +155,15 @@ impl Metrics {
         self.bucket.latency_max_ns = self.bucket.latency_max_ns.max(latency_ns);
     }
 
-    /// Close the last, partial second (when anything completed in it).
-    pub fn finish(&mut self, snapshot: Snapshot) {
-        if self.bucket.ios > 0 {
-            self.close_current(snapshot);
+    /// Close the last, partial second (when anything completed in it), which ends at `end_ns`:
+    /// its rates are per second of the span it covers. A second that starts at or after
+    /// `end_ns` (only the drain of a time-based run, after its runtime) gets no row: those
+    /// completions count in the summary, not as a spuriously low last point.
+    pub fn finish(&mut self, snapshot: Snapshot, end_ns: Nanoseconds) {
+        let second_start = self.start_ns + self.second * NS_PER_S;
+        if self.bucket.ios > 0 && end_ns > second_start {
+            let span_ns = (end_ns - second_start).min(NS_PER_S);
+            self.close_current_spanning(snapshot, span_ns as f64 / NS_PER_S as f64);
         }
     }
 
@@ -178,5 +191,36 @@ impl Metrics {
 
     pub fn latency_writes(&self) -> Option<LatencySummary> {
         Self::summarize(&self.writes, self.writes.mean())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SNAP: Snapshot = Snapshot { free_blocks: 0, write_amplification: 1.0 };
+
+    #[test]
+    fn the_last_partial_second_is_a_rate_over_its_span_and_a_pure_drain_gets_no_row() {
+        let mut m = Metrics::new(0);
+        for _ in 0..100 {
+            m.record(Op::Write, 4096, 1_000);
+        }
+        m.close_seconds_before(NS_PER_S + 1, SNAP);
+        for _ in 0..30 {
+            m.record(Op::Write, 4096, 1_000);
+        }
+        m.finish(SNAP, NS_PER_S + NS_PER_S / 4);
+        assert_eq!(m.series.len(), 2);
+        assert_eq!(m.series[0].iops, 100.0);
+        assert_eq!(m.series[1].span_seconds, 0.25);
+        assert_eq!(m.series[1].iops, 120.0);
+        // Completions only after the end (a time-based run's drain): no row.
+        let mut m = Metrics::new(0);
+        m.record(Op::Write, 4096, 1_000);
+        m.close_seconds_before(NS_PER_S + 5, SNAP);
+        m.record(Op::Write, 4096, 1_000);
+        m.finish(SNAP, NS_PER_S);
+        assert_eq!(m.series.len(), 1);
     }
 }

@@ -300,7 +300,7 @@ impl TraceRun {
         }
         if self.is_done() {
             let snapshot = crate::run::snapshot_of(drive, self.nand_base, self.host_write_base);
-            self.metrics.finish(snapshot);
+            self.metrics.finish(snapshot, self.last_done_ns);
         }
         Ok(self.is_done())
     }

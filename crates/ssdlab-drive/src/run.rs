@@ -351,7 +351,9 @@ impl Run {
         }
         if self.is_done() {
             let snapshot = self.snapshot(drive);
-            self.metrics.finish(snapshot);
+            // A time-based run's series ends at its runtime; the drain after it is in the summary.
+            let series_end = self.job.runtime_ns.map_or(self.last_done_ns, |runtime| self.last_done_ns.min(self.start_ns + runtime));
+            self.metrics.finish(snapshot, series_end);
         }
         Ok(self.is_done())
     }

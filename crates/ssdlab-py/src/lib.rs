@@ -459,6 +459,7 @@ impl NativeRun {
         let column = |f: &dyn Fn(&ssdlab_drive::SeriesRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
         Ok(vec![
             ("second".into(), column(&|r| r.second as f64)),
+            ("span_seconds".into(), column(&|r| r.span_seconds)),
             ("iops".into(), column(&|r| r.iops)),
             ("read_mbps".into(), column(&|r| r.read_mbps)),
             ("write_mbps".into(), column(&|r| r.write_mbps)),

@@ -22,7 +22,7 @@ POINTS = 100
 
 def _profile(series: pd.DataFrame, column: str, span: float) -> np.ndarray:
     """MB/s at each percent of the surface, from the per-second series (position follows bytes moved)."""
-    done = series[column].cumsum() * 1e6
+    done = (series[column] * series["span_seconds"]).cumsum() * 1e6
     position = np.clip(done / span * 100.0, 0, 100)
     grid = np.linspace(0.5, 99.5, POINTS)
     return np.interp(grid, position, series[column]) if len(series) > 1 else np.full(POINTS, series[column].mean())
