@@ -321,7 +321,7 @@ impl Drive {
         if let Some(reduction) = &self.profile.reduction {
             if nand_bytes > 0 {
                 let time = transfer_ns(io.len_bytes, reduction.decompress_bytes_per_second)
-                    .max(transfer_ns(stored_bytes, reduction.backend_read_bytes_per_second));
+                    .max(transfer_ns(if partial { stored_bytes } else { nand_bytes }, reduction.backend_read_bytes_per_second));
                 let start = self.engine.book(ready_min, time);
                 let per_sector = transfer_ns(SECTOR_BYTES, reduction.decompress_bytes_per_second);
                 ready_max = (start + time).max(ready_max + per_sector);
