@@ -32,6 +32,11 @@ def test_report_names_every_suite_and_its_images_exist(review):
     assert len(images) >= 12
     for name in images:
         assert (review / "charts" / name).stat().st_size > 5000
+    # Bar and line charts also come as SVG, linked under the image.
+    svgs = re.findall(r"href='charts/([^']+\.svg)'", page)
+    assert len(svgs) >= 8
+    for name in svgs:
+        assert (review / "charts" / name).read_text().lstrip().startswith("<?xml")
 
 
 def test_raw_data_and_database_rows(review):

@@ -1,4 +1,5 @@
-"""Charts in the forms a review uses (matplotlib, PNG)."""
+"""Charts in the forms a review uses (matplotlib): PNG for the page, plus SVG beside bar and
+line charts (sharp at any size, and editable)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ HIGHLIGHT = "#d62728"
 OTHERS = "#7f7f7f"
 
 
-def _save(fig, path: Path) -> str:
+def _save(fig, path: Path, svg: bool = True) -> str:
+    """Write the PNG (and an SVG beside it unless told not to); returns the PNG's file name."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+    if svg:
+        fig.savefig(path.with_suffix(".svg"))
     plt.close(fig)
     return path.name
 
@@ -82,4 +86,4 @@ def iops_scatter(path: Path, title: str, seconds: Sequence[float], iops: Sequenc
     ax.set_ylabel("4 KiB random write IOPS")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return _save(fig, path, svg=False)  # thousands of points: PNG only

@@ -38,9 +38,11 @@ window.addEventListener('load', function () {
 """
 
 
-def _figure(file_name: str, caption: str) -> str:
+def _figure(out_dir: Path, file_name: str, caption: str) -> str:
+    svg = Path(file_name).with_suffix(".svg").name
+    link = f" (<a href='charts/{html.escape(svg)}'>SVG</a>)" if (out_dir / "charts" / svg).exists() else ""
     return (f"<figure><img src='charts/{html.escape(file_name)}' alt='{html.escape(caption)}'>"
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+            f"<figcaption>{html.escape(caption)}{link}</figcaption></figure>")
 
 
 def _page(title: str, body: str) -> str:
@@ -77,7 +79,7 @@ def review_page(out_dir: Path, info: dict, meta: dict, suites: list[SuiteResult]
         for note in suite.notes:
             parts.append(f"<p class='warn'>{html.escape(note)}</p>")
         for file_name, caption in suite.charts:
-            parts.append(_figure(file_name, caption))
+            parts.append(_figure(out_dir, file_name, caption))
         if suite.metrics:
             parts.append(_table(suite.frame()))
         for name, frame in suite.tables.items():
@@ -89,7 +91,7 @@ def review_page(out_dir: Path, info: dict, meta: dict, suites: list[SuiteResult]
         parts.append("<h2 id='against'>Against the other drives in the database</h2>"
                      "<p class='method'>Each drive's latest review at the same scale; this drive highlighted.</p>")
         for file_name, caption in against:
-            parts.append(_figure(file_name, caption))
+            parts.append(_figure(out_dir, file_name, caption))
     if calibration is not None and len(calibration):
         parts.append("<h2>Calibration</h2><p>Published figures beside this run's.</p>" + _table(calibration))
     path = out_dir / "index.html"
@@ -102,7 +104,7 @@ def comparison_page(out_dir: Path, charts: list[tuple[str, str]], table: pd.Data
     parts = ["<h1>ssdlab: drives compared</h1>",
              "<p>Latest full-scale review of each drive in the results database.</p>"]
     for file_name, caption in charts:
-        parts.append(_figure(file_name, caption))
+        parts.append(_figure(out_dir, file_name, caption))
     parts.append(_table(table))
     path = out_dir / "index.html"
     path.write_text(_page("ssdlab comparison", "\n".join(parts)))
