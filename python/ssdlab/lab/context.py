@@ -28,6 +28,8 @@ class ReviewContext:
     seed: int = 1
     out_dir: Path = Path("review")
     progress: Callable[[str, float, float, int], None] | None = None
+    #: The suite running now (set by the review), named in progress bars.
+    suite: str | None = None
     _info: dict | None = field(default=None, repr=False)
 
     def scaled_overrides(self) -> list[str]:
@@ -73,8 +75,8 @@ class ReviewContext:
         return max(64 << 20, int(full * self.scale) // (1 << 20) * (1 << 20))
 
     def run(self, drive: Drive, options: list[str], name: str) -> RunResult:
-        """Run one job with progress reporting under `name`."""
-        return drive.run(options, name=name, progress=self.progress)
+        """Run one job with progress reporting under `name` (prefixed with the suite's)."""
+        return drive.run(options, name=f"{self.suite}: {name}" if self.suite else name, progress=self.progress)
 
     @property
     def comparable(self) -> bool:

@@ -51,7 +51,9 @@ def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suit
     results: list[SuiteResult] = []
     for name in suites:
         started = time.perf_counter()
+        ctx.suite = name
         result = SUITES[name].run(ctx)
+        ctx.suite = None
         results.append(result)
         db.add_suite(run_id, info["name"], result)
         result.frame().to_csv(data_dir / f"{name}_metrics.csv", index=False)
