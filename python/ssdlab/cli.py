@@ -164,9 +164,11 @@ def run_command(ctx: click.Context, profile: str, overrides: tuple[str, ...], jo
               help="Shorten the review (smaller drive and spans, shorter tests); below 1 it is marked not comparable.")
 @click.option("--suites", default=None, metavar="A,B", help="Run only these suites.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--label", default=None, metavar="NAME",
+              help="The drive's name in the results database and charts (default: the profile's name, plus any --set overrides).")
 @click.option("--quiet", is_flag=True, help="No progress output.")
 def review_command(profile: str, overrides: tuple[str, ...], out_dir: str | None, db_path: str | None, scale: float,
-                   suites: str | None, seed: int, quiet: bool) -> None:
+                   suites: str | None, seed: int, label: str | None, quiet: bool) -> None:
     """Run every test of the articles against a drive and write a report (charts, tables, raw data)."""
     from ssdlab.lab.context import ReviewContext
     from ssdlab.lab.review import parse_suites, run_review
@@ -175,7 +177,9 @@ def review_command(profile: str, overrides: tuple[str, ...], out_dir: str | None
         names = parse_suites(suites)
         out = Path(out_dir or f"review-{Path(profile).stem}")
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
-        ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars)
+        if label is not None and not label.strip():
+            raise SsdlabError("--label: must not be empty")
+        ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label)
         info = ctx.info()  # builds the drive once: validates the profile before any output
         if not quiet:
             click.echo(f"reviewing {info['model']} (scale {scale:g}): {', '.join(names)}")

@@ -141,3 +141,19 @@ def test_review_sharing_a_database_draws_this_drive_among_the_others(tmp_path):
     assert len(against) >= 3  # AS-SSD read, write, power
     for name in against:
         assert (tmp_path / "force-gs-240" / "charts" / name).stat().st_size > 5000
+
+
+def test_a_modified_drive_is_stored_under_its_own_name(tmp_path):
+    db = tmp_path / "lab.sqlite"
+    runs = [("conventional-240", ()), ("conventional-240", ("--set", "ftl.gc_policy=cost-benefit")),
+            ("conventional-240", ("--label", "my drive"))]
+    for i, (profile, extra) in enumerate(runs):
+        r = ssdlab("review", profile, *extra, "--scale", "0.02", "--suites", "power", "--out", str(tmp_path / str(i)),
+                   "--db", str(db), "--quiet")
+        assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as c:
+        names = [row[0] for row in c.execute("SELECT drive FROM runs ORDER BY started, rowid")]
+    assert names == ["conventional-240", "conventional-240 [ftl.gc_policy=cost-benefit]", "my drive"]
+    assert "ftl.gc_policy=cost-benefit" in (tmp_path / "1" / "index.html").read_text()
+    r = ssdlab("review", "conventional-240", "--label", " ", "--out", str(tmp_path / "x"))
+    assert r.returncode == 2 and "--label" in r.stderr

@@ -30,6 +30,8 @@ class ReviewContext:
     progress: Callable[[str, float, float, int], None] | None = None
     #: The suite running now (set by the review), named in progress bars.
     suite: str | None = None
+    #: The drive's name in the results database and the charts (default: see `drive_label`).
+    label: str | None = None
     _info: dict | None = field(default=None, repr=False)
 
     def scaled_overrides(self) -> list[str]:
@@ -61,6 +63,15 @@ class ReviewContext:
         if self._info is None:
             self._info = self.new_drive().info
         return self._info
+
+    def drive_label(self) -> str:
+        """The drive's name in the results database: the label given, else the profile's name,
+        followed by the overrides when there are any (so a modified drive never passes for the
+        built-in one, in comparisons or on the calibration page)."""
+        if self.label:
+            return self.label
+        name = self.info()["name"]
+        return f"{name} [{', '.join(self.overrides)}]" if self.overrides else name
 
     def profile_hash(self) -> str:
         """Hash of the effective profile text, to tell results of different profiles apart."""

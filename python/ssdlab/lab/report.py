@@ -58,6 +58,9 @@ def review_page(out_dir: Path, info: dict, meta: dict, suites: list[SuiteResult]
     parts.append(f"<p>ssdlab {html.escape(meta['version'])} &middot; profile <code>{html.escape(info['name'])}</code> "
                  f"(hash {html.escape(meta['profile_hash'])}) &middot; seed {meta['seed']} &middot; scale {meta['scale']:g} "
                  f"&middot; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC</p>")
+    if meta.get("overrides"):
+        parts.append(f"<p>Results stored as <code>{html.escape(meta['drive'])}</code>; profile overrides: "
+                     f"<code>{html.escape(', '.join(meta['overrides']))}</code></p>")
     if meta["scale"] < 1.0:
         parts.append(f"<p class='warn'>Shortened review (scale {meta['scale']:g}): smaller drive and spans, shorter tests. "
                      "Not comparable with published figures or with full-scale reviews.</p>")

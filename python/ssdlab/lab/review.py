@@ -45,7 +45,9 @@ def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suit
     db = ResultsDatabase(db_path)
     info = ctx.info()
     meta = {"version": __version__, "profile_hash": ctx.profile_hash(), "seed": ctx.seed, "scale": ctx.scale}
-    run_id = db.start_run(info["name"], info["model"], meta["profile_hash"], __version__, ctx.seed, ctx.scale, ctx.out_dir)
+    meta["overrides"] = list(ctx.overrides)
+    drive = meta["drive"] = ctx.drive_label()
+    run_id = db.start_run(drive, info["model"], meta["profile_hash"], __version__, ctx.seed, ctx.scale, ctx.out_dir)
     data_dir = ctx.out_dir / "data"
     data_dir.mkdir(exist_ok=True)
     results: list[SuiteResult] = []
@@ -55,7 +57,7 @@ def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suit
         result = SUITES[name].run(ctx)
         ctx.suite = None
         results.append(result)
-        db.add_suite(run_id, info["name"], result)
+        db.add_suite(run_id, drive, result)
         result.frame().to_csv(data_dir / f"{name}_metrics.csv", index=False)
         for table_name, frame in result.tables.items():
             frame.to_csv(data_dir / f"{table_name}.csv", index=False)
@@ -63,10 +65,10 @@ def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suit
             on_suite(name, time.perf_counter() - started)
     cal = None
     if ctx.comparable:
-        frame = db.latest([info["name"]])
+        frame = db.latest([drive])
         cal = calibration.table(frame)
-        cal = cal[cal["drive"] == info["name"]]
-    others = _against_other_drives(db, ctx, info["name"])
+        cal = cal[cal["drive"] == drive]
+    others = _against_other_drives(db, ctx, drive)
     db.close()
     return review_page(ctx.out_dir, info, meta, results, cal, others)
 
