@@ -3,6 +3,7 @@ line charts (sharp at any size, and editable)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Sequence
 
@@ -75,11 +76,16 @@ def read_write_series(frames) -> dict[str, list[float]]:
 
 def iops_scatter(path: Path, title: str, seconds: Sequence[float], iops: Sequence[float], log: bool,
                  ylim: tuple[float, float] | None = None) -> str:
-    """IOPS every second, as the IO-consistency plots show it."""
+    """IOPS every second, as the IO-consistency plots show it. Log plots use the articles' fixed
+    decades (1 to 100K IOPS, more if the data need it) so drives and runs compare at a glance."""
     fig, ax = plt.subplots(figsize=(8, 4))
-    ax.scatter(list(seconds), [max(v, 1.0) if log else v for v in iops], s=3, color=HIGHLIGHT)
+    values = [max(v, 1.0) if log else v for v in iops]
+    ax.scatter(list(seconds), values, s=3, color=HIGHLIGHT)
     if log:
         ax.set_yscale("log")
+        if ylim is None:
+            top = max(values, default=1.0)
+            ylim = (1.0, 10 ** max(5, math.ceil(math.log10(top * 1.05))))
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.set_xlabel("time (s)")
