@@ -27,15 +27,21 @@ fn run(drive: &mut Drive, items: &[&str], at: u64) -> (ssdlab_drive::RunSummary,
     (r.summary(drive, 0.0), r.end_ns())
 }
 
-#[test]
-fn qd1_random_read_latency_is_the_sum_of_its_parts() {
-    let p = small_profile(&[]);
-    let expected = p.controller.command_processing_ns
+/// A QD1 4 KiB read of mapped data with nothing else going on: command processing, sense,
+/// channel transfer, link.
+fn qd1_read_ns(p: &Profile) -> u64 {
+    p.controller.command_processing_ns
         + p.timing.command_overhead_ns
         + p.timing.t_read_ns
         + transfer_ns(4096, p.timing.bus_bytes_per_second)
         + p.host.command_overhead_ns
-        + transfer_ns(4096, p.host.link_bytes_per_second);
+        + transfer_ns(4096, p.host.link_bytes_per_second)
+}
+
+#[test]
+fn qd1_random_read_latency_is_the_sum_of_its_parts() {
+    let p = small_profile(&[]);
+    let expected = qd1_read_ns(&p);
     let mut drive = Drive::new(p).unwrap();
     let (_, end) = run(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], 0);
     // Let everything settle, then read one sector at a time.
@@ -57,12 +63,7 @@ fn qd1_random_read_latency_is_the_sum_of_its_parts() {
 fn a_map_cache_miss_costs_one_map_page_read_before_the_data() {
     // Two cached map pages of 2048 entries (8 MiB of user space each).
     let p = small_profile(&["controller.map_cache_bytes=16384"]);
-    let hit = p.controller.command_processing_ns
-        + p.timing.command_overhead_ns
-        + p.timing.t_read_ns
-        + transfer_ns(4096, p.timing.bus_bytes_per_second)
-        + p.host.command_overhead_ns
-        + transfer_ns(4096, p.host.link_bytes_per_second);
+    let hit = qd1_read_ns(&p);
     let map_read = p.timing.command_overhead_ns + p.timing.t_read_ns + transfer_ns(8192, p.timing.bus_bytes_per_second);
     let mut drive = Drive::new(p).unwrap();
     let mib = 1u64 << 20;
