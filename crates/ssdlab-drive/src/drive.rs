@@ -173,7 +173,7 @@ impl Drive {
         if io.len_bytes == 0 {
             bail!(Request, "zero-length command at byte {}", io.offset_bytes);
         }
-        if io.offset_bytes % 512 != 0 || io.len_bytes % 512 != 0 {
+        if !io.offset_bytes.is_multiple_of(512) || !io.len_bytes.is_multiple_of(512) {
             bail!(Request, "command at byte {} of {} bytes is not in whole 512-byte sectors", io.offset_bytes, io.len_bytes);
         }
         if io.offset_bytes.checked_add(io.len_bytes).is_none_or(|end| end > capacity) {
@@ -347,8 +347,8 @@ impl Drive {
         let planes = self.profile.geometry.planes_per_die;
         // Partial sectors at either end need the old data first (read-modify-write).
         let mut rmw_ready = command_done;
-        let head_partial = io.offset_bytes % SECTOR_BYTES != 0;
-        let tail_partial = end % SECTOR_BYTES != 0;
+        let head_partial = !io.offset_bytes.is_multiple_of(SECTOR_BYTES);
+        let tail_partial = !end.is_multiple_of(SECTOR_BYTES);
         // Only a read-modify-write needs to know where the old data is; otherwise the new
         // entries simply go into the cached map page.
         let command_done = if head_partial || tail_partial { self.look_up_map(first, last, command_done) } else { command_done };

@@ -68,7 +68,7 @@ impl ChunkFtlConfig {
             self.ecc_unit_bytes
         );
         ensure!(
-            page % self.ecc_unit_bytes == 0 && SECTOR_BYTES as u32 % self.ecc_unit_bytes == 0,
+            page.is_multiple_of(self.ecc_unit_bytes) && (SECTOR_BYTES as u32).is_multiple_of(self.ecc_unit_bytes),
             Config,
             "{origin}: reduction.ecc_unit_bytes ({}) must divide both the page ({page} bytes) and 4096",
             self.ecc_unit_bytes
@@ -468,7 +468,7 @@ impl ChunkFtl {
         }
         self.live_chunks += 1;
         self.stats.chunks_written += 1;
-        self.stats.bytes_after_dedup += SECTOR_BYTES as u64;
+        self.stats.bytes_after_dedup += SECTOR_BYTES;
         self.stats.bytes_after_compression += content.stored_bytes as u64;
         self.stats.host_units_written += len as u64;
         self.place(Stream::Host, self.host_cursor_die, chunk, len, sink)?;

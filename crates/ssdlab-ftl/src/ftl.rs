@@ -322,7 +322,7 @@ impl Ftl {
     #[inline]
     fn after_slot_written<S: FlashSink>(&mut self, block: u32, kind: OpKind, sink: &mut S) {
         let written = self.pool.blocks[block as usize].written;
-        if written % self.slots_per_unit != 0 {
+        if !written.is_multiple_of(self.slots_per_unit) {
             return;
         }
         let die = block / self.blocks_per_die;

@@ -44,7 +44,7 @@ impl Geometry {
             ensure!(value > 0, Config, "{origin}: nand.{name} must be at least 1 (got {value})");
         }
         ensure!(
-            self.page_bytes as u64 % SECTOR_BYTES == 0,
+            (self.page_bytes as u64).is_multiple_of(SECTOR_BYTES),
             Config,
             "{origin}: nand.page_bytes must be a multiple of {SECTOR_BYTES} (got {})",
             self.page_bytes

@@ -230,7 +230,7 @@ fn validate(name: &str, origin: &str, source: &str, raw: RawProfile, at: &dyn Fn
     timing.validate(origin).map_err(|e| relocate(e, "nand", at))?;
 
     let d = &raw.drive;
-    if d.capacity_bytes_user == 0 || d.capacity_bytes_user % SECTOR_BYTES != 0 {
+    if d.capacity_bytes_user == 0 || !d.capacity_bytes_user.is_multiple_of(SECTOR_BYTES) {
         bail!(Config, "{}: must be a positive multiple of {SECTOR_BYTES} bytes (got {})", at("drive", "capacity_bytes_user"), d.capacity_bytes_user);
     }
     if !(0.0..0.95).contains(&d.reserved_user_fraction) {

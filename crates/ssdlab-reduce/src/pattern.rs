@@ -123,7 +123,7 @@ fn fill_text(rng: &mut SimRng, out: &mut [u8]) {
         let draw = rng.next_u64();
         let u = (draw >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
         let word = &words[((u * u * u) * words.len() as f64) as usize];
-        let separator: &[u8] = if draw % 12 == 0 { b".\n" } else { b" " };
+        let separator: &[u8] = if draw.is_multiple_of(12) { b".\n" } else { b" " };
         for piece in [word.as_slice(), separator] {
             let n = piece.len().min(out.len() - i);
             out[i..i + n].copy_from_slice(&piece[..n]);
