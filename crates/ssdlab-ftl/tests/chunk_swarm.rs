@@ -11,7 +11,7 @@
 mod common;
 
 use ssdlab_core::SimRng;
-use ssdlab_ftl::{ChunkFtl, ChunkFtlConfig, GcPolicy, NullSink};
+use ssdlab_ftl::{ChunkFtl, ChunkFtlConfig, NullSink};
 use ssdlab_nand::Geometry;
 use ssdlab_reduce::{decompress_sector, DataPattern, PatternKind, SectorContent, SECTOR_BYTES};
 
@@ -41,16 +41,9 @@ fn build(rng: &mut SimRng) -> ChunkFtl {
         page_bytes,
         spare_bytes_per_page: 64,
     };
-    let low = 1 + rng.below(2) as u32;
-    let reserve_slots = (low as u64 + 3) * geometry.slots_per_block() as u64 * geometry.dies() as u64;
-    let max_user = geometry.total_slots() - reserve_slots;
-    let user_sectors = (max_user / 4).max(1) + rng.below(max_user - (max_user / 4).max(1) + 1);
+    let (low, user_sectors) = common::draw_low_and_user_sectors(rng, &geometry);
     let ecc_unit_bytes = [512u32, 1024, 2048, 4096][rng.below(4) as usize];
-    let gc_policy = match rng.below(3) {
-        0 => GcPolicy::Greedy,
-        1 => GcPolicy::CostBenefit,
-        _ => GcPolicy::WindowedGreedy { window: 1 + rng.below(6) as u32 },
-    };
+    let gc_policy = common::draw_gc_policy(rng);
     let config = ChunkFtlConfig {
         geometry,
         user_sectors,

@@ -9,7 +9,7 @@
 mod common;
 
 use ssdlab_core::SimRng;
-use ssdlab_ftl::{Ftl, FtlConfig, GcPolicy, NullSink};
+use ssdlab_ftl::{Ftl, FtlConfig, NullSink};
 use ssdlab_nand::Geometry;
 
 struct Case {
@@ -28,22 +28,11 @@ fn build(rng: &mut SimRng) -> Case {
         page_bytes: if rng.below(2) == 0 { 4096 } else { 8192 },
         spare_bytes_per_page: 64,
     };
-    let low = 1 + rng.below(2) as u32;
-    let dies = geometry.dies() as u64;
-    let reserve_slots = (low as u64 + 3) * geometry.slots_per_block() as u64 * dies;
-    let total = geometry.total_slots();
-    let max_user = total - reserve_slots;
-    // Anywhere from a tiny drive to the largest the reserve allows.
-    let user_sectors = (max_user / 4).max(1) + rng.below(max_user - (max_user / 4).max(1) + 1);
-    let policy = match rng.below(3) {
-        0 => GcPolicy::Greedy,
-        1 => GcPolicy::CostBenefit,
-        _ => GcPolicy::WindowedGreedy { window: 1 + rng.below(6) as u32 },
-    };
+    let (low, user_sectors) = common::draw_low_and_user_sectors(rng, &geometry);
     let config = FtlConfig {
         geometry,
         user_sectors,
-        gc_policy: policy,
+        gc_policy: common::draw_gc_policy(rng),
         gc_low_free_blocks_per_die: low,
         gc_idle_target_free_blocks_per_die: low + 2,
         track_tags: true,

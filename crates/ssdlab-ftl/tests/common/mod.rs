@@ -1,4 +1,9 @@
-//! The seeded swarm runner shared by the FTL model tests.
+//! The seeded swarm runner shared by the FTL model tests, and the draws of a case's drive that
+//! both make.
+
+use ssdlab_core::SimRng;
+use ssdlab_ftl::GcPolicy;
+use ssdlab_nand::Geometry;
 
 /// Number of cases (`SSDLAB_SWARM_CASES`, default 2000).
 pub fn cases() -> u64 {
@@ -21,4 +26,23 @@ pub fn swarm<T>(what: &str, base_seed: u64, case: impl Fn(u64) -> T + std::panic
             })
         })
         .collect()
+}
+
+/// Draw the GC low-water mark (1 or 2 free blocks per die) and a user capacity anywhere from a
+/// tiny drive to the largest the reserve (low-water mark, open blocks, slack) allows.
+pub fn draw_low_and_user_sectors(rng: &mut SimRng, geometry: &Geometry) -> (u32, u64) {
+    let low = 1 + rng.below(2) as u32;
+    let reserve_slots = (low as u64 + 3) * geometry.slots_per_block() as u64 * geometry.dies() as u64;
+    let max_user = geometry.total_slots() - reserve_slots;
+    let user_sectors = (max_user / 4).max(1) + rng.below(max_user - (max_user / 4).max(1) + 1);
+    (low, user_sectors)
+}
+
+/// Draw a victim policy: greedy, cost-benefit or windowed greedy with a window of 1 to 6.
+pub fn draw_gc_policy(rng: &mut SimRng) -> GcPolicy {
+    match rng.below(3) {
+        0 => GcPolicy::Greedy,
+        1 => GcPolicy::CostBenefit,
+        _ => GcPolicy::WindowedGreedy { window: 1 + rng.below(6) as u32 },
+    }
 }
