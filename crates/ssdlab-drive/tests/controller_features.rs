@@ -1,9 +1,11 @@
 //! Controller features: the small-random-write cap, read-modify-write of partial sectors,
 //! idle-time GC, flush and secure erase.
 
-use ssdlab_drive::{Drive, Run};
+mod common;
+
+use ssdlab_drive::Drive;
 use ssdlab_profile::{load_profile, Profile};
-use ssdlab_workload::{parse_options, Io, Op};
+use ssdlab_workload::{Io, Op};
 
 fn small_profile(extra: &[&str]) -> Profile {
     let raw: u64 = 8 * 2 * 64 * 256 * 8192;
@@ -15,10 +17,7 @@ fn small_profile(extra: &[&str]) -> Profile {
 }
 
 fn run(drive: &mut Drive, items: &[&str], at: u64) -> (ssdlab_drive::RunSummary, u64) {
-    let job = parse_options("t", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
-    let mut r = Run::new(drive, &job, 5, at).unwrap();
-    while !r.advance(drive, u64::MAX).unwrap() {}
-    (r.summary(drive, 0.0), r.end_ns())
+    common::run_job(drive, items, 5, at)
 }
 
 #[test]

@@ -2,10 +2,12 @@
 //! per plane: 8 GiB raw, same spare ratio). Everything here must come out of the mechanism:
 //! where chunks land, what GC moves, what the buses carry.
 
-use ssdlab_drive::{Drive, DriveOptions, Run, RunSummary};
+mod common;
+
+use ssdlab_drive::{Drive, DriveOptions, RunSummary};
 use ssdlab_profile::{load_profile, Profile};
 use ssdlab_reduce::ContentMode;
-use ssdlab_workload::{parse_options, Io, Op};
+use ssdlab_workload::{Io, Op};
 
 const RAW: u64 = 32 * 2 * 64 * 256 * 8192;
 
@@ -29,11 +31,9 @@ impl Bench {
     }
 
     fn run(&mut self, items: &[&str], seed: u64) -> RunSummary {
-        let job = parse_options("t", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
-        let mut run = Run::new(&self.drive, &job, seed, self.now).unwrap();
-        while !run.advance(&mut self.drive, u64::MAX).unwrap() {}
-        self.now = run.end_ns().max(self.drive.quiesce_ns());
-        run.summary(&self.drive, 0.0)
+        let (summary, end) = common::run_job(&mut self.drive, items, seed, self.now);
+        self.now = end.max(self.drive.quiesce_ns());
+        summary
     }
 }
 

@@ -1,9 +1,11 @@
 //! Timing against hand-computed expectations.
 
+mod common;
+
 use ssdlab_core::time::transfer_ns;
-use ssdlab_drive::{Drive, Run};
+use ssdlab_drive::Drive;
 use ssdlab_profile::{load_profile, Profile};
-use ssdlab_workload::{parse_options, Io, Op};
+use ssdlab_workload::{Io, Op};
 
 /// The Force GS layout shrunk to 64 blocks per plane (8 GiB raw), data reduction off and the
 /// whole map in DRAM (a conventional controller), with extra overrides.
@@ -21,10 +23,7 @@ fn small_profile(extra: &[&str]) -> Profile {
 }
 
 fn run(drive: &mut Drive, items: &[&str], at: u64) -> (ssdlab_drive::RunSummary, u64) {
-    let job = parse_options("t", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
-    let mut r = Run::new(drive, &job, 11, at).unwrap();
-    while !r.advance(drive, u64::MAX).unwrap() {}
-    (r.summary(drive, 0.0), r.end_ns())
+    common::run_job(drive, items, 11, at)
 }
 
 /// A QD1 4 KiB read of mapped data with nothing else going on: command processing, sense,
