@@ -106,7 +106,7 @@ impl Drive {
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
         let c = &profile.controller;
         let map_cache = MapCache::new(c.map_cache_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, mapper.user_sectors());
-        let cap = SmallWriteCap::new(profile.controller.small_random_write_cap_iops, profile.controller.small_random_write_burst_ios);
+        let cap = SmallWriteCap::new(c.small_random_write_cap_iops, c.small_random_write_burst_ios);
         Ok(Self {
             profile,
             flash,
