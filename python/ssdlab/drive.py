@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -62,7 +61,7 @@ class Drive:
         if seed < 0 or seed >= 2**64:
             raise WorkloadError(f"seed must be between 0 and 2^64-1 (got {seed})")
         self._native = _native.NativeDrive(profile, list(overrides), seed, track_tags, content)
-        self.info: dict = json.loads(self._native.info_json())
+        self.info: dict = self._native.info()
 
     @property
     def now_seconds(self) -> float:
@@ -76,7 +75,7 @@ class Drive:
 
     def state(self) -> dict:
         """Free blocks, wear and cumulative counters."""
-        return json.loads(self._native.state_json())
+        return self._native.state()
 
     def secure_erase(self) -> float:
         """ATA SECURE ERASE; returns the simulated seconds it took."""
@@ -113,7 +112,7 @@ class Drive:
             if done:
                 break
         wall = time.perf_counter() - started
-        summary = json.loads(self._native.summary_json(native_run, wall))
+        summary = self._native.run_summary(native_run, wall)
         series = pd.DataFrame({k: v for k, v in native_run.series_columns()})
         if not series.empty:
             series["second"] = series["second"].astype("int64")
@@ -146,7 +145,7 @@ class Drive:
                 progress(f"replay {path}", 1.0 if done else 0.0, sim_s, completed)
             if done:
                 break
-        summary = json.loads(self._native.replay_summary_json(native_replay, time.perf_counter() - started))
+        summary = self._native.replay_summary(native_replay, time.perf_counter() - started)
         return RunResult(summary=summary, series=pd.DataFrame())
 
     def check_job(self, job: object) -> None:

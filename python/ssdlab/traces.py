@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 from ssdlab import _native
 
@@ -13,7 +12,7 @@ FORMATS = ("msr", "snia", "blkparse", "fio2", "fio3", "spc", "umass", "disksim")
 def stats(path: str, format: str | None = None, skip_bad: bool = False) -> dict:
     """Op counts, size histogram, sequential share, queue-depth distribution and average, bytes
     read and written, span. Streams the file (plain or gzip)."""
-    return json.loads(_native.trace_stats(path, format, skip_bad))
+    return _native.trace_stats(path, format, skip_bad)
 
 
 def workloads() -> dict[str, str]:

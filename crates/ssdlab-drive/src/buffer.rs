@@ -31,16 +31,16 @@ impl WriteBuffer {
         (0..sectors.min(n)).any(|i| self.release_ns[(self.head + i) % n] == PENDING)
     }
 
-    /// Time at which `sectors` more sectors fit.
+    /// Time at which `sectors` more sectors fit. The caller has made sure none of those
+    /// positions still awaits its program ([`WriteBuffer::blocked_by_pending`]); finding one is
+    /// a model violation and stops the simulation.
     pub fn room_at(&self, sectors: usize) -> Nanoseconds {
         let n = self.release_ns.len();
         let mut at = 0;
         for i in 0..sectors.min(n) {
             let t = self.release_ns[(self.head + i) % n];
-            debug_assert_ne!(t, PENDING, "write buffer smaller than the data awaiting program");
-            if t != PENDING {
-                at = at.max(t);
-            }
+            assert_ne!(t, PENDING, "write buffer position {} still awaits its program: data would be overwritten", (self.head + i) % n);
+            at = at.max(t);
         }
         if sectors > n {
             // A command larger than the buffer streams through it: it needs the whole buffer
@@ -50,27 +50,28 @@ impl WriteBuffer {
         at
     }
 
-    /// One sector entered the buffer; it is released when the current unit is programmed.
+    /// One sector entered the buffer; it is released when the current unit is programmed. The
+    /// position it takes must not hold data still awaiting its program (checked in every
+    /// build: a violation would silently lose buffered data).
     #[inline]
     pub fn push(&mut self) {
         let n = self.release_ns.len();
+        assert_ne!(self.release_ns[self.head], PENDING, "write buffer position {} reused before its data was programmed", self.head);
         self.release_ns[self.head] = PENDING;
         self.pending.push(self.head);
         self.head = (self.head + 1) % n;
-        if self.pending.len() >= n {
-            // Every position awaits a program: should not happen with a buffer of at least two
-            // units; release the oldest at once rather than deadlock.
-            let oldest = self.pending.remove(0);
-            self.release_ns[oldest] = self.last_release_ns;
-        }
+    }
+
+    /// Sectors waiting for the program of the unit that holds them.
+    pub fn pending_sectors(&self) -> usize {
+        self.pending.len()
     }
 
     /// The newest sector needs no program (a duplicate or zeros): it leaves at `done_ns`.
     #[inline]
     pub fn release_newest(&mut self, done_ns: Nanoseconds) {
-        if let Some(pos) = self.pending.pop() {
-            self.release_ns[pos] = done_ns;
-        }
+        let pos = self.pending.pop().expect("release_newest without a sector in the buffer");
+        self.release_ns[pos] = done_ns;
     }
 
     /// The unit holding every pending sector was programmed, ending at `done_ns`.

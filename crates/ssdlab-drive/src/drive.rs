@@ -1,14 +1,16 @@
-//! The drive: host interface, controller, FTL and NAND composed.
+//! The drive: host interface, controller, engine, translation layer and NAND composed.
+//!
+//! [`Drive::submit`] admits a command (command processor, small-random-write cap) and hands it
+//! to its path: `write_path.rs` and `read_path.rs` lay out the stages of each in order.
 
 use crate::buffer::WriteBuffer;
+use crate::engine::{Engine, EngineCounters};
 use crate::map_cache::MapCache;
-use crate::mapper::{Mapper, Piece};
 use crate::sink::TimedSink;
 use crate::throttle::SmallWriteCap;
-use ssdlab_core::time::transfer_ns;
 use ssdlab_core::{bail, Nanoseconds, Result, Timeline};
-use ssdlab_ftl::{ChunkFtl, Ftl};
-use ssdlab_nand::{FlashArray, OpKind, SECTOR_BYTES};
+use ssdlab_ftl::{ChunkFtl, Ftl, Piece, StoredSector, Translation};
+use ssdlab_nand::{FlashArray, SECTOR_BYTES};
 use ssdlab_profile::Profile;
 use ssdlab_reduce::{ContentMode, ContentSource, ContentStream, DataPattern};
 use ssdlab_workload::{Io, Op};
@@ -56,25 +58,49 @@ pub struct DriveCounters {
     pub map_page_reads: u64,
 }
 
+/// The 4 KiB logical sectors a command touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SectorSpan {
+    /// First sector.
+    pub first: u64,
+    /// Last sector (inclusive).
+    pub last: u64,
+}
+
+impl SectorSpan {
+    pub fn of(io: &Io) -> Self {
+        Self { first: io.offset_bytes / SECTOR_BYTES, last: (io.offset_bytes + io.len_bytes - 1) / SECTOR_BYTES }
+    }
+
+    pub fn sectors(&self) -> u64 {
+        self.last - self.first + 1
+    }
+}
+
 /// A simulated SSD.
 pub struct Drive {
-    profile: Profile,
-    flash: FlashArray,
-    mapper: Mapper,
-    options: DriveOptions,
-    engine: Timeline,
-    default_content: ContentStream,
-    pieces: Vec<Piece>,
-    map_cache: Option<MapCache>,
-    map_misses: Vec<u64>,
-    buffer: WriteBuffer,
-    cap: Option<SmallWriteCap>,
-    controller_free_ns: Nanoseconds,
-    link: Timeline,
-    last_write_end_bytes: u64,
-    last_host_program_ns: Nanoseconds,
-    counters: DriveCounters,
-    tag_counter: u64,
+    pub(crate) profile: Profile,
+    pub(crate) flash: FlashArray,
+    pub(crate) translation: Box<dyn Translation>,
+    pub(crate) options: DriveOptions,
+    /// The data-reduction engine, on drives that have one.
+    pub(crate) engine: Option<Engine>,
+    pub(crate) default_content: ContentStream,
+    /// Scratch list of a read's physical pieces.
+    pub(crate) pieces: Vec<Piece>,
+    pub(crate) map_cache: Option<MapCache>,
+    pub(crate) map_misses: Vec<u64>,
+    pub(crate) buffer: WriteBuffer,
+    pub(crate) cap: Option<SmallWriteCap>,
+    pub(crate) controller_free_ns: Nanoseconds,
+    pub(crate) link: Timeline,
+    pub(crate) last_write_end_bytes: u64,
+    pub(crate) last_host_program_ns: Nanoseconds,
+    /// Every host sector placed so far has left the engine's back end by this time (drives
+    /// with an engine): no host program may start before it.
+    pub(crate) encoded_until_ns: Nanoseconds,
+    pub(crate) counters: DriveCounters,
+    pub(crate) tag_counter: u64,
 }
 
 impl Drive {
@@ -90,29 +116,28 @@ impl Drive {
 
     /// A factory-fresh drive with explicit options.
     pub fn with_options(profile: Profile, options: DriveOptions) -> Result<Self> {
-        let mapper = match &profile.reduction {
+        let translation: Box<dyn Translation> = match &profile.reduction {
             Some(reduction) => {
                 let mut config = reduction.chunk.clone();
                 config.keep_payloads = options.content == ContentMode::Real;
-                Mapper::Chunk(ChunkFtl::new(config, &profile.origin)?)
+                Box::new(ChunkFtl::new(config, &profile.origin)?)
             }
             None => {
-                let mut ftl_config = profile.ftl.clone();
-                ftl_config.track_tags = options.track_tags;
-                Mapper::Page(Ftl::new(ftl_config, &profile.origin)?)
+                let mut config = profile.ftl.clone();
+                config.track_tags = options.track_tags;
+                Box::new(Ftl::new(config, &profile.origin)?)
             }
         };
         let flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
         let c = &profile.controller;
-        let map_cache = MapCache::new(c.map_cache_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, mapper.user_sectors());
+        let map_cache = MapCache::new(c.map_cache_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, translation.user_sectors());
         let cap = SmallWriteCap::new(c.small_random_write_cap_iops, c.small_random_write_burst_ios);
         Ok(Self {
-            profile,
+            engine: profile.reduction.clone().map(Engine::new),
             flash,
-            mapper,
+            translation,
             options,
-            engine: Timeline::new(),
             default_content: ContentStream::new(DataPattern::default(), options.content, 0),
             pieces: Vec::with_capacity(64),
             map_cache,
@@ -123,8 +148,10 @@ impl Drive {
             link: Timeline::new(),
             last_write_end_bytes: u64::MAX,
             last_host_program_ns: 0,
+            encoded_until_ns: 0,
             counters: DriveCounters::default(),
             tag_counter: 0,
+            profile,
         })
     }
 
@@ -134,8 +161,8 @@ impl Drive {
     }
 
     /// The translation layer (read-only).
-    pub fn mapper(&self) -> &Mapper {
-        &self.mapper
+    pub fn translation(&self) -> &dyn Translation {
+        self.translation.as_ref()
     }
 
     /// How the drive was built.
@@ -153,6 +180,11 @@ impl Drive {
         &self.counters
     }
 
+    /// What the data-reduction engine has processed (`None` without an engine).
+    pub fn engine_counters(&self) -> Option<EngineCounters> {
+        self.engine.as_ref().map(Engine::counters)
+    }
+
     /// Bytes of user space workloads may address (capacity less any reserved fraction).
     pub fn usable_bytes(&self) -> u64 {
         self.profile.usable_bytes()
@@ -160,12 +192,13 @@ impl Drive {
 
     /// Future bookings held by the channel, engine and link timelines (diagnostic).
     pub fn pending_bookings(&self) -> (usize, usize, usize) {
-        (self.flash.channel_bookings(), self.engine.pending_bookings(), self.link.pending_bookings())
+        (self.flash.channel_bookings(), self.engine.as_ref().map_or(0, Engine::pending_bookings), self.link.pending_bookings())
     }
 
     /// Time at which everything booked so far (host and internal) has finished.
     pub fn quiesce_ns(&self) -> Nanoseconds {
-        self.flash.all_idle_ns().max(self.controller_free_ns).max(self.link.free_from_ns())
+        let engine = self.engine.as_ref().map_or(0, Engine::free_from_ns);
+        self.flash.all_idle_ns().max(self.controller_free_ns).max(self.link.free_from_ns()).max(engine)
     }
 
     fn check_range(&self, io: &Io) -> Result<()> {
@@ -191,274 +224,80 @@ impl Drive {
         result
     }
 
-    /// Serve one host command; written sectors take their content from `content`.
+    /// Serve one host command arriving at `at_ns`; written sectors take their content from
+    /// `content`. Returns its completion time.
     pub fn submit_with<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
-        let tags = self.next_tags(io);
-        self.submit_inner(io, at_ns, tags, content)
-    }
-
-    fn next_tags(&mut self, io: &Io) -> u64 {
-        if io.op == Op::Write {
-            let first = self.tag_counter + 1;
-            self.tag_counter += io.len_bytes.div_ceil(SECTOR_BYTES) + 1;
-            first
-        } else {
-            0
+        self.check_range(io)?;
+        self.forget_before(at_ns);
+        let admitted_ns = self.admit(io, at_ns);
+        match io.op {
+            Op::Read => Ok(self.serve_read(io, admitted_ns)),
+            Op::Write => {
+                let first_tag = self.next_tags(io);
+                self.serve_write(io, admitted_ns, first_tag, content)
+            }
+            Op::Trim => self.serve_trim(io, admitted_ns),
         }
     }
 
-    fn submit_inner<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, first_tag: u64, content: &mut C) -> Result<Nanoseconds> {
-        self.check_range(io)?;
-        self.flash.forget_before(at_ns);
-        self.link.forget_before(at_ns);
-        self.engine.forget_before(at_ns);
+    fn forget_before(&mut self, now_ns: Nanoseconds) {
+        self.flash.forget_before(now_ns);
+        self.link.forget_before(now_ns);
+        if let Some(engine) = self.engine.as_mut() {
+            engine.forget_before(now_ns);
+        }
+    }
+
+    /// First stage of every command: the small-random-write cap (firmware that has one) delays
+    /// admission, then the controller's single command processor spends its firmware time on
+    /// it (plus its mapping work for a TRIM). Returns when the command has been processed.
+    fn admit(&mut self, io: &Io, at_ns: Nanoseconds) -> Nanoseconds {
         let c = &self.profile.controller;
-        let mut start = at_ns;
+        let mut ready_ns = at_ns;
         if io.op == Op::Write {
             let sequential = io.offset_bytes == self.last_write_end_bytes;
             self.last_write_end_bytes = io.offset_bytes + io.len_bytes;
             if !sequential && io.len_bytes <= c.small_random_write_max_bytes {
                 if let Some(cap) = self.cap.as_mut() {
-                    start = cap.admit(start);
+                    ready_ns = cap.admit(ready_ns);
                 }
             }
         }
-        let command_start = start.max(self.controller_free_ns);
-        let mut processing = c.command_processing_ns;
+        let mut processing_ns = c.command_processing_ns;
         if io.op == Op::Trim {
-            processing += (c.trim_ns_per_mib as u128 * io.len_bytes as u128 / (1u128 << 20)) as u64;
+            processing_ns += (c.trim_ns_per_mib as u128 * io.len_bytes as u128 / (1u128 << 20)) as u64;
         }
-        let command_done = command_start + processing;
-        self.controller_free_ns = command_done;
-        match io.op {
-            Op::Read => self.serve_read(io, command_done),
-            Op::Write => self.serve_write(io, command_done, first_tag, content),
-            Op::Trim => self.serve_trim(io, command_done),
-        }
+        let done_ns = ready_ns.max(self.controller_free_ns) + processing_ns;
+        self.controller_free_ns = done_ns;
+        done_ns
     }
 
-    fn link_time_ns(&self, bytes: u64) -> Nanoseconds {
-        self.profile.host.command_overhead_ns + transfer_ns(bytes, self.profile.host.link_bytes_per_second)
+    /// Content tags for a write's sectors (the page FTL keeps them in checked runs).
+    fn next_tags(&mut self, io: &Io) -> u64 {
+        let first = self.tag_counter + 1;
+        self.tag_counter += io.len_bytes.div_ceil(SECTOR_BYTES) + 1;
+        first
     }
 
-    /// Read the map pages of sectors `first..=last` the map cache lacks; returns when the
-    /// command knows where its data is.
-    fn look_up_map(&mut self, first: u64, last: u64, command_done: Nanoseconds) -> Nanoseconds {
-        let Some(cache) = self.map_cache.as_mut() else { return command_done };
-        let mut misses = std::mem::take(&mut self.map_misses);
-        misses.clear();
-        cache.lookup(first, last, &mut misses);
-        let mut known = command_done;
-        let dies = self.profile.geometry.dies() as u64;
-        let page_bytes = self.profile.geometry.page_bytes as u64;
-        for &page in &misses {
-            // Map pages are spread over the dies; a miss senses one page and transfers it whole
-            // into the cache.
-            known = known.max(self.flash.read((page % dies) as u32, command_done, 1, page_bytes, OpKind::Internal));
-            self.counters.map_page_reads += 1;
-        }
-        self.map_misses = misses;
-        known
+    /// A timed sink for FTL operations: host programs from `host_ready_ns`, GC from
+    /// `internal_ready_ns`.
+    pub(crate) fn sink(&mut self, host_ready_ns: Nanoseconds, internal_ready_ns: Nanoseconds) -> (&mut dyn Translation, TimedSink<'_>) {
+        let sink = TimedSink::new(&mut self.flash, &mut self.buffer, self.engine.as_mut(), host_ready_ns, internal_ready_ns);
+        (self.translation.as_mut(), sink)
     }
 
-    fn serve_read(&mut self, io: &Io, command_done: Nanoseconds) -> Result<Nanoseconds> {
-        let first = io.offset_bytes / SECTOR_BYTES;
-        let last = (io.offset_bytes + io.len_bytes - 1) / SECTOR_BYTES;
-        let command_done = self.look_up_map(first, last, command_done);
-        let planes = self.profile.geometry.planes_per_die;
-        let mut pieces = std::mem::take(&mut self.pieces);
-        pieces.clear();
-        for lba in first..=last {
-            let before = pieces.len();
-            self.mapper.pieces(lba, &mut pieces);
-            if pieces.len() == before {
-                self.counters.unmapped_sector_reads += 1;
-            }
-        }
-        // One sense per run of pieces in the same program unit. With partial-page reads only
-        // the needed bytes cross the channel (a chunk shared by consecutive sectors once);
-        // otherwise every page touched is transferred whole.
-        let partial = self.mapper.partial_page_reads();
-        let page_bytes = self.profile.geometry.page_bytes as u64;
-        let mut ready_min = Nanoseconds::MAX;
-        let mut ready_max = command_done;
-        let mut index = 0;
-        let mut nand_bytes = 0u64;
-        let mut stored_bytes = 0u64;
-        while index < pieces.len() {
-            let head = pieces[index];
-            stored_bytes += head.bytes;
-            let mut bytes = if partial { head.bytes } else { page_bytes };
-            let (mut last_chunk, mut last_page) = (head.chunk, head.page);
-            let mut next = index + 1;
-            while next < pieces.len() && pieces[next].die == head.die && pieces[next].block == head.block && pieces[next].unit == head.unit {
-                let p = pieces[next];
-                if p.chunk != last_chunk || p.page != last_page {
-                    stored_bytes += p.bytes;
-                }
-                if partial && (p.chunk != last_chunk || p.page != last_page) {
-                    bytes += p.bytes;
-                } else if !partial && p.page != last_page {
-                    bytes += page_bytes;
-                }
-                last_chunk = p.chunk;
-                last_page = p.page;
-                next += 1;
-            }
-            let done = self.flash.read(head.die, command_done, planes, bytes, OpKind::Host);
-            self.counters.host_nand_reads += 1;
-            nand_bytes += bytes;
-            ready_min = ready_min.min(done);
-            ready_max = ready_max.max(done);
-            index = next;
-        }
-        self.pieces = pieces;
-        if ready_min == Nanoseconds::MAX {
-            ready_min = command_done;
-        }
-        // Decoding (back end, on stored bytes) and decompression by the engine, when there is
-        // one, as data arrives.
-        if let Some(reduction) = &self.profile.reduction {
-            if nand_bytes > 0 {
-                let time = transfer_ns(io.len_bytes, reduction.decompress_bytes_per_second)
-                    .max(transfer_ns(if partial { stored_bytes } else { nand_bytes }, reduction.backend_read_bytes_per_second));
-                let start = self.engine.book(ready_min, time);
-                let per_sector = transfer_ns(SECTOR_BYTES, reduction.decompress_bytes_per_second);
-                ready_max = (start + time).max(ready_max + per_sector);
-                ready_min = start + per_sector.min(time);
-            }
-        }
-        // Data streams to the host as it arrives: the link starts with the first data and
-        // cannot finish before the last sector has arrived and crossed it.
-        let total = self.link_time_ns(io.len_bytes);
-        let last_piece = transfer_ns(SECTOR_BYTES.min(io.len_bytes), self.profile.host.link_bytes_per_second);
-        let link_start = self.link.book(ready_min, total);
-        let done = (link_start + total).max(ready_max + last_piece);
-        self.counters.read_commands += 1;
-        self.counters.host_read_bytes += io.len_bytes;
-        self.counters.host_read_sectors += last - first + 1;
-        Ok(done)
-    }
-
-    fn serve_write<C: ContentSource>(&mut self, io: &Io, command_done: Nanoseconds, first_tag: u64, content: &mut C) -> Result<Nanoseconds> {
-        let first = io.offset_bytes / SECTOR_BYTES;
-        let end = io.offset_bytes + io.len_bytes;
-        let last = (end - 1) / SECTOR_BYTES;
-        let planes = self.profile.geometry.planes_per_die;
-        // Partial sectors at either end need the old data first (read-modify-write).
-        let mut rmw_ready = command_done;
-        let head_partial = !io.offset_bytes.is_multiple_of(SECTOR_BYTES);
-        let tail_partial = !end.is_multiple_of(SECTOR_BYTES);
-        // Only a read-modify-write needs to know where the old data is; otherwise the new
-        // entries simply go into the cached map page.
-        let command_done = if head_partial || tail_partial { self.look_up_map(first, last, command_done) } else { command_done };
-        if let Some(cache) = self.map_cache.as_mut() {
-            cache.update(first, last);
-        }
-        for (partial, lba) in [(head_partial, first), (tail_partial && (last != first || !head_partial), last)] {
-            if partial {
-                let mut pieces = std::mem::take(&mut self.pieces);
-                pieces.clear();
-                self.mapper.pieces(lba, &mut pieces);
-                if !pieces.is_empty() {
-                    self.counters.read_modify_writes += 1;
-                }
-                for piece in &pieces {
-                    let done = self.flash.read(piece.die, command_done, planes, piece.bytes, OpKind::Host);
-                    rmw_ready = rmw_ready.max(done);
-                }
-                self.pieces = pieces;
-            }
-        }
-        // The data streams through the write buffer in pieces of at most a quarter of it, so a
-        // command larger than the buffer moves at the pace the buffer drains.
-        let piece_max = (self.buffer.capacity() / 4).max(1) as u64;
-        let chunked = matches!(self.mapper, Mapper::Chunk(_));
-        let mut lba = first;
-        let mut link_free = command_done;
-        let mut data_in = command_done;
-        let mut host_program_done = 0;
-        while lba <= last {
-            let n = piece_max.min(last - lba + 1);
-            let piece_bytes = end.min((lba + n) * SECTOR_BYTES) - io.offset_bytes.max(lba * SECTOR_BYTES);
-            if self.buffer.blocked_by_pending(n as usize) {
-                // The buffer is full of data parked in a partly filled unit (the writes that would
-                // complete it were absorbed as duplicates or zeros): program it padded, as a
-                // controller does when it needs the space.
-                let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, command_done, command_done);
-                self.mapper.pad_open_unit(&mut sink);
-                let padded_until = sink.host_program_done_ns;
-                self.buffer.release_pending(padded_until.max(command_done));
-            }
-            let room = self.buffer.room_at(n as usize);
-            let overhead = if lba == first { self.profile.host.command_overhead_ns } else { 0 };
-            let link_time = overhead + transfer_ns(piece_bytes, self.profile.host.link_bytes_per_second);
-            let link_start = self.link.book(link_free.max(room), link_time);
-            let link_done = link_start + link_time;
-            link_free = link_done;
-            // The engine fingerprints and compresses the data on its way into the buffer;
-            // hashing, compression and table updates are pipelined stages: the slowest sets the
-            // pace. Its back end (encryption, ECC encoding) works on what is actually stored,
-            // known once the sectors are mapped; it is booked right after, below.
-            let mut engine_end = None;
-            data_in = match &self.profile.reduction {
-                None => link_done,
-                Some(r) => {
-                    let bytes = n * SECTOR_BYTES;
-                    let time = transfer_ns(bytes, r.hash_bytes_per_second)
-                        .max(transfer_ns(bytes, r.compress_bytes_per_second))
-                        .max(transfer_ns(n, r.chunks_per_second));
-                    let first_sector = transfer_ns(SECTOR_BYTES.min(piece_bytes), self.profile.host.link_bytes_per_second);
-                    let start = self.engine.book(link_start + overhead + first_sector, time);
-                    engine_end = Some((start, time));
-                    (start + time).max(link_done)
-                }
-            };
-            let mut stored_bytes = 0;
-            let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, data_in.max(rmw_ready), command_done);
-            for lba in lba..lba + n {
-                sink.buffer.push();
-                if chunked {
-                    let sector = content.next_content();
-                    let stored = self.mapper.write(lba, 0, Some(sector), &mut sink)?;
-                    if stored == 0 {
-                        sink.buffer.release_newest(data_in);
-                    }
-                    stored_bytes += stored;
-                } else {
-                    self.mapper.write(lba, first_tag + (lba - first), None, &mut sink)?;
-                }
-            }
-            host_program_done = host_program_done.max(sink.host_program_done_ns);
-            if let (Some(r), Some((start, time))) = (&self.profile.reduction, engine_end) {
-                let backend = transfer_ns(stored_bytes, r.backend_write_bytes_per_second);
-                if backend > time {
-                    // The back end is the slowest stage for this piece: the engine stays busy
-                    // until it is done, and so does the command.
-                    self.engine.book(start + time, backend - time);
-                    data_in = data_in.max(start + backend);
-                }
-            }
-            lba += n;
-        }
-        self.last_host_program_ns = self.last_host_program_ns.max(host_program_done);
-        self.counters.write_commands += 1;
-        self.counters.host_write_bytes += io.len_bytes;
-        Ok(data_in)
-    }
-
-    fn serve_trim(&mut self, io: &Io, command_done: Nanoseconds) -> Result<Nanoseconds> {
+    fn serve_trim(&mut self, io: &Io, admitted_ns: Nanoseconds) -> Result<Nanoseconds> {
         // Only whole sectors inside the range are deallocated.
         let first = io.offset_bytes.div_ceil(SECTOR_BYTES);
         let end = (io.offset_bytes + io.len_bytes) / SECTOR_BYTES;
         for lba in first..end {
-            self.mapper.trim(lba)?;
+            self.translation.trim(lba)?;
         }
         if let (Some(cache), true) = (self.map_cache.as_mut(), end > first) {
             cache.update(first, end - 1);
         }
         let overhead = self.profile.host.command_overhead_ns;
-        let link_done = self.link.book(command_done, overhead) + overhead;
+        let link_done = self.link.book(admitted_ns, overhead) + overhead;
         self.counters.trim_commands += 1;
         self.counters.host_trim_bytes += io.len_bytes;
         Ok(link_done)
@@ -467,9 +306,11 @@ impl Drive {
     /// FLUSH CACHE: program the partly filled unit and wait for every buffered write.
     pub fn flush(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         let start = at_ns.max(self.controller_free_ns);
-        let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, start, start);
-        self.mapper.pad_open_unit(&mut sink);
+        let ready = start.max(self.encoded_until_ns);
+        let (translation, mut sink) = self.sink(ready, start);
+        translation.pad_open_unit(&mut sink);
         let programmed = sink.host_program_done_ns;
+        assert_eq!(self.buffer.pending_sectors(), 0, "a flush left buffered sectors unprogrammed");
         self.last_host_program_ns = self.last_host_program_ns.max(programmed);
         start.max(self.last_host_program_ns).max(self.buffer.last_release_ns())
     }
@@ -477,17 +318,20 @@ impl Drive {
     /// ATA SECURE ERASE: every block erased, every mapping dropped. Returns the completion time.
     pub fn secure_erase(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         let start = at_ns.max(self.quiesce_ns());
-        self.mapper.secure_erase();
+        self.translation.secure_erase();
         if let Some(cache) = self.map_cache.as_mut() {
             cache.clear();
         }
         let done = self.flash.erase_all(start);
-        self.engine = Timeline::new();
+        if let Some(engine) = self.engine.as_mut() {
+            engine.reset();
+        }
         self.buffer.reset(done);
         self.controller_free_ns = done;
         self.link = Timeline::new();
         self.flash.forget_before(done);
         self.last_write_end_bytes = u64::MAX;
+        self.encoded_until_ns = done;
         done
     }
 
@@ -499,11 +343,11 @@ impl Drive {
         for die in 0..self.profile.geometry.dies() {
             loop {
                 let free_at = self.flash.die_free_ns(die).max(from_ns);
-                if free_at >= until_ns || !self.mapper.wants_idle_gc(die) {
+                if free_at >= until_ns || !self.translation.wants_idle_gc(die) {
                     break;
                 }
-                let mut sink = TimedSink::new(&mut self.flash, &mut self.buffer, free_at, free_at);
-                if !self.mapper.collect_one(die, &mut sink) {
+                let (translation, mut sink) = self.sink(free_at, free_at);
+                if !translation.collect_one(die, &mut sink) {
                     break;
                 }
                 reclaimed += 1;
@@ -515,14 +359,14 @@ impl Drive {
     /// Prefetch stage 1 for a command that will be submitted soon: its mapping entry.
     #[inline]
     pub fn prefetch_stage1(&self, io: &Io) {
-        self.mapper.prefetch_mapping(io.offset_bytes / SECTOR_BYTES);
+        self.translation.prefetch_mapping(io.offset_bytes / SECTOR_BYTES);
     }
 
     /// Prefetch stage 2, a few commands later: what overwriting its first sector touches.
     #[inline]
     pub fn prefetch_stage2(&self, io: &Io) {
         if io.op == Op::Write {
-            self.mapper.prefetch_old_slot(io.offset_bytes / SECTOR_BYTES);
+            self.translation.prefetch_old(io.offset_bytes / SECTOR_BYTES);
         }
     }
 
@@ -530,7 +374,7 @@ impl Drive {
     #[inline]
     pub fn prefetch_stage3(&self, io: &Io) {
         if io.op == Op::Write {
-            self.mapper.prefetch_old_index_slot(io.offset_bytes / SECTOR_BYTES);
+            self.translation.prefetch_old_index_slot(io.offset_bytes / SECTOR_BYTES);
         }
     }
 
@@ -538,28 +382,28 @@ impl Drive {
     #[inline]
     pub fn prefetch_content(&self, content: &ssdlab_reduce::SectorContent) {
         if !content.zero {
-            self.mapper.prefetch_fingerprint(content.fingerprint);
+            self.translation.prefetch_fingerprint(content.fingerprint);
         }
     }
 
     /// Content tag of logical sector `lba` (page FTL with tags only; 0 when unmapped).
     pub fn read_tag(&self, lba: u64) -> u64 {
-        match &self.mapper {
-            Mapper::Page(f) => f.read_tag(lba),
-            Mapper::Chunk(_) => 0,
-        }
+        self.translation.read_tag(lba)
     }
 
     /// The bytes of logical sector `lba` (data-reduction drives in real-bytes mode): zeros when
     /// unmapped, trimmed or written with zeros.
     pub fn read_sector_bytes(&self, lba: u64) -> Result<Vec<u8>> {
-        match &self.mapper {
-            Mapper::Chunk(f) if self.options.content == ContentMode::Real => match f.read_payload(lba) {
-                None if f.locate(lba).is_some() => bail!(Request, "sector {lba} has no stored bytes"),
-                None => Ok(vec![0; SECTOR_BYTES as usize]),
-                Some(stored) => ssdlab_reduce::decompress_sector(stored).map_err(ssdlab_core::Error::Request),
-            },
-            _ => bail!(Request, "this drive does not keep data bytes (needs a data-reduction profile in real-bytes mode)"),
+        if self.options.content != ContentMode::Real || self.translation.reduction_stats().is_none() {
+            bail!(Request, "this drive does not keep data bytes (needs a data-reduction profile in real-bytes mode)");
+        }
+        if lba >= self.translation.user_sectors() {
+            bail!(Request, "sector {lba} is beyond the last sector {}", self.translation.user_sectors() - 1);
+        }
+        match self.translation.stored_sector(lba) {
+            StoredSector::Zeros => Ok(vec![0; SECTOR_BYTES as usize]),
+            StoredSector::Bytes(stored) => ssdlab_reduce::decompress_sector(stored).map_err(ssdlab_core::Error::Request),
+            StoredSector::NotKept => bail!(Request, "sector {lba} has no stored bytes"),
         }
     }
 }

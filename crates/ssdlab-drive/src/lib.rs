@@ -1,36 +1,49 @@
 //! The simulated drive and the runs against it.
 //!
 //! * [`Drive`]: host interface (SATA link, NCQ), controller (command processor, write buffer,
-//!   small-random-write cap), FTL and NAND array composed. [`Drive::submit`] takes one host
+//!   small-random-write cap, map cache), data-reduction engine, translation layer
+//!   ([`ssdlab_ftl::Translation`]) and NAND array composed. [`Drive::submit`] takes one host
 //!   command at a simulated time and returns when it completes, booking every resource it uses.
+//!   The stages of a write are laid out in order in `write_path.rs`, those of a read in
+//!   `read_path.rs`.
+//! * [`Session`]: a drive with its simulated clock and seed stream, what every host of the
+//!   simulator drives (the Python binding, a block-device server, a sweep worker); typed
+//!   [`DriveInfo`] and [`DriveState`].
 //! * [`Run`]: a closed-loop (Iometer-style) run of one job: keep `iodepth` commands in flight,
 //!   record latencies and a per-second series, stop on the job's limits. Resumable in slices so
 //!   a front end can show progress and stop on Ctrl-C.
-//! * [`RunSummary`] and [`SeriesRow`]: what a run reports.
+//! * [`TraceRun`]: a trace replay, keeping the trace's queue depths or its timestamps.
+//! * [`RunSummary`], [`ReplaySummary`] and [`SeriesRow`]: what runs report.
 //!
-//! How a write travels: the command waits for the controller's command processor (and the
-//! small-random-write cap, if the firmware has one), then for room in the write buffer; its data
-//! crosses the SATA link into the buffer and the command completes. Each 4 KiB sector is mapped
-//! by the FTL to the next slot of the open unit on the current die; when a unit (one page on
-//! every plane) fills, it is programmed: channel transfer, then tPROG on the die, after which
-//! its buffer space is released. When a die runs low on free blocks, garbage collection reads
-//! the victim's live slots, programs them into the die's GC block and erases the victim, all
-//! booked on the same die and channel timelines the host's programs wait on.
+//! How a write travels: admission (the small-random-write cap, the command processor), room in
+//! the write buffer, the SATA link, the engine's front end (fingerprint, compress) and back end
+//! (encrypt, ECC-encode what is stored), then placement by the FTL; a program unit that fills is
+//! programmed (channel transfer, tPROG) once all its data has left the back end, and releases
+//! its buffer positions when it ends. When a die runs low on free blocks, garbage collection
+//! reads the victim's live data, passes it through the back end again (on data-reduction
+//! drives), programs it into the die's GC block and erases the victim, all booked on the same
+//! die, channel and engine timelines host data waits on.
 
 #![warn(missing_docs)]
 
 mod buffer;
 mod drive;
+mod engine;
+mod inflight;
 mod map_cache;
-mod mapper;
 mod metrics;
+mod read_path;
 mod replay;
 mod run;
+mod session;
 mod sink;
 mod throttle;
+mod write_path;
 
 pub use drive::{Drive, DriveCounters, DriveOptions};
-pub use mapper::{Mapper, Piece};
+pub use engine::EngineCounters;
 pub use metrics::{LatencySummary, SeriesRow};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};
-pub use run::{ReductionReport, Run, RunProgress, RunSummary};
+pub use run::{ReductionReport, Run, RunProgress, RunSummary, WearReport};
+pub use session::{DriveInfo, DriveState, Session, WearState, MAX_SIMULATED_NS};
+pub use ssdlab_ftl::{Piece, Translation};

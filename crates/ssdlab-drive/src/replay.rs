@@ -14,8 +14,7 @@ use ssdlab_core::{bail, Nanoseconds, Result};
 use ssdlab_reduce::{ContentStream, DataPattern};
 use ssdlab_trace::{QueueDepth, TraceOp, TraceRecord};
 use ssdlab_workload::{Io, Op};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use crate::inflight::InFlightQueue;
 
 /// How requests are timed.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,11 +84,7 @@ pub struct TraceRun {
     content: ContentStream,
     start_ns: Nanoseconds,
     now_ns: Nanoseconds,
-    inflight: BinaryHeap<Reverse<(Nanoseconds, u64, Nanoseconds, u8)>>,
-    seq: u64,
-    outstanding: [u32; 3],
-    last_event_ns: Nanoseconds,
-    busy_ns: [Nanoseconds; 3],
+    inflight: InFlightQueue,
     metrics: Metrics,
     counts: [u64; 3],
     bytes: [u64; 3],
@@ -137,11 +132,7 @@ impl TraceRun {
             content: ContentStream::new(pattern, drive.options().content, seed),
             start_ns: at_ns,
             now_ns: at_ns,
-            inflight: BinaryHeap::new(),
-            seq: 0,
-            outstanding: [0; 3],
-            last_event_ns: at_ns,
-            busy_ns: [0; 3],
+            inflight: InFlightQueue::new(drive.profile().host.queue_depth_max as usize, at_ns),
             metrics: Metrics::new(at_ns),
             counts: [0; 3],
             bytes: [0; 3],
@@ -191,22 +182,6 @@ impl TraceRun {
         Ok(())
     }
 
-    fn account_until(&mut self, t: Nanoseconds) {
-        if t > self.last_event_ns {
-            let span = t - self.last_event_ns;
-            if self.outstanding.iter().any(|&n| n > 0) {
-                self.busy_ns[0] += span;
-            }
-            if self.outstanding[0] > 0 {
-                self.busy_ns[1] += span;
-            }
-            if self.outstanding[1] > 0 {
-                self.busy_ns[2] += span;
-            }
-            self.last_event_ns = t;
-        }
-    }
-
     fn to_io(&mut self, r: &TraceRecord) -> Result<Io> {
         let op = match r.op {
             TraceOp::Read => Op::Read,
@@ -237,29 +212,23 @@ impl TraceRun {
 
     fn submit(&mut self, drive: &mut Drive, r: TraceRecord, at_ns: Nanoseconds, arrival_ns: Nanoseconds) -> Result<()> {
         let io = self.to_io(&r)?;
-        self.account_until(at_ns);
         let done = drive.submit_with(&io, at_ns, &mut self.content)?;
         let k = op_index(r.op);
-        self.outstanding[k] += 1;
         self.counts[k] += 1;
         self.bytes[k] += io.len_bytes;
-        self.seq += 1;
-        self.inflight.push(Reverse((done, self.seq, arrival_ns, k as u8)));
+        self.inflight.push(at_ns, arrival_ns, done, io.op, io.len_bytes);
         Ok(())
     }
 
     fn complete_one(&mut self, drive: &Drive) {
-        let Reverse((done, _, arrival, k)) = self.inflight.pop().expect("a request in flight");
-        self.account_until(done);
-        self.outstanding[k as usize] -= 1;
-        self.now_ns = self.now_ns.max(done);
-        self.last_done_ns = self.last_done_ns.max(done);
-        if self.metrics.closes_second(done) {
+        let done = self.inflight.pop().expect("a request in flight");
+        self.now_ns = self.now_ns.max(done.done_ns);
+        self.last_done_ns = self.last_done_ns.max(done.done_ns);
+        if self.metrics.closes_second(done.done_ns) {
             let snapshot = crate::run::snapshot_of(drive, self.nand_base, self.host_write_base);
-            self.metrics.close_seconds_before(done, snapshot);
+            self.metrics.close_seconds_before(done.done_ns, snapshot);
         }
-        let op = [Op::Read, Op::Write, Op::Trim][k as usize];
-        self.metrics.record(op, 0, done - arrival);
+        self.metrics.record(done.op, done.bytes, done.done_ns - done.arrival_ns);
     }
 
     /// Process up to `max_steps` submissions and completions. Returns whether the replay is done.
@@ -267,7 +236,7 @@ impl TraceRun {
         for _ in 0..max_steps {
             self.peek()?;
             let in_flight = self.inflight.len() as u32;
-            let earliest_done = self.inflight.peek().map(|Reverse((t, ..))| *t);
+            let earliest_done = self.inflight.next_done_ns();
             match (self.next, self.mode) {
                 (None, _) => match earliest_done {
                     Some(_) => self.complete_one(drive),
@@ -312,6 +281,7 @@ impl TraceRun {
         let host_written = drive.counters().host_write_bytes - self.host_write_base;
         let sim = self.last_done_ns - self.start_ns;
         let rate = |bytes: u64, ns: Nanoseconds| if ns > 0 { bytes as f64 / 1e6 / seconds(ns) } else { 0.0 };
+        let busy = self.inflight.busy();
         ReplaySummary {
             mode: match self.mode {
                 ReplayMode::QueueDepth => "queue-depth".into(),
@@ -325,12 +295,12 @@ impl TraceRun {
             write_bytes: self.bytes[1],
             remapped: self.remapped,
             simulated_seconds: seconds(sim),
-            busy_seconds: seconds(self.busy_ns[0]),
-            busy_read_seconds: seconds(self.busy_ns[1]),
-            busy_write_seconds: seconds(self.busy_ns[2]),
-            average_mbps: rate(self.bytes[0] + self.bytes[1], self.busy_ns[0]),
-            read_mbps: rate(self.bytes[0], self.busy_ns[1]),
-            write_mbps: rate(self.bytes[1], self.busy_ns[2]),
+            busy_seconds: seconds(busy.any_ns),
+            busy_read_seconds: seconds(busy.reads_ns),
+            busy_write_seconds: seconds(busy.writes_ns),
+            average_mbps: rate(self.bytes[0] + self.bytes[1], busy.any_ns),
+            read_mbps: rate(self.bytes[0], busy.reads_ns),
+            write_mbps: rate(self.bytes[1], busy.writes_ns),
             iops: self.counts.iter().sum::<u64>() as f64 / seconds(sim).max(1e-12),
             latency_us: self.metrics.latency_all(),
             write_amplification: (host_written > 0).then(|| nand as f64 / host_written as f64),

@@ -9,8 +9,8 @@ use ssdlab_nand::{FlashCounters, SECTOR_BYTES};
 use ssdlab_ftl::ChunkStats;
 use ssdlab_reduce::ContentStream;
 use ssdlab_workload::{IoGenerator, JobSpec, Op};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use crate::inflight::InFlightQueue;
+use std::collections::VecDeque;
 
 /// Commands generated ahead of submission, so their mapping entries can be prefetched.
 const LOOKAHEAD: usize = 16;
@@ -141,42 +141,12 @@ pub struct RunSummary {
     pub reduction: Option<ReductionReport>,
 }
 
-/// A command in flight. Completions are ordered by a packed key `(done_ns, seq, slot)`, so
-/// equal completion times go in submission order.
-#[derive(Debug, Clone, Copy, Default)]
-struct InFlight {
-    submitted_ns: Nanoseconds,
-    bytes: u64,
-    op: u8,
-}
-
-#[inline]
-fn completion_key(done_ns: Nanoseconds, seq: u64, slot: usize) -> u128 {
-    ((done_ns as u128) << 64) | ((seq as u128) << 16) | slot as u128
-}
-
-fn op_code(op: Op) -> u8 {
-    match op {
-        Op::Read => 0,
-        Op::Write => 1,
-        Op::Trim => 2,
-    }
-}
-
-fn op_of(code: u8) -> Op {
-    match code {
-        0 => Op::Read,
-        1 => Op::Write,
-        _ => Op::Trim,
-    }
-}
-
 /// Drive state for the per-second series: free blocks, and WA since the given baselines.
 pub(crate) fn snapshot_of(drive: &Drive, nand_base: u64, host_write_base: u64) -> Snapshot {
     let f = drive.flash().counters();
     let host = drive.counters().host_write_bytes - host_write_base;
     let nand = f.bytes_programmed_host + f.bytes_programmed_internal - nand_base;
-    Snapshot { free_blocks: drive.mapper().free_blocks_total(), write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 } }
+    Snapshot { free_blocks: drive.translation().free_blocks_total(), write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 } }
 }
 
 /// A closed-loop run of one job against a drive.
@@ -192,10 +162,7 @@ pub struct Run {
     lookahead: VecDeque<ssdlab_workload::Io>,
     start_ns: Nanoseconds,
     now_ns: Nanoseconds,
-    inflight: BinaryHeap<Reverse<u128>>,
-    slots: Vec<InFlight>,
-    free_slots: Vec<usize>,
-    seq: u64,
+    inflight: InFlightQueue,
     started: bool,
     stopped_issuing: bool,
     completed: u64,
@@ -203,8 +170,6 @@ pub struct Run {
     flash_base: FlashCounters,
     drive_base: DriveCounters,
     energy_base_nj: f64,
-    busy_since_ns: Option<Nanoseconds>,
-    busy_ns: Nanoseconds,
     last_done_ns: Nanoseconds,
 }
 
@@ -220,18 +185,15 @@ impl Run {
         Ok(Self {
             content,
             content_ahead: VecDeque::new(),
-            needs_content: drive.mapper().needs_content(),
-            reduction_base: drive.mapper().reduction_stats().cloned(),
+            needs_content: drive.translation().needs_content(),
+            reduction_base: drive.translation().reduction_stats().cloned(),
             job: job.clone(),
             seed,
             generator,
             lookahead: VecDeque::with_capacity(LOOKAHEAD + 1),
             start_ns: at_ns,
             now_ns: at_ns,
-            inflight: BinaryHeap::with_capacity(job.iodepth as usize),
-            slots: vec![InFlight::default(); job.iodepth as usize],
-            free_slots: (0..job.iodepth as usize).rev().collect(),
-            seq: 0,
+            inflight: InFlightQueue::new(job.iodepth.max(1) as usize, at_ns),
             started: false,
             stopped_issuing: false,
             completed: 0,
@@ -239,10 +201,13 @@ impl Run {
             flash_base: drive.flash().counters().clone(),
             drive_base: drive.counters().clone(),
             energy_base_nj: drive.flash().counters().energy_nj,
-            busy_since_ns: None,
-            busy_ns: 0,
             last_done_ns: at_ns,
         })
+    }
+
+    /// Seed of the run's workload.
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 
     /// The job being run.
@@ -299,14 +264,7 @@ impl Run {
             drive.prefetch_stage3(soon);
         }
         let done_ns = if self.needs_content { drive.submit_with(&io, at_ns, &mut self.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut self.content)? };
-        debug_assert!(done_ns >= at_ns);
-        if self.inflight.is_empty() {
-            self.busy_since_ns = Some(at_ns);
-        }
-        self.seq += 1;
-        let slot = self.free_slots.pop().expect("no more than iodepth commands in flight");
-        self.slots[slot] = InFlight { submitted_ns: at_ns, bytes: io.len_bytes, op: op_code(io.op) };
-        self.inflight.push(Reverse(completion_key(done_ns, self.seq, slot)));
+        self.inflight.push(at_ns, at_ns, done_ns, io.op, io.len_bytes);
         Ok(())
     }
 
@@ -328,25 +286,16 @@ impl Run {
         }
         let mut processed = 0;
         while processed < max_completions {
-            let Some(Reverse(key)) = self.inflight.pop() else { break };
-            let done_ns = (key >> 64) as Nanoseconds;
-            let slot = (key & 0xFFFF) as usize;
-            let entry = self.slots[slot];
-            self.free_slots.push(slot);
-            self.now_ns = done_ns;
-            if self.metrics.closes_second(done_ns) {
+            let Some(done) = self.inflight.pop() else { break };
+            self.now_ns = done.done_ns;
+            if self.metrics.closes_second(done.done_ns) {
                 let snapshot = self.snapshot(drive);
-                self.metrics.close_seconds_before(done_ns, snapshot);
+                self.metrics.close_seconds_before(done.done_ns, snapshot);
             }
-            self.metrics.record(op_of(entry.op), entry.bytes, done_ns - entry.submitted_ns);
+            self.metrics.record(done.op, done.bytes, done.done_ns - done.arrival_ns);
             self.completed += 1;
-            self.last_done_ns = self.last_done_ns.max(done_ns);
-            self.issue(drive, done_ns)?;
-            if self.inflight.is_empty() {
-                if let Some(since) = self.busy_since_ns.take() {
-                    self.busy_ns += done_ns - since;
-                }
-            }
+            self.last_done_ns = self.last_done_ns.max(done.done_ns);
+            self.issue(drive, done.done_ns)?;
             processed += 1;
         }
         if self.is_done() {
@@ -396,9 +345,10 @@ impl Run {
         let writes = d.write_commands - db.write_commands;
         let trims = d.trim_commands - db.trim_commands;
         let p = drive.profile();
-        let idle_w = (p.controller.idle_mw + p.energy.idle_mw) / 1e3;
-        let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + idle_w * sim_s + p.controller.active_mw / 1e3 * seconds(self.busy_ns);
-        let wear = drive.mapper().wear();
+        let idle_w = p.idle_watts();
+        let busy_ns = self.inflight.busy().any_ns;
+        let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + idle_w * sim_s + p.controller.active_mw / 1e3 * seconds(busy_ns);
+        let wear = drive.translation().wear();
         RunSummary {
             job: self.job.name.clone(),
             rw: self.job.rw.name().to_string(),
@@ -427,11 +377,11 @@ impl Run {
             latency_us: self.metrics.latency_all(),
             read_latency_us: self.metrics.latency_reads(),
             write_latency_us: self.metrics.latency_writes(),
-            busy_seconds: seconds(self.busy_ns),
+            busy_seconds: seconds(busy_ns),
             energy_joules,
             mean_power_watts: energy_joules / sim_s,
             wear: WearReport { min: wear.min, mean: wear.mean, max: wear.max },
-            free_blocks: drive.mapper().free_blocks_total(),
+            free_blocks: drive.translation().free_blocks_total(),
             data_pattern: self.job.pattern.key(),
             nand_reads_per_read_sector: {
                 let sectors = d.host_read_sectors - db.host_read_sectors;
@@ -443,12 +393,9 @@ impl Run {
     }
 
     fn reduction_report(&self, drive: &Drive) -> Option<ReductionReport> {
-        let now = drive.mapper().reduction_stats()?;
+        let now = drive.translation().reduction_stats()?;
         let base = self.reduction_base.clone().unwrap_or_default();
-        let unit = match drive.mapper() {
-            crate::Mapper::Chunk(f) => f.unit_bytes() as u64,
-            crate::Mapper::Page(_) => return None,
-        };
+        let unit = drive.translation().ecc_unit_bytes()? as u64;
         let sectors = now.host_sectors_written - base.host_sectors_written;
         let bytes_stored = (now.host_units_written - base.host_units_written) * unit;
         let host_bytes = sectors * SECTOR_BYTES;

@@ -1,31 +1,47 @@
-//! Turns the FTL's flash operations into timed operations on the array.
+//! Turns the FTL's flash operations into timed operations on the array (and, on a drive with a
+//! data-reduction engine, on the engine's back end for GC copies).
 
 use crate::buffer::WriteBuffer;
+use crate::engine::Engine;
 use ssdlab_core::Nanoseconds;
 use ssdlab_ftl::FlashSink;
 use ssdlab_nand::{FlashArray, OpKind};
 
 /// Books FTL operations on the array at the right times.
 pub(crate) struct TimedSink<'a> {
-    pub flash: &'a mut FlashArray,
-    pub buffer: &'a mut WriteBuffer,
-    /// Host data of the current command is in the controller from this time.
+    flash: &'a mut FlashArray,
+    buffer: &'a mut WriteBuffer,
+    engine: Option<&'a mut Engine>,
+    /// Host data placed so far has left the engine (is in the buffer) from this time: a host
+    /// program may not start earlier.
     pub host_ready_ns: Nanoseconds,
     /// Internal work (GC) may start from this time.
-    pub internal_ready_ns: Nanoseconds,
+    internal_ready_ns: Nanoseconds,
     /// Latest end of a host program booked through this sink.
     pub host_program_done_ns: Nanoseconds,
-    pub planes: u32,
-    pub unit_bytes: u64,
-    /// End of the latest GC read, so the copy is programmed after it was read.
-    gc_read_done_ns: Nanoseconds,
+    planes: u32,
+    unit_bytes: u64,
+    /// GC data read so far is ready to be programmed (read, and recoded by the engine's back
+    /// end when there is one) from this time.
+    gc_data_ready_ns: Nanoseconds,
 }
 
 impl<'a> TimedSink<'a> {
-    pub fn new(flash: &'a mut FlashArray, buffer: &'a mut WriteBuffer, host_ready_ns: Nanoseconds, internal_ready_ns: Nanoseconds) -> Self {
+    pub fn new(
+        flash: &'a mut FlashArray,
+        buffer: &'a mut WriteBuffer,
+        engine: Option<&'a mut Engine>,
+        host_ready_ns: Nanoseconds,
+        internal_ready_ns: Nanoseconds,
+    ) -> Self {
         let planes = flash.geometry().planes_per_die;
         let unit_bytes = flash.geometry().unit_bytes();
-        Self { flash, buffer, host_ready_ns, internal_ready_ns, host_program_done_ns: 0, planes, unit_bytes, gc_read_done_ns: 0 }
+        Self { flash, buffer, engine, host_ready_ns, internal_ready_ns, host_program_done_ns: 0, planes, unit_bytes, gc_data_ready_ns: 0 }
+    }
+
+    /// The write buffer, for the write path's per-sector book-keeping.
+    pub fn buffer(&mut self) -> &mut WriteBuffer {
+        self.buffer
     }
 }
 
@@ -39,7 +55,7 @@ impl FlashSink for TimedSink<'_> {
                 self.host_program_done_ns = self.host_program_done_ns.max(done);
             }
             OpKind::Internal => {
-                let ready = self.internal_ready_ns.max(self.gc_read_done_ns);
+                let ready = self.internal_ready_ns.max(self.gc_data_ready_ns);
                 self.flash.program(die, ready, self.planes, self.unit_bytes, OpKind::Internal);
             }
         }
@@ -47,8 +63,12 @@ impl FlashSink for TimedSink<'_> {
 
     #[inline]
     fn read_for_move(&mut self, die: u32, _block: u32, _unit: u32, bytes: u64) {
-        let done = self.flash.read(die, self.internal_ready_ns, self.planes, bytes, OpKind::Internal);
-        self.gc_read_done_ns = done;
+        let read = self.flash.read(die, self.internal_ready_ns, self.planes, bytes, OpKind::Internal);
+        let ready = match self.engine.as_deref_mut() {
+            Some(engine) => engine.recode(read, bytes),
+            None => read,
+        };
+        self.gc_data_ready_ns = self.gc_data_ready_ns.max(ready);
     }
 
     #[inline]

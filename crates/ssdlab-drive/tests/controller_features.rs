@@ -59,18 +59,18 @@ fn idle_time_gc_refills_the_free_pool_and_secure_erase_resets() {
     let span = drive.usable_bytes();
     let (_, end) = run(&mut drive, &["rw=write", "bs=128k", "iodepth=32"], 0);
     let (_, end) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &format!("io_size={span}")], end);
-    let before = drive.mapper().free_blocks_total();
+    let before = drive.translation().free_blocks_total();
     let reclaimed = drive.idle(end, end + 60_000_000_000);
-    let after = drive.mapper().free_blocks_total();
+    let after = drive.translation().free_blocks_total();
     assert!(reclaimed > 0 && after > before, "{before} -> {after} ({reclaimed})");
     let target = drive.profile().ftl.gc_idle_target_free_blocks_per_die as u64 * drive.profile().geometry.dies() as u64;
     assert!(after >= target, "{after} < {target}");
     let flushed = drive.flush(end + 60_000_000_000);
     assert!(flushed >= end);
-    let wear_before = drive.mapper().wear();
+    let wear_before = drive.translation().wear();
     let done = drive.secure_erase(flushed);
     assert!(done > flushed);
-    assert_eq!(drive.mapper().live_data_sectors(), 0);
-    assert_eq!(drive.mapper().free_blocks_total(), drive.profile().geometry.total_blocks() as u64);
-    assert!(drive.mapper().wear().min >= wear_before.min + 1);
+    assert_eq!(drive.translation().live_data_sectors(), 0);
+    assert_eq!(drive.translation().free_blocks_total(), drive.profile().geometry.total_blocks() as u64);
+    assert!(drive.translation().wear().min >= wear_before.min + 1);
 }

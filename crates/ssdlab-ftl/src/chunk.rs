@@ -17,15 +17,17 @@
 
 use crate::block::BlockState;
 use crate::config::GcPolicy;
-use crate::ftl::{prefetch, WearSummary};
 use crate::gc::{self, Collector};
+use crate::index::FingerprintIndex;
 use crate::pool::BlockPool;
+use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
+use crate::translation::{Outcome, Piece, Prepared, StoredSector, Translation};
+use crate::wear::WearSummary;
 use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, Result};
 use ssdlab_nand::{Geometry, OpKind, SECTOR_BYTES};
 use ssdlab_reduce::SectorContent;
-use crate::index::FingerprintIndex;
 
 /// `l2p` value of a sector written with all zeros.
 pub const ZERO: u32 = u32::MAX - 1;
@@ -173,7 +175,6 @@ pub struct ChunkFtl {
     pub(crate) index: FingerprintIndex,
     pub(crate) block_log: Vec<Vec<u32>>,
     pub(crate) pool: BlockPool,
-    host_cursor_die: u32,
     live_chunks: u64,
     stats: ChunkStats,
     scratch: Vec<u32>,
@@ -208,7 +209,6 @@ impl ChunkFtl {
             index: FingerprintIndex::new(config.dedup_index_entries),
             block_log: vec![Vec::new(); g.total_blocks() as usize],
             pool: BlockPool::new(g.dies(), g.blocks_per_die(), units_per_block, config.gc_policy),
-            host_cursor_die: 0,
             live_chunks: 0,
             stats: ChunkStats::default(),
             scratch: Vec::new(),
@@ -342,34 +342,59 @@ impl ChunkFtl {
 
     /// Write sector `lba` with `content`. Returns the bytes (whole ECC units) newly stored: 0 for
     /// zeros and duplicates, which need no flash.
-    pub fn write<S: FlashSink>(&mut self, lba: u64, content: SectorContent, sink: &mut S) -> Result<u64> {
+    pub fn write<S: FlashSink + ?Sized>(&mut self, lba: u64, content: SectorContent, sink: &mut S) -> Result<u64> {
+        let prepared = self.prepare_content(content);
+        let stored = prepared.stored_bytes();
+        self.write_prepared(lba, prepared, sink)?;
+        Ok(stored)
+    }
+
+    /// What storing `content` takes: nothing for zeros, a reference for a known fingerprint,
+    /// otherwise a new chunk of whole ECC units. Changes nothing.
+    #[inline]
+    fn prepare_content(&self, content: SectorContent) -> Prepared {
+        if content.zero {
+            return Prepared::new(0, Some(content), Outcome::Zero, 0);
+        }
+        match self.index.get(content.fingerprint as u64) {
+            Some(chunk) => Prepared::new(0, Some(content), Outcome::Duplicate(chunk), 0),
+            None => {
+                let units = self.units_for(content.stored_bytes);
+                Prepared::new(0, Some(content), Outcome::NewChunk(units), units as u64 * self.unit_bytes as u64)
+            }
+        }
+    }
+
+    /// Write sector `lba` with a sector prepared by [`ChunkFtl::prepare_content`] just before.
+    fn write_prepared<S: FlashSink + ?Sized>(&mut self, lba: u64, sector: Prepared, sink: &mut S) -> Result<()> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
+        let content = sector.content.expect("a prepared sector of the data-reduction FTL carries its content");
         self.stats.host_sectors_written += 1;
         let old = self.l2p[lba as usize];
-        let mut stored = 0u64;
-        let new = if content.zero {
-            self.stats.zero_sectors += 1;
-            ZERO
-        } else {
-            let key = content.fingerprint as u64;
-            match self.index.get(key) {
-                Some(chunk) => {
-                    debug_assert!(self.chunks[chunk as usize].refs > 0);
-                    self.chunks[chunk as usize].refs += 1;
-                    self.stats.dedup_hits += 1;
-                    chunk
-                }
-                None => {
-                    stored = self.units_for(content.stored_bytes) as u64 * self.unit_bytes as u64;
-                    self.store_new(key, content, sink)?
-                }
+        let new = match sector.outcome {
+            Outcome::Zero => {
+                self.stats.zero_sectors += 1;
+                ZERO
             }
+            Outcome::Duplicate(chunk) => {
+                // Still the live chunk the index named when the sector was prepared: nothing
+                // has run in between.
+                assert!(
+                    self.chunks[chunk as usize].refs > 0 && self.chunks[chunk as usize].key == content.fingerprint as u64,
+                    "duplicate of chunk {chunk} prepared, but the chunk changed before the write"
+                );
+                self.chunks[chunk as usize].refs += 1;
+                self.stats.dedup_hits += 1;
+                chunk
+            }
+            Outcome::NewChunk(_) => self.store_new(content.fingerprint as u64, content, sink)?,
+            Outcome::Slot => unreachable!("the data-reduction FTL never prepares a 4 KiB slot"),
         };
         self.l2p[lba as usize] = new;
         if old != UNMAPPED && old != ZERO {
             self.release(old);
         }
-        Ok(stored)
+        Ok(())
     }
 
     /// Unmap sector `lba` (TRIM): it reads as zeros and drops its chunk reference.
@@ -387,18 +412,8 @@ impl ChunkFtl {
     }
 
     /// Program the partly filled host unit of the current die, padding it (a flush).
-    pub fn pad_open_unit<S: FlashSink>(&mut self, sink: &mut S) -> u32 {
-        let die = self.host_cursor_die;
-        let block = self.pool.dies[die as usize].host_open;
-        if block == UNMAPPED {
-            return 0;
-        }
-        let written = self.pool.blocks[block as usize].written;
-        let partial = written % self.units_per_program;
-        if partial == 0 {
-            return 0;
-        }
-        let pad = self.units_per_program - partial;
+    pub fn pad_open_unit<S: FlashSink + ?Sized>(&mut self, sink: &mut S) -> u32 {
+        let Some((block, pad)) = self.pool.host_padding_needed(self.units_per_program) else { return 0 };
         self.stats.padding_units += pad as u64;
         self.advance(block, pad, Stream::Host, sink);
         pad
@@ -415,12 +430,11 @@ impl ChunkFtl {
             log.clear();
         }
         self.pool.reset_all_erased();
-        self.host_cursor_die = 0;
         self.live_chunks = 0;
     }
 
     /// One round of GC on `die` (finish the victim in progress or reclaim a new one).
-    pub fn collect_one<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
+    pub fn collect_one<S: FlashSink + ?Sized>(&mut self, die: u32, sink: &mut S) -> bool {
         gc::collect_one(self, die, sink)
     }
 
@@ -438,7 +452,7 @@ impl ChunkFtl {
         (stored_bytes + self.config.chunk_header_bytes).div_ceil(self.unit_bytes).clamp(1, self.full_chunk_units)
     }
 
-    fn store_new<S: FlashSink>(&mut self, key: u64, content: SectorContent, sink: &mut S) -> Result<u32> {
+    fn store_new<S: FlashSink + ?Sized>(&mut self, key: u64, content: SectorContent, sink: &mut S) -> Result<u32> {
         let len = self.units_for(content.stored_bytes);
         let chunk = match self.free_ids.pop() {
             Some(id) => id,
@@ -471,7 +485,7 @@ impl ChunkFtl {
         self.stats.bytes_after_dedup += SECTOR_BYTES;
         self.stats.bytes_after_compression += content.stored_bytes as u64;
         self.stats.host_units_written += len as u64;
-        self.place(Stream::Host, self.host_cursor_die, chunk, len, sink)?;
+        self.place(Stream::Host, self.pool.host_cursor_die, chunk, len, sink)?;
         Ok(chunk)
     }
 
@@ -497,7 +511,7 @@ impl ChunkFtl {
 
     /// Open block of `stream` on `die` with room for `len` units, padding a block whose rest is
     /// too short. For the host stream, may move to another die when this one cannot take data.
-    fn place<S: FlashSink>(&mut self, stream: Stream, die: u32, chunk: u32, len: u32, sink: &mut S) -> Result<()> {
+    fn place<S: FlashSink + ?Sized>(&mut self, stream: Stream, die: u32, chunk: u32, len: u32, sink: &mut S) -> Result<()> {
         let mut die = die;
         let block = loop {
             let open = match stream {
@@ -509,7 +523,7 @@ impl ChunkFtl {
             } else if stream == Stream::Gc {
                 self.pool.take_free(die, BlockState::OpenGc)
             } else {
-                match self.open_host_block(die, sink)? {
+                match gc::open_host_block(self, sink) {
                     Some((d, b)) => {
                         die = d;
                         b
@@ -524,7 +538,7 @@ impl ChunkFtl {
             self.stats.padding_units += room as u64;
             self.advance(block, room, stream, sink);
             if stream == Stream::Host {
-                die = self.host_cursor_die;
+                die = self.pool.host_cursor_die;
             }
         };
         let addr = block * self.units_per_block + self.pool.blocks[block as usize].written;
@@ -535,27 +549,9 @@ impl ChunkFtl {
         Ok(())
     }
 
-    /// Open a host block on `die` or, if it cannot take one, on the next die that can.
-    fn open_host_block<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> Result<Option<(u32, u32)>> {
-        let dies = self.config.geometry.dies();
-        let mut die = die;
-        for _ in 0..dies {
-            if self.pool.dies[die as usize].host_open != UNMAPPED {
-                return Ok(Some((die, self.pool.dies[die as usize].host_open)));
-            }
-            if gc::make_host_room(self, die, sink) {
-                self.host_cursor_die = die;
-                return Ok(Some((die, self.pool.take_free(die, BlockState::OpenHost))));
-            }
-            die = (die + 1) % dies;
-            self.host_cursor_die = die;
-        }
-        Ok(None)
-    }
-
     /// `n` more units of `block` are written: program every program unit completed, close a
     /// full block, and for host data move the stripe on and pace GC.
-    fn advance<S: FlashSink>(&mut self, block: u32, n: u32, stream: Stream, sink: &mut S) {
+    fn advance<S: FlashSink + ?Sized>(&mut self, block: u32, n: u32, stream: Stream, sink: &mut S) {
         let before = self.pool.blocks[block as usize].written;
         let after = before + n;
         self.pool.blocks[block as usize].written = after;
@@ -571,7 +567,7 @@ impl ChunkFtl {
         }
         if stream == Stream::Host {
             for _ in first_done..last_done {
-                self.host_cursor_die = (die + 1) % self.config.geometry.dies();
+                self.pool.advance_host_cursor(die);
                 gc::paced(self, die, self.units_per_program, self.config.gc_low_free_blocks_per_die, sink);
             }
         }
@@ -579,7 +575,7 @@ impl ChunkFtl {
 
     /// Copy live chunks of the die's victim into its GC block until `quota_units` were copied
     /// or the victim is empty; an empty victim is erased. Returns the units copied.
-    fn copy_victim_chunks<S: FlashSink>(&mut self, die: u32, quota_units: u32, sink: &mut S) -> u32 {
+    fn copy_victim_chunks<S: FlashSink + ?Sized>(&mut self, die: u32, quota_units: u32, sink: &mut S) -> u32 {
         let victim = self.pool.dies[die as usize].victim;
         debug_assert_ne!(victim, UNMAPPED);
         let base = victim * self.units_per_block;
@@ -661,7 +657,129 @@ impl Collector for ChunkFtl {
         &mut self.pool
     }
 
-    fn copy_victim<S: FlashSink>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32 {
+    fn copy_victim<S: FlashSink + ?Sized>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32 {
         self.copy_victim_chunks(die, quota, sink)
+    }
+}
+
+impl Translation for ChunkFtl {
+    fn user_sectors(&self) -> u64 {
+        self.config.user_sectors
+    }
+
+    fn needs_content(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn prepare(&self, _tag: u64, content: Option<SectorContent>) -> Result<Prepared> {
+        match content {
+            Some(content) => Ok(self.prepare_content(content)),
+            None => bail!(Request, "the data-reduction FTL needs each written sector's content"),
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, lba: u64, sector: Prepared, sink: &mut dyn FlashSink) -> Result<()> {
+        self.write_prepared(lba, sector, sink)
+    }
+
+    fn trim(&mut self, lba: u64) -> Result<()> {
+        ChunkFtl::trim(self, lba)
+    }
+
+    #[inline]
+    fn pieces(&self, lba: u64, out: &mut Vec<Piece>) {
+        if let Some(loc) = self.locate(lba) {
+            let g = &self.config.geometry;
+            let page_bytes = g.page_bytes as u64;
+            let planes = g.planes_per_die;
+            let mut start = loc.offset_in_page as u64;
+            let mut left = loc.bytes;
+            for page in loc.first_page..=loc.last_page {
+                let here = left.min(page_bytes - start);
+                out.push(Piece { die: loc.die, block: loc.block, unit: page / planes, page, bytes: here, chunk: loc.chunk as u64 });
+                left -= here;
+                start = 0;
+            }
+        }
+    }
+
+    fn partial_page_reads(&self) -> bool {
+        self.config.partial_page_reads
+    }
+
+    fn pad_open_unit(&mut self, sink: &mut dyn FlashSink) -> u32 {
+        ChunkFtl::pad_open_unit(self, sink)
+    }
+
+    fn secure_erase(&mut self) {
+        ChunkFtl::secure_erase(self)
+    }
+
+    fn collect_one(&mut self, die: u32, sink: &mut dyn FlashSink) -> bool {
+        ChunkFtl::collect_one(self, die, sink)
+    }
+
+    fn wants_idle_gc(&self, die: u32) -> bool {
+        ChunkFtl::wants_idle_gc(self, die)
+    }
+
+    fn free_blocks_total(&self) -> u64 {
+        ChunkFtl::free_blocks_total(self)
+    }
+
+    fn wear(&self) -> WearSummary {
+        ChunkFtl::wear(self)
+    }
+
+    fn live_data_sectors(&self) -> u64 {
+        self.live_chunks
+    }
+
+    fn gc_moved(&self) -> u64 {
+        self.stats.gc_chunks_moved
+    }
+
+    fn reduction_stats(&self) -> Option<&ChunkStats> {
+        Some(&self.stats)
+    }
+
+    fn ecc_unit_bytes(&self) -> Option<u32> {
+        Some(self.unit_bytes)
+    }
+
+    fn stored_sector(&self, lba: u64) -> StoredSector<'_> {
+        match self.l2p[lba as usize] {
+            UNMAPPED | ZERO => StoredSector::Zeros,
+            chunk => match self.payload.get(chunk as usize).and_then(|p| p.as_deref()) {
+                Some(bytes) => StoredSector::Bytes(bytes),
+                None => StoredSector::NotKept,
+            },
+        }
+    }
+
+    fn check_invariants(&self) -> std::result::Result<(), String> {
+        ChunkFtl::check_invariants(self)
+    }
+
+    #[inline]
+    fn prefetch_mapping(&self, lba: u64) {
+        ChunkFtl::prefetch_mapping(self, lba)
+    }
+
+    #[inline]
+    fn prefetch_old(&self, lba: u64) {
+        self.prefetch_old_chunk(lba)
+    }
+
+    #[inline]
+    fn prefetch_old_index_slot(&self, lba: u64) {
+        ChunkFtl::prefetch_old_index_slot(self, lba)
+    }
+
+    #[inline]
+    fn prefetch_fingerprint(&self, fingerprint: u128) {
+        ChunkFtl::prefetch_fingerprint(self, fingerprint)
     }
 }

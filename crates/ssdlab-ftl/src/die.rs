@@ -4,6 +4,9 @@ use crate::block::Block;
 use crate::UNMAPPED;
 use std::collections::VecDeque;
 
+/// Fractional bits of the paced-GC credit.
+pub(crate) const CREDIT_FRACTION_BITS: u32 = 32;
+
 /// Book-keeping of one die.
 #[derive(Debug, Clone)]
 pub(crate) struct DieState {
@@ -28,8 +31,10 @@ pub(crate) struct DieState {
     pub victim_unit: u32,
     /// Valid slots the victim had when chosen.
     pub victim_valid_at_start: u32,
-    /// Units of copying owed to keep up with host writes (paced GC).
-    pub gc_credit: f64,
+    /// Units of copying owed to keep up with host writes (paced GC), in fixed point with
+    /// [`CREDIT_FRACTION_BITS`] fractional bits: integer arithmetic, so no floating-point
+    /// rounding ever decides when a GC operation is booked.
+    pub gc_credit_fixed: u64,
 }
 
 impl DieState {
@@ -45,7 +50,7 @@ impl DieState {
             victim: UNMAPPED,
             victim_unit: 0,
             victim_valid_at_start: 0,
-            gc_credit: 0.0,
+            gc_credit_fixed: 0,
         }
     }
 

@@ -4,10 +4,14 @@ use crate::block::BlockState;
 use crate::config::FtlConfig;
 use crate::gc::{self, Collector};
 use crate::pool::BlockPool;
+use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
+use crate::translation::{Outcome, Piece, Prepared, StoredSector, Translation};
+use crate::wear::WearSummary;
 use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, Result};
-use ssdlab_nand::OpKind;
+use ssdlab_nand::{OpKind, SECTOR_BYTES};
+use ssdlab_reduce::SectorContent;
 
 /// Where a logical sector's current copy lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,17 +41,6 @@ pub struct FtlStats {
     pub trimmed_sectors: u64,
 }
 
-/// Minimum, mean and maximum program/erase cycles over all blocks.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WearSummary {
-    /// Fewest P/E cycles of any block.
-    pub min: u32,
-    /// Mean P/E cycles.
-    pub mean: f64,
-    /// Most P/E cycles of any block.
-    pub max: u32,
-}
-
 /// Page-level FTL over the whole array.
 #[derive(Debug, Clone)]
 pub struct Ftl {
@@ -62,7 +55,6 @@ pub struct Ftl {
     /// Content tag per physical slot (empty unless tracking).
     pub(crate) tags: Vec<u64>,
     pub(crate) pool: BlockPool,
-    host_cursor_die: u32,
     valid_total: u64,
     stats: FtlStats,
 }
@@ -84,7 +76,6 @@ impl Ftl {
             p2l: ssdlab_core::memory::huge_vec(UNMAPPED, total_slots, total_slots),
             tags: if config.track_tags { vec![0; total_slots] } else { Vec::new() },
             pool: BlockPool::new(g.dies(), blocks_per_die, slots_per_block, config.gc_policy),
-            host_cursor_die: 0,
             valid_total: 0,
             stats: FtlStats::default(),
             config,
@@ -174,7 +165,7 @@ impl Ftl {
     }
 
     /// Write logical sector `lba` with content `tag`.
-    pub fn write<S: FlashSink>(&mut self, lba: u64, tag: u64, sink: &mut S) -> Result<()> {
+    pub fn write<S: FlashSink + ?Sized>(&mut self, lba: u64, tag: u64, sink: &mut S) -> Result<()> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
         let old = self.l2p[lba as usize];
         if old != UNMAPPED {
@@ -202,17 +193,8 @@ impl Ftl {
 
     /// Program the partly filled host unit, if any, padding it with invalid slots (a flush).
     /// Returns the number of padding slots.
-    pub fn pad_open_unit<S: FlashSink>(&mut self, sink: &mut S) -> u32 {
-        let block = self.pool.dies[self.host_cursor_die as usize].host_open;
-        if block == UNMAPPED {
-            return 0;
-        }
-        let written = self.pool.blocks[block as usize].written;
-        let partial = written % self.slots_per_unit;
-        if partial == 0 {
-            return 0;
-        }
-        let pad = self.slots_per_unit - partial;
+    pub fn pad_open_unit<S: FlashSink + ?Sized>(&mut self, sink: &mut S) -> u32 {
+        let Some((block, pad)) = self.pool.host_padding_needed(self.slots_per_unit) else { return 0 };
         for _ in 0..pad {
             self.pool.blocks[block as usize].written += 1;
             self.after_slot_written(block, OpKind::Host, sink);
@@ -228,20 +210,19 @@ impl Ftl {
         self.p2l.fill(UNMAPPED);
         self.tags.fill(0);
         self.pool.reset_all_erased();
-        self.host_cursor_die = 0;
         self.valid_total = 0;
     }
 
     /// Run one round of garbage collection on `die`: finish the victim in progress, or choose and
     /// reclaim a new one. Returns `false` when no closed block has anything to reclaim.
-    pub fn collect_one<S: FlashSink>(&mut self, die: u32, sink: &mut S) -> bool {
+    pub fn collect_one<S: FlashSink + ?Sized>(&mut self, die: u32, sink: &mut S) -> bool {
         gc::collect_one(self, die, sink)
     }
 
     /// Copy the live slots of the victim on `die`, a whole unit at a time, until at least
     /// `quota_slots` were copied or the victim is empty; an emptied victim is erased.
     /// Returns the slots copied.
-    fn copy_victim_slots<S: FlashSink>(&mut self, die: u32, quota_slots: u32, sink: &mut S) -> u32 {
+    fn copy_victim_slots<S: FlashSink + ?Sized>(&mut self, die: u32, quota_slots: u32, sink: &mut S) -> u32 {
         let victim = self.pool.dies[die as usize].victim;
         debug_assert_ne!(victim, UNMAPPED);
         let units = self.config.geometry.units_per_block();
@@ -320,7 +301,7 @@ impl Ftl {
     /// After a slot of `block` was written: program the unit if it is full, close the block if
     /// it is full, and move the host stripe on at unit boundaries.
     #[inline]
-    fn after_slot_written<S: FlashSink>(&mut self, block: u32, kind: OpKind, sink: &mut S) {
+    fn after_slot_written<S: FlashSink + ?Sized>(&mut self, block: u32, kind: OpKind, sink: &mut S) {
         let written = self.pool.blocks[block as usize].written;
         if !written.is_multiple_of(self.slots_per_unit) {
             return;
@@ -331,33 +312,22 @@ impl Ftl {
             self.pool.close(block);
         }
         if kind == OpKind::Host {
-            self.host_cursor_die = (self.host_cursor_die + 1) % self.config.geometry.dies();
+            self.pool.advance_host_cursor(die);
             gc::paced(self, die, self.slots_per_unit, self.config.gc_low_free_blocks_per_die, sink);
         }
     }
 
-    fn erase_block<S: FlashSink>(&mut self, block: u32, sink: &mut S) {
+    fn erase_block<S: FlashSink + ?Sized>(&mut self, block: u32, sink: &mut S) {
         self.p2l[(block * self.slots_per_block) as usize..((block + 1) * self.slots_per_block) as usize].fill(UNMAPPED);
         self.pool.erase(block);
         sink.erase(self.pool.die_of(block), block);
     }
 
-    fn allocate_host_slot<S: FlashSink>(&mut self, sink: &mut S) -> Result<u32> {
-        let dies = self.config.geometry.dies();
-        for _ in 0..dies {
-            let die = self.host_cursor_die;
-            let open = self.pool.dies[die as usize].host_open;
-            if open != UNMAPPED {
-                return Ok(open * self.slots_per_block + self.pool.blocks[open as usize].written);
-            }
-            if gc::make_host_room(self, die, sink) {
-                let block = self.pool.take_free(die, BlockState::OpenHost);
-                return Ok(block * self.slots_per_block);
-            }
-            // This die holds only valid data; skip it for this unit.
-            self.host_cursor_die = (die + 1) % dies;
+    fn allocate_host_slot<S: FlashSink + ?Sized>(&mut self, sink: &mut S) -> Result<u32> {
+        match gc::open_host_block(self, sink) {
+            Some((_, block)) => Ok(block * self.slots_per_block + self.pool.blocks[block as usize].written),
+            None => bail!(Request, "no die has reclaimable space: the drive holds more valid data than it can store"),
         }
-        bail!(Request, "no die has reclaimable space: the drive holds more valid data than it can store")
     }
 
     fn allocate_gc_slot(&mut self, die: u32) -> u32 {
@@ -369,28 +339,109 @@ impl Ftl {
     }
 }
 
-/// Ask the CPU to start loading the cache line holding `value` (no effect on other targets).
-#[inline(always)]
-pub(crate) fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: prefetching is a hint; it never faults, even for an invalid address, and the
-        // pointer comes from a live reference.
-        #[allow(unused_unsafe)]
-        unsafe {
-            core::arch::x86_64::_mm_prefetch(value as *const T as *const i8, core::arch::x86_64::_MM_HINT_T0);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
-}
-
 impl Collector for Ftl {
     fn pool_mut(&mut self) -> &mut BlockPool {
         &mut self.pool
     }
 
-    fn copy_victim<S: FlashSink>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32 {
+    fn copy_victim<S: FlashSink + ?Sized>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32 {
         self.copy_victim_slots(die, quota, sink)
+    }
+}
+
+impl Translation for Ftl {
+    fn user_sectors(&self) -> u64 {
+        self.config.user_sectors
+    }
+
+    fn needs_content(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn prepare(&self, tag: u64, _content: Option<SectorContent>) -> Result<Prepared> {
+        Ok(Prepared::new(tag, None, Outcome::Slot, SECTOR_BYTES))
+    }
+
+    #[inline]
+    fn write(&mut self, lba: u64, sector: Prepared, sink: &mut dyn FlashSink) -> Result<()> {
+        debug_assert_eq!(sector.outcome, Outcome::Slot);
+        Ftl::write(self, lba, sector.tag, sink)
+    }
+
+    fn trim(&mut self, lba: u64) -> Result<()> {
+        Ftl::trim(self, lba)
+    }
+
+    #[inline]
+    fn pieces(&self, lba: u64, out: &mut Vec<Piece>) {
+        if let Some(loc) = self.lookup(lba) {
+            let g = &self.config.geometry;
+            let slot_in_block = loc.slot % self.slots_per_block;
+            let page = (slot_in_block as u64 * SECTOR_BYTES / g.page_bytes as u64) as u32;
+            out.push(Piece { die: loc.die, block: loc.block, unit: loc.unit, page, bytes: SECTOR_BYTES, chunk: loc.slot as u64 });
+        }
+    }
+
+    fn partial_page_reads(&self) -> bool {
+        true
+    }
+
+    fn pad_open_unit(&mut self, sink: &mut dyn FlashSink) -> u32 {
+        Ftl::pad_open_unit(self, sink)
+    }
+
+    fn secure_erase(&mut self) {
+        Ftl::secure_erase(self)
+    }
+
+    fn collect_one(&mut self, die: u32, sink: &mut dyn FlashSink) -> bool {
+        Ftl::collect_one(self, die, sink)
+    }
+
+    fn wants_idle_gc(&self, die: u32) -> bool {
+        Ftl::wants_idle_gc(self, die)
+    }
+
+    fn free_blocks_total(&self) -> u64 {
+        Ftl::free_blocks_total(self)
+    }
+
+    fn wear(&self) -> WearSummary {
+        Ftl::wear(self)
+    }
+
+    fn live_data_sectors(&self) -> u64 {
+        self.valid_total
+    }
+
+    fn gc_moved(&self) -> u64 {
+        self.stats.gc_sectors_moved
+    }
+
+    fn read_tag(&self, lba: u64) -> u64 {
+        Ftl::read_tag(self, lba)
+    }
+
+    fn stored_sector(&self, lba: u64) -> StoredSector<'_> {
+        if self.l2p[lba as usize] == UNMAPPED {
+            StoredSector::Zeros
+        } else {
+            StoredSector::NotKept
+        }
+    }
+
+    fn check_invariants(&self) -> std::result::Result<(), String> {
+        Ftl::check_invariants(self)
+    }
+
+    #[inline]
+    fn prefetch_mapping(&self, lba: u64) {
+        Ftl::prefetch_mapping(self, lba)
+    }
+
+    #[inline]
+    fn prefetch_old(&self, lba: u64) {
+        self.prefetch_old_slot(lba)
     }
 }

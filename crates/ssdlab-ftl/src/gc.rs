@@ -1,10 +1,12 @@
 //! The garbage-collection driver shared by both FTLs: one round of collection, paced
-//! foreground collection, and making room for a host block. Each FTL supplies only how a
-//! victim's live data is copied ([`Collector::copy_victim`]); the decisions live here and in the
-//! block pool.
+//! foreground collection, making room for a host block, and choosing the die that takes the
+//! next host block. Each FTL supplies only how a victim's live data is copied
+//! ([`Collector::copy_victim`]); the decisions live here and in the block pool.
 
+use crate::block::BlockState;
 use crate::pool::BlockPool;
 use crate::sink::FlashSink;
+use crate::UNMAPPED;
 
 /// What the driver needs from an FTL.
 pub(crate) trait Collector {
@@ -13,12 +15,12 @@ pub(crate) trait Collector {
 
     /// Copy live data of the die's victim until at least `quota` allocation units were copied
     /// or the victim is empty (then erase it). Returns the units copied.
-    fn copy_victim<S: FlashSink>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32;
+    fn copy_victim<S: FlashSink + ?Sized>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32;
 }
 
 /// One round of GC on `die`: finish the victim in progress, or choose and reclaim a new one.
 /// Returns `false` when no closed block has anything to reclaim.
-pub(crate) fn collect_one<C: Collector, S: FlashSink>(ftl: &mut C, die: u32, sink: &mut S) -> bool {
+pub(crate) fn collect_one<C: Collector, S: FlashSink + ?Sized>(ftl: &mut C, die: u32, sink: &mut S) -> bool {
     if !ftl.pool_mut().has_victim(die) {
         return false;
     }
@@ -29,7 +31,7 @@ pub(crate) fn collect_one<C: Collector, S: FlashSink>(ftl: &mut C, die: u32, sin
 /// Paced foreground GC after a host program unit of `units_per_program` on `die`: while the die
 /// is at or below `low_free` free blocks, copy as much as reclaiming the victim frees per host
 /// unit, so GC interleaves with host writes instead of stalling them in bursts.
-pub(crate) fn paced<C: Collector, S: FlashSink>(ftl: &mut C, die: u32, units_per_program: u32, low_free: u32, sink: &mut S) {
+pub(crate) fn paced<C: Collector, S: FlashSink + ?Sized>(ftl: &mut C, die: u32, units_per_program: u32, low_free: u32, sink: &mut S) {
     let quota = ftl.pool_mut().paced_quota(die, units_per_program, low_free);
     if quota > 0 {
         let copied = ftl.copy_victim(die, quota, sink);
@@ -40,16 +42,35 @@ pub(crate) fn paced<C: Collector, S: FlashSink>(ftl: &mut C, die: u32, units_per
 /// Make room on `die` for a new host block; false if the die cannot take one. Paced GC normally
 /// keeps the pool above this floor; here GC runs to completion if it has not. One free block
 /// must stay for the GC copy target, so the host needs two.
-pub(crate) fn make_host_room<C: Collector, S: FlashSink>(ftl: &mut C, die: u32, sink: &mut S) -> bool {
+pub(crate) fn make_host_room<C: Collector, S: FlashSink + ?Sized>(ftl: &mut C, die: u32, sink: &mut S) -> bool {
     // Bounded: each round reclaims a block with at least one invalid unit, and a round that
     // cannot reclaim stops the loop.
-    let mut rounds = 0u64;
     while ftl.pool_mut().free_count(die) < 2 {
         if !collect_one(ftl, die, sink) {
             break;
         }
-        rounds += 1;
-        debug_assert!(rounds < 1 << 40);
     }
     ftl.pool_mut().free_count(die) >= 2
+}
+
+/// The host's open block on the cursor die, opening one (after making room) if it has none.
+/// A die whose every closed block is full of valid data cannot take one: the stripe skips it
+/// for this unit. Returns `(die, block)`, or `None` when no die can take data (the drive holds
+/// more valid data than it can store).
+pub(crate) fn open_host_block<C: Collector, S: FlashSink + ?Sized>(ftl: &mut C, sink: &mut S) -> Option<(u32, u32)> {
+    let dies = ftl.pool_mut().dies.len() as u32;
+    for _ in 0..dies {
+        let die = ftl.pool_mut().host_cursor_die;
+        let open = ftl.pool_mut().dies[die as usize].host_open;
+        if open != UNMAPPED {
+            return Some((die, open));
+        }
+        if make_host_room(ftl, die, sink) {
+            // GC may have run, but the cursor only moves on host programs.
+            debug_assert_eq!(ftl.pool_mut().host_cursor_die, die);
+            return Some((die, ftl.pool_mut().take_free(die, BlockState::OpenHost)));
+        }
+        ftl.pool_mut().advance_host_cursor(die);
+    }
+    None
 }

@@ -58,7 +58,7 @@ impl FingerprintIndex {
     /// Start loading the slot where `key` would be.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        crate::ftl::prefetch(&self.keys[self.home(normalize(key))]);
+        crate::prefetch::prefetch(&self.keys[self.home(normalize(key))]);
     }
 
     /// The chunk holding `key`, if indexed.

@@ -1,17 +1,26 @@
-//! The flash translation layer.
+//! The flash translation layer: where data goes and what must move, never when.
 //!
+//! * [`Translation`]: the one interface the drive uses, whichever FTL it holds. A write is
+//!   [`Translation::prepare`]d (what storing the sector takes, decided without changing
+//!   anything, so the drive can time the engine on the bytes actually stored) and then
+//!   [`Translation::write`]n; reads ask for a sector's physical [`Piece`]s.
 //! * [`Ftl`]: page-level mapping of 4 KiB logical sectors onto 4 KiB physical *slots*, with the
-//!   reverse map (the per-slot out-of-band logical address), per-block valid counts, a free pool
-//!   and open blocks on every die, garbage collection, TRIM and wear counts.
-//! * [`FtlConfig`] and [`GcPolicy`]: what the FTL is built from.
+//!   reverse map (the per-slot out-of-band logical address).
+//! * [`ChunkFtl`]: the data-reduction FTL of a SandForce-style controller: sectors map to
+//!   reference-counted, compressed, deduplicated chunks packed into ECC units.
+//! * Shared by both: the block manager (free pools, open blocks, the host stripe over the dies,
+//!   padding, GC keys, victim policies [`GcPolicy`]) and one garbage-collection driver (collect
+//!   a victim, paced GC, make room for a host block); each FTL supplies only how a victim's
+//!   data is copied.
 //! * [`FlashSink`]: where the FTL sends the flash operations it decides on (programs of filled
 //!   units, reads for garbage collection, erases). The drive turns them into timed operations on
 //!   the NAND array; tests use [`NullSink`].
+//! * [`analytic`]: the steady-state write amplification of greedy GC (Desnoyers' model) that
+//!   the FTL is validated against.
 //!
-//! The FTL knows nothing of time: it decides *where* data goes and *what* must move. Host writes
-//! are striped one unit (a multi-plane page) at a time over the dies in round-robin order;
-//! garbage collection runs per die, into a separate open block, when a die's free pool falls to
-//! its low-water mark.
+//! Host writes are striped one program unit (a multi-plane page) at a time over the dies in
+//! round-robin order; garbage collection runs per die, into a separate open block, paced by
+//! host writes once a die's free pool falls to its low-water mark.
 
 #![warn(missing_docs)]
 
@@ -26,14 +35,19 @@ mod ftl;
 mod gc;
 mod index;
 mod pool;
+mod prefetch;
 mod sink;
+mod translation;
 mod victim;
+mod wear;
 
 pub use block::BlockState;
 pub use chunk::{ChunkFtl, ChunkFtlConfig, ChunkLocation, ChunkStats, ZERO};
 pub use config::{FtlConfig, GcPolicy};
-pub use ftl::{Ftl, FtlStats, Location, WearSummary};
+pub use ftl::{Ftl, FtlStats, Location};
 pub use sink::{FlashSink, NullSink};
+pub use translation::{Piece, Prepared, StoredSector, Translation};
+pub use wear::WearSummary;
 
 /// Marker for "no physical slot" in the logical-to-physical map and "no logical sector" in the
 /// reverse map.

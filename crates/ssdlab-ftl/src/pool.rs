@@ -6,8 +6,8 @@
 
 use crate::block::{Block, BlockState};
 use crate::config::GcPolicy;
-use crate::die::DieState;
-use crate::ftl::WearSummary;
+use crate::die::{DieState, CREDIT_FRACTION_BITS};
+use crate::wear::WearSummary;
 use crate::victim::select_victim;
 use crate::UNMAPPED;
 
@@ -24,6 +24,9 @@ pub(crate) struct BlockPool {
     pub capacity: u32,
     pub policy: GcPolicy,
     pub close_seq: u64,
+    /// Die receiving the next host program unit (host writes stripe over the dies in
+    /// round-robin, one unit at a time).
+    pub host_cursor_die: u32,
 }
 
 impl BlockPool {
@@ -36,11 +39,14 @@ impl BlockPool {
             capacity,
             policy,
             close_seq: 0,
+            host_cursor_die: 0,
         }
     }
 
-    /// Every block erased and free, one more P/E cycle each (secure erase).
+    /// Every block erased and free, one more P/E cycle each (secure erase); the host stripe
+    /// starts again at die 0.
     pub fn reset_all_erased(&mut self) {
+        self.host_cursor_die = 0;
         for (i, die) in self.dies.iter_mut().enumerate() {
             *die = DieState::new(i as u32 * self.blocks_per_die, self.blocks_per_die);
         }
@@ -156,26 +162,46 @@ impl BlockPool {
 
     /// Pacing of foreground GC: after a host program unit of `units_per_program` on `die`, add
     /// the copying owed for it and return the whole units of copying due now (0 when the die
-    /// does not need GC). Starts a victim when needed.
+    /// does not need GC). Starts a victim when needed. Reclaiming a victim that had `v0` valid
+    /// units of `capacity` frees `capacity - v0` units for `v0` copied, so each host unit owes
+    /// `v0 / (capacity - v0)` units of copying.
     pub fn paced_quota(&mut self, die: u32, units_per_program: u32, low_free: u32) -> u32 {
         let d = &self.dies[die as usize];
         if d.victim == UNMAPPED && (d.free.len() > low_free as usize || !self.start_victim(die)) {
             return 0;
         }
-        let capacity = self.capacity as f64;
+        let capacity = self.capacity as u64;
         let d = &mut self.dies[die as usize];
-        let v0 = (d.victim_valid_at_start as f64).min(capacity - 1.0);
-        d.gc_credit += units_per_program as f64 * v0 / (capacity - v0);
-        d.gc_credit.floor().max(0.0) as u32
+        let v0 = (d.victim_valid_at_start as u64).min(capacity - 1);
+        d.gc_credit_fixed += ((units_per_program as u64 * v0) << CREDIT_FRACTION_BITS) / (capacity - v0);
+        (d.gc_credit_fixed >> CREDIT_FRACTION_BITS).min(u32::MAX as u64) as u32
     }
 
     /// Book `copied` units of copying against the die's credit.
     pub fn paced_done(&mut self, die: u32, copied: u32, low_free: u32) {
         let d = &mut self.dies[die as usize];
-        d.gc_credit = (d.gc_credit - copied as f64).max(0.0);
+        d.gc_credit_fixed = d.gc_credit_fixed.saturating_sub((copied as u64) << CREDIT_FRACTION_BITS);
         if d.victim == UNMAPPED && d.free.len() > low_free as usize {
-            d.gc_credit = 0.0;
+            d.gc_credit_fixed = 0;
         }
+    }
+
+    /// The host's open block on the cursor die and how many allocation units of padding
+    /// complete its partly filled program unit of `units_per_program` (`None` when there is no
+    /// open block or its last unit is complete).
+    pub fn host_padding_needed(&self, units_per_program: u32) -> Option<(u32, u32)> {
+        let block = self.dies[self.host_cursor_die as usize].host_open;
+        if block == UNMAPPED {
+            return None;
+        }
+        let partial = self.blocks[block as usize].written % units_per_program;
+        (partial != 0).then_some((block, units_per_program - partial))
+    }
+
+    /// The host stripe moves on to the next die (after a host program unit on `die`).
+    #[inline]
+    pub fn advance_host_cursor(&mut self, die: u32) {
+        self.host_cursor_die = (die + 1) % self.dies.len() as u32;
     }
 
     pub fn wear(&self) -> WearSummary {

@@ -42,8 +42,12 @@ fn greedy(die: &DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32
     best
 }
 
+/// Rosenblum and Ousterhout's cost-benefit score `(1 - u) * age / (2 u)`, with `u = valid /
+/// capacity`, compared exactly in integers: `(capacity - valid) * age / valid`, cross-multiplied
+/// (the common factors cancel), so no floating-point rounding decides a victim.
 fn cost_benefit(die: &DieState, blocks: &[Block], slots_per_block: u32, close_seq_now: u64) -> Option<u32> {
-    let mut best: Option<(f64, u64, u32)> = None;
+    // (numerator, denominator, close sequence, block) of the best so far.
+    let mut best: Option<(u128, u128, u64, u32)> = None;
     for &(b, seq) in die.closed_order.iter() {
         let block = &blocks[b as usize];
         if block.state != BlockState::Closed || block.close_seq != seq || block.valid >= slots_per_block {
@@ -52,18 +56,21 @@ fn cost_benefit(die: &DieState, blocks: &[Block], slots_per_block: u32, close_se
         if block.valid == 0 {
             return Some(b);
         }
-        let u = block.valid as f64 / slots_per_block as f64;
-        let age = (close_seq_now - seq + 1) as f64;
-        let score = (1.0 - u) * age / (2.0 * u);
+        let age = (close_seq_now - seq + 1) as u128;
+        let numerator = (slots_per_block - block.valid) as u128 * age;
+        let denominator = block.valid as u128;
         let better = match best {
             None => true,
-            Some((s, best_seq, _)) => score > s || (score == s && seq < best_seq),
+            Some((n, d, best_seq, _)) => {
+                let (left, right) = (numerator * d, n * denominator);
+                left > right || (left == right && seq < best_seq)
+            }
         };
         if better {
-            best = Some((score, seq, b));
+            best = Some((numerator, denominator, seq, b));
         }
     }
-    best.map(|(_, _, b)| b)
+    best.map(|(_, _, _, b)| b)
 }
 
 fn windowed(die: &mut DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32, window: u32) -> Option<u32> {

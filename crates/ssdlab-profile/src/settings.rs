@@ -152,6 +152,11 @@ impl Profile {
         (self.raw_bytes() as f64 - used) / used
     }
 
+    /// Power of the idle drive (controller, board and NAND array), watts.
+    pub fn idle_watts(&self) -> f64 {
+        (self.controller.idle_mw + self.energy.idle_mw) / 1e3
+    }
+
     /// Spare area over raw space: (raw - used) / raw.
     pub fn spare_over_raw(&self) -> f64 {
         let used = self.usable_bytes() as f64;

@@ -218,3 +218,22 @@ pub fn write_msr<W: Write>(out: &mut W, records: impl Iterator<Item = TraceRecor
     }
     Ok(n)
 }
+
+/// Write records to `path` as MSR CSV, gzip-compressed when the name ends in `.gz`. Returns the
+/// records written.
+pub fn write_msr_file(path: &str, records: impl Iterator<Item = TraceRecord>) -> Result<u64> {
+    let io = |e: std::io::Error| Error::Io(format!("{path}: cannot write: {e}"));
+    let file = std::fs::File::create(path).map_err(io)?;
+    if path.ends_with(".gz") {
+        let mut out = std::io::BufWriter::new(flate2::write::GzEncoder::new(file, flate2::Compression::fast()));
+        let n = write_msr(&mut out, records)?;
+        out.flush().map_err(io)?;
+        out.into_inner().map_err(|e| io(e.into_error()))?.finish().map_err(io)?;
+        Ok(n)
+    } else {
+        let mut out = std::io::BufWriter::new(file);
+        let n = write_msr(&mut out, records)?;
+        out.flush().map_err(io)?;
+        Ok(n)
+    }
+}

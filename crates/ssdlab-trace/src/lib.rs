@@ -20,8 +20,8 @@ mod qd;
 mod record;
 mod stats;
 
-pub use generate::{generate, write_msr, Workload};
+pub use generate::{generate, write_msr, write_msr_file, Workload};
 pub use parse::{TraceFormat, TraceReader};
 pub use qd::QueueDepth;
 pub use record::{TraceOp, TraceRecord};
-pub use stats::TraceStats;
+pub use stats::{TraceStats, TraceStatsReport};

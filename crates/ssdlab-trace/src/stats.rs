@@ -2,7 +2,45 @@
 
 use crate::qd::QueueDepth;
 use crate::record::{TraceOp, TraceRecord};
+use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// What `trace stats` prints: a trace's statistics in plain, serializable form.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TraceStatsReport {
+    /// The trace format read.
+    pub format: String,
+    /// Requests in all.
+    pub requests: u64,
+    /// Requests by kind (`read`, `write`, `trim`).
+    pub ops: BTreeMap<String, u64>,
+    /// `(size in bytes, requests)`, by size.
+    pub sizes: Vec<(u64, u64)>,
+    /// Share of requests that start where the previous one of the same kind ended.
+    pub sequential_share: f64,
+    /// `(queue depth at arrival, requests)`, by depth.
+    pub queue_depths: Vec<(u32, u64)>,
+    /// Mean queue depth at arrival.
+    pub mean_queue_depth: f64,
+    /// Share of requests that arrived at queue depth 1.
+    pub qd1_share: f64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Bytes trimmed.
+    pub bytes_trimmed: u64,
+    /// Bytes between the lowest and the highest byte addressed.
+    pub span_bytes: u64,
+    /// Lowest byte addressed.
+    pub min_offset: u64,
+    /// One past the highest byte addressed.
+    pub max_end: u64,
+    /// Time of the last request, seconds after the first.
+    pub duration_seconds: f64,
+    /// Malformed lines skipped.
+    pub skipped_lines: u64,
+}
 
 /// Everything `trace stats` reports. A request is *sequential* when it starts where the
 /// previous request of the same kind ended.
@@ -81,5 +119,27 @@ impl TraceStats {
     /// Share of requests at queue depth 1.
     pub fn qd1_share(&self) -> f64 {
         self.queue_depths.get(&1).copied().unwrap_or(0) as f64 / self.requests().max(1) as f64
+    }
+
+    /// The statistics in plain form, for a trace read in `format` with `skipped_lines` skipped.
+    pub fn report(&self, format: &str, skipped_lines: u64) -> TraceStatsReport {
+        TraceStatsReport {
+            format: format.to_string(),
+            requests: self.requests(),
+            ops: self.ops.iter().map(|(op, n)| (format!("{op:?}").to_lowercase(), *n)).collect(),
+            sizes: self.sizes.iter().map(|(s, n)| (*s, *n)).collect(),
+            sequential_share: self.sequential_share(),
+            queue_depths: self.queue_depths.iter().map(|(d, n)| (*d, *n)).collect(),
+            mean_queue_depth: self.mean_queue_depth(),
+            qd1_share: self.qd1_share(),
+            bytes_read: self.bytes_read,
+            bytes_written: self.bytes_written,
+            bytes_trimmed: self.bytes_trimmed,
+            span_bytes: self.max_end.saturating_sub(self.min_offset),
+            min_offset: self.min_offset,
+            max_end: self.max_end,
+            duration_seconds: self.duration_ns as f64 / 1e9,
+            skipped_lines,
+        }
     }
 }

@@ -1,0 +1,161 @@
+//! The data-reduction engine of a SandForce-style controller as two pipelined stages, each a
+//! [`Timeline`] shared by everything that passes through it:
+//!
+//! * the **front end** fingerprints, compresses and updates the tables for host writes (hashing,
+//!   compression and table updates are themselves pipelined: the slowest sets the pace), and
+//!   decompresses host reads;
+//! * the **back end** encrypts and ECC-encodes the bytes actually stored (host writes and GC
+//!   copies) and decodes and decrypts what comes off the flash (host reads and GC reads).
+//!
+//! Data streams through a stage: a command's first sector leaves after one sector's worth of
+//! the stage's time, its last not before the stage has spent the whole command's time on it.
+
+use ssdlab_core::time::transfer_ns;
+use ssdlab_core::{Nanoseconds, Timeline};
+use ssdlab_nand::SECTOR_BYTES;
+use ssdlab_profile::ReductionSettings;
+
+/// When a stream of sectors is available: its first sector, and all of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DataStream {
+    /// The first sector is available from this time.
+    pub first_ns: Nanoseconds,
+    /// The last sector is available from this time.
+    pub last_ns: Nanoseconds,
+}
+
+/// The front end's booking for one piece of a write: sector `i` of `sectors` leaves it at
+/// [`FrontEndPass::sector_done_ns`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FrontEndPass {
+    start_ns: Nanoseconds,
+    total_ns: Nanoseconds,
+    sectors: u64,
+}
+
+impl FrontEndPass {
+    /// When sector `index` of the piece has been fingerprinted and compressed: its share of the
+    /// stage's time after the stage started, and not before it arrived plus its own share.
+    #[inline]
+    pub fn sector_done_ns(&self, index: u64, arrived_ns: Nanoseconds) -> Nanoseconds {
+        let share = self.total_ns / self.sectors.max(1);
+        let paced = self.start_ns + (self.total_ns as u128 * (index as u128 + 1) / self.sectors.max(1) as u128) as Nanoseconds;
+        paced.max(arrived_ns + share)
+    }
+}
+
+/// Engine bytes and busy time, for reports and tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineCounters {
+    /// Stored bytes encoded by the back end for host writes.
+    pub host_encoded_bytes: u64,
+    /// Bytes decoded and re-encoded by the back end for garbage-collection copies.
+    pub gc_recoded_bytes: u64,
+    /// Bytes decoded by the back end for host reads.
+    pub host_decoded_bytes: u64,
+    /// Time booked on the back end, all causes.
+    pub back_end_busy_ns: Nanoseconds,
+    /// Time booked on the front end, all causes.
+    pub front_end_busy_ns: Nanoseconds,
+}
+
+/// The engine's two stages and their rates.
+#[derive(Debug, Clone)]
+pub(crate) struct Engine {
+    front: Timeline,
+    back: Timeline,
+    rates: ReductionSettings,
+    counters: EngineCounters,
+}
+
+impl Engine {
+    pub fn new(rates: ReductionSettings) -> Self {
+        Self { front: Timeline::new(), back: Timeline::new(), rates, counters: EngineCounters::default() }
+    }
+
+    pub fn counters(&self) -> EngineCounters {
+        self.counters
+    }
+
+    /// Drop bookings that ended before `now_ns`.
+    pub fn forget_before(&mut self, now_ns: Nanoseconds) {
+        self.front.forget_before(now_ns);
+        self.back.forget_before(now_ns);
+    }
+
+    /// Future bookings held by both stages (diagnostic).
+    pub fn pending_bookings(&self) -> usize {
+        self.front.pending_bookings() + self.back.pending_bookings()
+    }
+
+    /// Time at which both stages have finished everything booked.
+    pub fn free_from_ns(&self) -> Nanoseconds {
+        self.front.free_from_ns().max(self.back.free_from_ns())
+    }
+
+    /// Both stages idle (secure erase).
+    pub fn reset(&mut self) {
+        self.front = Timeline::new();
+        self.back = Timeline::new();
+    }
+
+    /// Book the front end for a piece of `sectors` 4 KiB sectors of host data whose first
+    /// sector arrives at `first_in_ns`.
+    pub fn front_end_write(&mut self, first_in_ns: Nanoseconds, sectors: u64) -> FrontEndPass {
+        let r = &self.rates;
+        let bytes = sectors * SECTOR_BYTES;
+        let total_ns = transfer_ns(bytes, r.hash_bytes_per_second)
+            .max(transfer_ns(bytes, r.compress_bytes_per_second))
+            .max(transfer_ns(sectors, r.chunks_per_second));
+        let start_ns = self.front.book(first_in_ns, total_ns);
+        self.counters.front_end_busy_ns += total_ns;
+        FrontEndPass { start_ns, total_ns, sectors }
+    }
+
+    /// Encrypt and ECC-encode `stored_bytes` of a host write, ready at `ready_ns`; returns when
+    /// they have left the back end.
+    #[inline]
+    pub fn encode(&mut self, ready_ns: Nanoseconds, stored_bytes: u64) -> Nanoseconds {
+        let time = transfer_ns(stored_bytes, self.rates.backend_write_bytes_per_second);
+        self.counters.host_encoded_bytes += stored_bytes;
+        self.counters.back_end_busy_ns += time;
+        self.back.book(ready_ns, time) + time
+    }
+
+    /// A garbage-collection copy of `bytes` read off the flash at `read_ns`: decoded and
+    /// decrypted, then encrypted and encoded again, on the same back end as host data. Returns
+    /// when the copy may be programmed.
+    #[inline]
+    pub fn recode(&mut self, read_ns: Nanoseconds, bytes: u64) -> Nanoseconds {
+        let time = transfer_ns(bytes, self.rates.backend_read_bytes_per_second) + transfer_ns(bytes, self.rates.backend_write_bytes_per_second);
+        self.counters.gc_recoded_bytes += bytes;
+        self.counters.back_end_busy_ns += time;
+        self.back.book(read_ns, time) + time
+    }
+
+    /// A host read's data off the flash (`bytes` through ECC decoding and decryption, then
+    /// `host_bytes` through decompression), streaming as it arrives in `input`. Returns when
+    /// the first and the last sector leave the engine.
+    pub fn read(&mut self, input: DataStream, bytes: u64, host_bytes: u64) -> DataStream {
+        let sectors = host_bytes.div_ceil(SECTOR_BYTES).max(1);
+        let decode_ns = transfer_ns(bytes, self.rates.backend_read_bytes_per_second);
+        self.counters.host_decoded_bytes += bytes;
+        self.counters.back_end_busy_ns += decode_ns;
+        let decoded = stream_through(&mut self.back, input, decode_ns, sectors);
+        let decompress_ns = transfer_ns(host_bytes, self.rates.decompress_bytes_per_second);
+        self.counters.front_end_busy_ns += decompress_ns;
+        stream_through(&mut self.front, decoded, decompress_ns, sectors)
+    }
+}
+
+/// Pass a stream of `sectors` through a stage that spends `total_ns` on all of it: the stage
+/// starts with the first sector, each sector leaves after its share, the last not before it
+/// arrived plus its share.
+fn stream_through(stage: &mut Timeline, input: DataStream, total_ns: Nanoseconds, sectors: u64) -> DataStream {
+    if total_ns == 0 {
+        return input;
+    }
+    let share = (total_ns / sectors).max(1).min(total_ns);
+    let start = stage.book(input.first_ns, total_ns);
+    DataStream { first_ns: start + share, last_ns: (start + total_ns).max(input.last_ns + share) }
+}

@@ -1,0 +1,315 @@
+//! A drive with its simulated clock and the seed stream its jobs draw from: what every host of
+//! the simulator drives (the Python binding, a block-device server, a sweep worker).
+//!
+//! The session owns simulated time: every operation starts at the session's present, and the
+//! present moves to the operation's end. Each job or replay draws its own seed from the
+//! session's seed, in order, unless it is given one.
+
+use crate::drive::{Drive, DriveOptions};
+use crate::replay::{ReplayMode, ReplaySummary, TraceRun};
+use crate::run::{Run, RunSummary};
+use serde::Serialize;
+use ssdlab_core::time::seconds;
+use ssdlab_core::{bail, Nanoseconds, Result, SimRng};
+use ssdlab_profile::Profile;
+use ssdlab_reduce::{ContentMode, DataPattern};
+use ssdlab_trace::TraceRecord;
+use ssdlab_workload::{Io, JobSpec};
+
+/// Facts about a session's drive: names, capacities, spare ratios, geometry, power.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DriveInfo {
+    /// Profile name.
+    pub name: String,
+    /// Model name.
+    pub model: String,
+    /// Where the profile came from.
+    pub origin: String,
+    /// User capacity, bytes.
+    pub capacity_bytes_user: u64,
+    /// Bytes workloads may address.
+    pub usable_bytes: u64,
+    /// Raw NAND bytes.
+    pub raw_bytes: u64,
+    /// Fraction of user space kept unused as extra over-provisioning.
+    pub reserved_user_fraction: f64,
+    /// (raw - used) / used.
+    pub spare_over_user: f64,
+    /// (raw - used) / raw.
+    pub spare_over_raw: f64,
+    /// NAND channels.
+    pub channels: u32,
+    /// Dies.
+    pub dies: u32,
+    /// Planes per die.
+    pub planes_per_die: u32,
+    /// Bytes per page.
+    pub page_bytes: u32,
+    /// Pages per block.
+    pub pages_per_block: u32,
+    /// Blocks per die (multi-plane block groups).
+    pub blocks_per_die: u32,
+    /// NAND bus kind.
+    pub bus: String,
+    /// NAND bus rate, MB/s.
+    pub bus_mbps: f64,
+    /// Host interface kind.
+    pub host_interface: String,
+    /// Host link payload rate, MB/s.
+    pub link_mbps: f64,
+    /// Victim policy.
+    pub gc_policy: String,
+    /// Whether the data-reduction engine is on.
+    pub data_reduction: bool,
+    /// Power of the idle drive (controller, board and array), watts.
+    pub idle_watts: f64,
+    /// Bytes per ECC unit (data-reduction drives).
+    pub ecc_unit_bytes: Option<u32>,
+    /// `modeled` or `real`.
+    pub content_mode: String,
+    /// The profile's TOML text after overrides.
+    pub source: String,
+}
+
+/// Wear summary.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct WearState {
+    /// Fewest P/E cycles of any block.
+    pub min: u32,
+    /// Mean P/E cycles.
+    pub mean: f64,
+    /// Most P/E cycles of any block.
+    pub max: u32,
+}
+
+/// Cumulative state of a session's drive.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DriveState {
+    /// Simulated time since power-on, seconds.
+    pub now_seconds: f64,
+    /// Free blocks over the array.
+    pub free_blocks: u64,
+    /// Sectors holding data (valid slots or live chunks).
+    pub valid_sectors: u64,
+    /// Wear.
+    pub wear: WearState,
+    /// Bytes the host wrote.
+    pub host_write_bytes: u64,
+    /// Bytes the host read.
+    pub host_read_bytes: u64,
+    /// Bytes programmed (host and GC).
+    pub nand_write_bytes: u64,
+    /// Bytes read from NAND (host and GC).
+    pub nand_read_bytes: u64,
+    /// Block erases (per plane).
+    pub block_erases: u64,
+    /// Energy of flash operations so far, joules.
+    pub operation_energy_joules: f64,
+    /// Allocation units moved by GC.
+    pub gc_moved: u64,
+}
+
+/// A drive, its simulated present and its seed stream.
+pub struct Session {
+    drive: Drive,
+    seeds: SimRng,
+    master_seed: u64,
+    now_ns: Nanoseconds,
+}
+
+impl Session {
+    /// A factory-fresh drive at time zero; `seed` drives every random choice of its jobs.
+    pub fn new(profile: Profile, options: DriveOptions, seed: u64) -> Result<Self> {
+        Ok(Self { drive: Drive::with_options(profile, options)?, seeds: SimRng::new(seed), master_seed: seed, now_ns: 0 })
+    }
+
+    /// The drive.
+    pub fn drive(&self) -> &Drive {
+        &self.drive
+    }
+
+    /// The drive, for hosts that submit commands themselves.
+    pub fn drive_mut(&mut self) -> &mut Drive {
+        &mut self.drive
+    }
+
+    /// Simulated time now.
+    pub fn now_ns(&self) -> Nanoseconds {
+        self.now_ns
+    }
+
+    /// The seed every job seed is drawn from.
+    pub fn seed(&self) -> u64 {
+        self.master_seed
+    }
+
+    /// The next job seed of the stream.
+    pub fn next_seed(&mut self) -> u64 {
+        self.seeds.next_u64() >> 1
+    }
+
+    /// Move the present to `at_ns` (never backwards).
+    pub fn advance_to(&mut self, at_ns: Nanoseconds) {
+        self.now_ns = self.now_ns.max(at_ns);
+    }
+
+    /// ATA SECURE ERASE, once everything booked has finished. Returns the simulated time it took.
+    pub fn secure_erase(&mut self) -> Nanoseconds {
+        let start = self.now_ns.max(self.drive.quiesce_ns());
+        let done = self.drive.secure_erase(start);
+        self.now_ns = done;
+        done - start
+    }
+
+    /// FLUSH CACHE. Returns the simulated time it took.
+    pub fn flush(&mut self) -> Nanoseconds {
+        let start = self.now_ns;
+        self.now_ns = self.drive.flush(start).max(start);
+        self.now_ns - start
+    }
+
+    /// Sit idle for `duration_ns` (idle-time GC works). Returns the blocks reclaimed. Refuses a
+    /// duration that would carry the clock past what it can count.
+    pub fn idle(&mut self, duration_ns: Nanoseconds) -> Result<u64> {
+        let Some(until) = self.now_ns.checked_add(duration_ns).filter(|&t| t <= MAX_SIMULATED_NS) else {
+            bail!(
+                Workload,
+                "idle for {:.0} s would carry the simulated clock (now {:.0} s) past its limit of {:.0} s",
+                seconds(duration_ns),
+                seconds(self.now_ns),
+                seconds(MAX_SIMULATED_NS)
+            );
+        };
+        let reclaimed = self.drive.idle(self.now_ns, until);
+        self.now_ns = until;
+        Ok(reclaimed)
+    }
+
+    /// Serve one command now, with `content` for the written sectors; the present does not
+    /// move (the host decides when the next command comes). Returns its completion time.
+    pub fn submit_with<C: ssdlab_reduce::ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
+        self.drive.submit_with(io, at_ns.max(self.now_ns), content)
+    }
+
+    /// Check that `job` can run on this drive (span, queue depth) without running it.
+    pub fn check_job(&self, job: &JobSpec) -> Result<()> {
+        Run::new(&self.drive, job, 0, self.now_ns).map(|_| ())
+    }
+
+    /// Start a closed-loop run of `job` now; `seed` defaults to the next seed of the stream.
+    pub fn start_run(&mut self, job: &JobSpec, seed: Option<u64>) -> Result<Run> {
+        let seed = seed.unwrap_or_else(|| self.next_seed());
+        Run::new(&self.drive, job, seed, self.now_ns)
+    }
+
+    /// Advance `run` by up to `max_completions` completions; the present moves to its end once
+    /// it is done. Returns whether it is done.
+    pub fn advance_run(&mut self, run: &mut Run, max_completions: u64) -> Result<bool> {
+        let done = run.advance(&mut self.drive, max_completions)?;
+        if done {
+            self.advance_to(run.end_ns());
+        }
+        Ok(done)
+    }
+
+    /// Summary of a finished run.
+    pub fn run_summary(&self, run: &Run, wall_seconds: f64) -> Result<RunSummary> {
+        if !run.is_done() {
+            bail!(Request, "the run has not finished");
+        }
+        Ok(run.summary(&self.drive, wall_seconds))
+    }
+
+    /// Start replaying `records` now; writes carry `pattern` content seeded by `seed` (default:
+    /// the next seed of the stream).
+    pub fn start_replay(
+        &mut self,
+        records: Box<dyn Iterator<Item = Result<TraceRecord>> + Send>,
+        mode: ReplayMode,
+        remap: bool,
+        pattern: DataPattern,
+        seed: Option<u64>,
+    ) -> Result<TraceRun> {
+        let seed = seed.unwrap_or_else(|| self.next_seed());
+        TraceRun::new(&self.drive, records, mode, remap, pattern, seed, self.now_ns)
+    }
+
+    /// Advance a replay by up to `max_steps` events; the present moves to its end once done.
+    pub fn advance_replay(&mut self, replay: &mut TraceRun, max_steps: u64) -> Result<bool> {
+        let done = replay.advance(&mut self.drive, max_steps)?;
+        if done {
+            self.advance_to(replay.end_ns());
+        }
+        Ok(done)
+    }
+
+    /// Summary of a finished replay.
+    pub fn replay_summary(&self, replay: &TraceRun, wall_seconds: f64) -> Result<ReplaySummary> {
+        if !replay.is_done() {
+            bail!(Request, "the replay has not finished");
+        }
+        Ok(replay.summary(&self.drive, wall_seconds))
+    }
+
+    /// Facts about the drive.
+    pub fn info(&self) -> DriveInfo {
+        let p = self.drive.profile();
+        let g = &p.geometry;
+        DriveInfo {
+            name: p.name.clone(),
+            model: p.model.clone(),
+            origin: p.origin.clone(),
+            capacity_bytes_user: p.capacity_bytes_user,
+            usable_bytes: p.usable_bytes(),
+            raw_bytes: p.raw_bytes(),
+            reserved_user_fraction: p.reserved_user_fraction,
+            spare_over_user: p.spare_over_user(),
+            spare_over_raw: p.spare_over_raw(),
+            channels: g.channels,
+            dies: g.dies(),
+            planes_per_die: g.planes_per_die,
+            page_bytes: g.page_bytes,
+            pages_per_block: g.pages_per_block,
+            blocks_per_die: g.blocks_per_die(),
+            bus: p.timing.bus.name().to_string(),
+            bus_mbps: p.timing.bus_bytes_per_second as f64 / 1e6,
+            host_interface: p.host.interface.name().to_string(),
+            link_mbps: p.host.link_bytes_per_second as f64 / 1e6,
+            gc_policy: p.ftl.gc_policy.name().to_string(),
+            data_reduction: p.reduction.is_some(),
+            idle_watts: p.idle_watts(),
+            ecc_unit_bytes: p.reduction.as_ref().map(|r| r.chunk.ecc_unit_bytes),
+            content_mode: match self.drive.options().content {
+                ContentMode::Modeled => "modeled",
+                ContentMode::Real => "real",
+            }
+            .to_string(),
+            source: p.source.clone(),
+        }
+    }
+
+    /// Cumulative state of the drive.
+    pub fn state(&self) -> DriveState {
+        let t = self.drive.translation();
+        let wear = t.wear();
+        let f = self.drive.flash().counters();
+        let d = self.drive.counters();
+        DriveState {
+            now_seconds: seconds(self.now_ns),
+            free_blocks: t.free_blocks_total(),
+            valid_sectors: t.live_data_sectors(),
+            wear: WearState { min: wear.min, mean: wear.mean, max: wear.max },
+            host_write_bytes: d.host_write_bytes,
+            host_read_bytes: d.host_read_bytes,
+            nand_write_bytes: f.bytes_programmed_host + f.bytes_programmed_internal,
+            nand_read_bytes: f.bytes_read,
+            block_erases: f.block_erases,
+            operation_energy_joules: f.energy_nj / 1e9,
+            gc_moved: t.gc_moved(),
+        }
+    }
+}
+
+/// Latest simulated time a session may reach: about 292 years, far below where nanosecond
+/// arithmetic would overflow, so every addition of durations within it is exact.
+pub const MAX_SIMULATED_NS: Nanoseconds = 1 << 63;

@@ -1,0 +1,195 @@
+//! A write, stage by stage.
+//!
+//! After admission (`Drive::admit`: small-random-write cap, command processor), the data of a
+//! write moves through these stages in order, each a function below that takes the time the
+//! data is ready and returns the time it leaves:
+//!
+//! 1. **read-modify-write** of partial sectors at either end (their old data is read first);
+//! 2. **buffer room**: the piece waits until the write buffer has positions whose data has been
+//!    programmed (the back-pressure through which NAND and GC throughput limit the host);
+//! 3. **host link**: the piece crosses the SATA link;
+//! 4. **engine front end** (data-reduction drives): fingerprint, compress, look up the index;
+//! 5. **engine back end** (data-reduction drives): encrypt and ECC-encode the bytes actually
+//!    stored (nothing for zeros and duplicates);
+//! 6. **buffer and placement**: the sector takes a buffer position and the FTL places it; a
+//!    program unit that fills is programmed (channel transfer, tPROG), never before all of its
+//!    data has left the back end, and releases its buffer positions when it ends. Paced GC runs
+//!    behind host programs.
+//!
+//! The command completes when all its data is in the buffer. A command larger than a quarter
+//! of the buffer streams through it in pieces, so it moves at the pace the buffer drains.
+
+use crate::drive::{Drive, SectorSpan};
+use crate::engine::FrontEndPass;
+use ssdlab_core::time::transfer_ns;
+use ssdlab_core::{Nanoseconds, Result};
+use ssdlab_nand::{OpKind, SECTOR_BYTES};
+use ssdlab_reduce::ContentSource;
+use ssdlab_workload::Io;
+
+/// Sectors `first..first + sectors` of a write, moving through the buffer together.
+#[derive(Debug, Clone, Copy)]
+struct WritePiece {
+    first: u64,
+    sectors: u64,
+    /// Host bytes of the piece (less than `sectors * 4096` at an unaligned end).
+    bytes: u64,
+    /// Whether this is the command's first piece (it carries the link's per-command overhead).
+    leading: bool,
+}
+
+/// When a piece crossed the link: it started, and its last byte arrived.
+#[derive(Debug, Clone, Copy)]
+struct LinkPass {
+    start_ns: Nanoseconds,
+    overhead_ns: Nanoseconds,
+    done_ns: Nanoseconds,
+}
+
+impl LinkPass {
+    /// When sector `index` of the piece has fully arrived.
+    fn sector_arrived_ns(&self, index: u64, piece_bytes: u64, link_bytes_per_second: u64) -> Nanoseconds {
+        let through = ((index + 1) * SECTOR_BYTES).min(piece_bytes);
+        (self.start_ns + self.overhead_ns + transfer_ns(through, link_bytes_per_second)).min(self.done_ns)
+    }
+}
+
+impl Drive {
+    /// Serve a write admitted at `admitted_ns`: the stages in order. Returns when the command
+    /// completes (all its data in the buffer).
+    pub(crate) fn serve_write<C: ContentSource>(&mut self, io: &Io, admitted_ns: Nanoseconds, first_tag: u64, content: &mut C) -> Result<Nanoseconds> {
+        let span = SectorSpan::of(io);
+        let old_data_ns = self.read_modify_write(io, span, admitted_ns);
+        if let Some(cache) = self.map_cache.as_mut() {
+            cache.update(span.first, span.last);
+        }
+        let mut completed_ns = admitted_ns;
+        let mut link_free_ns = admitted_ns;
+        for piece in self.pieces_of(io, span) {
+            let room_ns = self.buffer_room(piece, admitted_ns);
+            let link = self.host_link(piece, room_ns.max(link_free_ns));
+            link_free_ns = link.done_ns;
+            let front = self.engine_front_end(piece, &link);
+            for index in 0..piece.sectors {
+                let lba = piece.first + index;
+                let arrived_ns = link.sector_arrived_ns(index, piece.bytes, self.profile.host.link_bytes_per_second);
+                let sector_content = self.translation.needs_content().then(|| content.next_content());
+                let sector = self.translation.prepare(first_tag + (lba - span.first), sector_content)?;
+                let front_done_ns = front.map_or(link.done_ns, |f| f.sector_done_ns(index, arrived_ns));
+                let in_buffer_ns = self.engine_back_end(front_done_ns, sector.stored_bytes());
+                self.place(lba, sector, in_buffer_ns, old_data_ns, admitted_ns)?;
+                completed_ns = completed_ns.max(in_buffer_ns);
+            }
+            completed_ns = completed_ns.max(link.done_ns);
+        }
+        self.counters.write_commands += 1;
+        self.counters.host_write_bytes += io.len_bytes;
+        Ok(completed_ns)
+    }
+
+    /// The command's sectors in pieces of at most a quarter of the buffer.
+    fn pieces_of(&self, io: &Io, span: SectorSpan) -> impl Iterator<Item = WritePiece> {
+        let piece_max = (self.buffer.capacity() / 4).max(1) as u64;
+        let (start, end) = (io.offset_bytes, io.offset_bytes + io.len_bytes);
+        (0..span.sectors().div_ceil(piece_max)).map(move |i| {
+            let first = span.first + i * piece_max;
+            let sectors = piece_max.min(span.last - first + 1);
+            let bytes = end.min((first + sectors) * SECTOR_BYTES) - start.max(first * SECTOR_BYTES);
+            WritePiece { first, sectors, bytes, leading: i == 0 }
+        })
+    }
+
+    /// Stage 1: partial sectors at either end need their old data before the new data can be
+    /// merged in. Only then does the controller need to know where the old data is (map
+    /// lookup); otherwise the new entries simply go into the cached map page. Returns when the
+    /// old data is in the controller.
+    fn read_modify_write(&mut self, io: &Io, span: SectorSpan, admitted_ns: Nanoseconds) -> Nanoseconds {
+        let end = io.offset_bytes + io.len_bytes;
+        let head_partial = !io.offset_bytes.is_multiple_of(SECTOR_BYTES);
+        let tail_partial = !end.is_multiple_of(SECTOR_BYTES);
+        if !head_partial && !tail_partial {
+            return admitted_ns;
+        }
+        let located_ns = self.look_up_map(span, admitted_ns);
+        let planes = self.profile.geometry.planes_per_die;
+        let mut ready_ns = located_ns;
+        for (partial, lba) in [(head_partial, span.first), (tail_partial && (span.last != span.first || !head_partial), span.last)] {
+            if !partial {
+                continue;
+            }
+            let mut pieces = std::mem::take(&mut self.pieces);
+            pieces.clear();
+            self.translation.pieces(lba, &mut pieces);
+            if !pieces.is_empty() {
+                self.counters.read_modify_writes += 1;
+            }
+            for piece in &pieces {
+                ready_ns = ready_ns.max(self.flash.read(piece.die, located_ns, planes, piece.bytes, OpKind::Host));
+            }
+            self.pieces = pieces;
+        }
+        ready_ns
+    }
+
+    /// Stage 2: when the buffer has room for the piece. If the positions it needs hold data
+    /// parked in a partly filled unit (the writes that would complete it were absorbed as
+    /// duplicates or zeros), that unit is programmed padded first, as a controller does when it
+    /// needs the space.
+    fn buffer_room(&mut self, piece: WritePiece, admitted_ns: Nanoseconds) -> Nanoseconds {
+        if self.buffer.blocked_by_pending(piece.sectors as usize) {
+            let ready_ns = admitted_ns.max(self.encoded_until_ns);
+            let (translation, mut sink) = self.sink(ready_ns, admitted_ns);
+            translation.pad_open_unit(&mut sink);
+            let programmed_ns = sink.host_program_done_ns;
+            self.last_host_program_ns = self.last_host_program_ns.max(programmed_ns);
+            assert_eq!(self.buffer.pending_sectors(), 0, "padding the open unit left buffered sectors unprogrammed");
+        }
+        self.buffer.room_at(piece.sectors as usize)
+    }
+
+    /// Stage 3: the piece crosses the host link (with the command's link overhead on its first
+    /// piece), once the link is free and the buffer has room.
+    fn host_link(&mut self, piece: WritePiece, ready_ns: Nanoseconds) -> LinkPass {
+        let overhead_ns = if piece.leading { self.profile.host.command_overhead_ns } else { 0 };
+        let time_ns = overhead_ns + transfer_ns(piece.bytes, self.profile.host.link_bytes_per_second);
+        let start_ns = self.link.book(ready_ns, time_ns);
+        LinkPass { start_ns, overhead_ns, done_ns: start_ns + time_ns }
+    }
+
+    /// Stage 4: the engine's front end (fingerprinting, compression, index) takes the piece as
+    /// its first sector arrives; `None` on a drive without an engine.
+    fn engine_front_end(&mut self, piece: WritePiece, link: &LinkPass) -> Option<FrontEndPass> {
+        let first_in_ns = link.sector_arrived_ns(0, piece.bytes, self.profile.host.link_bytes_per_second);
+        self.engine.as_mut().map(|engine| engine.front_end_write(first_in_ns, piece.sectors))
+    }
+
+    /// Stage 5: the engine's back end encrypts and encodes what is stored of a sector that left
+    /// the front end at `ready_ns`. Returns when the sector is in the buffer.
+    fn engine_back_end(&mut self, ready_ns: Nanoseconds, stored_bytes: u64) -> Nanoseconds {
+        match self.engine.as_mut() {
+            Some(engine) if stored_bytes > 0 => {
+                let done_ns = engine.encode(ready_ns, stored_bytes);
+                self.encoded_until_ns = self.encoded_until_ns.max(done_ns);
+                done_ns
+            }
+            _ => ready_ns,
+        }
+    }
+
+    /// Stage 6: the sector takes a buffer position and the FTL places it; the unit it fills is
+    /// programmed once all placed data is in the buffer (and the old data of a partial sector
+    /// was read). A sector the engine absorbed (zeros, a duplicate) leaves the buffer at once.
+    fn place(&mut self, lba: u64, sector: ssdlab_ftl::Prepared, in_buffer_ns: Nanoseconds, old_data_ns: Nanoseconds, admitted_ns: Nanoseconds) -> Result<()> {
+        let absorbed = sector.stored_bytes() == 0;
+        let ready_ns = if self.engine.is_some() { self.encoded_until_ns.max(in_buffer_ns) } else { in_buffer_ns };
+        let (translation, mut sink) = self.sink(ready_ns.max(old_data_ns), admitted_ns);
+        sink.buffer().push();
+        translation.write(lba, sector, &mut sink)?;
+        if absorbed {
+            sink.buffer().release_newest(in_buffer_ns);
+        }
+        let programmed_ns = sink.host_program_done_ns;
+        self.last_host_program_ns = self.last_host_program_ns.max(programmed_ns);
+        Ok(())
+    }
+}

@@ -1,0 +1,165 @@
+//! The one interface through which the drive uses its translation layer, whichever FTL it is.
+//!
+//! A write goes in two steps: [`Translation::prepare`] decides what storing the sector takes
+//! (how many bytes reach the flash: a full 4 KiB slot, a compressed chunk, or nothing for zeros
+//! and duplicates) without changing anything, so the drive can time the engine's back end on
+//! the bytes actually stored *before* the program that carries them is booked; then
+//! [`Translation::write`] places the sector and issues the flash operations through a
+//! [`FlashSink`]. Nothing else may change the FTL between the two steps.
+
+use crate::chunk::ChunkStats;
+use crate::sink::FlashSink;
+use crate::wear::WearSummary;
+use ssdlab_core::Result;
+use ssdlab_reduce::SectorContent;
+
+/// One physical piece of a sector's data: what a read of it must sense and transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    /// Die.
+    pub die: u32,
+    /// Block.
+    pub block: u32,
+    /// Program unit (multi-plane page) within the block.
+    pub unit: u32,
+    /// Page within the block (unit-major, plane-minor).
+    pub page: u32,
+    /// Bytes of the sector's data in that page (what a partial-page transfer moves).
+    pub bytes: u64,
+    /// Pieces of one chunk share this id, so a chunk shared by consecutive sectors is read once.
+    pub chunk: u64,
+}
+
+/// What happens to a prepared sector when it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A 4 KiB slot of the page-mapped FTL.
+    Slot,
+    /// All zeros: mapped to nothing.
+    Zero,
+    /// A duplicate of this live chunk: one more reference.
+    Duplicate(u32),
+    /// A new chunk of this many ECC units.
+    NewChunk(u32),
+}
+
+/// A sector ready to be written: its content and what storing it takes.
+#[derive(Debug)]
+pub struct Prepared {
+    pub(crate) tag: u64,
+    pub(crate) content: Option<SectorContent>,
+    pub(crate) outcome: Outcome,
+    stored_bytes: u64,
+}
+
+impl Prepared {
+    pub(crate) fn new(tag: u64, content: Option<SectorContent>, outcome: Outcome, stored_bytes: u64) -> Self {
+        Self { tag, content, outcome, stored_bytes }
+    }
+
+    /// Bytes that reach the flash for this sector (whole ECC units or a 4 KiB slot); 0 for
+    /// zeros and duplicates, which the data-reduction engine absorbs.
+    #[inline]
+    pub fn stored_bytes(&self) -> u64 {
+        self.stored_bytes
+    }
+}
+
+/// What a logical sector holds, as far as its bytes are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoredSector<'a> {
+    /// Never written, trimmed, or written with zeros: reads as zeros.
+    Zeros,
+    /// The stored (compressed) bytes of its content.
+    Bytes(&'a [u8]),
+    /// Mapped, but this FTL does not keep data bytes (modeled content, or the page-mapped FTL).
+    NotKept,
+}
+
+/// The translation layer as the drive sees it: mapping, placement, TRIM, garbage collection,
+/// and what reads must fetch. Both FTLs implement it; flash operations go out through a
+/// [`FlashSink`] so the FTL itself knows nothing of time.
+pub trait Translation: std::fmt::Debug + Send {
+    /// Logical 4 KiB sectors the host can address.
+    fn user_sectors(&self) -> u64;
+
+    /// Whether writes need each sector's content (the data-reduction FTL) or only a tag.
+    fn needs_content(&self) -> bool;
+
+    /// Decide what writing a sector with `content` (and content tag `tag`) takes, changing
+    /// nothing. The data-reduction FTL refuses a sector without content.
+    fn prepare(&self, tag: u64, content: Option<SectorContent>) -> Result<Prepared>;
+
+    /// Write logical sector `lba` with a sector prepared just before (nothing may have changed
+    /// the FTL in between). Full program units go out through `sink`, and GC runs as needed.
+    fn write(&mut self, lba: u64, sector: Prepared, sink: &mut dyn FlashSink) -> Result<()>;
+
+    /// Unmap sector `lba` (TRIM): it reads as zeros and its old data becomes invalid.
+    fn trim(&mut self, lba: u64) -> Result<()>;
+
+    /// The physical pieces of sector `lba`, appended to `out` (none when unmapped or zero).
+    fn pieces(&self, lba: u64, out: &mut Vec<Piece>);
+
+    /// Whether reads may transfer only the bytes they need from a page (otherwise whole pages).
+    fn partial_page_reads(&self) -> bool;
+
+    /// Program the partly filled host unit, padding it (a flush). Returns the padding in
+    /// allocation units.
+    fn pad_open_unit(&mut self, sink: &mut dyn FlashSink) -> u32;
+
+    /// Forget everything and return every block to the free pool (secure erase). The caller
+    /// books the erase time on the array.
+    fn secure_erase(&mut self);
+
+    /// One GC round on `die`. Returns `false` when nothing can be reclaimed there.
+    fn collect_one(&mut self, die: u32, sink: &mut dyn FlashSink) -> bool;
+
+    /// Whether idle-time GC still has work on `die`.
+    fn wants_idle_gc(&self, die: u32) -> bool;
+
+    /// Free blocks over the array.
+    fn free_blocks_total(&self) -> u64;
+
+    /// Program/erase cycles over all blocks.
+    fn wear(&self) -> WearSummary;
+
+    /// Sectors holding data: valid slots, or live chunks.
+    fn live_data_sectors(&self) -> u64;
+
+    /// Allocation units moved by GC so far (4 KiB slots, or chunks).
+    fn gc_moved(&self) -> u64;
+
+    /// Data-reduction counters (the data-reduction FTL only).
+    fn reduction_stats(&self) -> Option<&ChunkStats> {
+        None
+    }
+
+    /// Bytes per ECC unit (the data-reduction FTL only).
+    fn ecc_unit_bytes(&self) -> Option<u32> {
+        None
+    }
+
+    /// The content tag last written to `lba` (0 when unmapped or when tags are not kept).
+    fn read_tag(&self, _lba: u64) -> u64 {
+        0
+    }
+
+    /// What sector `lba` holds, as far as its bytes are kept.
+    fn stored_sector(&self, lba: u64) -> StoredSector<'_>;
+
+    /// Recount every structure and compare it with the book-keeping (O(capacity); tests).
+    fn check_invariants(&self) -> std::result::Result<(), String>;
+
+    /// Hint that `lba` will be written or read soon: start loading its mapping entry.
+    fn prefetch_mapping(&self, lba: u64);
+
+    /// Hint, a little later, that `lba` will be overwritten: start loading what dropping its
+    /// old data touches.
+    fn prefetch_old(&self, lba: u64);
+
+    /// Last hint before overwriting `lba` (data-reduction FTL: the old chunk's index slot).
+    fn prefetch_old_index_slot(&self, _lba: u64) {}
+
+    /// Hint that content with this fingerprint will be written soon.
+    fn prefetch_fingerprint(&self, _fingerprint: u128) {}
+}

@@ -1,0 +1,271 @@
+//! `NativeDrive`, `NativeRun` and `NativeReplay`: a [`Session`] and the runs against it, for
+//! `ssdlab.drive`.
+//!
+//! Every object holds its state behind a mutex, so it may be used from any Python thread; the
+//! mutex is only ever taken with the GIL released (inside `py.detach`), so a long run in one
+//! thread never deadlocks another thread that touches the same drive (it waits its turn).
+
+use crate::convert::to_object;
+use crate::errors::{to_py, RequestError, WorkloadError};
+use crate::jobs::NativeJob;
+use pyo3::prelude::*;
+use ssdlab_drive::{DriveOptions, ReplayMode, Run, Session, TraceRun};
+use ssdlab_reduce::ContentMode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Take a mutex even if a panic in another thread poisoned it (the state is still the last
+/// consistent one: every mutation completes or raises before it returns).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A simulated drive with its clock and seed stream.
+#[pyclass(module = "ssdlab._native")]
+pub struct NativeDrive {
+    session: Mutex<Session>,
+}
+
+impl NativeDrive {
+    /// Run `f` on the session with the GIL released.
+    fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Session) -> R + Send) -> R {
+        py.detach(|| f(&mut lock(&self.session)))
+    }
+}
+
+#[pymethods]
+impl NativeDrive {
+    #[new]
+    #[pyo3(signature = (profile, overrides=Vec::new(), seed=1, track_tags=false, content="modeled"))]
+    fn new(py: Python<'_>, profile: &str, overrides: Vec<String>, seed: u64, track_tags: bool, content: &str) -> PyResult<Self> {
+        let content = match content {
+            "modeled" => ContentMode::Modeled,
+            "real" => ContentMode::Real,
+            other => return Err(WorkloadError::new_err(format!("unknown content mode `{other}` (expected modeled or real)"))),
+        };
+        let profile = ssdlab_profile::load_profile(profile, &overrides).map_err(to_py)?;
+        let session = py.detach(|| Session::new(profile, DriveOptions { track_tags, content }, seed)).map_err(to_py)?;
+        Ok(Self { session: Mutex::new(session) })
+    }
+
+    /// Simulated time now, nanoseconds.
+    #[getter]
+    fn now_ns(&self, py: Python<'_>) -> u64 {
+        self.with(py, |s| s.now_ns())
+    }
+
+    /// The seed the drive's workload seeds are drawn from.
+    #[getter]
+    fn seed(&self, py: Python<'_>) -> u64 {
+        self.with(py, |s| s.seed())
+    }
+
+    /// Profile facts: names, capacities, spare ratios, geometry, idle power.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let info = self.with(py, |s| s.info());
+        to_object(py, &info)
+    }
+
+    /// Wear, free blocks and cumulative counters.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let state = self.with(py, |s| s.state());
+        to_object(py, &state)
+    }
+
+    /// ATA SECURE ERASE. Returns the simulated seconds it took.
+    fn secure_erase(&self, py: Python<'_>) -> f64 {
+        self.with(py, |s| s.secure_erase()) as f64 / 1e9
+    }
+
+    /// FLUSH CACHE. Returns the simulated seconds it took.
+    fn flush(&self, py: Python<'_>) -> f64 {
+        self.with(py, |s| s.flush()) as f64 / 1e9
+    }
+
+    /// Sit idle for `seconds` of simulated time (idle-time GC runs). Returns blocks reclaimed.
+    fn idle(&self, py: Python<'_>, seconds: f64) -> PyResult<u64> {
+        if !(seconds >= 0.0 && seconds.is_finite() && seconds <= ssdlab_drive::MAX_SIMULATED_NS as f64 / 1e9) {
+            return Err(WorkloadError::new_err(format!(
+                "idle time must be a non-negative number of seconds no larger than {:.0} (got {seconds})",
+                ssdlab_drive::MAX_SIMULATED_NS as f64 / 1e9
+            )));
+        }
+        let duration_ns = (seconds * 1e9).round() as u64;
+        self.with(py, |s| s.idle(duration_ns)).map_err(to_py)
+    }
+
+    /// Check that `job` can run on this drive (span, queue depth) without running it.
+    fn check_job(&self, py: Python<'_>, job: &NativeJob) -> PyResult<()> {
+        let spec = job.spec.clone();
+        self.with(py, |s| s.check_job(&spec)).map_err(to_py)
+    }
+
+    /// Start a closed-loop run of `job`; `seed` defaults to the next seed of the drive's stream.
+    #[pyo3(signature = (job, seed=None))]
+    fn start_run(&self, py: Python<'_>, job: &NativeJob, seed: Option<u64>) -> PyResult<NativeRun> {
+        let spec = job.spec.clone();
+        let run = self.with(py, |s| s.start_run(&spec, seed)).map_err(to_py)?;
+        let seed = run.seed();
+        Ok(NativeRun { run: Mutex::new(Some(run)), seed })
+    }
+
+    /// Advance `run` by up to `max_completions` completions, without the GIL. Returns
+    /// `(done, simulated_seconds, fraction, completed_ios)`. Raises `KeyboardInterrupt` on Ctrl-C.
+    fn advance(&self, py: Python<'_>, run: &NativeRun, max_completions: u64) -> PyResult<(bool, f64, f64, u64)> {
+        py.check_signals()?;
+        py.detach(|| {
+            let mut session = lock(&self.session);
+            let mut guard = lock(&run.run);
+            let inner = guard.as_mut().ok_or_else(|| ssdlab_core::Error::Request("this run has finished and was summarized".into()))?;
+            let done = session.advance_run(inner, max_completions)?;
+            let progress = inner.progress();
+            Ok((done, progress.simulated_ns as f64 / 1e9, progress.fraction, progress.completed_ios))
+        })
+        .map_err(to_py)
+    }
+
+    /// Summary of a finished run (the keys of `ssdlab run --json`).
+    fn run_summary<'py>(&self, py: Python<'py>, run: &NativeRun, wall_seconds: f64) -> PyResult<Bound<'py, PyAny>> {
+        let summary = py
+            .detach(|| {
+                let session = lock(&self.session);
+                let guard = lock(&run.run);
+                let inner = guard.as_ref().ok_or_else(|| ssdlab_core::Error::Request("run is gone".into()))?;
+                session.run_summary(inner, wall_seconds)
+            })
+            .map_err(to_py)?;
+        to_object(py, &summary)
+    }
+
+    /// The bytes of a 4 KiB logical sector (data-reduction drives in real-bytes mode).
+    fn read_sector<'py>(&self, py: Python<'py>, sector: u64) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let bytes = self.with(py, |s| s.drive().read_sector_bytes(sector)).map_err(to_py)?;
+        Ok(pyo3::types::PyBytes::new(py, &bytes))
+    }
+
+    /// Content tag of a 4 KiB logical sector (drives built with `track_tags`).
+    fn read_tag(&self, py: Python<'_>, sector: u64) -> PyResult<u64> {
+        self.with(py, |s| {
+            let user_sectors = s.drive().translation().user_sectors();
+            if sector >= user_sectors {
+                return Err(RequestError::new_err(format!("sector {sector} is beyond the drive's last sector {}", user_sectors - 1)));
+            }
+            Ok(s.drive().read_tag(sector))
+        })
+    }
+
+    /// Start replaying a trace file. `mode` is `queue-depth` or `timestamps`.
+    #[pyo3(signature = (path, format=None, mode="queue-depth", time_scale=1.0, remap=false, skip_bad=false, pattern="text", seed=None, max_requests=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn start_replay(
+        &self,
+        py: Python<'_>,
+        path: &str,
+        format: Option<&str>,
+        mode: &str,
+        time_scale: f64,
+        remap: bool,
+        skip_bad: bool,
+        pattern: &str,
+        seed: Option<u64>,
+        max_requests: Option<usize>,
+    ) -> PyResult<NativeReplay> {
+        let format = crate::traces::parse_format(format)?;
+        let mode = match mode {
+            "queue-depth" => ReplayMode::QueueDepth,
+            "timestamps" => ReplayMode::Timestamps { scale: time_scale },
+            other => return Err(WorkloadError::new_err(format!("unknown replay mode `{other}` (expected queue-depth or timestamps)"))),
+        };
+        let job = ssdlab_workload::parse_options("replay", &[format!("data_pattern={pattern}")]).map_err(to_py)?;
+        let reader = ssdlab_trace::TraceReader::open(path, format, skip_bad).map_err(to_py)?;
+        let skipped = Arc::new(AtomicU64::new(0));
+        let counting = CountingReader { reader, skipped: skipped.clone() };
+        let records: Box<dyn Iterator<Item = ssdlab_core::Result<ssdlab_trace::TraceRecord>> + Send> = match max_requests {
+            Some(n) => Box::new(counting.take(n)),
+            None => Box::new(counting),
+        };
+        let run = self.with(py, move |s| s.start_replay(records, mode, remap, job.pattern, seed)).map_err(to_py)?;
+        Ok(NativeReplay { run: Mutex::new(run), skipped })
+    }
+
+    /// Advance a replay by up to `max_steps` events, without the GIL. Returns
+    /// `(done, simulated_seconds, completed_requests)`.
+    fn advance_replay(&self, py: Python<'_>, replay: &NativeReplay, max_steps: u64) -> PyResult<(bool, f64, u64)> {
+        py.check_signals()?;
+        py.detach(|| {
+            let mut session = lock(&self.session);
+            let mut run = lock(&replay.run);
+            let done = session.advance_replay(&mut run, max_steps)?;
+            Ok((done, run.simulated_ns() as f64 / 1e9, run.completed()))
+        })
+        .map_err(to_py)
+    }
+
+    /// Summary of a finished replay, with the number of malformed lines skipped.
+    fn replay_summary<'py>(&self, py: Python<'py>, replay: &NativeReplay, wall_seconds: f64) -> PyResult<Bound<'py, PyAny>> {
+        let summary = py.detach(|| lock(&self.session).replay_summary(&lock(&replay.run), wall_seconds)).map_err(to_py)?;
+        let object = to_object(py, &summary)?;
+        object.set_item("skipped_lines", replay.skipped.load(Ordering::Relaxed))?;
+        Ok(object)
+    }
+}
+
+/// A run in progress (advance it with `NativeDrive.advance`).
+#[pyclass(module = "ssdlab._native")]
+pub struct NativeRun {
+    run: Mutex<Option<Run>>,
+    seed: u64,
+}
+
+#[pymethods]
+impl NativeRun {
+    /// Seed of the run's workload.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The per-second series as columns.
+    fn series_columns(&self, py: Python<'_>) -> PyResult<Vec<(String, Vec<f64>)>> {
+        py.detach(|| {
+            let guard = lock(&self.run);
+            let inner = guard.as_ref().ok_or_else(|| ssdlab_core::Error::Request("run is gone".into()))?;
+            let rows = inner.series();
+            let column = |f: &dyn Fn(&ssdlab_drive::SeriesRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+            Ok(vec![
+                ("second".into(), column(&|r| r.second as f64)),
+                ("span_seconds".into(), column(&|r| r.span_seconds)),
+                ("iops".into(), column(&|r| r.iops)),
+                ("read_mbps".into(), column(&|r| r.read_mbps)),
+                ("write_mbps".into(), column(&|r| r.write_mbps)),
+                ("mean_latency_us".into(), column(&|r| r.mean_latency_us)),
+                ("max_latency_us".into(), column(&|r| r.max_latency_us)),
+                ("free_blocks".into(), column(&|r| r.free_blocks as f64)),
+                ("write_amplification".into(), column(&|r| r.write_amplification)),
+            ])
+        })
+        .map_err(to_py)
+    }
+}
+
+/// A trace replay in progress (advance it with `NativeDrive.advance_replay`).
+#[pyclass(module = "ssdlab._native")]
+pub struct NativeReplay {
+    run: Mutex<TraceRun>,
+    skipped: Arc<AtomicU64>,
+}
+
+/// Counts the bad lines a reader skipped, for the summary.
+struct CountingReader {
+    reader: ssdlab_trace::TraceReader,
+    skipped: Arc<AtomicU64>,
+}
+
+impl Iterator for CountingReader {
+    type Item = ssdlab_core::Result<ssdlab_trace::TraceRecord>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.reader.next();
+        self.skipped.store(self.reader.skipped(), Ordering::Relaxed);
+        item
+    }
+}

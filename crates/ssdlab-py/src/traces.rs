@@ -1,0 +1,55 @@
+//! Trace functions for `ssdlab.traces`: statistics, generated workloads.
+
+use crate::convert::to_object;
+use crate::errors::{to_py, WorkloadError};
+use pyo3::prelude::*;
+use ssdlab_core::Error;
+
+/// Parse a trace format name (`None`: detect it from the file).
+pub fn parse_format(format: Option<&str>) -> PyResult<Option<ssdlab_trace::TraceFormat>> {
+    match format {
+        None => Ok(None),
+        Some(name) => ssdlab_trace::TraceFormat::parse(name).map(Some).ok_or_else(|| {
+            WorkloadError::new_err(format!("unknown trace format `{name}` (expected msr, snia, blkparse, fio2, fio3, spc, umass or disksim)"))
+        }),
+    }
+}
+
+/// Statistics of a trace file (streams the file).
+#[pyfunction]
+#[pyo3(signature = (path, format=None, skip_bad=false))]
+pub fn trace_stats<'py>(py: Python<'py>, path: &str, format: Option<&str>, skip_bad: bool) -> PyResult<Bound<'py, PyAny>> {
+    let format = parse_format(format)?;
+    let path = path.to_string();
+    let report = py
+        .detach(move || -> Result<ssdlab_trace::TraceStatsReport, Error> {
+            let mut reader = ssdlab_trace::TraceReader::open(&path, format, skip_bad)?;
+            let mut stats = ssdlab_trace::TraceStats::new();
+            for record in reader.by_ref() {
+                stats.add(&record?);
+            }
+            if stats.requests() == 0 {
+                return Err(Error::Workload(format!("{path}: the trace has no requests")));
+            }
+            Ok(stats.report(reader.format().name(), reader.skipped()))
+        })
+        .map_err(to_py)?;
+    to_object(py, &report)
+}
+
+/// Names of the generated workloads, with where their statistics come from.
+#[pyfunction]
+pub fn trace_workloads() -> Vec<(&'static str, &'static str)> {
+    ssdlab_trace::Workload::names().into_iter().filter_map(|n| ssdlab_trace::Workload::by_name(n).map(|w| (n, w.source))).collect()
+}
+
+/// Generate a workload's trace into `path` (MSR CSV, gzip when the name ends in .gz).
+#[pyfunction]
+#[pyo3(signature = (name, path, seed=1))]
+pub fn trace_generate(py: Python<'_>, name: &str, path: &str, seed: u64) -> PyResult<u64> {
+    let workload = ssdlab_trace::Workload::by_name(name).ok_or_else(|| {
+        WorkloadError::new_err(format!("unknown workload `{name}` (expected one of: {})", ssdlab_trace::Workload::names().join(", ")))
+    })?;
+    let path = path.to_string();
+    py.detach(move || ssdlab_trace::write_msr_file(&path, ssdlab_trace::generate(workload, seed))).map_err(to_py)
+}
