@@ -101,6 +101,8 @@ pub struct Drive {
     pub(crate) encoded_until_ns: Nanoseconds,
     pub(crate) counters: DriveCounters,
     pub(crate) tag_counter: u64,
+    /// Sectors (plus one) of the most recent write, to recover its first tag.
+    pub(crate) last_write_sectors: u64,
 }
 
 impl Drive {
@@ -151,6 +153,7 @@ impl Drive {
             encoded_until_ns: 0,
             counters: DriveCounters::default(),
             tag_counter: 0,
+            last_write_sectors: 0,
             profile,
         })
     }
@@ -272,11 +275,19 @@ impl Drive {
         done_ns
     }
 
-    /// Content tags for a write's sectors (the page FTL keeps them in checked runs).
+    /// Content tags for a write's sectors (the page FTL keeps them in checked runs): sector `i`
+    /// of the write gets the first tag plus `i`, and no two writes share a tag.
     fn next_tags(&mut self, io: &Io) -> u64 {
         let first = self.tag_counter + 1;
-        self.tag_counter += io.len_bytes.div_ceil(SECTOR_BYTES) + 1;
+        self.last_write_sectors = io.len_bytes.div_ceil(SECTOR_BYTES) + 1;
+        self.tag_counter += self.last_write_sectors;
         first
+    }
+
+    /// The content tag given to the first sector of the most recent write (checked runs:
+    /// sector `i` of that write has this tag plus `i`).
+    pub fn last_write_first_tag(&self) -> u64 {
+        self.tag_counter - self.last_write_sectors + 1
     }
 
     /// A timed sink for FTL operations: host programs from `host_ready_ns`, GC from
