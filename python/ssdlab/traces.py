@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ssdlab import _native
 
 #: Formats accepted by ``--format`` (detected when not given).
@@ -17,7 +16,15 @@ def stats(path: str, format: str | None = None, skip_bad: bool = False) -> dict:
 
 def workloads() -> dict[str, str]:
     """Generated workloads and where their statistics come from."""
-    return dict(_native.trace_workloads())
+    return {name: source for name, source, _ in _native.trace_workloads()}
+
+
+def workload_requests(name: str) -> int:
+    """Requests in a generated workload's trace (the same for every seed)."""
+    for known, _, requests in _native.trace_workloads():
+        if known == name:
+            return requests
+    raise KeyError(name)
 
 
 def generate(name: str, path: str, seed: int = 1) -> int:

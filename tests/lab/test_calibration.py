@@ -34,9 +34,36 @@ def test_tortured_hdtach_write_pass_climbs_and_trim_restores(tmp_path):
         rows = m[(m["metric"] == metric) & (m["condition"] == condition)]
         return float(rows["value"].iloc[-1])
 
-    start = value("HD Tach write start (30 min torture)", "after torture")
-    peak = value("HD Tach write peak (30 min torture)", "after torture")
-    tortured = value("HD Tach write average (30 min torture)", "after torture")
-    trimmed = value("HD Tach write average (30 min torture)", "after TRIM")
+    start = value("trim_validation_write_start", "after torture")
+    peak = value("trim_validation_write_peak", "after torture")
+    tortured = value("trim_validation_write_average", "after torture")
+    trimmed = value("trim_validation_write_average", "after TRIM")
     assert peak > 2.5 * start, (start, peak)
     assert trimmed > 2 * tortured, (tortured, trimmed)
+
+
+def test_every_calibration_row_names_a_metric_its_suite_records():
+    # A renamed or mistyped key must fail here, not turn a calibration row into a dash.
+    from ssdlab.lab.headlines import HEADLINES
+    from ssdlab.lab.suites import SUITES
+
+    for p in calibration.PUBLISHED:
+        assert p.metric in SUITES[p.suite].METRICS, p
+        assert p.role in (calibration.CHECK, calibration.CALIBRATED, calibration.INFORMED, calibration.SPEC), p
+    for suite, metric, _, _ in HEADLINES:
+        assert metric in SUITES[suite].METRICS, (suite, metric)
+
+
+def test_every_calibration_row_finds_its_simulated_figure(tmp_path):
+    """Run every suite a published figure comes from, at a tiny scale, and find each row's
+    simulated counterpart."""
+    from ssdlab.lab.compare import calibration_runs
+
+    frames = []
+    for profile, suites in calibration_runs():
+        frames.append(review(tmp_path / profile, profile, ",".join(suites), "0.01"))
+    results = pd.concat(frames)
+    figures = calibration.table(results)
+    missing = figures[figures["simulated"].isna()]
+    assert missing.empty, missing[["drive", "figure"]].to_string()
+    assert calibration.ratios(results)["simulated"].notna().all()

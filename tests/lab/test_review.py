@@ -53,31 +53,30 @@ def test_directions_the_articles_report(review):
     m = pd.concat([pd.read_csv(p) for p in (review / "data").glob("*_metrics.csv")])
 
     def value(metric, pattern, condition=None):
-        rows = m[(m["name"] == metric) & (m["pattern"] == pattern)]
+        rows = m[(m["key"] == metric) & (m["pattern"] == pattern)]
         if condition is not None:
             rows = rows[rows["condition"] == condition]
         return rows["value"].iloc[0]
 
     # Torture slows incompressible writes; TRIM restores them (at least partly).
-    clean = value("AS-SSD sequential write", "incompressible", "clean")
-    tortured = value("AS-SSD sequential write", "incompressible", "after torture")
-    trimmed = value("AS-SSD sequential write", "incompressible", "after TRIM")
+    clean = value("as_ssd_seq_write", "incompressible", "clean")
+    tortured = value("as_ssd_seq_write", "incompressible", "after torture")
+    trimmed = value("as_ssd_seq_write", "incompressible", "after TRIM")
     assert tortured < clean and trimmed > tortured
     # Compressible data is faster to write than incompressible on a SandForce drive.
-    assert value("128K sequential write (4k-aligned)", "compressible") > value("128K sequential write (4k-aligned)", "incompressible")
+    assert value("seq_write_128k.aligned_4k", "compressible") > value("seq_write_128k.aligned_4k", "incompressible")
     # A compressible torture slows HD Tach reads but not writes.
-    assert value("HD Tach average read", "compressible", "after torture") < value("HD Tach average read", "compressible", "clean")
-    assert value("HD Tach average write", "compressible", "after torture") > 0.9 * value("HD Tach average write", "compressible", "clean")
+    assert value("hdtach_avg_read", "compressible", "after torture") < value("hdtach_avg_read", "compressible", "clean")
+    assert value("hdtach_avg_write", "compressible", "after torture") > 0.9 * value("hdtach_avg_write", "compressible", "clean")
     # Early IOPS far above steady state.
-    assert value("early IOPS (mean of the first 5%)", "incompressible", "default OP") > 2 * value(
-        "steady-state IOPS (mean from 70% of the run)", "incompressible", "default OP")
+    assert value("early_iops_mean", "incompressible", "default OP") > 2 * value("steady_iops_mean", "incompressible", "default OP")
 
 
 def test_conventional_drive_gains_from_extra_op(tmp_path):
     r = ssdlab("review", "conventional-240", "--scale", "0.02", "--suites", "consistency", "--out", str(tmp_path), "--quiet")
     assert r.returncode == 0, r.stderr
     m = pd.read_csv(tmp_path / "data" / "consistency_metrics.csv")
-    steady = m[m["name"] == "steady-state IOPS (mean from 70% of the run)"].set_index("condition")["value"]
+    steady = m[m["key"] == "steady_iops_mean"].set_index("condition")["value"]
     assert steady["25% extra OP"] > 1.3 * steady["default OP"]
 
 
@@ -157,3 +156,15 @@ def test_a_modified_drive_is_stored_under_its_own_name(tmp_path):
     assert "ftl.gc_policy=cost-benefit" in (tmp_path / "1" / "index.html").read_text()
     r = ssdlab("review", "conventional-240", "--label", " ", "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and "--label" in r.stderr
+
+
+def test_storage_bench_replays_the_same_requests_when_the_trace_is_cached(tmp_path):
+    # Regression: a rerun found the generated trace cached and computed the scaled request limit
+    # from a guess, replaying about 5x more requests of Light 2011 than the first run.
+    tables = []
+    for _ in range(2):
+        r = ssdlab("review", "conventional-240", "--scale", "0.002", "--suites", "storage-bench", "--out", str(tmp_path), "--quiet")
+        assert r.returncode == 0, r.stderr
+        tables.append(pd.read_csv(tmp_path / "data" / "storage_bench.csv"))
+    assert tables[0]["requests"].tolist() == tables[1]["requests"].tolist()
+    assert tables[0]["average MB/s"].tolist() == tables[1]["average MB/s"].tolist()

@@ -37,10 +37,10 @@ pub fn trace_stats<'py>(py: Python<'py>, path: &str, format: Option<&str>, skip_
     to_object(py, &report)
 }
 
-/// Names of the generated workloads, with where their statistics come from.
+/// The generated workloads: `(name, where their statistics come from, requests)`.
 #[pyfunction]
-pub fn trace_workloads() -> Vec<(&'static str, &'static str)> {
-    ssdlab_trace::Workload::names().into_iter().filter_map(|n| ssdlab_trace::Workload::by_name(n).map(|w| (n, w.source))).collect()
+pub fn trace_workloads() -> Vec<(&'static str, &'static str, u64)> {
+    ssdlab_trace::Workload::names().into_iter().filter_map(|n| ssdlab_trace::Workload::by_name(n).map(|w| (n, w.source, w.requests()))).collect()
 }
 
 /// Generate a workload's trace into `path` (MSR CSV, gzip when the name ends in .gz).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -45,7 +46,14 @@ class ReviewContext:
 
         base = tomllib.loads(profile_source(self.profile, self.overrides))
         blocks = base["nand"]["blocks_per_plane"]
-        new_blocks = max(24, int(blocks * self.scale))
+        # Keep enough spare blocks per die for GC to work (the low-water mark, two open blocks
+        # and one more, with a block of margin), however small the scale.
+        nand = base["nand"]
+        raw = (nand["channels"] * nand["packages_per_channel"] * nand["dies_per_package"] * nand["planes_per_die"]
+               * blocks * nand["pages_per_block"] * nand["page_bytes"])
+        spare_over_raw = 1.0 - base["drive"]["capacity_bytes_user"] / raw
+        needed = base["ftl"]["gc_low_free_blocks_per_die"] + 4
+        new_blocks = min(blocks, max(24, int(blocks * self.scale), math.ceil(needed / spare_over_raw)))
         capacity = base["drive"]["capacity_bytes_user"] * new_blocks / blocks
         overrides += [f"nand.blocks_per_plane={new_blocks}", f"drive.capacity_bytes_user={int(capacity) // 4096 * 4096}"]
         map_cache = base["controller"].get("map_cache_bytes", 0)

@@ -17,7 +17,7 @@ import pandas as pd
 from ssdlab.errors import SsdlabError
 from ssdlab.lab.results import SuiteResult
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE TABLE IF NOT EXISTS results (
     run_id TEXT NOT NULL REFERENCES runs(run_id), drive TEXT NOT NULL, suite TEXT NOT NULL, metric TEXT NOT NULL,
-    pattern TEXT NOT NULL, condition TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL
+    pattern TEXT NOT NULL, condition TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, title TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS results_by_drive ON results (drive, suite, metric);
 """
@@ -57,7 +57,11 @@ class ResultsDatabase:
                 raise ResultsDatabaseError(f"{self.path}: the database is corrupt; left untouched")
             with self.conn:
                 self.conn.executescript(SCHEMA)
-                self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+                columns = {r[1] for r in self.conn.execute("PRAGMA table_info(results)")}
+                if "title" not in columns:
+                    # Schema 1 kept display titles in `metric`; their titles stay empty.
+                    self.conn.execute("ALTER TABLE results ADD COLUMN title TEXT NOT NULL DEFAULT ''")
+                self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
         except sqlite3.DatabaseError as error:
             raise ResultsDatabaseError(f"{self.path}: cannot use the results database: {error}") from None
 
@@ -72,16 +76,20 @@ class ResultsDatabase:
 
     def add_suite(self, run_id: str, drive: str, result: SuiteResult) -> None:
         """Store one suite's metrics, all or nothing."""
-        rows = [(run_id, drive, result.name, m.name, m.pattern, m.condition, m.value, m.unit) for m in result.metrics]
+        rows = [(run_id, drive, result.name, m.key, m.pattern, m.condition, m.value, m.unit, m.title) for m in result.metrics]
         with self.conn:
-            self.conn.executemany("INSERT INTO results VALUES (?,?,?,?,?,?,?,?)", rows)
+            self.conn.executemany(
+                "INSERT INTO results (run_id, drive, suite, metric, pattern, condition, value, unit, title) VALUES (?,?,?,?,?,?,?,?,?)", rows
+            )
 
     def latest(self, drives: list[str] | None = None, include_scaled: bool = False) -> pd.DataFrame:
-        """Results of each drive's latest run (full-scale runs only unless told otherwise)."""
+        """Results of each drive's latest run (full-scale runs only unless told otherwise). The
+        latest is the one recorded last (by insertion order, so two reviews started in the same
+        second are never merged)."""
         query = """
             SELECT r.*, u.model, u.scale, u.started FROM results r JOIN runs u USING (run_id)
-            WHERE u.started = (SELECT MAX(v.started) FROM runs v WHERE v.drive = u.drive AND (? OR v.scale >= 1.0)
-                               AND EXISTS (SELECT 1 FROM results w WHERE w.run_id = v.run_id))
+            WHERE u.rowid = (SELECT MAX(v.rowid) FROM runs v WHERE v.drive = u.drive AND (? OR v.scale >= 1.0)
+                             AND EXISTS (SELECT 1 FROM results w WHERE w.run_id = v.run_id))
         """
         frame = pd.read_sql_query(query, self.conn, params=(1 if include_scaled else 0,))
         if drives:

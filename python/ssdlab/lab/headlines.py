@@ -8,27 +8,28 @@ from pathlib import Path
 import pandas as pd
 
 from ssdlab.lab import charts
+from ssdlab.lab.suites import SUITES
 
-#: The headline figures compared across drives: (suite, metric, pattern, condition).
+#: The headline figures compared across drives: (suite, metric key, pattern, condition).
 HEADLINES = [
-    ("four-corners", "4K random read (4k-aligned)", "incompressible", ""),
-    ("four-corners", "4K random write (4k-aligned)", "compressible", ""),
-    ("four-corners", "4K random write (4k-aligned)", "incompressible", ""),
-    ("four-corners", "128K sequential read (4k-aligned)", "compressible", ""),
-    ("four-corners", "128K sequential write (4k-aligned)", "compressible", ""),
-    ("four-corners", "128K sequential write (4k-aligned)", "incompressible", ""),
-    ("as-ssd", "sequential read", "incompressible", "clean"),
-    ("as-ssd", "sequential write", "incompressible", "clean"),
-    ("hdtach", "average read", "compressible", "clean"),
-    ("consistency", "steady-state IOPS (mean from 70% of the run)", "incompressible", "default OP"),
-    ("consistency", "steady-state IOPS (mean from 70% of the run)", "incompressible", "25% extra OP"),
-    ("power", "4K random write QD32", "incompressible", "load"),
-    ("storage-bench", "average data rate", "text", "heavy2011"),
-    ("storage-bench", "average read rate", "text", "heavy2011"),
-    ("storage-bench", "average write rate", "text", "heavy2011"),
-    ("storage-bench", "disk busy time", "text", "heavy2011"),
-    ("storage-bench", "average data rate", "text", "light2011"),
-    ("storage-bench", "disk busy time", "text", "light2011"),
+    ("four-corners", "rand_read_4k.aligned_4k", "incompressible", ""),
+    ("four-corners", "rand_write_4k.aligned_4k", "compressible", ""),
+    ("four-corners", "rand_write_4k.aligned_4k", "incompressible", ""),
+    ("four-corners", "seq_read_128k.aligned_4k", "compressible", ""),
+    ("four-corners", "seq_write_128k.aligned_4k", "compressible", ""),
+    ("four-corners", "seq_write_128k.aligned_4k", "incompressible", ""),
+    ("as-ssd", "seq_read", "incompressible", "clean"),
+    ("as-ssd", "seq_write", "incompressible", "clean"),
+    ("hdtach", "avg_read", "compressible", "clean"),
+    ("consistency", "steady_iops_mean", "incompressible", "default OP"),
+    ("consistency", "steady_iops_mean", "incompressible", "25% extra OP"),
+    ("power", "rand_write_4k_qd32", "incompressible", "load"),
+    ("storage-bench", "average_rate", "text", "heavy2011"),
+    ("storage-bench", "average_read_rate", "text", "heavy2011"),
+    ("storage-bench", "average_write_rate", "text", "heavy2011"),
+    ("storage-bench", "busy", "text", "heavy2011"),
+    ("storage-bench", "average_rate", "text", "light2011"),
+    ("storage-bench", "busy", "text", "light2011"),
 ]
 
 
@@ -40,7 +41,7 @@ def headline_charts(frame: pd.DataFrame, charts_dir: Path, prefix: str, highligh
         rows = frame[(frame["suite"] == suite) & (frame["metric"] == metric) & (frame["pattern"] == pattern) & (frame["condition"] == condition)]
         if rows.empty:
             continue
-        title = f"{metric} ({pattern}{', ' + condition if condition else ''})"
+        title = f"{SUITES[suite].METRICS[metric]} ({pattern}{', ' + condition if condition else ''})"
         made.append((charts.bar_chart(charts_dir / f"{prefix}_{i:02d}.png", title, rows["drive"].tolist(),
                                       rows["value"].tolist(), rows["unit"].iloc[0], highlight), title))
     return made

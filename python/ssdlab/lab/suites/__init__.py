@@ -1,6 +1,8 @@
 """The review suites, in the order a review runs them.
 
-Each module has ``NAME``, ``TITLE`` and ``run(ctx) -> SuiteResult``.
+Each module has ``NAME``, ``TITLE``, ``METRICS`` (metric key -> display title: the keys are what the
+results database, the calibration page and the headline charts refer to) and
+``run(ctx) -> SuiteResult``.
 """
 
 from ssdlab.lab.suites import as_ssd, atto, consistency, four_corners, hdtach, power, resiliency, storage_bench

@@ -24,11 +24,14 @@ def measure(ctx: ReviewContext, drive: Drive, condition: str) -> dict[str, float
     return {"read": read["read_mbps"], "write": write["write_mbps"]}
 
 
+METRICS = {"seq_read": "sequential read", "seq_write": "sequential write"}
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD)
+    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     drive = ctx.new_drive()
     drive.secure_erase()
     figures = measure(ctx, drive, "clean")
-    result.add("sequential read", figures["read"], "MB/s", "incompressible", "clean")
-    result.add("sequential write", figures["write"], "MB/s", "incompressible", "clean")
+    result.add("seq_read", figures["read"], "MB/s", "incompressible", "clean")
+    result.add("seq_write", figures["write"], "MB/s", "incompressible", "clean")
     return result

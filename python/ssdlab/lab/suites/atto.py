@@ -24,6 +24,10 @@ def label(size: int) -> str:
     return f"{size / 1024:g}K" if size < (1 << 20) else f"{size >> 20}M"
 
 
+#: Metric keys and titles: read and write MB/s per transfer size (bytes in the key).
+METRICS = {f"{d}_{size}": f"{d} {label(size)}" for size in SIZES for d in ("read", "write")}
+
+
 def measure(ctx: ReviewContext, drive: Drive, condition: str) -> pd.DataFrame:
     """Run ATTO on `drive` as it is."""
     span = ctx.span_bytes(256e6)
@@ -44,13 +48,13 @@ def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str)
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD)
+    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     drive = ctx.new_drive()
     drive.secure_erase()
     frame = measure(ctx, drive, "clean")
     for row in frame.itertuples():
-        result.add(f"read {row.transfer}", row.read_mbps, "MB/s", "compressible", "clean")
-        result.add(f"write {row.transfer}", row.write_mbps, "MB/s", "compressible", "clean")
+        result.add(f"read_{row.transfer_bytes}", row.read_mbps, "MB/s", "compressible", "clean")
+        result.add(f"write_{row.transfer_bytes}", row.write_mbps, "MB/s", "compressible", "clean")
     result.tables["atto"] = frame
     result.charts.append((chart(ctx, [frame], "atto.png", "ATTO (clean)"), "ATTO read and write by transfer size"))
     return result

@@ -18,8 +18,16 @@ METHOD = (
 )
 
 
+METRICS = {
+    "steady_iops_mean": "steady-state IOPS (mean from 70% of the run)",
+    "steady_iops_p01": "steady-state IOPS, 1st percentile",
+    "early_iops_mean": "early IOPS (mean of the first 5%)",
+    "write_amplification": "write amplification",
+}
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD)
+    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     duration = ctx.seconds(2000, minimum=20)
     late = duration * 0.7  # 1400 s of 2000
     frames = []
@@ -33,10 +41,10 @@ def run(ctx: ReviewContext) -> SuiteResult:
         series["condition"] = label
         frames.append(series)
         tail = series[series["second"] >= late]
-        result.add("steady-state IOPS (mean from 70% of the run)", tail["iops"].mean(), "IOPS", "incompressible", label)
-        result.add("steady-state IOPS, 1st percentile", tail["iops"].quantile(0.01), "IOPS", "incompressible", label)
-        result.add("early IOPS (mean of the first 5%)", series[series["second"] < duration * 0.05]["iops"].mean(), "IOPS", "incompressible", label)
-        result.add("write amplification", run.summary["write_amplification"], "x", "incompressible", label)
+        result.add("steady_iops_mean", tail["iops"].mean(), "IOPS", "incompressible", label)
+        result.add("steady_iops_p01", tail["iops"].quantile(0.01), "IOPS", "incompressible", label)
+        result.add("early_iops_mean", series[series["second"] < duration * 0.05]["iops"].mean(), "IOPS", "incompressible", label)
+        result.add("write_amplification", run.summary["write_amplification"], "x", "incompressible", label)
         slug = "default" if label == "default OP" else "op25"
         out = ctx.out_dir / "charts"
         result.charts.append((charts.iops_scatter(out / f"consistency_{slug}_all.png", f"IOPS over the whole run ({label})",

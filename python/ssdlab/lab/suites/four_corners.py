@@ -18,8 +18,28 @@ METHOD = (
 )
 
 
+#: Tests: (key, title).
+TESTS = [
+    ("rand_read_4k", "4K random read"),
+    ("rand_write_4k", "4K random write"),
+    ("rand_write_4k_qd32", "4K random write QD32"),
+    ("seq_write_128k", "128K sequential write"),
+    ("seq_read_128k", "128K sequential read"),
+    ("seq_read_2m", "2M sequential read"),
+    ("seq_write_2m", "2M sequential write"),
+]
+ALIGNMENTS = {"4k-aligned": "aligned_4k", "512b-aligned": "aligned_512b"}
+#: Metric keys and titles: one per test and alignment.
+METRICS = {f"{key}.{suffix}": f"{title} ({alignment})" for key, title in TESTS for alignment, suffix in ALIGNMENTS.items()}
+
+
+def metric_key(test: str, alignment: str) -> str:
+    """The metric key of a test (by title) and alignment."""
+    return f"{dict((t, k) for k, t in TESTS)[test]}.{ALIGNMENTS[alignment]}"
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD)
+    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     span = ctx.span_bytes(8 * GB)
     three_min = f"runtime={ctx.seconds(180)}"
     one_min = f"runtime={ctx.seconds(60)}"
@@ -40,7 +60,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         for test, alignment, options in tests:
             s = ctx.run(drive, options, f"{test} {alignment} ({label})").summary
             mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
-            result.add(f"{test} ({alignment})", mbps, "MB/s", label)
+            result.add(metric_key(test, alignment), mbps, "MB/s", label)
             rows.append({"test": test, "alignment": alignment, "data": label, "MB/s": mbps, "IOPS": s["iops"]})
         # Sequential reads need the whole span written first.
         ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", data], f"fill for sequential reads ({label})")
@@ -51,7 +71,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         ):
             s = ctx.run(drive, options, f"{test} ({label})").summary
             mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
-            result.add(f"{test} (4k-aligned)", mbps, "MB/s", label)
+            result.add(metric_key(test, "4k-aligned"), mbps, "MB/s", label)
             rows.append({"test": test, "alignment": "4k-aligned", "data": label, "MB/s": mbps, "IOPS": s["iops"]})
     import pandas as pd
 

@@ -60,15 +60,18 @@ def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str)
                              "position on the drive (%)", "MB/s")
 
 
+METRICS = {"avg_read": "average read", "avg_write": "average write"}
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD)
+    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     drive = ctx.new_drive()
     drive.secure_erase()
     # HD Tach on a clean drive reads what was written: fill once first.
     ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={COMPRESSIBLE}"], "HD Tach prepare")
     frame, averages = measure(ctx, drive, "clean")
-    result.add("average read", averages["read"], "MB/s", "compressible", "clean")
-    result.add("average write", averages["write"], "MB/s", "compressible", "clean")
+    result.add("avg_read", averages["read"], "MB/s", "compressible", "clean")
+    result.add("avg_write", averages["write"], "MB/s", "compressible", "clean")
     result.tables["hdtach"] = frame
     result.charts.append((chart(ctx, [frame], "hdtach.png", "HD Tach (clean)"), "HD Tach, MB/s against position"))
     return result

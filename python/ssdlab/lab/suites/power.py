@@ -14,8 +14,11 @@ METHOD = (
 )
 
 
+METRICS = {"idle": "idle", "seq_write": "sequential write", "rand_write_4k_qd32": "4K random write QD32"}
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD)
+    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     drive = ctx.new_drive()
     drive.secure_erase()
     seconds = ctx.seconds(60)
@@ -28,6 +31,6 @@ def run(ctx: ReviewContext) -> SuiteResult:
                           f"data_pattern={INCOMPRESSIBLE}"], "power: sequential write").summary
     rnd = ctx.run(drive, ["rw=randwrite", "bs=4k", "iodepth=32", f"size={ctx.span_bytes(8 * GB)}", f"runtime={seconds}",
                           "time_based", f"data_pattern={INCOMPRESSIBLE}"], "power: 4K random write").summary
-    result.add("sequential write", seq["mean_power_watts"], "W", "incompressible", "load")
-    result.add("4K random write QD32", rnd["mean_power_watts"], "W", "incompressible", "load")
+    result.add("seq_write", seq["mean_power_watts"], "W", "incompressible", "load")
+    result.add("rand_write_4k_qd32", rnd["mean_power_watts"], "W", "incompressible", "load")
     return result

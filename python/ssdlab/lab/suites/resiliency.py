@@ -31,8 +31,19 @@ def _torture(ctx: ReviewContext, drive, pattern: str, minutes: float, label: str
                     f"data_pattern={pattern}"], f"torture {minutes:g} min ({label})")
 
 
+METRICS = {
+    "as_ssd_seq_read": "AS-SSD sequential read",
+    "as_ssd_seq_write": "AS-SSD sequential write",
+    "hdtach_avg_read": "HD Tach average read",
+    "hdtach_avg_write": "HD Tach average write",
+    "trim_validation_write_start": "HD Tach write start (30 min torture)",
+    "trim_validation_write_peak": "HD Tach write peak (30 min torture)",
+    "trim_validation_write_average": "HD Tach write average (30 min torture)",
+}
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD)
+    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     rows = []
 
     # AS-SSD with incompressible data, 60 minutes of torture.
@@ -45,7 +56,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
             ctx.run(drive, TRIM_ALL, "TRIM all")
         figures = as_ssd.measure(ctx, drive, condition)
         for direction in ("read", "write"):
-            result.add(f"AS-SSD sequential {direction}", figures[direction], "MB/s", "incompressible", condition)
+            result.add(f"as_ssd_seq_{direction}", figures[direction], "MB/s", "incompressible", condition)
             rows.append({"test": f"AS-SSD {direction}", "data": "incompressible (60 min torture)", "condition": condition, "MB/s": figures[direction]})
 
     # HD Tach and ATTO with compressible data, 20 minutes of torture.
@@ -61,7 +72,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         frame, averages = hdtach.measure(ctx, drive, condition)
         hd_frames.append(frame)
         for direction in ("read", "write"):
-            result.add(f"HD Tach average {direction}", averages[direction], "MB/s", "compressible", condition)
+            result.add(f"hdtach_avg_{direction}", averages[direction], "MB/s", "compressible", condition)
             rows.append({"test": f"HD Tach {direction}", "data": "compressible (20 min torture)", "condition": condition, "MB/s": averages[direction]})
         atto_frames.append(atto.measure(ctx, drive, condition))
     rows += _trim_validation(ctx, result)
@@ -93,7 +104,7 @@ def _trim_validation(ctx: ReviewContext, result: SuiteResult) -> list[dict]:
         frames.append(frame)
         curve = frame["write_mbps"]
         for metric, value in (("start", float(curve.iloc[0])), ("peak", float(curve.max())), ("average", average)):
-            result.add(f"HD Tach write {metric} (30 min torture)", value, "MB/s", "incompressible", condition)
+            result.add(f"trim_validation_write_{metric}", value, "MB/s", "incompressible", condition)
         rows.append({"test": "HD Tach write (TRIM validation)", "data": "incompressible (30 min torture)",
                      "condition": condition, "MB/s": average})
     result.tables["trim_validation_hdtach"] = pd.concat(frames, ignore_index=True)
