@@ -54,7 +54,7 @@ def test_job_file_runs_jobs_in_order(tmp_path):
     "args, expected",
     [
         (["--set", "nand.bogus=1", "--rw=read"], "unknown field `bogus`"),
-        (["--set", "nand.planes_per_die=0", "--rw=read"], "planes_per_die must be at least 1"),
+        (["--set", "nand.planes_per_die=0", "--rw=read"], "nand.planes_per_die: must be 1 to 16 (got 0)"),
         (["--set", "nand.blocks_per_plane=-3", "--rw=read"], "blocks_per_plane"),
         (["--set", "drive.capacity_bytes_user=274799996928", "--rw=read"], "over-provisioning too small"),
         (["--rw=randwrite", "--iodeph=4"], "unknown fio option `iodeph`"),

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod field;
 pub mod memory;
 pub mod rng;
 pub mod time;
@@ -15,6 +16,7 @@ pub mod timeline;
 pub mod units;
 
 pub use error::{Error, Result};
+pub use field::FieldError;
 pub use rng::SimRng;
 pub use time::Nanoseconds;
 pub use timeline::Timeline;

@@ -1,7 +1,10 @@
 //! Simulated time.
 //!
-//! All simulated time is an integer count of nanoseconds since the drive was powered on. Floating
-//! point never decides an event order.
+//! All simulated time is an integer count of nanoseconds since the drive was powered on, and
+//! events are ordered by (time, submission sequence). Floating point enters only before a value
+//! becomes an integer time, deterministically: workload distributions (Zipf ranks, generated
+//! trace gaps) and the scaling of trace timestamps. Garbage-collection pacing and victim choice,
+//! which decide when flash operations are booked, use integer arithmetic only.
 
 /// A point in, or a span of, simulated time in nanoseconds.
 pub type Nanoseconds = u64;

@@ -25,7 +25,7 @@ use crate::sink::FlashSink;
 use crate::translation::{Outcome, Piece, Prepared, StoredSector, Translation};
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
-use ssdlab_core::{bail, ensure, Result};
+use ssdlab_core::{bail, ensure, field_ensure, FieldError, Result};
 use ssdlab_nand::{Geometry, OpKind, SECTOR_BYTES};
 use ssdlab_reduce::SectorContent;
 
@@ -60,28 +60,31 @@ pub struct ChunkFtlConfig {
 
 impl ChunkFtlConfig {
     /// Check the engine's own fields (the spare-area check is shared with the page FTL).
-    pub fn validate(&self, origin: &str) -> Result<()> {
+    pub fn validate(&self) -> std::result::Result<(), FieldError> {
         let page = self.geometry.page_bytes;
-        ensure!(self.ecc_unit_bytes >= 64, Config, "{origin}: reduction.ecc_unit_bytes must be at least 64 (got {})", self.ecc_unit_bytes);
-        ensure!(
-            self.ecc_unit_bytes <= page,
-            Config,
-            "{origin}: reduction.ecc_unit_bytes ({}) is larger than a page ({page} bytes)",
-            self.ecc_unit_bytes
-        );
-        ensure!(
+        field_ensure!(self.ecc_unit_bytes >= 64, "reduction", "ecc_unit_bytes", "must be at least 64 (got {})", self.ecc_unit_bytes);
+        field_ensure!(self.ecc_unit_bytes <= page, "reduction", "ecc_unit_bytes", "({}) is larger than a page ({page} bytes)", self.ecc_unit_bytes);
+        field_ensure!(
             page.is_multiple_of(self.ecc_unit_bytes) && (SECTOR_BYTES as u32).is_multiple_of(self.ecc_unit_bytes),
-            Config,
-            "{origin}: reduction.ecc_unit_bytes ({}) must divide both the page ({page} bytes) and 4096",
+            "reduction",
+            "ecc_unit_bytes",
+            "({}) must divide both the page ({page} bytes) and 4096",
             self.ecc_unit_bytes
         );
-        ensure!(
+        field_ensure!(
             self.chunk_header_bytes < SECTOR_BYTES as u32 / 2,
-            Config,
-            "{origin}: reduction.chunk_header_bytes must be below 2048 (got {})",
+            "reduction",
+            "chunk_header_bytes",
+            "must be below 2048 (got {})",
             self.chunk_header_bytes
         );
-        ensure!(self.dedup_index_entries >= 1, Config, "{origin}: reduction.dedup_index_entries must be at least 1");
+        field_ensure!(
+            (1..=1 << 32).contains(&self.dedup_index_entries),
+            "reduction",
+            "dedup_index_entries",
+            "must be 1 to 2^32 (got {})",
+            self.dedup_index_entries
+        );
         Ok(())
     }
 }
@@ -183,8 +186,8 @@ pub struct ChunkFtl {
 impl ChunkFtl {
     /// A data-reduction FTL over a freshly erased array.
     pub fn new(config: ChunkFtlConfig, origin: &str) -> Result<Self> {
-        config.geometry.validate(origin)?;
-        config.validate(origin)?;
+        config.geometry.validate().map_err(|e| e.placed(origin))?;
+        config.validate().map_err(|e| e.placed(origin))?;
         let g = &config.geometry;
         let unit_bytes = config.ecc_unit_bytes;
         let units_per_program = (g.unit_bytes() / unit_bytes as u64) as u32;

@@ -1,6 +1,6 @@
 //! FTL configuration.
 
-use ssdlab_core::{bail, ensure, Result};
+use ssdlab_core::{field_ensure, FieldError};
 use ssdlab_nand::Geometry;
 
 /// How garbage collection picks the block to reclaim.
@@ -58,53 +58,57 @@ pub struct FtlConfig {
 
 impl FtlConfig {
     /// Check that garbage collection can always make progress with this much spare space.
-    pub fn validate(&self, origin: &str) -> Result<()> {
+    pub fn validate(&self) -> Result<(), FieldError> {
         let g = &self.geometry;
-        ensure!(self.user_sectors > 0, Config, "{origin}: the drive has no user capacity");
-        ensure!(
+        field_ensure!(self.user_sectors > 0, "drive", "capacity_bytes_user", "the drive has no user capacity");
+        field_ensure!(
             self.user_sectors < super::UNMAPPED as u64,
-            Config,
-            "{origin}: {} user sectors are more than the {} supported",
+            "drive",
+            "capacity_bytes_user",
+            "{} user sectors are more than the {} supported",
             self.user_sectors,
             super::UNMAPPED
         );
-        ensure!(
+        field_ensure!(
             self.gc_low_free_blocks_per_die >= 1,
-            Config,
-            "{origin}: ftl.gc_low_free_blocks_per_die must be at least 1 (GC needs a free block to copy into)"
+            "ftl",
+            "gc_low_free_blocks_per_die",
+            "must be at least 1 (GC needs a free block to copy into)"
         );
         if let GcPolicy::WindowedGreedy { window } = self.gc_policy {
-            ensure!(window >= 1, Config, "{origin}: ftl.gc_window_blocks must be at least 1");
+            field_ensure!(window >= 1, "ftl", "gc_window_blocks", "must be at least 1");
         }
         let total_slots = g.total_slots();
-        if self.user_sectors >= total_slots {
-            bail!(
-                Config,
-                "{origin}: user capacity ({} sectors) is not smaller than the raw capacity ({} slots): no spare area",
-                self.user_sectors,
-                total_slots
-            );
-        }
+        field_ensure!(
+            self.user_sectors < total_slots,
+            "drive",
+            "capacity_bytes_user",
+            "user capacity ({} sectors) is not smaller than the raw capacity ({} slots): no spare area",
+            self.user_sectors,
+            total_slots
+        );
         // Per die: the low-water free blocks, one open host block and one open GC block are never
         // available for data, and at least one further block's worth of spare must exist so a
         // victim always has an invalid slot to reclaim.
+        let needed_blocks = self.gc_low_free_blocks_per_die as u64 + 3;
+        field_ensure!(
+            (g.blocks_per_die() as u64) > needed_blocks,
+            "ftl",
+            "gc_low_free_blocks_per_die",
+            "{} blocks per die cannot hold the GC reserve of {needed_blocks} (this low-water mark + open blocks + 1)",
+            g.blocks_per_die()
+        );
         let dies = g.dies() as u64;
         let spare_slots_per_die = (total_slots - self.user_sectors) / dies;
-        let needed_blocks = self.gc_low_free_blocks_per_die as u64 + 3;
         let needed_slots = needed_blocks * g.slots_per_block() as u64;
-        ensure!(
+        field_ensure!(
             spare_slots_per_die >= needed_slots,
-            Config,
-            "{origin}: over-provisioning too small for garbage collection: {:.2} spare blocks per die, need at least {} \
-             (gc_low_free_blocks_per_die + open blocks + 1); lower drive.capacity_bytes_user or add blocks",
+            "drive",
+            "capacity_bytes_user",
+            "over-provisioning too small for garbage collection: {:.2} spare blocks per die, need at least {} \
+             (ftl.gc_low_free_blocks_per_die + open blocks + 1); lower drive.capacity_bytes_user or add blocks",
             spare_slots_per_die as f64 / g.slots_per_block() as f64,
             needed_blocks
-        );
-        ensure!(
-            g.blocks_per_die() as u64 > needed_blocks,
-            Config,
-            "{origin}: {} blocks per die cannot hold the GC reserve of {needed_blocks}",
-            g.blocks_per_die()
         );
         Ok(())
     }

@@ -62,8 +62,8 @@ pub struct Ftl {
 impl Ftl {
     /// An FTL over a freshly erased array.
     pub fn new(config: FtlConfig, origin: &str) -> Result<Self> {
-        config.geometry.validate(origin)?;
-        config.validate(origin)?;
+        config.geometry.validate().map_err(|e| e.placed(origin))?;
+        FtlConfig::validate(&config).map_err(|e| e.placed(origin))?;
         let g = &config.geometry;
         let slots_per_block = g.slots_per_block();
         let blocks_per_die = g.blocks_per_die();

@@ -1,6 +1,6 @@
 //! Array geometry and the addressing derived from it.
 
-use ssdlab_core::{ensure, Result};
+use ssdlab_core::{field_ensure, FieldError};
 
 /// Bytes in one logical sector, the mapping granularity of the FTL (4 KiB).
 pub const SECTOR_BYTES: u64 = 4096;
@@ -30,44 +30,46 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    /// Check that the geometry describes a drive the FTL can address.
-    pub fn validate(&self, origin: &str) -> Result<()> {
-        for (name, value) in [
-            ("channels", self.channels),
-            ("packages_per_channel", self.packages_per_channel),
-            ("dies_per_package", self.dies_per_package),
-            ("planes_per_die", self.planes_per_die),
-            ("blocks_per_plane", self.blocks_per_plane),
-            ("pages_per_block", self.pages_per_block),
-            ("page_bytes", self.page_bytes),
+    /// Check that the geometry describes a drive the FTL can address, with every count in a
+    /// range where the arithmetic on it cannot overflow.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        for (key, value, max) in [
+            ("channels", self.channels, 1024),
+            ("packages_per_channel", self.packages_per_channel, 1024),
+            ("dies_per_package", self.dies_per_package, 64),
+            ("planes_per_die", self.planes_per_die, 16),
+            ("blocks_per_plane", self.blocks_per_plane, 1 << 20),
+            ("pages_per_block", self.pages_per_block, 1 << 16),
+            ("page_bytes", self.page_bytes, 1 << 20),
         ] {
-            ensure!(value > 0, Config, "{origin}: nand.{name} must be at least 1 (got {value})");
+            field_ensure!((1..=max).contains(&value), "nand", key, "must be 1 to {max} (got {value})");
         }
-        ensure!(
+        field_ensure!(
             (self.page_bytes as u64).is_multiple_of(SECTOR_BYTES),
-            Config,
-            "{origin}: nand.page_bytes must be a multiple of {SECTOR_BYTES} (got {})",
+            "nand",
+            "page_bytes",
+            "must be a multiple of {SECTOR_BYTES} (got {})",
             self.page_bytes
         );
-        ensure!(
+        field_ensure!(
+            self.spare_bytes_per_page <= self.page_bytes,
+            "nand",
+            "spare_bytes_per_page",
+            "must not exceed the page ({} bytes) (got {})",
+            self.page_bytes,
+            self.spare_bytes_per_page
+        );
+        field_ensure!(
             self.blocks_per_plane >= 4,
-            Config,
-            "{origin}: nand.blocks_per_plane must be at least 4 so garbage collection has room (got {})",
+            "nand",
+            "blocks_per_plane",
+            "must be at least 4 so garbage collection has room (got {})",
             self.blocks_per_plane
         );
-        let slots = self.total_slots();
-        ensure!(
-            slots < u32::MAX as u64 - 1,
-            Config,
-            "{origin}: the array has {slots} 4 KiB slots; at most {} are supported",
-            u32::MAX - 2
-        );
-        ensure!(
-            self.dies() <= 65_536,
-            Config,
-            "{origin}: {} dies are more than the 65536 supported",
-            self.dies()
-        );
+        let dies = self.channels as u64 * self.packages_per_channel as u64 * self.dies_per_package as u64;
+        field_ensure!(dies <= 65_536, "nand", "dies_per_package", "{dies} dies in all (channels x packages x dies) are more than the 65536 supported");
+        let slots = dies * self.planes_per_die as u64 * self.blocks_per_plane as u64 * self.pages_per_block as u64 * (self.page_bytes as u64 / SECTOR_BYTES);
+        field_ensure!(slots < u32::MAX as u64 - 1, "nand", "blocks_per_plane", "the array has {slots} 4 KiB slots; at most {} are supported", u32::MAX - 2);
         Ok(())
     }
 
@@ -149,7 +151,7 @@ mod tests {
     #[test]
     fn derived_sizes() {
         let g = small();
-        g.validate("test").unwrap();
+        g.validate().unwrap();
         assert_eq!(g.dies(), 4);
         assert_eq!(g.slots_per_unit(), 4);
         assert_eq!(g.slots_per_block(), 16);
@@ -163,10 +165,15 @@ mod tests {
     fn zero_geometry_is_refused_with_the_field_name() {
         let mut g = small();
         g.planes_per_die = 0;
-        let err = g.validate("drive.toml").unwrap_err().to_string();
-        assert!(err.contains("nand.planes_per_die"), "{err}");
+        let err = g.validate().unwrap_err();
+        assert_eq!((err.section, err.key), ("nand", "planes_per_die"), "{err}");
         let mut g = small();
         g.page_bytes = 6000;
-        assert!(g.validate("x").unwrap_err().to_string().contains("page_bytes"));
+        assert_eq!(g.validate().unwrap_err().key, "page_bytes");
+        // Products that would overflow 32 bits are refused, not wrapped.
+        let mut g = small();
+        g.channels = 1024;
+        g.packages_per_channel = 1024;
+        assert_eq!(g.validate().unwrap_err().key, "dies_per_package");
     }
 }

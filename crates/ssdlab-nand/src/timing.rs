@@ -1,6 +1,6 @@
 //! Array and bus timing.
 
-use ssdlab_core::{ensure, Nanoseconds, Result};
+use ssdlab_core::{field_ensure, FieldError, Nanoseconds};
 
 /// The NAND interface kind, which sets the default channel bus rate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,16 +66,37 @@ pub struct Timing {
 }
 
 impl Timing {
-    /// Check the timings are usable.
-    pub fn validate(&self, origin: &str) -> Result<()> {
-        ensure!(self.t_read_ns > 0, Config, "{origin}: nand.t_read_ns must be positive");
-        ensure!(self.t_prog_ns > 0, Config, "{origin}: nand.t_prog_ns must be positive");
-        ensure!(self.t_erase_ns > 0, Config, "{origin}: nand.t_erase_ns must be positive");
-        ensure!(
-            self.bus_bytes_per_second >= 1_000_000,
-            Config,
-            "{origin}: nand.bus_mbps must be at least 1 MB/s"
+    /// Check the timings are usable: positive, and no longer than any real flash takes (so the
+    /// nanosecond arithmetic of a long run can never overflow).
+    pub fn validate(&self) -> Result<(), FieldError> {
+        for (key, value, max) in [
+            ("t_read_ns", self.t_read_ns, MAX_OPERATION_NS),
+            ("t_prog_ns", self.t_prog_ns, MAX_OPERATION_NS),
+            ("t_erase_ns", self.t_erase_ns, MAX_OPERATION_NS),
+        ] {
+            field_ensure!((1..=max).contains(&value), "nand", key, "must be 1 to {max} ns (got {value})");
+        }
+        field_ensure!(
+            self.command_overhead_ns <= MAX_OPERATION_NS,
+            "nand",
+            "command_overhead_ns",
+            "must be at most {MAX_OPERATION_NS} ns (got {})",
+            self.command_overhead_ns
+        );
+        field_ensure!(
+            (1_000_000..=MAX_BUS_BYTES_PER_SECOND).contains(&self.bus_bytes_per_second),
+            "nand",
+            "bus_mbps",
+            "must be 1 to {} MB/s (got {} MB/s)",
+            MAX_BUS_BYTES_PER_SECOND / 1_000_000,
+            self.bus_bytes_per_second as f64 / 1e6
         );
         Ok(())
     }
 }
+
+/// Longest time one flash operation may take in a profile (10 s; real ones take milliseconds).
+pub const MAX_OPERATION_NS: Nanoseconds = 10_000_000_000;
+
+/// Fastest channel bus a profile may describe (100 GB/s).
+pub const MAX_BUS_BYTES_PER_SECOND: u64 = 100_000_000_000;

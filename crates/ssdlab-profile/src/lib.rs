@@ -12,6 +12,8 @@
 mod builtin;
 mod file;
 mod locate;
+mod raw;
+mod sections;
 mod settings;
 
 pub use builtin::{builtin_names, builtin_source, DEFAULT_PROFILE};

@@ -58,10 +58,9 @@ pub struct HostSettings {
 pub struct ControllerSettings {
     /// Firmware time per command on the controller's single command processor.
     pub command_processing_ns: Nanoseconds,
-    /// Bytes of write buffer (SRAM, or DRAM cache when `dram_cache_bytes` is set).
+    /// Bytes of write buffer (on-chip SRAM on SandForce controllers, part of the DRAM on
+    /// conventional ones; the model treats both alike).
     pub write_buffer_bytes: u64,
-    /// Whether the write buffer is a DRAM cache (conventional controllers).
-    pub dram_cache: bool,
     /// Sustained cap on small random writes, commands per second (0: no cap).
     pub small_random_write_cap_iops: u64,
     /// Burst credit of the cap, commands.

@@ -64,3 +64,42 @@ fn overrides_apply_and_are_checked() {
     let err = load_profile("no-such-drive", &[]).unwrap_err().to_string();
     assert!(err.contains("no-such-drive") && err.contains("force-gs-240"), "{err}");
 }
+
+fn override_error(item: &str) -> String {
+    load_profile("force-gs-240", &[item.to_string()]).unwrap_err().to_string()
+}
+
+#[test]
+fn values_that_would_overflow_are_refused_by_field() {
+    // Regression: a die count that overflows 32 bits passed validation; a rate in MB/s that
+    // overflows when multiplied by 10^6 became 1 MB/s or unlimited; huge latencies were
+    // accepted and made runs allocate gigabytes for their per-second series.
+    for (item, field) in [
+        ("nand.channels=2147483650", "nand.channels"),
+        ("host.link_mbps=288230376151711744", "host.link_mbps"),
+        ("nand.bus_mbps=288230376151711744", "nand.bus_mbps"),
+        ("reduction.backend_write_mbps=288230376151711744", "reduction.backend_write_mbps"),
+        ("nand.t_prog_ns=9223372036854775000", "nand.t_prog_ns"),
+        ("controller.command_processing_ns=4611686018427387904", "controller.command_processing_ns"),
+        ("host.command_overhead_ns=4611686018427387904", "host.command_overhead_ns"),
+        ("energy.read_nj_per_page=1e300", "energy.read_nj_per_page"),
+        ("controller.idle_mw=nan", "controller.idle_mw"),
+    ] {
+        let err = override_error(item);
+        assert!(err.starts_with(&format!("--set {field}: {field}:")), "{item}: {err}");
+    }
+}
+
+#[test]
+fn each_error_names_its_own_field() {
+    // Regression: every FTL reserve error was reported against drive.capacity_bytes_user.
+    let err = override_error("ftl.gc_low_free_blocks_per_die=0");
+    assert!(err.contains("ftl.gc_low_free_blocks_per_die") && !err.contains("capacity_bytes_user:"), "{err}");
+    let err = override_error("ftl.gc_low_free_blocks_per_die=5000");
+    assert!(err.starts_with("--set ftl.gc_low_free_blocks_per_die"), "{err}");
+    // A field the override did not touch is placed at its line in the file.
+    let err = load_profile("force-gs-240", &["nand.blocks_per_plane=64".into()]).unwrap_err().to_string();
+    assert!(err.starts_with("profile `force-gs-240`:") && err.contains("drive.capacity_bytes_user"), "{err}");
+    let line: usize = err.split(':').nth(1).unwrap().trim().parse().unwrap_or_else(|_| panic!("{err}"));
+    assert!(line > 5, "{err}");
+}

@@ -1,0 +1,129 @@
+//! The profile file as written: sections and keys, before validation. Unknown keys are refused.
+
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawProfile {
+    pub drive: RawDrive,
+    pub nand: RawNand,
+    pub host: RawHost,
+    pub controller: RawController,
+    pub ftl: RawFtl,
+    pub energy: RawEnergy,
+    pub reduction: Option<RawReduction>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawReduction {
+    pub enabled: bool,
+    pub ecc_unit_bytes: u32,
+    pub chunk_header_bytes: u32,
+    pub dedup_index_entries: u64,
+    pub hash_mbps: u64,
+    pub compress_mbps: u64,
+    pub decompress_mbps: u64,
+    pub chunks_per_second: u64,
+    pub backend_write_mbps: u64,
+    pub backend_read_mbps: u64,
+    pub partial_page_reads: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawDrive {
+    pub model: String,
+    pub capacity_bytes_user: u64,
+    #[serde(default)]
+    pub reserved_user_fraction: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawNand {
+    pub channels: u32,
+    pub packages_per_channel: u32,
+    pub dies_per_package: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_bytes: u32,
+    pub spare_bytes_per_page: u32,
+    pub t_read_ns: u64,
+    pub t_prog_ns: u64,
+    pub t_erase_ns: u64,
+    pub command_overhead_ns: u64,
+    pub bus: String,
+    pub bus_mbps: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawHost {
+    pub interface: String,
+    pub link_mbps: Option<u64>,
+    pub command_overhead_ns: u64,
+    pub queue_depth_max: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawController {
+    pub command_processing_ns: u64,
+    pub write_buffer_bytes: u64,
+    #[serde(default)]
+    pub small_random_write_cap_iops: u64,
+    #[serde(default)]
+    pub small_random_write_burst_ios: u64,
+    #[serde(default = "default_small_write_bytes")]
+    pub small_random_write_max_bytes: u64,
+    pub trim_ns_per_mib: u64,
+    pub active_mw: f64,
+    pub idle_mw: f64,
+    #[serde(default)]
+    pub map_cache_bytes: u64,
+    #[serde(default = "default_map_entry_bytes")]
+    pub map_entry_bytes: u64,
+}
+
+pub(crate) fn default_map_entry_bytes() -> u64 {
+    4
+}
+
+pub(crate) fn default_small_write_bytes() -> u64 {
+    8192
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFtl {
+    pub gc_policy: String,
+    #[serde(default = "default_window")]
+    pub gc_window_blocks: u32,
+    pub gc_low_free_blocks_per_die: u32,
+    pub gc_idle_target_free_blocks_per_die: u32,
+}
+
+pub(crate) fn default_window() -> u32 {
+    8
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawEnergy {
+    pub read_nj_per_page: f64,
+    pub program_nj_per_page: f64,
+    pub erase_nj_per_block: f64,
+    pub transfer_pj_per_byte: f64,
+    pub nand_idle_mw: f64,
+}
+
+impl RawProfile {
+    /// The sections of an already parsed (and overridden) table. The error message names the
+    /// field at fault.
+    pub(crate) fn deserialize_table(table: toml::Table) -> Result<Self, String> {
+        use serde::Deserialize as _;
+        RawProfile::deserialize(toml::Value::Table(table)).map_err(|e| e.message().replace('\n', " "))
+    }
+}
