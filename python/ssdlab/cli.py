@@ -86,14 +86,25 @@ def _fio_options(args: list[str]) -> list[str]:
 @click.option("--job-file", type=click.Path(dir_okay=False), help="fio job file; its jobs run one after the other.")
 @click.option("--precondition", "steps", multiple=True, metavar="STEP", help=f"Before the job: {', '.join(pre.NAMES)} (repeatable, in order).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
-@click.option("--content", type=click.Choice(["modeled", "real"]), default="modeled", show_default=True,
-              help="Data-reduction content: modeled (fast) or real bytes.")
+@click.option(
+    "--content", type=click.Choice(["modeled", "real"]), default="modeled", show_default=True, help="Data-reduction content: modeled (fast) or real bytes."
+)
 @click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
 @click.option("--series", "series_path", metavar="FILE.csv", help="Write the per-second series of the last job as CSV.")
 @click.option("--quiet", is_flag=True, help="No progress bars and no text summary.")
 @click.pass_context
-def run_command(ctx: click.Context, profile: str, overrides: tuple[str, ...], job_file: str | None, steps: tuple[str, ...],
-                seed: int, content: str, json_path: str | None, series_path: str | None, quiet: bool) -> None:
+def run_command(
+    ctx: click.Context,
+    profile: str,
+    overrides: tuple[str, ...],
+    job_file: str | None,
+    steps: tuple[str, ...],
+    seed: int,
+    content: str,
+    json_path: str | None,
+    series_path: str | None,
+    quiet: bool,
+) -> None:
     """Run a workload against a drive in simulated time.
 
     fio options follow the command: --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based.
@@ -160,15 +171,30 @@ def run_command(ctx: click.Context, profile: str, overrides: tuple[str, ...], jo
 @click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
 @click.option("--out", "out_dir", default=None, metavar="DIR", help="Output folder (default: review-PROFILE).")
 @click.option("--db", "db_path", default=None, metavar="FILE", help="Results database (default: OUT/results.sqlite).")
-@click.option("--scale", type=click.FloatRange(0.001, 1.0), default=1.0, show_default=True,
-              help="Shorten the review (smaller drive and spans, shorter tests); below 1 it is marked not comparable.")
+@click.option(
+    "--scale",
+    type=click.FloatRange(0.001, 1.0),
+    default=1.0,
+    show_default=True,
+    help="Shorten the review (smaller drive and spans, shorter tests); below 1 it is marked not comparable.",
+)
 @click.option("--suites", default=None, metavar="A,B", help="Run only these suites.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
-@click.option("--label", default=None, metavar="NAME",
-              help="The drive's name in the results database and charts (default: the profile's name, plus any --set overrides).")
+@click.option(
+    "--label", default=None, metavar="NAME", help="The drive's name in the results database and charts (default: the profile's name, plus any --set overrides)."
+)
 @click.option("--quiet", is_flag=True, help="No progress output.")
-def review_command(profile: str, overrides: tuple[str, ...], out_dir: str | None, db_path: str | None, scale: float,
-                   suites: str | None, seed: int, label: str | None, quiet: bool) -> None:
+def review_command(
+    profile: str,
+    overrides: tuple[str, ...],
+    out_dir: str | None,
+    db_path: str | None,
+    scale: float,
+    suites: str | None,
+    seed: int,
+    label: str | None,
+    quiet: bool,
+) -> None:
     """Run every test of the articles against a drive and write a report (charts, tables, raw data)."""
     from ssdlab.lab.context import ReviewContext
     from ssdlab.lab.review import parse_suites, run_review
@@ -290,8 +316,20 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
 @click.option("--precondition", "steps", multiple=True, metavar="STEP")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
 @click.option("--json", "json_path", metavar="FILE|-")
-def trace_replay_command(path: str, profile: str, overrides: tuple[str, ...], fmt: str | None, mode: str, time_scale: float,
-                         remap: bool, skip_bad: bool, data_pattern: str, steps: tuple[str, ...], seed: int, json_path: str | None) -> None:
+def trace_replay_command(
+    path: str,
+    profile: str,
+    overrides: tuple[str, ...],
+    fmt: str | None,
+    mode: str,
+    time_scale: float,
+    remap: bool,
+    skip_bad: bool,
+    data_pattern: str,
+    steps: tuple[str, ...],
+    seed: int,
+    json_path: str | None,
+) -> None:
     """Replay a block trace against a drive."""
     try:
         for step in steps:
@@ -309,12 +347,16 @@ def trace_replay_command(path: str, profile: str, overrides: tuple[str, ...], fm
     if json_path:
         Path(json_path).write_text(json.dumps(s, indent=2) + "\n")
     click.echo(f"replayed {s['requests']:,} requests ({s['mode']}) in {s['simulated_seconds']:,.2f} s simulated, {s['wall_seconds']:,.1f} s wall")
-    click.echo(f"  average {s['average_mbps']:,.1f} MB/s (reads {s['read_mbps']:,.1f}, writes {s['write_mbps']:,.1f}); "
-               f"busy {s['busy_seconds']:,.2f} s (reads {s['busy_read_seconds']:,.2f}, writes {s['busy_write_seconds']:,.2f})")
+    click.echo(
+        f"  average {s['average_mbps']:,.1f} MB/s (reads {s['read_mbps']:,.1f}, writes {s['write_mbps']:,.1f}); "
+        f"busy {s['busy_seconds']:,.2f} s (reads {s['busy_read_seconds']:,.2f}, writes {s['busy_write_seconds']:,.2f})"
+    )
     lat = s.get("latency_us") or {}
     if lat:
-        click.echo(f"  latency us: p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}; "
-                   f"WA {s['write_amplification'] or 0:.3f}")
+        click.echo(
+            f"  latency us: p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}; "
+            f"WA {s['write_amplification'] or 0:.3f}"
+        )
     if s.get("remapped"):
         click.echo(f"  {s['remapped']:,} requests remapped into the drive")
     if s.get("skipped_lines"):

@@ -26,29 +26,22 @@ def drive_header(info: dict) -> str:
 def run_summary(s: dict) -> str:
     """A few lines about one job."""
     lines = [
-        f"job {s['job']}: {s['rw']} QD{s['iodepth']}, {s['simulated_seconds']:,.2f} s simulated "
-        f"in {s['wall_seconds']:,.2f} s wall (seed {s['seed']})",
+        f"job {s['job']}: {s['rw']} QD{s['iodepth']}, {s['simulated_seconds']:,.2f} s simulated in {s['wall_seconds']:,.2f} s wall (seed {s['seed']})",
         f"  {s['iops']:,.0f} IOPS   read {s['read_mbps']:,.1f} MB/s   write {s['write_mbps']:,.1f} MB/s   "
         f"({s['ios']:,} IOs: {s['reads']:,} reads, {s['writes']:,} writes, {s['trims']:,} trims)",
     ]
     lat = s.get("latency_us")
     if lat:
-        lines.append(
-            f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  "
-            f"p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}"
-        )
+        lines.append(f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}")
     wa = s["write_amplification"]
-    lines.append(
-        f"  write amplification {wa:.3f}" if wa is not None else "  write amplification n/a (no writes)"
-    )
-    lines[-1] += (
-        f"  (host {_bytes(s['host_write_bytes'])} -> NAND {_bytes(s['nand_write_bytes'])}, "
-        f"GC {_bytes(s['nand_write_bytes_gc'])})"
-    )
+    lines.append(f"  write amplification {wa:.3f}" if wa is not None else "  write amplification n/a (no writes)")
+    lines[-1] += f"  (host {_bytes(s['host_write_bytes'])} -> NAND {_bytes(s['nand_write_bytes'])}, GC {_bytes(s['nand_write_bytes_gc'])})"
     red = s.get("reduction")
     if red:
+
         def pct(x):
             return "n/a" if x is None else f"{x * 100:.1f}%"
+
         ratio = red["data_reduction_ratio"]
         lines.append(
             f"  data {s['data_pattern']}: reduction {'n/a' if ratio is None else f'{ratio:.2f}:1'}, dedup hits {pct(red['dedup_hit_rate'])}, "

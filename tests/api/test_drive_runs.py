@@ -11,8 +11,7 @@ def test_run_reports_the_documented_keys(small_overrides):
     drive.precondition("seq-fill")
     result = drive.run(["rw=randwrite", "bs=4k", "iodepth=32", "runtime=3", "time_based"])
     s = result.summary
-    for key in ("write_amplification", "iops", "read_mbps", "write_mbps", "host_write_bytes", "nand_write_bytes",
-                "simulated_seconds", "wall_seconds", "seed"):
+    for key in ("write_amplification", "iops", "read_mbps", "write_mbps", "host_write_bytes", "nand_write_bytes", "simulated_seconds", "wall_seconds", "seed"):
         assert key in s
     assert set(s["latency_us"]) >= {"p50", "p99", "p999", "max"}
     assert s["simulated_seconds"] == pytest.approx(3.0, abs=0.05)
@@ -72,4 +71,4 @@ def test_progress_is_reported(small_overrides):
     seen = []
     drive.run(["rw=write", "bs=128k", "iodepth=32"], progress=lambda job, f, sim, n: seen.append((f, sim)))
     assert seen and seen[-1][0] == 1.0
-    assert all(b[1] >= a[1] for a, b in zip(seen, seen[1:]))
+    assert all(b[1] >= a[1] for a, b in zip(seen, seen[1:], strict=False))

@@ -32,12 +32,12 @@ def test_reads_return_last_write_and_trim_reads_zero(small_overrides, ops, seed)
         count = min(count, SPAN_SECTORS - first)
         size = count * SECTOR
         if kind == "write":
-            drive.run([f"rw=write", f"offset={first * SECTOR}", f"size={size}", f"bs={size}", "number_ios=1"])
+            drive.run(["rw=write", f"offset={first * SECTOR}", f"size={size}", f"bs={size}", "number_ios=1"])
             base = drive.read_tag(first)
             for i in range(count):
                 reference[first + i] = base + i
         else:
-            drive.run([f"rw=trim", f"offset={first * SECTOR}", f"size={size}", f"bs={size}", "number_ios=1"])
+            drive.run(["rw=trim", f"offset={first * SECTOR}", f"size={size}", f"bs={size}", "number_ios=1"])
             for i in range(count):
                 reference[first + i] = 0
     for sector, expected in reference.items():

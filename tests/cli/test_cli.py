@@ -30,8 +30,23 @@ def test_profiles_and_profile_show():
 
 def test_run_writes_json_and_series(tmp_path):
     series = tmp_path / "s.csv"
-    r = ssdlab("run", *small_args(), "--precondition", "seq-fill", "--rw=randwrite", "--bs=4k", "--iodepth=32",
-               "--runtime=2", "--time_based", "--json", "-", "--series", str(series), "--seed", "9")
+    r = ssdlab(
+        "run",
+        *small_args(),
+        "--precondition",
+        "seq-fill",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--iodepth=32",
+        "--runtime=2",
+        "--time_based",
+        "--json",
+        "-",
+        "--series",
+        str(series),
+        "--seed",
+        "9",
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["master_seed"] == 9 and doc["rw"] == "randwrite"
@@ -85,7 +100,7 @@ def test_bad_profile_file_names_file_line_and_field(tmp_path):
     text = ssdlab("profile", "show", "force-gs-240").stdout.replace("pages_per_block = 256", "pages_per_block = 0")
     path = tmp_path / "drive.toml"
     path.write_text(text)
-    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith("pages_per_block"))
+    line = next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("pages_per_block"))
     r = ssdlab("run", "--profile", str(path), "--rw=read")
     assert r.returncode == 2
     assert f"{path}:{line}: nand.pages_per_block" in r.stderr

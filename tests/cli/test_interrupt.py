@@ -12,7 +12,9 @@ from ssdlab import Drive
 def test_ctrl_c_stops_a_long_run_with_status_130():
     p = subprocess.Popen(
         [sys.executable, "-m", "ssdlab.cli", "run", "--rw=randwrite", "--bs=4k", "--iodepth=32", "--runtime=100000", "--time_based", "--quiet"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(3)

@@ -13,8 +13,11 @@ from ssdlab.lab.db import ResultsDatabase
 
 
 def review(out: Path, profile: str, suites: str, scale: str) -> pd.DataFrame:
-    r = subprocess.run([sys.executable, "-m", "ssdlab.cli", "review", profile, "--scale", scale, "--suites", suites,
-                        "--out", str(out), "--quiet"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "ssdlab.cli", "review", profile, "--scale", scale, "--suites", suites, "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     return ResultsDatabase(out / "results.sqlite", create=False).latest(include_scaled=True)
 

@@ -14,16 +14,16 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def chromium(*args):
-    return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args], capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium is not installed")
 def test_report_loads_every_image_without_console_errors(tmp_path):
     assert CHROMIUM is not None, "CI must install chromium (see .ci/run)"
     out = tmp_path / "review"
-    r = subprocess.run([sys.executable, "-m", "ssdlab.cli", "review", "force-gs-240", "--scale", "0.02", "--out", str(out), "--quiet"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "ssdlab.cli", "review", "force-gs-240", "--scale", "0.02", "--out", str(out), "--quiet"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     url = (out / "index.html").as_uri()
     dom = chromium("--virtual-time-budget=10000", "--enable-logging=stderr", "--v=0", "--dump-dom", url)

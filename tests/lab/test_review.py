@@ -3,7 +3,6 @@
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -82,8 +81,19 @@ def test_conventional_drive_gains_from_extra_op(tmp_path):
 
 def test_compare_draws_from_the_database(review, tmp_path):
     other = tmp_path / "other"
-    r = ssdlab("review", "conventional-240", "--scale", "0.02", "--suites", "as-ssd,power,storage-bench", "--out", str(other),
-               "--db", str(review / "results.sqlite"), "--quiet")
+    r = ssdlab(
+        "review",
+        "conventional-240",
+        "--scale",
+        "0.02",
+        "--suites",
+        "as-ssd,power,storage-bench",
+        "--out",
+        str(other),
+        "--db",
+        str(review / "results.sqlite"),
+        "--quiet",
+    )
     assert r.returncode == 0, r.stderr
     out = tmp_path / "cmp"
     r = ssdlab("compare", "--db", str(review / "results.sqlite"), "--out", str(out), "--include-scaled", "--highlight", "force-gs-240")
@@ -127,8 +137,7 @@ def test_bad_inputs_are_refused_and_leave_results_untouched(review, tmp_path):
 def test_review_sharing_a_database_draws_this_drive_among_the_others(tmp_path):
     db = tmp_path / "lab.sqlite"
     for profile in ("conventional-240", "force-gs-240"):
-        r = ssdlab("review", profile, "--scale", "0.02", "--suites", "as-ssd,power", "--out", str(tmp_path / profile),
-                   "--db", str(db), "--quiet")
+        r = ssdlab("review", profile, "--scale", "0.02", "--suites", "as-ssd,power", "--out", str(tmp_path / profile), "--db", str(db), "--quiet")
         assert r.returncode == 0, r.stderr
     first = (tmp_path / "conventional-240" / "index.html").read_text()
     assert "Against the other drives" not in first  # alone in the database when it ran
@@ -144,11 +153,9 @@ def test_review_sharing_a_database_draws_this_drive_among_the_others(tmp_path):
 
 def test_a_modified_drive_is_stored_under_its_own_name(tmp_path):
     db = tmp_path / "lab.sqlite"
-    runs = [("conventional-240", ()), ("conventional-240", ("--set", "ftl.gc_policy=cost-benefit")),
-            ("conventional-240", ("--label", "my drive"))]
+    runs = [("conventional-240", ()), ("conventional-240", ("--set", "ftl.gc_policy=cost-benefit")), ("conventional-240", ("--label", "my drive"))]
     for i, (profile, extra) in enumerate(runs):
-        r = ssdlab("review", profile, *extra, "--scale", "0.02", "--suites", "power", "--out", str(tmp_path / str(i)),
-                   "--db", str(db), "--quiet")
+        r = ssdlab("review", profile, *extra, "--scale", "0.02", "--suites", "power", "--out", str(tmp_path / str(i)), "--db", str(db), "--quiet")
         assert r.returncode == 0, r.stderr
     with sqlite3.connect(db) as c:
         names = [row[0] for row in c.execute("SELECT drive FROM runs ORDER BY started, rowid")]

@@ -24,8 +24,7 @@ def test_compressible_data_is_reduced_and_reported(small_overrides):
 
 def test_fio_compress_and_dedupe_percentages(small_overrides):
     drive = Drive(overrides=small_overrides)
-    s = drive.run(["rw=write", "bs=128k", "iodepth=32", "size=512m", "buffer_compress_percentage=50",
-                   "dedupe_percentage=30"]).summary
+    s = drive.run(["rw=write", "bs=128k", "iodepth=32", "size=512m", "buffer_compress_percentage=50", "dedupe_percentage=30"]).summary
     red = s["reduction"]
     assert 0.25 < red["dedup_hit_rate"] < 0.35
     ratio = red["bytes_after_dedup"] / red["bytes_after_compression"]
@@ -76,8 +75,11 @@ def test_cli_reports_reduction_in_json():
     args = []
     for item in SMALL:
         args += ["--set", item]
-    r = subprocess.run([sys.executable, "-m", "ssdlab.cli", "run", *args, "--rw=write", "--bs=128k", "--size=256m",
-                        "--data_pattern=text", "--json", "-"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "ssdlab.cli", "run", *args, "--rw=write", "--bs=128k", "--size=256m", "--data_pattern=text", "--json", "-"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["profile"]["data_reduction"] is True

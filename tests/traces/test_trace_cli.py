@@ -12,7 +12,12 @@ from conftest import SMALL
 
 SAMPLES = {
     "msr": "128166372003061629,hm,0,Read,4096,4096,1010\n128166372003071629,hm,0,Write,8192,16384,500\n128166372003081629,hm,0,Write,24576,4096,500\n",
-    "blkparse": "  8,0    0        1     0.000000000  4162  Q   R 8 + 8 [fio]\n  8,0    0        2     0.000100000  4162  Q   W 16 + 32 [fio]\n  8,0    0        3     0.000200000  4162  Q   W 48 + 8 [fio]\nCPU0 (8,0):\n Reads Queued: 1\n",
+    "blkparse": (
+        "  8,0    0        1     0.000000000  4162  Q   R 8 + 8 [fio]\n"
+        "  8,0    0        2     0.000100000  4162  Q   W 16 + 32 [fio]\n"
+        "  8,0    0        3     0.000200000  4162  Q   W 48 + 8 [fio]\n"
+        "CPU0 (8,0):\n Reads Queued: 1\n"
+    ),
     "fio2": "fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x read 4096 4096\n/dev/x write 8192 16384\n/dev/x write 24576 4096\n/dev/x close\n",
     "fio3": "fio version 3 iolog\n0 /dev/x add\n1 /dev/x read 4096 4096\n2 /dev/x write 8192 16384\n3 /dev/x write 24576 4096\n",
     "spc": "0,8,4096,r,0.000\n0,16,16384,w,0.001\n0,48,4096,w,0.002\n",

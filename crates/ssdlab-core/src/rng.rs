@@ -44,6 +44,11 @@ impl SimRng {
     pub fn unit_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
+
+    /// The underlying generator, for sampling from library distributions.
+    pub fn inner_mut(&mut self) -> &mut Xoshiro256PlusPlus {
+        &mut self.inner
+    }
 }
 
 #[cfg(test)]
@@ -74,12 +79,5 @@ mod tests {
         for c in counts {
             assert!((9_000..11_000).contains(&c), "{counts:?}");
         }
-    }
-}
-
-impl SimRng {
-    /// The underlying generator, for sampling from library distributions.
-    pub fn inner_mut(&mut self) -> &mut Xoshiro256PlusPlus {
-        &mut self.inner
     }
 }

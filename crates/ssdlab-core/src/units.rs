@@ -20,17 +20,13 @@ pub const MB: u64 = 1_000_000;
 /// Returns a message describing the expected form on failure.
 pub fn parse_size_bytes(text: &str) -> Result<u64, String> {
     let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .unwrap_or(trimmed.len());
+    let split = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(trimmed.len());
     let (number_text, suffix) = trimmed.split_at(split);
     let number_text = number_text.replace('_', "");
     if number_text.is_empty() {
         return Err(format!("`{text}` is not a size (expected a number with an optional k/m/g/t suffix, e.g. 4k)"));
     }
-    let number: f64 = number_text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a size (expected a number with an optional k/m/g/t suffix)"))?;
+    let number: f64 = number_text.parse().map_err(|_| format!("`{text}` is not a size (expected a number with an optional k/m/g/t suffix)"))?;
     let multiplier: u64 = match suffix.to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kib" => KIB,

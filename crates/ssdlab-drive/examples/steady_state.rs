@@ -56,11 +56,20 @@ fn main() {
     );
     println!("pending bookings (channels, engine, link): {:?}", drive.pending_bookings());
     let f = drive.flash().counters();
-    println!("die busy total {:.1} s over 32 dies, reads {} programs {} erases {}", drive.flash().die_busy_total_ns() as f64 / 1e9, f.page_reads, f.page_programs, f.block_erases);
+    println!(
+        "die busy total {:.1} s over 32 dies, reads {} programs {} erases {}",
+        drive.flash().die_busy_total_ns() as f64 / 1e9,
+        f.page_reads,
+        f.page_programs,
+        f.block_erases
+    );
     println!("gc moved {} (sectors or chunks), reduction: {:?}", drive.translation().gc_moved(), rw.reduction);
     let n = series.len();
     for row in series.iter().step_by((n / 12).max(1)) {
-        println!("  t={:>5}s iops={:>8.0} free={:>6} wa={:.2} maxlat={:.0}us", row.second, row.iops, row.free_blocks, row.write_amplification, row.max_latency_us);
+        println!(
+            "  t={:>5}s iops={:>8.0} free={:>6} wa={:.2} maxlat={:.0}us",
+            row.second, row.iops, row.free_blocks, row.write_amplification, row.max_latency_us
+        );
     }
     let rss = peak_rss_bytes();
     println!("peak RSS {:.1} MiB = {:.2} MiB per raw GiB", rss as f64 / 1048576.0, rss as f64 / 1048576.0 / raw_gib);

@@ -104,9 +104,8 @@ impl Engine {
     pub fn front_end_write(&mut self, first_in_ns: Nanoseconds, sectors: u64) -> FrontEndPass {
         let r = &self.rates;
         let bytes = sectors * SECTOR_BYTES;
-        let total_ns = transfer_ns(bytes, r.hash_bytes_per_second)
-            .max(transfer_ns(bytes, r.compress_bytes_per_second))
-            .max(transfer_ns(sectors, r.chunks_per_second));
+        let total_ns =
+            transfer_ns(bytes, r.hash_bytes_per_second).max(transfer_ns(bytes, r.compress_bytes_per_second)).max(transfer_ns(sectors, r.chunks_per_second));
         let start_ns = self.front.book(first_in_ns, total_ns);
         self.counters.front_end_busy_ns += total_ns;
         FrontEndPass { start_ns, total_ns, sectors }

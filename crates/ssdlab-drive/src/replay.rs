@@ -7,6 +7,7 @@
 //! its length.
 
 use crate::drive::Drive;
+use crate::inflight::InFlightQueue;
 use crate::metrics::{LatencySummary, Metrics, SeriesRow};
 use serde::Serialize;
 use ssdlab_core::time::seconds;
@@ -14,7 +15,6 @@ use ssdlab_core::{bail, Nanoseconds, Result};
 use ssdlab_reduce::{ContentStream, DataPattern};
 use ssdlab_trace::{QueueDepth, TraceOp, TraceRecord};
 use ssdlab_workload::{Io, Op};
-use crate::inflight::InFlightQueue;
 
 /// How requests are timed.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -182,7 +182,7 @@ impl TraceRun {
         Ok(())
     }
 
-    fn to_io(&mut self, r: &TraceRecord) -> Result<Io> {
+    fn io_of(&mut self, r: &TraceRecord) -> Result<Io> {
         let op = match r.op {
             TraceOp::Read => Op::Read,
             TraceOp::Write => Op::Write,
@@ -211,7 +211,7 @@ impl TraceRun {
     }
 
     fn submit(&mut self, drive: &mut Drive, r: TraceRecord, at_ns: Nanoseconds, arrival_ns: Nanoseconds) -> Result<()> {
-        let io = self.to_io(&r)?;
+        let io = self.io_of(&r)?;
         let done = drive.submit_with(&io, at_ns, &mut self.content)?;
         let k = op_index(r.op);
         self.counts[k] += 1;

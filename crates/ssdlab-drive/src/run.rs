@@ -1,15 +1,15 @@
 //! Closed-loop runs: keep `iodepth` commands in flight until the job's limits.
 
 use crate::drive::{Drive, DriveCounters};
+use crate::inflight::InFlightQueue;
 use crate::metrics::{LatencySummary, Metrics, SeriesRow, Snapshot};
 use serde::Serialize;
 use ssdlab_core::time::seconds;
 use ssdlab_core::{bail, Nanoseconds, Result};
-use ssdlab_nand::{FlashCounters, SECTOR_BYTES};
 use ssdlab_ftl::ChunkStats;
+use ssdlab_nand::{FlashCounters, SECTOR_BYTES};
 use ssdlab_reduce::ContentStream;
 use ssdlab_workload::{IoGenerator, JobSpec, Op};
-use crate::inflight::InFlightQueue;
 use std::collections::VecDeque;
 
 /// Commands generated ahead of submission, so their mapping entries can be prefetched.
@@ -263,17 +263,14 @@ impl Run {
         if let Some(soon) = self.lookahead.get(STAGE3_AT) {
             drive.prefetch_stage3(soon);
         }
-        let done_ns = if self.needs_content { drive.submit_with(&io, at_ns, &mut self.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut self.content)? };
+        let done_ns =
+            if self.needs_content { drive.submit_with(&io, at_ns, &mut self.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut self.content)? };
         self.inflight.push(at_ns, at_ns, done_ns, io.op, io.len_bytes);
         Ok(())
     }
 
     fn snapshot(&self, drive: &Drive) -> Snapshot {
-        snapshot_of(
-            drive,
-            self.flash_base.bytes_programmed_host + self.flash_base.bytes_programmed_internal,
-            self.drive_base.host_write_bytes,
-        )
+        snapshot_of(drive, self.flash_base.bytes_programmed_host + self.flash_base.bytes_programmed_internal, self.drive_base.host_write_bytes)
     }
 
     /// Process up to `max_completions` completions. Returns whether the run is done.

@@ -10,8 +10,13 @@ use ssdlab_workload::{Io, Op};
 fn small_profile(extra: &[&str]) -> Profile {
     let raw: u64 = 8 * 2 * 64 * 256 * 8192;
     let user = raw * 85 / 100 / 4096 * 4096;
-    let mut overrides: Vec<String> =
-        vec!["nand.channels=4".into(), "nand.packages_per_channel=1".into(), "nand.blocks_per_plane=64".into(), format!("drive.capacity_bytes_user={user}"), "reduction.enabled=false".into()];
+    let mut overrides: Vec<String> = vec![
+        "nand.channels=4".into(),
+        "nand.packages_per_channel=1".into(),
+        "nand.blocks_per_plane=64".into(),
+        format!("drive.capacity_bytes_user={user}"),
+        "reduction.enabled=false".into(),
+    ];
     overrides.extend(extra.iter().map(|s| s.to_string()));
     load_profile("force-gs-240", &overrides).unwrap()
 }
@@ -28,7 +33,11 @@ fn small_random_write_cap_limits_sustained_iops_after_the_burst() {
     // 5000 at once, then 2000 per second: about 25,000 in 10 s.
     assert!(s.ios > 24_000 && s.ios < 26_500, "{}", s.ios);
     // Sequential writes are not small random writes: not capped.
-    let (seq, _) = run(&mut drive, &["rw=write", "bs=4k", "iodepth=32", "runtime=1", "time_based", "size=256m"], s.simulated_seconds as u64 * 1_000_000_000 + 1_000_000_000);
+    let (seq, _) = run(
+        &mut drive,
+        &["rw=write", "bs=4k", "iodepth=32", "runtime=1", "time_based", "size=256m"],
+        s.simulated_seconds as u64 * 1_000_000_000 + 1_000_000_000,
+    );
     assert!(seq.iops > 20_000.0, "{}", seq.iops);
     // Without the cap the same random job runs far faster.
     let mut free = Drive::new(small_profile(&[])).unwrap();
@@ -72,5 +81,5 @@ fn idle_time_gc_refills_the_free_pool_and_secure_erase_resets() {
     assert!(done > flushed);
     assert_eq!(drive.translation().live_data_sectors(), 0);
     assert_eq!(drive.translation().free_blocks_total(), drive.profile().geometry.total_blocks() as u64);
-    assert!(drive.translation().wear().min >= wear_before.min + 1);
+    assert!(drive.translation().wear().min > wear_before.min);
 }

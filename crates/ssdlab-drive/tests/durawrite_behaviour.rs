@@ -131,4 +131,3 @@ fn modeled_and_real_content_agree_on_write_amplification() {
         assert!(diff < 0.05, "{pattern}: modeled WA {:.3} vs real {:.3}", was[0], was[1]);
     }
 }
-

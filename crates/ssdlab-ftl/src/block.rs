@@ -32,12 +32,6 @@ pub(crate) struct Block {
 
 impl Block {
     pub fn erased() -> Self {
-        Self {
-            valid: 0,
-            written: 0,
-            erase_count: 0,
-            state: BlockState::Free,
-            close_seq: 0,
-        }
+        Self { valid: 0, written: 0, erase_count: 0, state: BlockState::Free, close_seq: 0 }
     }
 }

@@ -652,7 +652,6 @@ impl ChunkFtl {
         }
         copied
     }
-
 }
 
 impl Collector for ChunkFtl {

@@ -69,12 +69,7 @@ impl FtlConfig {
             self.user_sectors,
             super::UNMAPPED
         );
-        field_ensure!(
-            self.gc_low_free_blocks_per_die >= 1,
-            "ftl",
-            "gc_low_free_blocks_per_die",
-            "must be at least 1 (GC needs a free block to copy into)"
-        );
+        field_ensure!(self.gc_low_free_blocks_per_die >= 1, "ftl", "gc_low_free_blocks_per_die", "must be at least 1 (GC needs a free block to copy into)");
         if let GcPolicy::WindowedGreedy { window } = self.gc_policy {
             field_ensure!(window >= 1, "ftl", "gc_window_blocks", "must be at least 1");
         }

@@ -58,8 +58,7 @@ impl DieState {
     /// it stays bounded.
     pub fn compact_closed_order(&mut self, blocks: &[Block], blocks_per_die: u32) {
         if self.closed_order.len() > 2 * blocks_per_die as usize + 16 {
-            self.closed_order
-                .retain(|&(b, seq)| blocks[b as usize].state == crate::BlockState::Closed && blocks[b as usize].close_seq == seq);
+            self.closed_order.retain(|&(b, seq)| blocks[b as usize].state == crate::BlockState::Closed && blocks[b as usize].close_seq == seq);
         }
     }
 }

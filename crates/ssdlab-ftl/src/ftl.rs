@@ -120,12 +120,7 @@ impl Ftl {
             return None;
         }
         let block = slot / self.slots_per_block;
-        Some(Location {
-            die: block / self.blocks_per_die,
-            block,
-            unit: (slot % self.slots_per_block) / self.slots_per_unit,
-            slot,
-        })
+        Some(Location { die: block / self.blocks_per_die, block, unit: (slot % self.slots_per_block) / self.slots_per_unit, slot })
     }
 
     /// The content tag last written to `lba` (0 when unmapped or when tags are not tracked).

@@ -7,8 +7,8 @@
 use crate::block::{Block, BlockState};
 use crate::config::GcPolicy;
 use crate::die::{DieState, CREDIT_FRACTION_BITS};
-use crate::wear::WearSummary;
 use crate::victim::select_victim;
+use crate::wear::WearSummary;
 use crate::UNMAPPED;
 
 /// Blocks, dies and the GC bookkeeping over them.
@@ -128,8 +128,7 @@ impl BlockPool {
     /// Choose a victim on `die` (the die must be able to take `needed_room` units of copies) and
     /// take it out of the candidates. Returns whether one was started.
     pub fn start_victim(&mut self, die: u32) -> bool {
-        let Some(victim) = select_victim(self.policy, &mut self.dies[die as usize], &self.blocks, &self.gc_key, self.capacity, self.close_seq)
-        else {
+        let Some(victim) = select_victim(self.policy, &mut self.dies[die as usize], &self.blocks, &self.gc_key, self.capacity, self.close_seq) else {
             return false;
         };
         let gc_open = self.dies[die as usize].gc_open;

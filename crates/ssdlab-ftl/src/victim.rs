@@ -7,14 +7,7 @@ use crate::die::DieState;
 /// Pick the block to reclaim on a die, or `None` when no closed block has an invalid slot.
 ///
 /// Ties go to the block that closed first (lowest close sequence), never to memory order.
-pub(crate) fn select_victim(
-    policy: GcPolicy,
-    die: &mut DieState,
-    blocks: &[Block],
-    gc_key: &[u32],
-    slots_per_block: u32,
-    close_seq_now: u64,
-) -> Option<u32> {
+pub(crate) fn select_victim(policy: GcPolicy, die: &mut DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32, close_seq_now: u64) -> Option<u32> {
     match policy {
         GcPolicy::Greedy => greedy(die, blocks, gc_key, slots_per_block),
         GcPolicy::CostBenefit => cost_benefit(die, blocks, slots_per_block, close_seq_now),

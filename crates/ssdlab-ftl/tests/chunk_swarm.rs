@@ -15,13 +15,8 @@ use ssdlab_ftl::{ChunkFtl, ChunkFtlConfig, NullSink};
 use ssdlab_nand::Geometry;
 use ssdlab_reduce::{decompress_sector, DataPattern, PatternKind, SectorContent, SECTOR_BYTES};
 
-const PATTERNS: [PatternKind; 5] = [
-    PatternKind::Random,
-    PatternKind::Repeating,
-    PatternKind::Text,
-    PatternKind::Zeros,
-    PatternKind::FioCompress { percent: 50, chunk_bytes: 512 },
-];
+const PATTERNS: [PatternKind; 5] =
+    [PatternKind::Random, PatternKind::Repeating, PatternKind::Text, PatternKind::Zeros, PatternKind::FioCompress { percent: 50, chunk_bytes: 512 }];
 
 fn bytes_of(pattern: usize, seed: u64) -> Vec<u8> {
     let mut out = vec![0u8; SECTOR_BYTES];

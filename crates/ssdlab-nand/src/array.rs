@@ -147,8 +147,7 @@ impl FlashArray {
         if kind == OpKind::Internal {
             self.counters.bytes_read_internal += bytes_out;
         }
-        self.counters.energy_nj += self.page_read_nj * planes as f64
-            + self.energy.transfer_pj_per_byte * bytes_out as f64 / 1000.0;
+        self.counters.energy_nj += self.page_read_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_out as f64 / 1000.0;
         done
     }
 
@@ -168,8 +167,7 @@ impl FlashArray {
             OpKind::Host => self.counters.bytes_programmed_host += bytes_in,
             OpKind::Internal => self.counters.bytes_programmed_internal += bytes_in,
         }
-        self.counters.energy_nj += self.page_program_nj * planes as f64
-            + self.energy.transfer_pj_per_byte * bytes_in as f64 / 1000.0;
+        self.counters.energy_nj += self.page_program_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_in as f64 / 1000.0;
         done
     }
 
@@ -227,13 +225,7 @@ mod tests {
             bus: BusKind::Toggle1,
             bus_bytes_per_second: 200_000_000,
         };
-        let energy = Energy {
-            read_nj_per_page: 1.0,
-            program_nj_per_page: 2.0,
-            erase_nj_per_block: 3.0,
-            transfer_pj_per_byte: 0.0,
-            idle_mw: 0.0,
-        };
+        let energy = Energy { read_nj_per_page: 1.0, program_nj_per_page: 2.0, erase_nj_per_block: 3.0, transfer_pj_per_byte: 0.0, idle_mw: 0.0 };
         FlashArray::new(geometry, timing, energy)
     }
 

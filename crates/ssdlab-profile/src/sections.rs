@@ -55,7 +55,14 @@ pub(crate) fn timing(n: &RawNand) -> FieldResult<Timing> {
         Some(mbps) => rate("nand", "bus_mbps", mbps)?,
         None => bus.default_bytes_per_second(),
     };
-    let timing = Timing { t_read_ns: n.t_read_ns, t_prog_ns: n.t_prog_ns, t_erase_ns: n.t_erase_ns, command_overhead_ns: n.command_overhead_ns, bus, bus_bytes_per_second };
+    let timing = Timing {
+        t_read_ns: n.t_read_ns,
+        t_prog_ns: n.t_prog_ns,
+        t_erase_ns: n.t_erase_ns,
+        command_overhead_ns: n.command_overhead_ns,
+        bus,
+        bus_bytes_per_second,
+    };
     timing.validate()?;
     Ok(timing)
 }
@@ -91,13 +98,7 @@ pub(crate) fn drive(d: &RawDrive, geometry: &Geometry) -> FieldResult<()> {
 pub(crate) fn host(h: &RawHost) -> FieldResult<HostSettings> {
     let interface = HostInterface::parse(&h.interface)
         .ok_or_else(|| FieldError::new("host", "interface", format!("unknown interface `{}` (expected sata-3g or sata-6g)", h.interface)))?;
-    field_ensure!(
-        (1..=32).contains(&h.queue_depth_max),
-        "host",
-        "queue_depth_max",
-        "SATA NCQ allows 1 to 32 outstanding commands (got {})",
-        h.queue_depth_max
-    );
+    field_ensure!((1..=32).contains(&h.queue_depth_max), "host", "queue_depth_max", "SATA NCQ allows 1 to 32 outstanding commands (got {})", h.queue_depth_max);
     field_ensure!(
         h.command_overhead_ns <= MAX_COMMAND_NS,
         "host",
@@ -222,12 +223,7 @@ pub(crate) fn reduction(r: &RawReduction, ftl: &FtlConfig) -> FieldResult<Option
         return Ok(None);
     }
     let chunks_per_second = r.chunks_per_second;
-    field_ensure!(
-        (1..=10_000_000_000).contains(&chunks_per_second),
-        "reduction",
-        "chunks_per_second",
-        "must be 1 to 10000000000 (got {chunks_per_second})"
-    );
+    field_ensure!((1..=10_000_000_000).contains(&chunks_per_second), "reduction", "chunks_per_second", "must be 1 to 10000000000 (got {chunks_per_second})");
     let chunk = ChunkFtlConfig {
         geometry: ftl.geometry.clone(),
         user_sectors: ftl.user_sectors,

@@ -55,4 +55,3 @@ pub fn jobs_from_file(path: &str) -> PyResult<Vec<NativeJob>> {
     let specs = ssdlab_workload::parse_job_file(path).map_err(to_py)?;
     Ok(specs.into_iter().map(|spec| NativeJob { spec }).collect())
 }
-

@@ -9,9 +9,9 @@ use ssdlab_core::Error;
 pub fn parse_format(format: Option<&str>) -> PyResult<Option<ssdlab_trace::TraceFormat>> {
     match format {
         None => Ok(None),
-        Some(name) => ssdlab_trace::TraceFormat::parse(name).map(Some).ok_or_else(|| {
-            WorkloadError::new_err(format!("unknown trace format `{name}` (expected msr, snia, blkparse, fio2, fio3, spc, umass or disksim)"))
-        }),
+        Some(name) => ssdlab_trace::TraceFormat::parse(name)
+            .map(Some)
+            .ok_or_else(|| WorkloadError::new_err(format!("unknown trace format `{name}` (expected msr, snia, blkparse, fio2, fio3, spc, umass or disksim)"))),
     }
 }
 
@@ -47,9 +47,8 @@ pub fn trace_workloads() -> Vec<(&'static str, &'static str, u64)> {
 #[pyfunction]
 #[pyo3(signature = (name, path, seed=1))]
 pub fn trace_generate(py: Python<'_>, name: &str, path: &str, seed: u64) -> PyResult<u64> {
-    let workload = ssdlab_trace::Workload::by_name(name).ok_or_else(|| {
-        WorkloadError::new_err(format!("unknown workload `{name}` (expected one of: {})", ssdlab_trace::Workload::names().join(", ")))
-    })?;
+    let workload = ssdlab_trace::Workload::by_name(name)
+        .ok_or_else(|| WorkloadError::new_err(format!("unknown workload `{name}` (expected one of: {})", ssdlab_trace::Workload::names().join(", "))))?;
     let path = path.to_string();
     py.detach(move || ssdlab_trace::write_msr_file(&path, ssdlab_trace::generate(workload, seed))).map_err(to_py)
 }

@@ -90,7 +90,7 @@ impl ContentStream {
         Self {
             pattern,
             mode,
-            rng: SimRng::new(seed ^ 0x5EED_C0_47E47),
+            rng: SimRng::new(seed ^ 0x05EE_DC04_7E47),
             recent: Vec::with_capacity(RECENT),
             recent_next: 0,
             sizes,

@@ -218,7 +218,13 @@ impl TraceReader {
                     return Err("timestamps go backwards (earlier than the first line's)".to_string());
                 }
                 let time_ns = (ticks - base) * 100;
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes: num(f[4], "Offset")?, len_bytes: num(f[5], "Size")?, latency_ns: Some(num(f[6], "ResponseTime")? * 100) }))
+                Ok(Some(TraceRecord {
+                    time_ns,
+                    op,
+                    offset_bytes: num(f[4], "Offset")?,
+                    len_bytes: num(f[5], "Size")?,
+                    latency_ns: Some(num(f[6], "ResponseTime")? * 100),
+                }))
             }
             TraceFormat::Spc => {
                 let f: Vec<&str> = t.split(',').collect();
@@ -323,9 +329,7 @@ impl Iterator for TraceReader {
             };
             let parsed = self.parse_line(&line).and_then(|r| match r {
                 Some(rec) if rec.len_bytes == 0 && rec.op != TraceOp::Trim => Err("zero-length request".to_string()),
-                Some(rec) if rec.time_ns < self.last_time_ns => {
-                    Err(format!("timestamps go backwards ({} ns after {} ns)", rec.time_ns, self.last_time_ns))
-                }
+                Some(rec) if rec.time_ns < self.last_time_ns => Err(format!("timestamps go backwards ({} ns after {} ns)", rec.time_ns, self.last_time_ns)),
                 other => Ok(other),
             });
             match parsed {

@@ -55,11 +55,7 @@ impl IoGenerator {
         }
         let span_bytes = job.size_bytes.unwrap_or(capacity_bytes - job.offset_bytes);
         if job.offset_bytes + span_bytes > capacity_bytes {
-            bail!(
-                Workload,
-                "{at}: offset {} + size {span_bytes} reaches beyond the usable capacity of {capacity_bytes} bytes",
-                job.offset_bytes
-            );
+            bail!(Workload, "{at}: offset {} + size {span_bytes} reaches beyond the usable capacity of {capacity_bytes} bytes", job.offset_bytes);
         }
         if job.max_block_bytes() > span_bytes {
             bail!(Workload, "{at}: block size {} is larger than the span of {span_bytes} bytes", job.max_block_bytes());
@@ -75,8 +71,7 @@ impl IoGenerator {
         let zipf = match job.distribution {
             Distribution::Zipf(theta) if job.rw.is_random() => {
                 let blocks = (span_bytes / align_bytes).max(1);
-                let zipf = Zipf::new(blocks as f64, theta)
-                    .map_err(|e| ssdlab_core::Error::Workload(format!("{at}: random_distribution: {e}")))?;
+                let zipf = Zipf::new(blocks as f64, theta).map_err(|e| ssdlab_core::Error::Workload(format!("{at}: random_distribution: {e}")))?;
                 Some((zipf, blocks))
             }
             _ => None,

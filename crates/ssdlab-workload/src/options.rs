@@ -259,8 +259,8 @@ impl JobSpec {
                 }
             }
             // Accepted and without effect on a simulated drive.
-            "name" | "description" | "filename" | "ioengine" | "direct" | "thread" | "group_reporting" | "stonewall"
-            | "wait_for_previous" | "randrepeat" | "norandommap" | "buffered" | "exitall" | "invalidate" => {}
+            "name" | "description" | "filename" | "ioengine" | "direct" | "thread" | "group_reporting" | "stonewall" | "wait_for_previous" | "randrepeat"
+            | "norandommap" | "buffered" | "exitall" | "invalidate" => {}
             other => bail!(
                 Workload,
                 "{at}: unknown fio option `{other}` (supported: rw, bs, bssplit, iodepth, offset, size, io_size, runtime, \
@@ -334,8 +334,7 @@ fn parse_bssplit(text: &str, at: &str) -> Result<Vec<(u64, u32)>> {
         bail!(Workload, "{at}: bssplit: percentages add up to {given}, more than 100");
     }
     let unset = out.iter().filter(|(_, w)| *w == 0).count() as u32;
-    if unset > 0 {
-        let share = (100 - given) / unset;
+    if let Some(share) = (100 - given).checked_div(unset) {
         for entry in out.iter_mut().filter(|(_, w)| *w == 0) {
             entry.1 = share;
         }
@@ -395,10 +394,13 @@ pub fn parse_job_file(path: &str) -> Result<Vec<JobSpec>> {
     parse_job_text(path, &text)
 }
 
+/// One option of a job file: key, value (if any) and line number.
+type JobOption = (String, Option<String>, usize);
+
 /// Parse job-file text; `origin` names the file in messages.
 pub fn parse_job_text(origin: &str, text: &str) -> Result<Vec<JobSpec>> {
-    let mut global: Vec<(String, Option<String>, usize)> = Vec::new();
-    let mut jobs: Vec<(String, usize, Vec<(String, Option<String>, usize)>)> = Vec::new();
+    let mut global: Vec<JobOption> = Vec::new();
+    let mut jobs: Vec<(String, usize, Vec<JobOption>)> = Vec::new();
     let mut in_global = false;
     let mut seen_section = false;
     for (index, raw) in text.lines().enumerate() {
@@ -457,11 +459,8 @@ mod tests {
 
     #[test]
     fn options_parse() {
-        let job = parse_options(
-            "cli",
-            &["rw=randrw".into(), "bssplit=4k/50:64k/50".into(), "iodepth=32".into(), "runtime=3m".into(), "rwmixread=70".into()],
-        )
-        .unwrap();
+        let job = parse_options("cli", &["rw=randrw".into(), "bssplit=4k/50:64k/50".into(), "iodepth=32".into(), "runtime=3m".into(), "rwmixread=70".into()])
+            .unwrap();
         assert_eq!(job.rw, RwKind::RandRw);
         assert_eq!(job.block_sizes, vec![(4096, 50), (65536, 50)]);
         assert_eq!(job.runtime_ns, Some(180 * NS_PER_S));

@@ -49,18 +49,45 @@ def _as_ssd(fw: str, figures: dict[tuple[str, str], float]) -> list[Published]:
     # The SF-2281 back-end write rate was set from the clean write (both firmware versions
     # agree within 1.5%).
     return [
-        Published("force-gs-240", "resiliency", f"as_ssd_seq_{d}", "incompressible", c, v, "MB/s", f"Force GS review, fw {fw}",
-                  CALIBRATED if (d, c) == ("write", "clean") else CHECK)
+        Published(
+            "force-gs-240",
+            "resiliency",
+            f"as_ssd_seq_{d}",
+            "incompressible",
+            c,
+            v,
+            "MB/s",
+            f"Force GS review, fw {fw}",
+            CALIBRATED if (d, c) == ("write", "clean") else CHECK,
+        )
         for (d, c), v in figures.items()
     ]
 
 
 PUBLISHED = [
     # Corsair Force GS 240 GB, AS-SSD incompressible after a 60 min incompressible torture.
-    *_as_ssd("5.0.2", {("read", "clean"): 494.1, ("read", "after torture"): 372.3, ("read", "after TRIM"): 479.8,
-                       ("write", "clean"): 270.5, ("write", "after torture"): 74.9, ("write", "after TRIM"): 220.2}),
-    *_as_ssd("5.0.3", {("read", "clean"): 507.6, ("read", "after torture"): 501.1, ("read", "after TRIM"): 506.0,
-                       ("write", "clean"): 266.8, ("write", "after torture"): 156.2, ("write", "after TRIM"): 150.3}),
+    *_as_ssd(
+        "5.0.2",
+        {
+            ("read", "clean"): 494.1,
+            ("read", "after torture"): 372.3,
+            ("read", "after TRIM"): 479.8,
+            ("write", "clean"): 270.5,
+            ("write", "after torture"): 74.9,
+            ("write", "after TRIM"): 220.2,
+        },
+    ),
+    *_as_ssd(
+        "5.0.3",
+        {
+            ("read", "clean"): 507.6,
+            ("read", "after torture"): 501.1,
+            ("read", "after TRIM"): 506.0,
+            ("write", "clean"): 266.8,
+            ("write", "after torture"): 156.2,
+            ("write", "after TRIM"): 150.3,
+        },
+    ),
     # Force GS HD Tach after a 20 min compressible torture. The SF-2281's whole-page reads
     # (partial_page_reads = false) were chosen because the tortured read is so much slower.
     Published("force-gs-240", "resiliency", "hdtach_avg_read", "compressible", "clean", 402, "MB/s", "Force GS review, HD Tach"),
@@ -69,9 +96,15 @@ PUBLISHED = [
     # Corsair Force LS 240 GB (Phison), the 2013 TRIM validation: fill, 30 min of 4 KB random writes
     # at QD32, one HD Tach pass (climbs as GC catches up), TRIM, one more pass. The article gives
     # approximate values ("~30", "a peak of 350", "~360").
-    Published("force-ls-240", "resiliency", "trim_validation_write_start", "incompressible", "after torture", 30, "MB/s", "Force LS review, HD Tach (approximate)"),
-    Published("force-ls-240", "resiliency", "trim_validation_write_peak", "incompressible", "after torture", 350, "MB/s", "Force LS review, HD Tach (approximate)"),
-    Published("force-ls-240", "resiliency", "trim_validation_write_average", "incompressible", "after TRIM", 360, "MB/s", "Force LS review, HD Tach (approximate)"),
+    Published(
+        "force-ls-240", "resiliency", "trim_validation_write_start", "incompressible", "after torture", 30, "MB/s", "Force LS review, HD Tach (approximate)"
+    ),
+    Published(
+        "force-ls-240", "resiliency", "trim_validation_write_peak", "incompressible", "after torture", 350, "MB/s", "Force LS review, HD Tach (approximate)"
+    ),
+    Published(
+        "force-ls-240", "resiliency", "trim_validation_write_average", "incompressible", "after TRIM", 360, "MB/s", "Force LS review, HD Tach (approximate)"
+    ),
     # Corsair Force 100 GB, SF-1200 firmware 3.0.1, compressible vs incompressible (Iometer). The
     # SF-1200 back-end rates were set from the 2 MB incompressible write and read; its
     # partial-page reads were chosen because compressible 4 KB random reads are faster.
@@ -95,14 +128,21 @@ RATIO_ROLES = {"rand_read_4k.aligned_4k": INFORMED}
 #: Figures with no simulated counterpart yet, listed so the page is complete.
 NOT_SIMULATED = [
     ("Force GS rated 555 MB/s read, 525 MB/s write, 90K IOPS 4 KB random write", "manufacturer ratings, not measurements"),
-    ("SandForce drives of the time: 128 GB NAND for 100 GB (93.1 GiB) user; 7-15% spare",
-     "built into the profiles: see spare/user and spare/raw in each report"),
+    (
+        "SandForce drives of the time: 128 GB NAND for 100 GB (93.1 GiB) user; 7-15% spare",
+        "built into the profiles: see spare/user and spare/raw in each report",
+    ),
 ]
 
 
 def _simulated(results: pd.DataFrame, drive: str, suite: str, metric: str, pattern: str, condition: str) -> float | None:
-    match = results[(results["drive"] == drive) & (results["suite"] == suite) & (results["metric"] == metric)
-                    & (results["pattern"] == pattern) & (results["condition"] == condition)]
+    match = results[
+        (results["drive"] == drive)
+        & (results["suite"] == suite)
+        & (results["metric"] == metric)
+        & (results["pattern"] == pattern)
+        & (results["condition"] == condition)
+    ]
     return float(match["value"].iloc[-1]) if len(match) else None
 
 
@@ -111,12 +151,18 @@ def table(results: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for p in PUBLISHED:
         simulated = _simulated(results, p.drive, p.suite, p.metric, p.pattern, p.condition)
-        rows.append({
-            "drive": p.drive, "figure": f"{p.title} ({p.pattern}{', ' + p.condition if p.condition else ''})",
-            "published": p.value, "simulated": simulated,
-            "difference_pct": None if simulated is None else (simulated - p.value) / p.value * 100.0,
-            "unit": p.unit, "role": p.role, "source": p.source,
-        })
+        rows.append(
+            {
+                "drive": p.drive,
+                "figure": f"{p.title} ({p.pattern}{', ' + p.condition if p.condition else ''})",
+                "published": p.value,
+                "simulated": simulated,
+                "difference_pct": None if simulated is None else (simulated - p.value) / p.value * 100.0,
+                "unit": p.unit,
+                "role": p.role,
+                "source": p.source,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -130,7 +176,13 @@ def ratios(results: pd.DataFrame) -> pd.DataFrame:
         c = _simulated(results, "force-100-sf1200", "four-corners", metric, "compressible", "")
         i = _simulated(results, "force-100-sf1200", "four-corners", metric, "incompressible", "")
         simulated = c / i if c is not None and i else None
-        out.append({"figure": f"{compressible.title}: compressible / incompressible", "published": published, "simulated": simulated,
-                    "difference_pct": None if simulated is None else (simulated - published) / published * 100.0,
-                    "role": RATIO_ROLES.get(metric, CHECK)})
+        out.append(
+            {
+                "figure": f"{compressible.title}: compressible / incompressible",
+                "published": published,
+                "simulated": simulated,
+                "difference_pct": None if simulated is None else (simulated - published) / published * 100.0,
+                "role": RATIO_ROLES.get(metric, CHECK),
+            }
+        )
     return pd.DataFrame(out)

@@ -4,8 +4,8 @@ line charts (sharp at any size, and editable)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
@@ -36,7 +36,7 @@ def bar_chart(path: Path, title: str, labels: Sequence[str], values: Sequence[fl
     colors = [HIGHLIGHT if labels[i] == highlight else OTHERS for i in order]
     ax.barh(list(ys), [values[i] for i in order], color=colors)
     ax.set_yticks(list(ys), [labels[i] for i in order])
-    for y, i in zip(ys, order):
+    for y, i in zip(ys, order, strict=True):
         ax.text(values[i], y, f" {values[i]:,.1f}", va="center", fontsize=9)
     ax.set_xlabel(unit)
     ax.set_title(title)
@@ -44,8 +44,16 @@ def bar_chart(path: Path, title: str, labels: Sequence[str], values: Sequence[fl
     return _save(fig, path)
 
 
-def line_chart(path: Path, title: str, x: Sequence[float], series: dict[str, Sequence[float]], xlabel: str, ylabel: str,
-               logx: bool = False, xticklabels: Sequence[str] | None = None) -> str:
+def line_chart(
+    path: Path,
+    title: str,
+    x: Sequence[float],
+    series: dict[str, Sequence[float]],
+    xlabel: str,
+    ylabel: str,
+    logx: bool = False,
+    xticklabels: Sequence[str] | None = None,
+) -> str:
     """One line per series (ATTO by transfer size, HD Tach against position)."""
     fig, ax = plt.subplots(figsize=(8, 4.2))
     for name, ys in series.items():
@@ -74,8 +82,7 @@ def read_write_series(frames) -> dict[str, list[float]]:
     return series
 
 
-def iops_scatter(path: Path, title: str, seconds: Sequence[float], iops: Sequence[float], log: bool,
-                 ylim: tuple[float, float] | None = None) -> str:
+def iops_scatter(path: Path, title: str, seconds: Sequence[float], iops: Sequence[float], log: bool, ylim: tuple[float, float] | None = None) -> str:
     """IOPS every second, as the IO-consistency plots show it. Log plots use the articles' fixed
     decades (1 to 100K IOPS, more if the data need it) so drives and runs compare at a glance."""
     fig, ax = plt.subplots(figsize=(8, 4))

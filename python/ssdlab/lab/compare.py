@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
@@ -15,6 +15,7 @@ from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import headline_charts
 from ssdlab.lab.report import comparison_page
 from ssdlab.lab.review import check_output, run_review
+
 
 def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | None, include_scaled: bool) -> Path:
     """Bar charts of the headline figures across drives; returns the page's path."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from ssdlab.drive import Drive, RunResult, profile_source
 
@@ -49,8 +49,15 @@ class ReviewContext:
         # Keep enough spare blocks per die for GC to work (the low-water mark, two open blocks
         # and one more, with a block of margin), however small the scale.
         nand = base["nand"]
-        raw = (nand["channels"] * nand["packages_per_channel"] * nand["dies_per_package"] * nand["planes_per_die"]
-               * blocks * nand["pages_per_block"] * nand["page_bytes"])
+        raw = (
+            nand["channels"]
+            * nand["packages_per_channel"]
+            * nand["dies_per_package"]
+            * nand["planes_per_die"]
+            * blocks
+            * nand["pages_per_block"]
+            * nand["page_bytes"]
+        )
         spare_over_raw = 1.0 - base["drive"]["capacity_bytes_user"] / raw
         needed = base["ftl"]["gc_low_free_blocks_per_die"] + 4
         new_blocks = min(blocks, max(24, int(blocks * self.scale), math.ceil(needed / spare_over_raw)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -68,19 +68,16 @@ class ResultsDatabase:
     def start_run(self, drive: str, model: str, profile_hash: str, version: str, seed: int, scale: float, out_dir: Path) -> str:
         """Record a new review run; returns its id."""
         run_id = uuid.uuid4().hex[:12]
-        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        started = datetime.now(UTC).isoformat(timespec="seconds")
         with self.conn:
-            self.conn.execute("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?)",
-                              (run_id, drive, model, profile_hash, version, seed, scale, started, str(out_dir)))
+            self.conn.execute("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?)", (run_id, drive, model, profile_hash, version, seed, scale, started, str(out_dir)))
         return run_id
 
     def add_suite(self, run_id: str, drive: str, result: SuiteResult) -> None:
         """Store one suite's metrics, all or nothing."""
         rows = [(run_id, drive, result.name, m.key, m.pattern, m.condition, m.value, m.unit, m.title) for m in result.metrics]
         with self.conn:
-            self.conn.executemany(
-                "INSERT INTO results (run_id, drive, suite, metric, pattern, condition, value, unit, title) VALUES (?,?,?,?,?,?,?,?,?)", rows
-            )
+            self.conn.executemany("INSERT INTO results (run_id, drive, suite, metric, pattern, condition, value, unit, title) VALUES (?,?,?,?,?,?,?,?,?)", rows)
 
     def latest(self, drives: list[str] | None = None, include_scaled: bool = False) -> pd.DataFrame:
         """Results of each drive's latest run (full-scale runs only unless told otherwise). The

@@ -42,6 +42,10 @@ def headline_charts(frame: pd.DataFrame, charts_dir: Path, prefix: str, highligh
         if rows.empty:
             continue
         title = f"{SUITES[suite].METRICS[metric]} ({pattern}{', ' + condition if condition else ''})"
-        made.append((charts.bar_chart(charts_dir / f"{prefix}_{i:02d}.png", title, rows["drive"].tolist(),
-                                      rows["value"].tolist(), rows["unit"].iloc[0], highlight), title))
+        made.append(
+            (
+                charts.bar_chart(charts_dir / f"{prefix}_{i:02d}.png", title, rows["drive"].tolist(), rows["value"].tolist(), rows["unit"].iloc[0], highlight),
+                title,
+            )
+        )
     return made

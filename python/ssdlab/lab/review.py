@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from ssdlab import __version__
 from ssdlab.errors import SsdlabError

@@ -12,8 +12,7 @@ from ssdlab.lab.results import SuiteResult
 NAME = "atto"
 TITLE = "ATTO"
 METHOD = (
-    "ATTO writes then reads a 256 MB file in each transfer size from 0.5 KiB to 8 MiB, overlapped I/O at QD4, "
-    "with highly compressible data; MB/s per size."
+    "ATTO writes then reads a 256 MB file in each transfer size from 0.5 KiB to 8 MiB, overlapped I/O at QD4, with highly compressible data; MB/s per size."
 )
 
 SIZES = [512 << i for i in range(15)]  # 0.5 KiB .. 8 MiB
@@ -43,8 +42,16 @@ def measure(ctx: ReviewContext, drive: Drive, condition: str) -> pd.DataFrame:
 def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str) -> str:
     """ATTO lines (one per direction and condition) against transfer size."""
     x = frames[0]["transfer_bytes"].tolist()
-    return charts.line_chart(ctx.out_dir / "charts" / name, title, x, charts.read_write_series(frames), "transfer size", "MB/s", logx=True,
-                             xticklabels=frames[0]["transfer"].tolist())
+    return charts.line_chart(
+        ctx.out_dir / "charts" / name,
+        title,
+        x,
+        charts.read_write_series(frames),
+        "transfer size",
+        "MB/s",
+        logx=True,
+        xticklabels=frames[0]["transfer"].tolist(),
+    )
 
 
 def run(ctx: ReviewContext) -> SuiteResult:

@@ -35,8 +35,11 @@ def run(ctx: ReviewContext) -> SuiteResult:
         drive = ctx.new_drive(extra)
         drive.secure_erase()
         ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={INCOMPRESSIBLE}"], f"fill ({label})")
-        run = ctx.run(drive, ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={duration}", "time_based",
-                              f"data_pattern={INCOMPRESSIBLE}"], f"4K random write QD32 ({label})")
+        run = ctx.run(
+            drive,
+            ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={duration}", "time_based", f"data_pattern={INCOMPRESSIBLE}"],
+            f"4K random write QD32 ({label})",
+        )
         series = run.series[["second", "iops", "free_blocks", "write_amplification"]].copy()
         series["condition"] = label
         frames.append(series)
@@ -47,12 +50,30 @@ def run(ctx: ReviewContext) -> SuiteResult:
         result.add("write_amplification", run.summary["write_amplification"], "x", "incompressible", label)
         slug = "default" if label == "default OP" else "op25"
         out = ctx.out_dir / "charts"
-        result.charts.append((charts.iops_scatter(out / f"consistency_{slug}_all.png", f"IOPS over the whole run ({label})",
-                                                  series["second"], series["iops"], log=True), f"{label}: whole run, log scale"))
-        result.charts.append((charts.iops_scatter(out / f"consistency_{slug}_late_log.png", f"IOPS from t = {late:g} s ({label})",
-                                                  tail["second"], tail["iops"], log=True), f"{label}: from t = {late:g} s, log scale"))
-        result.charts.append((charts.iops_scatter(out / f"consistency_{slug}_late_linear.png", f"IOPS from t = {late:g} s ({label})",
-                                                  tail["second"], tail["iops"], log=False, ylim=(0, 40_000)),
-                              f"{label}: from t = {late:g} s, linear 0-40K"))
+        result.charts.append(
+            (
+                charts.iops_scatter(out / f"consistency_{slug}_all.png", f"IOPS over the whole run ({label})", series["second"], series["iops"], log=True),
+                f"{label}: whole run, log scale",
+            )
+        )
+        result.charts.append(
+            (
+                charts.iops_scatter(out / f"consistency_{slug}_late_log.png", f"IOPS from t = {late:g} s ({label})", tail["second"], tail["iops"], log=True),
+                f"{label}: from t = {late:g} s, log scale",
+            )
+        )
+        result.charts.append(
+            (
+                charts.iops_scatter(
+                    out / f"consistency_{slug}_late_linear.png",
+                    f"IOPS from t = {late:g} s ({label})",
+                    tail["second"],
+                    tail["iops"],
+                    log=False,
+                    ylim=(0, 40_000),
+                ),
+                f"{label}: from t = {late:g} s, linear 0-40K",
+            )
+        )
     result.tables["consistency"] = pd.concat(frames, ignore_index=True)
     return result

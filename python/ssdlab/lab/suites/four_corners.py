@@ -78,6 +78,10 @@ def run(ctx: ReviewContext) -> SuiteResult:
     table = pd.DataFrame(rows)
     result.tables["four_corners"] = table
     labels = [f"{r['test']} {r['alignment']} {r['data']}" for r in rows]
-    result.charts.append((charts.bar_chart(ctx.out_dir / "charts" / "four_corners.png", "Four corners", labels,
-                                           [r["MB/s"] for r in rows], "MB/s"), "Four corners, MB/s by test and data"))
+    result.charts.append(
+        (
+            charts.bar_chart(ctx.out_dir / "charts" / "four_corners.png", "Four corners", labels, [r["MB/s"] for r in rows], "MB/s"),
+            "Four corners, MB/s by test and data",
+        )
+    )
     return result

@@ -33,12 +33,14 @@ def measure(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.DataFr
     span = float(drive.info["usable_bytes"])
     read = ctx.run(drive, ["rw=read", "bs=128k", "iodepth=1"], f"HD Tach read ({condition})")
     write_frame, write_average = measure_write(ctx, drive, condition)
-    frame = pd.DataFrame({
-        "position_pct": write_frame["position_pct"],
-        "read_mbps": _profile(read.series, "read_mbps", span),
-        "write_mbps": write_frame["write_mbps"],
-        "condition": condition,
-    })
+    frame = pd.DataFrame(
+        {
+            "position_pct": write_frame["position_pct"],
+            "read_mbps": _profile(read.series, "read_mbps", span),
+            "write_mbps": write_frame["write_mbps"],
+            "condition": condition,
+        }
+    )
     return frame, {"read": read.summary["read_mbps"], "write": write_average}
 
 
@@ -46,18 +48,21 @@ def measure_write(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.
     """One write pass over the whole usable span: MB/s against position, and its average."""
     span = float(drive.info["usable_bytes"])
     write = ctx.run(drive, ["rw=write", "bs=128k", "iodepth=1", f"data_pattern={COMPRESSIBLE}"], f"HD Tach write ({condition})")
-    frame = pd.DataFrame({
-        "position_pct": np.linspace(0.5, 99.5, POINTS),
-        "write_mbps": _profile(write.series, "write_mbps", span),
-        "condition": condition,
-    })
+    frame = pd.DataFrame(
+        {
+            "position_pct": np.linspace(0.5, 99.5, POINTS),
+            "write_mbps": _profile(write.series, "write_mbps", span),
+            "condition": condition,
+        }
+    )
     return frame, write.summary["write_mbps"]
 
 
 def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str) -> str:
     """HD Tach lines (one per direction and condition) against position."""
-    return charts.line_chart(ctx.out_dir / "charts" / name, title, frames[0]["position_pct"].tolist(), charts.read_write_series(frames),
-                             "position on the drive (%)", "MB/s")
+    return charts.line_chart(
+        ctx.out_dir / "charts" / name, title, frames[0]["position_pct"].tolist(), charts.read_write_series(frames), "position on the drive (%)", "MB/s"
+    )
 
 
 METRICS = {"avg_read": "average read", "avg_write": "average write"}

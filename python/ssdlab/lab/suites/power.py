@@ -27,10 +27,14 @@ def run(ctx: ReviewContext) -> SuiteResult:
     drive.idle(seconds)
     work = drive.state()["operation_energy_joules"] - before
     result.add("idle", drive.info["idle_watts"] + work / seconds, "W", "", "idle")
-    seq = ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"runtime={seconds}", "time_based",
-                          f"data_pattern={INCOMPRESSIBLE}"], "power: sequential write").summary
-    rnd = ctx.run(drive, ["rw=randwrite", "bs=4k", "iodepth=32", f"size={ctx.span_bytes(8 * GB)}", f"runtime={seconds}",
-                          "time_based", f"data_pattern={INCOMPRESSIBLE}"], "power: 4K random write").summary
+    seq = ctx.run(
+        drive, ["rw=write", "bs=128k", "iodepth=32", f"runtime={seconds}", "time_based", f"data_pattern={INCOMPRESSIBLE}"], "power: sequential write"
+    ).summary
+    rnd = ctx.run(
+        drive,
+        ["rw=randwrite", "bs=4k", "iodepth=32", f"size={ctx.span_bytes(8 * GB)}", f"runtime={seconds}", "time_based", f"data_pattern={INCOMPRESSIBLE}"],
+        "power: 4K random write",
+    ).summary
     result.add("seq_write", seq["mean_power_watts"], "W", "incompressible", "load")
     result.add("rand_write_4k_qd32", rnd["mean_power_watts"], "W", "incompressible", "load")
     return result

@@ -27,8 +27,11 @@ TRIM_ALL = ["rw=trim", "bs=1g", "iodepth=1"]
 def _torture(ctx: ReviewContext, drive, pattern: str, minutes: float, label: str) -> None:
     drive.secure_erase()
     ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={pattern}"], f"fill ({label})")
-    ctx.run(drive, ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={ctx.seconds(minutes * 60)}", "time_based",
-                    f"data_pattern={pattern}"], f"torture {minutes:g} min ({label})")
+    ctx.run(
+        drive,
+        ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={ctx.seconds(minutes * 60)}", "time_based", f"data_pattern={pattern}"],
+        f"torture {minutes:g} min ({label})",
+    )
 
 
 METRICS = {
@@ -81,13 +84,19 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result.tables["resiliency"] = table
     result.tables["resiliency_hdtach"] = pd.concat(hd_frames, ignore_index=True)
     result.tables["resiliency_atto"] = pd.concat(atto_frames, ignore_index=True)
-    result.charts.append((hdtach.chart(ctx, hd_frames, "resiliency_hdtach.png", "HD Tach: clean, after torture, after TRIM"),
-                          "HD Tach after a 20 min compressible torture and after TRIM"))
-    result.charts.append((atto.chart(ctx, atto_frames, "resiliency_atto.png", "ATTO: clean, after torture, after TRIM"),
-                          "ATTO after the torture and after TRIM"))
+    result.charts.append(
+        (
+            hdtach.chart(ctx, hd_frames, "resiliency_hdtach.png", "HD Tach: clean, after torture, after TRIM"),
+            "HD Tach after a 20 min compressible torture and after TRIM",
+        )
+    )
+    result.charts.append(
+        (atto.chart(ctx, atto_frames, "resiliency_atto.png", "ATTO: clean, after torture, after TRIM"), "ATTO after the torture and after TRIM")
+    )
     labels = [f"{r['test']} {r['condition']}" for r in rows]
-    result.charts.append((charts.bar_chart(ctx.out_dir / "charts" / "resiliency.png", "Resiliency", labels,
-                                           [r["MB/s"] for r in rows], "MB/s"), "Resiliency summary"))
+    result.charts.append(
+        (charts.bar_chart(ctx.out_dir / "charts" / "resiliency.png", "Resiliency", labels, [r["MB/s"] for r in rows], "MB/s"), "Resiliency summary")
+    )
     return result
 
 
@@ -105,13 +114,19 @@ def _trim_validation(ctx: ReviewContext, result: SuiteResult) -> list[dict]:
         curve = frame["write_mbps"]
         for metric, value in (("start", float(curve.iloc[0])), ("peak", float(curve.max())), ("average", average)):
             result.add(f"trim_validation_write_{metric}", value, "MB/s", "incompressible", condition)
-        rows.append({"test": "HD Tach write (TRIM validation)", "data": "incompressible (30 min torture)",
-                     "condition": condition, "MB/s": average})
+        rows.append({"test": "HD Tach write (TRIM validation)", "data": "incompressible (30 min torture)", "condition": condition, "MB/s": average})
     result.tables["trim_validation_hdtach"] = pd.concat(frames, ignore_index=True)
-    result.charts.append((charts.line_chart(ctx.out_dir / "charts" / "trim_validation_hdtach.png",
-                                            "HD Tach write after a 30 min torture, and after TRIM",
-                                            frames[0]["position_pct"].tolist(),
-                                            {f"write {f['condition'].iloc[0]}": f["write_mbps"].tolist() for f in frames},
-                                            "position on the drive (%)", "MB/s"),
-                          "TRIM validation: one HD Tach write pass after the torture (GC catching up), one after TRIM"))
+    result.charts.append(
+        (
+            charts.line_chart(
+                ctx.out_dir / "charts" / "trim_validation_hdtach.png",
+                "HD Tach write after a 30 min torture, and after TRIM",
+                frames[0]["position_pct"].tolist(),
+                {f"write {f['condition'].iloc[0]}": f["write_mbps"].tolist() for f in frames},
+                "position on the drive (%)",
+                "MB/s",
+            ),
+            "TRIM validation: one HD Tach write pass after the torture (GC catching up), one after TRIM",
+        )
+    )
     return rows

@@ -57,20 +57,38 @@ def run(ctx: ReviewContext) -> SuiteResult:
             ("busy_writes", "busy_write_seconds", "s"),
         ):
             result.add(metric, s[key], unit, "text", name)
-        rows.append({"workload": name, "requests": s["requests"], "average MB/s": s["average_mbps"], "read MB/s": s["read_mbps"],
-                     "write MB/s": s["write_mbps"], "busy s": s["busy_seconds"], "busy reads s": s["busy_read_seconds"],
-                     "busy writes s": s["busy_write_seconds"], "WA": s["write_amplification"]})
+        rows.append(
+            {
+                "workload": name,
+                "requests": s["requests"],
+                "average MB/s": s["average_mbps"],
+                "read MB/s": s["read_mbps"],
+                "write MB/s": s["write_mbps"],
+                "busy s": s["busy_seconds"],
+                "busy reads s": s["busy_read_seconds"],
+                "busy writes s": s["busy_write_seconds"],
+                "WA": s["write_amplification"],
+            }
+        )
     table = pd.DataFrame(rows)
     result.tables["storage_bench"] = table
     out = ctx.out_dir / "charts"
     labels = [f"{r['workload']} {k}" for r in rows for k in ("average", "reads", "writes")]
     values = [r[k] for r in rows for k in ("average MB/s", "read MB/s", "write MB/s")]
-    result.charts.append((charts.bar_chart(out / "storage_bench_rates.png", "Storage Bench 2011: average data rates", labels, values, "MB/s"),
-                          "Average data rate, read and write rates"))
+    result.charts.append(
+        (
+            charts.bar_chart(out / "storage_bench_rates.png", "Storage Bench 2011: average data rates", labels, values, "MB/s"),
+            "Average data rate, read and write rates",
+        )
+    )
     labels = [f"{r['workload']} {k}" for r in rows for k in ("all", "reads", "writes")]
     values = [r[k] for r in rows for k in ("busy s", "busy reads s", "busy writes s")]
-    result.charts.append((charts.bar_chart(out / "storage_bench_busy.png", "Storage Bench 2011: disk busy time", labels, values, "seconds"),
-                          "Disk busy time (all, reads, writes)"))
+    result.charts.append(
+        (
+            charts.bar_chart(out / "storage_bench_busy.png", "Storage Bench 2011: disk busy time", labels, values, "seconds"),
+            "Disk busy time (all, reads, writes)",
+        )
+    )
     if ctx.scale < 1.0:
         result.notes.append(f"Shortened: only the first {ctx.scale:g} of each trace's requests, folded into the smaller drive.")
     return result
