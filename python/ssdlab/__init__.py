@@ -1,8 +1,15 @@
 """ssdlab: an SSD simulator and review lab.
 
-The simulator itself is Rust (``ssdlab._native``); this package is the front end: the
-``ssdlab`` command line, the :class:`Drive` API with results as pandas objects, and (later) the
-review suites, reports and sweeps.
+The simulator itself is Rust (``ssdlab._native``, a thin binding over the core crates); this
+package is the front end:
+
+* :class:`Drive` (``ssdlab.drive``): a simulated drive driven from Python; runs and trace
+  replays return :class:`RunResult` (summary dict, per-second series as a pandas frame);
+* ``ssdlab.cli``: the ``ssdlab`` command line (``run``, ``review``, ``compare``, ``calibrate``,
+  ``trace``, ``profile``);
+* ``ssdlab.lab``: the review lab: one module per test of the articles (``lab.suites``), charts,
+  the HTML report, the SQLite results database, calibration against published figures;
+* ``ssdlab.traces``: trace statistics and generated Storage Bench workloads.
 """
 
 from ssdlab.drive import Drive, RunResult

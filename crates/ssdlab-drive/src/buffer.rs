@@ -24,25 +24,33 @@ impl WriteBuffer {
         Self { release_ns: vec![0; sectors], head: 0, pending: Vec::with_capacity(sectors), last_release_ns: 0 }
     }
 
+    /// The positions the next `sectors` sectors take, as at most two contiguous ranges of the
+    /// ring.
+    #[inline]
+    fn next_positions(&self, sectors: usize) -> (&[Nanoseconds], &[Nanoseconds]) {
+        let n = self.release_ns.len();
+        let take = sectors.min(n);
+        let first = take.min(n - self.head);
+        (&self.release_ns[self.head..self.head + first], &self.release_ns[..take - first])
+    }
+
     /// Whether taking `sectors` more would reuse a position still awaiting its program (data
     /// parked in a partly filled unit that nothing else will complete soon).
+    #[inline]
     pub fn blocked_by_pending(&self, sectors: usize) -> bool {
-        let n = self.release_ns.len();
-        (0..sectors.min(n)).any(|i| self.release_ns[(self.head + i) % n] == PENDING)
+        let (a, b) = self.next_positions(sectors);
+        a.iter().chain(b).any(|&t| t == PENDING)
     }
 
     /// Time at which `sectors` more sectors fit. The caller has made sure none of those
     /// positions still awaits its program ([`WriteBuffer::blocked_by_pending`]); finding one is
     /// a model violation and stops the simulation.
+    #[inline]
     pub fn room_at(&self, sectors: usize) -> Nanoseconds {
-        let n = self.release_ns.len();
-        let mut at = 0;
-        for i in 0..sectors.min(n) {
-            let t = self.release_ns[(self.head + i) % n];
-            assert_ne!(t, PENDING, "write buffer position {} still awaits its program: data would be overwritten", (self.head + i) % n);
-            at = at.max(t);
-        }
-        if sectors > n {
+        let (a, b) = self.next_positions(sectors);
+        let mut at = a.iter().chain(b).copied().max().unwrap_or(0);
+        assert_ne!(at, PENDING, "write buffer position still awaits its program: data would be overwritten");
+        if sectors > self.release_ns.len() {
             // A command larger than the buffer streams through it: it needs the whole buffer
             // drained once.
             at = at.max(self.last_release_ns);
@@ -59,7 +67,10 @@ impl WriteBuffer {
         assert_ne!(self.release_ns[self.head], PENDING, "write buffer position {} reused before its data was programmed", self.head);
         self.release_ns[self.head] = PENDING;
         self.pending.push(self.head);
-        self.head = (self.head + 1) % n;
+        self.head += 1;
+        if self.head == n {
+            self.head = 0;
+        }
     }
 
     /// Sectors waiting for the program of the unit that holds them.

@@ -39,7 +39,15 @@ impl<'a> TimedSink<'a> {
         Self { flash, buffer, engine, host_ready_ns, internal_ready_ns, host_program_done_ns: 0, planes, unit_bytes, gc_data_ready_ns: 0 }
     }
 
+    /// Encrypt and ECC-encode `stored_bytes` of host data that left the engine's front end at
+    /// `ready_ns` (drives with an engine). Returns when they have left the back end.
+    #[inline]
+    pub fn encode(&mut self, ready_ns: Nanoseconds, stored_bytes: u64) -> Nanoseconds {
+        self.engine.as_deref_mut().expect("encoding needs a data-reduction engine").encode(ready_ns, stored_bytes)
+    }
+
     /// The write buffer, for the write path's per-sector book-keeping.
+    #[inline]
     pub fn buffer(&mut self) -> &mut WriteBuffer {
         self.buffer
     }

@@ -9,8 +9,9 @@
 //!    programmed (the back-pressure through which NAND and GC throughput limit the host);
 //! 3. **host link**: the piece crosses the SATA link;
 //! 4. **engine front end** (data-reduction drives): fingerprint, compress, look up the index;
-//! 5. **engine back end** (data-reduction drives): encrypt and ECC-encode the bytes actually
-//!    stored (nothing for zeros and duplicates);
+//! 5. **prepare and engine back end**, per sector: the FTL decides what storing it takes (a
+//!    slot, a chunk of ECC units, nothing for zeros and duplicates), and the back end (data-
+//!    reduction drives) encrypts and ECC-encodes exactly those bytes;
 //! 6. **buffer and placement**: the sector takes a buffer position and the FTL places it; a
 //!    program unit that fills is programmed (channel transfer, tPROG), never before all of its
 //!    data has left the back end, and releases its buffer positions when it ends. Paced GC runs
@@ -70,17 +71,9 @@ impl Drive {
             let link = self.host_link(piece, room_ns.max(link_free_ns));
             link_free_ns = link.done_ns;
             let front = self.engine_front_end(piece, &link);
-            for index in 0..piece.sectors {
-                let lba = piece.first + index;
-                let arrived_ns = link.sector_arrived_ns(index, piece.bytes, self.profile.host.link_bytes_per_second);
-                let sector_content = self.translation.needs_content().then(|| content.next_content());
-                let sector = self.translation.prepare(first_tag + (lba - span.first), sector_content)?;
-                let front_done_ns = front.map_or(link.done_ns, |f| f.sector_done_ns(index, arrived_ns));
-                let in_buffer_ns = self.engine_back_end(front_done_ns, sector.stored_bytes());
-                self.place(lba, sector, in_buffer_ns, old_data_ns, admitted_ns)?;
-                completed_ns = completed_ns.max(in_buffer_ns);
-            }
-            completed_ns = completed_ns.max(link.done_ns);
+            let tags = first_tag + (piece.first - span.first);
+            let in_buffer_ns = self.encode_and_place(piece, &link, front, tags, content, old_data_ns, admitted_ns)?;
+            completed_ns = completed_ns.max(in_buffer_ns).max(link.done_ns);
         }
         self.counters.write_commands += 1;
         self.counters.host_write_bytes += io.len_bytes;
@@ -163,33 +156,60 @@ impl Drive {
         self.engine.as_mut().map(|engine| engine.front_end_write(first_in_ns, piece.sectors))
     }
 
-    /// Stage 5: the engine's back end encrypts and encodes what is stored of a sector that left
-    /// the front end at `ready_ns`. Returns when the sector is in the buffer.
-    fn engine_back_end(&mut self, ready_ns: Nanoseconds, stored_bytes: u64) -> Nanoseconds {
-        match self.engine.as_mut() {
-            Some(engine) if stored_bytes > 0 => {
-                let done_ns = engine.encode(ready_ns, stored_bytes);
-                self.encoded_until_ns = self.encoded_until_ns.max(done_ns);
-                done_ns
-            }
-            _ => ready_ns,
-        }
-    }
-
-    /// Stage 6: the sector takes a buffer position and the FTL places it; the unit it fills is
-    /// programmed once all placed data is in the buffer (and the old data of a partial sector
-    /// was read). A sector the engine absorbed (zeros, a duplicate) leaves the buffer at once.
-    fn place(&mut self, lba: u64, sector: ssdlab_ftl::Prepared, in_buffer_ns: Nanoseconds, old_data_ns: Nanoseconds, admitted_ns: Nanoseconds) -> Result<()> {
-        let absorbed = sector.stored_bytes() == 0;
-        let ready_ns = if self.engine.is_some() { self.encoded_until_ns.max(in_buffer_ns) } else { in_buffer_ns };
+    /// Stages 5 and 6, sector by sector: the FTL prepares the sector (what storing it takes),
+    /// the engine's back end encrypts and encodes what is stored, then the sector takes a
+    /// buffer position and the FTL places it; the unit it fills is programmed once all placed
+    /// data is in the buffer (and the old data of a partial sector was read). A sector the
+    /// engine absorbed (zeros, a duplicate) leaves the buffer at once. Returns when the piece's
+    /// last sector is in the buffer.
+    #[allow(clippy::too_many_arguments)]
+    fn encode_and_place<C: ContentSource>(
+        &mut self,
+        piece: WritePiece,
+        link: &LinkPass,
+        front: Option<FrontEndPass>,
+        first_tag: u64,
+        content: &mut C,
+        old_data_ns: Nanoseconds,
+        admitted_ns: Nanoseconds,
+    ) -> Result<Nanoseconds> {
+        let link_rate = self.profile.host.link_bytes_per_second;
+        let needs_content = self.translation.needs_content();
+        let encoded_before_ns = self.encoded_until_ns;
+        // Without an engine the piece is in the buffer when it has crossed the link; with one, each
+        // sector when it leaves the back end (below).
+        let ready_ns = if front.is_some() { encoded_before_ns } else { link.done_ns };
         let (translation, mut sink) = self.sink(ready_ns.max(old_data_ns), admitted_ns);
-        sink.buffer().push();
-        translation.write(lba, sector, &mut sink)?;
-        if absorbed {
-            sink.buffer().release_newest(in_buffer_ns);
+        let mut encoded_until_ns = encoded_before_ns;
+        let mut in_buffer_max_ns = link.done_ns;
+        for index in 0..piece.sectors {
+            let sector = translation.prepare(first_tag + index, needs_content.then(|| content.next_content()))?;
+            let stored_bytes = sector.stored_bytes();
+            let in_buffer_ns = match front {
+                None => link.done_ns,
+                Some(front) => {
+                    let front_done_ns = front.sector_done_ns(index, link.sector_arrived_ns(index, piece.bytes, link_rate));
+                    if stored_bytes == 0 {
+                        front_done_ns
+                    } else {
+                        let encoded_ns = sink.encode(front_done_ns, stored_bytes);
+                        encoded_until_ns = encoded_until_ns.max(encoded_ns);
+                        // A program carries data placed before: it waits for all of it.
+                        sink.host_ready_ns = sink.host_ready_ns.max(encoded_until_ns);
+                        encoded_ns
+                    }
+                }
+            };
+            sink.buffer().push();
+            translation.write(piece.first + index, sector, &mut sink)?;
+            if stored_bytes == 0 {
+                sink.buffer().release_newest(in_buffer_ns);
+            }
+            in_buffer_max_ns = in_buffer_max_ns.max(in_buffer_ns);
         }
         let programmed_ns = sink.host_program_done_ns;
         self.last_host_program_ns = self.last_host_program_ns.max(programmed_ns);
-        Ok(())
+        self.encoded_until_ns = encoded_until_ns;
+        Ok(in_buffer_max_ns)
     }
 }

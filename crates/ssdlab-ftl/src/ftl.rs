@@ -318,7 +318,13 @@ impl Ftl {
         sink.erase(self.pool.die_of(block), block);
     }
 
+    #[inline]
     fn allocate_host_slot<S: FlashSink + ?Sized>(&mut self, sink: &mut S) -> Result<u32> {
+        // Fast path: the cursor die has an open host block.
+        let open = self.pool.dies[self.pool.host_cursor_die as usize].host_open;
+        if open != UNMAPPED {
+            return Ok(open * self.slots_per_block + self.pool.blocks[open as usize].written);
+        }
         match gc::open_host_block(self, sink) {
             Some((_, block)) => Ok(block * self.slots_per_block + self.pool.blocks[block as usize].written),
             None => bail!(Request, "no die has reclaimable space: the drive holds more valid data than it can store"),
