@@ -7,6 +7,9 @@ settings, and every user mistake ends as a one-line message on stderr with exit 
 from __future__ import annotations
 
 import json
+import math
+import os
+import signal
 import sys
 import tomllib
 from pathlib import Path
@@ -57,6 +60,36 @@ def profile_show(name: str, overrides: tuple[str, ...]) -> None:
         _fail(str(error))
 
 
+def _check_outputs(**paths: str | None) -> None:
+    """Refuse output paths that cannot be written, before any simulation runs: a missing
+    folder, a folder where a file is expected, two outputs on standard output."""
+    to_stdout = [f"--{name.replace('_', '-')}" for name, path in paths.items() if path == "-"]
+    if len(to_stdout) > 1:
+        raise SsdlabError(f"{' and '.join(to_stdout)} cannot both write to standard output (-)")
+    for name, path in paths.items():
+        if not path or path == "-":
+            continue
+        target = Path(path)
+        if target.is_dir():
+            raise SsdlabError(f"--{name.replace('_', '-')} {path}: is a folder; give a file name")
+        parent = target.resolve().parent
+        if not parent.is_dir():
+            raise SsdlabError(f"--{name.replace('_', '-')} {path}: folder {parent} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise SsdlabError(f"--{name.replace('_', '-')} {path}: folder {parent} is not writable")
+
+
+def _check_input(option: str, path: str | None) -> None:
+    """Refuse an input file that cannot be read, before any simulation runs."""
+    if path is None:
+        return
+    target = Path(path)
+    if not target.is_file():
+        raise SsdlabError(f"{option} {path}: no such file")
+    if not os.access(target, os.R_OK):
+        raise SsdlabError(f"{option} {path}: not readable")
+
+
 def _fio_options(args: list[str]) -> list[str]:
     """Turn ``--rw=randwrite --bs 4k --time_based`` into ``["rw=randwrite", "bs=4k", "time_based"]``."""
     out: list[str] = []
@@ -89,8 +122,9 @@ def _fio_options(args: list[str]) -> list[str]:
 @click.option(
     "--content", type=click.Choice(["modeled", "real"]), default="modeled", show_default=True, help="Data-reduction content: modeled (fast) or real bytes."
 )
+@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks (in order, cycling) instead of the data pattern.")
 @click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
-@click.option("--series", "series_path", metavar="FILE.csv", help="Write the per-second series of the last job as CSV.")
+@click.option("--series", "series_path", metavar="FILE.csv|-", help="Write the per-second series of the last job as CSV (- for stdout).")
 @click.option("--quiet", is_flag=True, help="No progress bars and no text summary.")
 @click.pass_context
 def run_command(
@@ -101,6 +135,7 @@ def run_command(
     steps: tuple[str, ...],
     seed: int,
     content: str,
+    data_file: str | None,
     json_path: str | None,
     series_path: str | None,
     quiet: bool,
@@ -115,11 +150,8 @@ def run_command(
             raise SsdlabError("give either fio options or --job-file, not both")
         for step in steps:
             pre.parse(step)
-        for path in (json_path, series_path):
-            if path and path != "-":
-                parent = Path(path).resolve().parent
-                if not parent.is_dir():
-                    raise SsdlabError(f"{path}: folder {parent} does not exist")
+        _check_outputs(json=json_path, series=series_path)
+        _check_input("--data-file", data_file)
         drive = Drive(profile, overrides, seed=seed, content=content)
         jobs = jobs_from_file(job_file) if job_file else None
         if jobs is None:
@@ -129,7 +161,7 @@ def run_command(
         for job in jobs:
             drive.check_job(job)
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
-        human = not quiet and json_path != "-"
+        human = not quiet and json_path != "-" and series_path != "-"
         if human:
             click.echo(drive_header(drive.info))
         records = []
@@ -140,7 +172,7 @@ def run_command(
                 click.echo(f"precondition {step}: {record['simulated_seconds']:,.1f} s simulated")
         results = []
         for job in jobs:
-            result = drive.run(job=job, progress=bars)
+            result = drive.run(job=job, progress=bars, data_file=data_file)
             results.append(result)
             if human:
                 click.echo(run_summary(result.summary))
@@ -160,7 +192,9 @@ def run_command(
             click.echo(json.dumps(document, indent=2))
         elif json_path:
             Path(json_path).write_text(json.dumps(document, indent=2) + "\n")
-        if series_path:
+        if series_path == "-":
+            click.echo(last.series.to_csv(index=False), nl=False)
+        elif series_path:
             last.series.to_csv(series_path, index=False)
     except OSError as error:
         _fail(f"cannot write output: {error}")
@@ -200,8 +234,12 @@ def review_command(
     from ssdlab.lab.review import parse_suites, run_review
 
     try:
+        if not math.isfinite(scale):
+            raise SsdlabError(f"--scale: expected a number from 0.001 to 1 (got {scale})")
         names = parse_suites(suites)
         out = Path(out_dir or f"review-{Path(profile).stem}")
+        if db_path is not None and Path(db_path).is_dir():
+            raise SsdlabError(f"--db {db_path}: is a folder; give the results database's file name")
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
         if label is not None and not label.strip():
             raise SsdlabError("--label: must not be empty")
@@ -264,13 +302,14 @@ def trace_group() -> None:
 @click.argument("path")
 @click.option("--format", "fmt", default=None, metavar="NAME", help="Trace format (detected when not given).")
 @click.option("--skip-bad", is_flag=True, help="Count and skip malformed lines instead of stopping.")
+@click.option("--time-unit", type=click.Choice(["ns", "us", "ms", "s"]), default=None, help="Unit of the trace's timestamps (default: the format's own).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, as_json: bool) -> None:
+def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: str | None, as_json: bool) -> None:
     """Statistics of a trace file."""
     from ssdlab import traces
 
     try:
-        s = traces.stats(path, fmt, skip_bad)
+        s = traces.stats(path, fmt, skip_bad, time_unit)
     except SsdlabError as error:
         _fail(str(error))
     if as_json:
@@ -286,6 +325,8 @@ def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, as_json: boo
     click.echo("  queue depths: " + ", ".join(f"{d}: {n / total * 100:.1f}%" for d, n in s["queue_depths"][:8]))
     if s["skipped_lines"]:
         click.echo(f"  skipped {s['skipped_lines']:,} malformed lines")
+    if s["queue_depth_saturated"]:
+        click.echo(f"  {s['queue_depth_saturated']:,} requests arrived with the deepest tracked queue outstanding (implausible response times)")
 
 
 @trace_group.command("generate")
@@ -310,9 +351,11 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
 @click.option("--format", "fmt", default=None, metavar="NAME")
 @click.option("--mode", type=click.Choice(["queue-depth", "timestamps"]), default="queue-depth", show_default=True)
 @click.option("--time-scale", type=float, default=1.0, show_default=True, help="Timestamps mode: factor on inter-arrival times.")
+@click.option("--time-unit", type=click.Choice(["ns", "us", "ms", "s"]), default=None, help="Unit of the trace's timestamps (default: the format's own).")
 @click.option("--remap", is_flag=True, help="Fold addresses beyond the drive into it.")
 @click.option("--skip-bad", is_flag=True)
 @click.option("--data-pattern", default="text", show_default=True, help="Data written by the trace's writes.")
+@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks (in order, cycling) instead of --data-pattern.")
 @click.option("--precondition", "steps", multiple=True, metavar="STEP")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
 @click.option("--json", "json_path", metavar="FILE|-")
@@ -323,9 +366,11 @@ def trace_replay_command(
     fmt: str | None,
     mode: str,
     time_scale: float,
+    time_unit: str | None,
     remap: bool,
     skip_bad: bool,
     data_pattern: str,
+    data_file: str | None,
     steps: tuple[str, ...],
     seed: int,
     json_path: str | None,
@@ -334,18 +379,28 @@ def trace_replay_command(
     try:
         for step in steps:
             pre.parse(step)
+        if not (math.isfinite(time_scale) and 0 < time_scale <= 1e6):
+            raise SsdlabError(f"--time-scale: expected a positive number no larger than 1e6 (got {time_scale})")
+        _check_outputs(json=json_path)
+        _check_input("trace", path)
+        _check_input("--data-file", data_file)
         drive = Drive(profile, overrides, seed=seed)
         for step in steps:
             drive.precondition(step)
-        result = drive.replay(path, format=fmt, mode=mode, time_scale=time_scale, remap=remap, skip_bad=skip_bad, pattern=data_pattern)
+        result = drive.replay(
+            path, format=fmt, mode=mode, time_scale=time_scale, remap=remap, skip_bad=skip_bad, pattern=data_pattern, time_unit=time_unit, data_file=data_file
+        )
     except SsdlabError as error:
         _fail(str(error))
     s = result.summary
-    if json_path == "-":
-        click.echo(json.dumps(s, indent=2))
-        return
-    if json_path:
-        Path(json_path).write_text(json.dumps(s, indent=2) + "\n")
+    try:
+        if json_path == "-":
+            click.echo(json.dumps(s, indent=2))
+            return
+        if json_path:
+            Path(json_path).write_text(json.dumps(s, indent=2) + "\n")
+    except OSError as error:
+        _fail(f"cannot write output: {error}")
     click.echo(f"replayed {s['requests']:,} requests ({s['mode']}) in {s['simulated_seconds']:,.2f} s simulated, {s['wall_seconds']:,.1f} s wall")
     click.echo(
         f"  average {s['average_mbps']:,.1f} MB/s (reads {s['read_mbps']:,.1f}, writes {s['write_mbps']:,.1f}); "
@@ -363,19 +418,27 @@ def trace_replay_command(
         click.echo(f"  skipped {s['skipped_lines']:,} malformed lines")
 
 
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM: stop as Ctrl-C does (the simulation checks between slices)."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Entry point of the ``ssdlab`` command."""
+    signal.signal(signal.SIGTERM, _terminate)
     try:
-        cli.main(standalone_mode=False)
+        cli.main(standalone_mode=False, prog_name="ssdlab")
     except click.exceptions.Abort:
         click.echo("ssdlab: interrupted", err=True)
         sys.exit(130)
     except KeyboardInterrupt:
         click.echo("ssdlab: interrupted", err=True)
         sys.exit(130)
+    except click.UsageError as error:
+        command = error.ctx.command_path if error.ctx else "ssdlab"
+        _fail(f"{error.format_message()} (see: {command} --help)")
     except click.ClickException as error:
-        error.show()
-        sys.exit(2)
+        _fail(error.format_message())
     except click.exceptions.Exit as exit_:
         sys.exit(exit_.exit_code)
 

@@ -47,7 +47,10 @@ class Drive:
     ``seed`` drives every random choice: each job draws its own seed from it in order.
     ``content`` is ``"modeled"`` (fingerprints and compressed sizes drawn from the pattern's
     measured distribution; fast) or ``"real"`` (real bytes, really hashed and compressed, and
-    readable with :meth:`read_sector`); it matters only for drives with data reduction.
+    readable with :meth:`read` and :meth:`read_sector`); it matters only for drives with data
+    reduction. A real-bytes drive keeps its stored data in memory, at most
+    ``real_bytes_limit`` bytes (default 8 GiB): a write beyond it fails with a clear error.
+    A drive may be used from any thread; calls on one drive take turns.
     """
 
     def __init__(
@@ -57,10 +60,13 @@ class Drive:
         seed: int = 1,
         track_tags: bool = False,
         content: str = "modeled",
+        real_bytes_limit: int = 8 << 30,
     ) -> None:
         if seed < 0 or seed >= 2**64:
             raise WorkloadError(f"seed must be between 0 and 2^64-1 (got {seed})")
-        self._native = _native.NativeDrive(profile, list(overrides), seed, track_tags, content)
+        if real_bytes_limit < 0 or real_bytes_limit >= 2**64:
+            raise WorkloadError(f"real_bytes_limit must be between 0 and 2^64-1 bytes (got {real_bytes_limit})")
+        self._native = _native.NativeDrive(profile, list(overrides), seed, track_tags, content, real_bytes_limit)
         self.info: dict = self._native.info()
 
     @property
@@ -97,13 +103,16 @@ class Drive:
         name: str = "job",
         seed: int | None = None,
         progress: ProgressCallback | None = None,
+        data_file: str | None = None,
     ) -> RunResult:
         """Run one job closed-loop: fio-style ``options`` (``["rw=randwrite", "bs=4k", ...]``)
-        or a job object from :func:`jobs_from_file`. Releases the GIL while simulating;
-        Ctrl-C raises ``KeyboardInterrupt`` between slices."""
+        or a job object from :func:`jobs_from_file`. Writes carry the job's data pattern, or
+        the 4 KiB blocks of ``data_file`` in order (cycling; the first 256 MiB of a longer
+        file), so real files go through the data-reduction engine. Releases the GIL while
+        simulating; Ctrl-C raises ``KeyboardInterrupt`` between slices."""
         if job is None:
             job = _native.job_from_options(name, list(options or []))
-        native_run = self._native.start_run(job, seed)
+        native_run = self._native.start_run(job, seed, data_file)
         started = time.perf_counter()
         while True:
             done, sim_s, fraction, completed = self._native.advance(native_run, _SLICE_COMPLETIONS)
@@ -132,12 +141,16 @@ class Drive:
         seed: int | None = None,
         max_requests: int | None = None,
         progress: ProgressCallback | None = None,
+        time_unit: str | None = None,
+        data_file: str | None = None,
     ) -> RunResult:
         """Replay a block trace (only its first ``max_requests`` when given). ``mode="queue-depth"`` issues requests as fast as the drive
         allows while keeping each request's queue depth from the trace (the Storage Bench way);
         ``mode="timestamps"`` issues them at their recorded times times ``time_scale``. Writes
-        carry ``pattern`` data. Addresses beyond the drive are an error unless ``remap``."""
-        native_replay = self._native.start_replay(path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests)
+        carry ``pattern`` data (or the blocks of ``data_file``). Addresses beyond the drive are an
+        error unless ``remap``. ``time_unit`` (``ns``, ``us``, ``ms``, ``s``) overrides the
+        unit of the format's timestamps (MQSim's DiskSim-style traces use nanoseconds)."""
+        native_replay = self._native.start_replay(path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, time_unit, data_file)
         started = time.perf_counter()
         while True:
             done, sim_s, completed = self._native.advance_replay(native_replay, _SLICE_COMPLETIONS)
@@ -173,6 +186,18 @@ class Drive:
             record = {"step": step, "write_amplification": result.write_amplification, "seed": result.summary["seed"]}
         record["simulated_seconds"] = self.now_seconds - started
         return record
+
+    def write(self, offset: int, data: bytes) -> float:
+        """Write ``data`` at byte ``offset`` (both in whole 512-byte sectors) as one command and
+        wait for it; returns the simulated seconds it took. On a data-reduction drive the bytes
+        go through the engine (hash, dedup, compression)."""
+        return self._native.write(offset, bytes(data))
+
+    def read(self, offset: int, length: int) -> bytes:
+        """Read ``length`` bytes at byte ``offset`` as one command and wait for it (drives that
+        keep their bytes: data-reduction profiles with ``content="real"``)."""
+        data, _ = self._native.read(offset, length)
+        return data
 
     def read_sector(self, sector: int) -> bytes:
         """The 4096 bytes of a logical sector (data-reduction drives with ``content="real"``)."""

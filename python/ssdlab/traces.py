@@ -8,10 +8,14 @@ from ssdlab import _native
 FORMATS = ("msr", "snia", "blkparse", "fio2", "fio3", "spc", "umass", "disksim")
 
 
-def stats(path: str, format: str | None = None, skip_bad: bool = False) -> dict:
+#: Units accepted by ``--time-unit`` (overriding the format's own).
+TIME_UNITS = ("ns", "us", "ms", "s")
+
+
+def stats(path: str, format: str | None = None, skip_bad: bool = False, time_unit: str | None = None) -> dict:
     """Op counts, size histogram, sequential share, queue-depth distribution and average, bytes
     read and written, span. Streams the file (plain or gzip)."""
-    return _native.trace_stats(path, format, skip_bad)
+    return _native.trace_stats(path, format, skip_bad, time_unit)
 
 
 def workloads() -> dict[str, str]:

@@ -22,11 +22,17 @@ pub struct DriveOptions {
     pub track_tags: bool,
     /// Content representation for the data-reduction engine.
     pub content: ContentMode,
+    /// Most bytes of stored data a real-bytes drive keeps in memory (writes beyond it fail
+    /// with a clear error).
+    pub real_bytes_limit: u64,
 }
+
+/// Default memory bound of a real-bytes drive's stored data (8 GiB).
+pub const DEFAULT_REAL_BYTES_LIMIT: u64 = 8 << 30;
 
 impl Default for DriveOptions {
     fn default() -> Self {
-        Self { track_tags: false, content: ContentMode::Modeled }
+        Self { track_tags: false, content: ContentMode::Modeled, real_bytes_limit: DEFAULT_REAL_BYTES_LIMIT }
     }
 }
 
@@ -122,6 +128,7 @@ impl Drive {
             Some(reduction) => {
                 let mut config = reduction.chunk.clone();
                 config.keep_payloads = options.content == ContentMode::Real;
+                config.payload_limit_bytes = options.real_bytes_limit;
                 Box::new(ChunkFtl::new(config, &profile.origin)?)
             }
             None => {
@@ -204,7 +211,8 @@ impl Drive {
         self.flash.all_idle_ns().max(self.controller_free_ns).max(self.link.free_from_ns()).max(engine)
     }
 
-    fn check_range(&self, io: &Io) -> Result<()> {
+    /// Refuse a command that is empty, not in whole 512-byte sectors, or beyond the capacity.
+    pub fn check_range(&self, io: &Io) -> Result<()> {
         let capacity = self.profile.capacity_bytes_user;
         if io.len_bytes == 0 {
             bail!(Request, "zero-length command at byte {}", io.offset_bytes);

@@ -40,7 +40,7 @@ mod sink;
 mod throttle;
 mod write_path;
 
-pub use drive::{Drive, DriveCounters, DriveOptions};
+pub use drive::{Drive, DriveCounters, DriveOptions, DEFAULT_REAL_BYTES_LIMIT};
 pub use engine::EngineCounters;
 pub use metrics::{LatencySummary, SeriesRow};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};

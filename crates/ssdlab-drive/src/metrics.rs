@@ -45,6 +45,10 @@ pub struct SeriesRow {
     pub write_amplification: f64,
 }
 
+/// Most rows a per-second series keeps (about 46 days); a longer run stops adding rows (and
+/// says so) rather than growing without bound.
+pub const MAX_SERIES_ROWS: usize = 4_000_000;
+
 /// Snapshot of drive state taken when a second closes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Snapshot {
@@ -72,6 +76,7 @@ pub(crate) struct Metrics {
     second: u64,
     bucket: Bucket,
     pub series: Vec<SeriesRow>,
+    truncated: bool,
 }
 
 fn histogram() -> Histogram<u64> {
@@ -90,6 +95,7 @@ impl Metrics {
             second: 0,
             bucket: Bucket::default(),
             series: Vec::new(),
+            truncated: false,
         }
     }
 
@@ -109,8 +115,20 @@ impl Metrics {
     pub fn close_seconds_before(&mut self, at_ns: Nanoseconds, snapshot: Snapshot) {
         let target = self.second_of(at_ns);
         while self.second < target {
+            if self.series.len() >= MAX_SERIES_ROWS {
+                // Full: the rest of the run is in the summary only.
+                self.bucket = Bucket::default();
+                self.second = target;
+                self.truncated = true;
+                return;
+            }
             self.close_current(snapshot);
         }
+    }
+
+    /// Whether the series stopped at [`MAX_SERIES_ROWS`].
+    pub fn truncated(&self) -> bool {
+        self.truncated
     }
 
     fn close_current(&mut self, snapshot: Snapshot) {
@@ -161,7 +179,7 @@ impl Metrics {
     /// completions count in the summary, not as a spuriously low last point.
     pub fn finish(&mut self, snapshot: Snapshot, end_ns: Nanoseconds) {
         let second_start = self.start_ns + self.second * NS_PER_S;
-        if self.bucket.ios > 0 && end_ns > second_start {
+        if self.bucket.ios > 0 && end_ns > second_start && self.series.len() < MAX_SERIES_ROWS {
             let span_ns = (end_ns - second_start).min(NS_PER_S);
             self.close_current_spanning(snapshot, span_ns as f64 / NS_PER_S as f64);
         }

@@ -8,11 +8,15 @@
 
 use crate::drive::Drive;
 use crate::inflight::InFlightQueue;
+use crate::session::MAX_SIMULATED_NS;
+
+/// Largest factor on a trace's inter-arrival times (a million times slower).
+pub const MAX_TIME_SCALE: f64 = 1e6;
 use crate::metrics::{LatencySummary, Metrics, SeriesRow};
 use serde::Serialize;
 use ssdlab_core::time::seconds;
 use ssdlab_core::{bail, Nanoseconds, Result};
-use ssdlab_reduce::{ContentStream, DataPattern};
+use ssdlab_reduce::ContentStream;
 use ssdlab_trace::{QueueDepth, TraceOp, TraceRecord};
 use ssdlab_workload::{Io, Op};
 
@@ -73,6 +77,7 @@ pub struct ReplaySummary {
 
 /// A replay in progress.
 pub struct TraceRun {
+    origin: String,
     records: Box<dyn Iterator<Item = Result<TraceRecord>> + Send>,
     mode: ReplayMode,
     remap: bool,
@@ -103,24 +108,25 @@ fn op_index(op: TraceOp) -> usize {
 }
 
 impl TraceRun {
-    /// Prepare a replay of `records` on `drive` from simulated time `at_ns`; writes carry
-    /// `pattern` content seeded by `seed`.
+    /// Prepare a replay of `records` (read from `origin`, named in messages) on `drive` from
+    /// simulated time `at_ns`; writes carry their content from `content`.
     pub fn new(
         drive: &Drive,
+        origin: &str,
         records: Box<dyn Iterator<Item = Result<TraceRecord>> + Send>,
         mode: ReplayMode,
         remap: bool,
-        pattern: DataPattern,
-        seed: u64,
+        content: ContentStream,
         at_ns: Nanoseconds,
     ) -> Result<Self> {
         if let ReplayMode::Timestamps { scale } = mode {
-            if !(scale > 0.0 && scale.is_finite()) {
-                bail!(Workload, "time scale must be a positive number (got {scale})");
+            if !(scale > 0.0 && scale <= MAX_TIME_SCALE) {
+                bail!(Workload, "time scale must be a positive number no larger than {MAX_TIME_SCALE} (got {scale})");
             }
         }
         let f = drive.flash().counters();
         Ok(Self {
+            origin: origin.to_string(),
             records,
             mode,
             remap,
@@ -129,7 +135,7 @@ impl TraceRun {
             queue_depth: QueueDepth::new(),
             next: None,
             exhausted: false,
-            content: ContentStream::new(pattern, drive.options().content, seed),
+            content,
             start_ns: at_ns,
             now_ns: at_ns,
             inflight: InFlightQueue::new(drive.profile().host.queue_depth_max as usize, at_ns),
@@ -188,18 +194,20 @@ impl TraceRun {
             TraceOp::Write => Op::Write,
             TraceOp::Trim => Op::Trim,
         };
-        // Whole 512-byte sectors covering the request.
+        // Whole 512-byte sectors covering the request (the parser bounds addresses well below
+        // overflow).
         let start = r.offset_bytes / 512 * 512;
         let len = ((r.offset_bytes + r.len_bytes).div_ceil(512) * 512 - start).max(512);
+        let at = self.place_of(r);
         if len > self.capacity {
-            bail!(Workload, "a {len}-byte request is larger than the drive's {} usable bytes", self.capacity);
+            bail!(Workload, "{at}: a {len}-byte request is larger than the drive's {} usable bytes", self.capacity);
         }
         let mut offset = start;
         if offset + len > self.capacity {
             if !self.remap {
                 bail!(
                     Workload,
-                    "the trace addresses bytes up to {}, beyond the drive's {} usable bytes (use remapping to fold addresses into the drive)",
+                    "{at}: the request addresses bytes up to {}, beyond the drive's {} usable bytes (use remapping to fold addresses into the drive)",
                     offset + len,
                     self.capacity
                 );
@@ -208,6 +216,31 @@ impl TraceRun {
             self.remapped += 1;
         }
         Ok(Io { op, offset_bytes: offset, len_bytes: len })
+    }
+
+    /// Where a request came from, for messages: `file:line`, or the request's number.
+    fn place_of(&self, r: &TraceRecord) -> String {
+        if r.line > 0 {
+            format!("{}:{}", self.origin, r.line)
+        } else {
+            format!("{}: request {}", self.origin, self.counts.iter().sum::<u64>() + 1)
+        }
+    }
+
+    /// Arrival of a request in timestamp mode: its recorded time times `scale` after the start,
+    /// refused when that passes the simulated clock's limit.
+    fn arrival_ns(&self, r: &TraceRecord, scale: f64) -> Result<Nanoseconds> {
+        let offset = (r.time_ns as f64 * scale).round();
+        if offset > (MAX_SIMULATED_NS - self.start_ns) as f64 {
+            bail!(
+                Workload,
+                "{}: at time scale {scale} the request arrives {:.3e} s after the start, past the simulated clock's limit of {:.0} s",
+                self.place_of(r),
+                offset / 1e9,
+                MAX_SIMULATED_NS as f64 / 1e9
+            );
+        }
+        Ok(self.start_ns + offset as Nanoseconds)
     }
 
     fn submit(&mut self, drive: &mut Drive, r: TraceRecord, at_ns: Nanoseconds, arrival_ns: Nanoseconds) -> Result<()> {
@@ -252,7 +285,7 @@ impl TraceRun {
                     }
                 }
                 (Some((r, _)), ReplayMode::Timestamps { scale }) => {
-                    let arrival = self.start_ns + (r.time_ns as f64 * scale).round() as Nanoseconds;
+                    let arrival = self.arrival_ns(&r, scale)?;
                     let can_submit = in_flight < self.depth_max;
                     match earliest_done {
                         Some(done) if done <= arrival || !can_submit => self.complete_one(drive),

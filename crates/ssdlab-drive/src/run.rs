@@ -139,6 +139,8 @@ pub struct RunSummary {
     pub map_page_reads: u64,
     /// Data-reduction figures (drives with the engine only).
     pub reduction: Option<ReductionReport>,
+    /// Whether the per-second series stopped at its row limit (the summary covers the whole run).
+    pub series_truncated: bool,
 }
 
 /// Drive state for the per-second series: free blocks, and WA since the given baselines.
@@ -174,14 +176,33 @@ pub struct Run {
 }
 
 impl Run {
-    /// Prepare a run of `job` on `drive`, starting at simulated time `at_ns`.
+    /// Prepare a run of `job` on `drive`, starting at simulated time `at_ns`; written data
+    /// follows the job's data pattern.
     pub fn new(drive: &Drive, job: &JobSpec, seed: u64, at_ns: Nanoseconds) -> Result<Self> {
+        let content = ContentStream::new(job.pattern, drive.options().content, seed);
+        Self::with_content(drive, job, seed, at_ns, content)
+    }
+
+    /// Prepare a run whose written sectors take their content from `content` (a user's data
+    /// file, say) instead of the job's pattern.
+    pub fn with_content(drive: &Drive, job: &JobSpec, seed: u64, at_ns: Nanoseconds, content: ContentStream) -> Result<Self> {
         let depth_max = drive.profile().host.queue_depth_max;
         if job.iodepth > depth_max {
             bail!(Workload, "job {}: iodepth {} exceeds the drive's queue depth of {depth_max} (NCQ)", job.name, job.iodepth);
         }
+        if let Some(runtime) = job.runtime_ns {
+            if runtime > crate::session::MAX_SIMULATED_NS - at_ns.min(crate::session::MAX_SIMULATED_NS) {
+                bail!(
+                    Workload,
+                    "job {}: a runtime of {:.0} s from the simulated present ({:.0} s) passes the simulated clock's limit of {:.0} s",
+                    job.name,
+                    seconds(runtime),
+                    seconds(at_ns),
+                    seconds(crate::session::MAX_SIMULATED_NS)
+                );
+            }
+        }
         let generator = IoGenerator::new(job, drive.usable_bytes(), seed)?;
-        let content = ContentStream::new(job.pattern, drive.options().content, seed);
         Ok(Self {
             content,
             content_ahead: VecDeque::new(),
@@ -386,6 +407,7 @@ impl Run {
             },
             map_page_reads: d.map_page_reads - db.map_page_reads,
             reduction: self.reduction_report(drive),
+            series_truncated: self.metrics.truncated(),
         }
     }
 

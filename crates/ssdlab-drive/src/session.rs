@@ -12,7 +12,7 @@ use serde::Serialize;
 use ssdlab_core::time::seconds;
 use ssdlab_core::{bail, Nanoseconds, Result, SimRng};
 use ssdlab_profile::Profile;
-use ssdlab_reduce::{ContentMode, DataPattern};
+use ssdlab_reduce::{ContentMode, ContentStream, DataPattern, SectorContent, SECTOR_BYTES};
 use ssdlab_trace::TraceRecord;
 use ssdlab_workload::{Io, JobSpec};
 
@@ -197,9 +197,14 @@ impl Session {
     }
 
     /// Start a closed-loop run of `job` now; `seed` defaults to the next seed of the stream.
-    pub fn start_run(&mut self, job: &JobSpec, seed: Option<u64>) -> Result<Run> {
+    /// Written data follows the job's pattern, or the 4 KiB blocks of `data_file` in order.
+    pub fn start_run(&mut self, job: &JobSpec, seed: Option<u64>, data_file: Option<&str>) -> Result<Run> {
         let seed = seed.unwrap_or_else(|| self.next_seed());
-        Run::new(&self.drive, job, seed, self.now_ns)
+        let content = match data_file {
+            Some(path) => ContentStream::from_file(path, self.drive.options().content)?,
+            None => ContentStream::new(job.pattern, self.drive.options().content, seed),
+        };
+        Run::with_content(&self.drive, job, seed, self.now_ns, content)
     }
 
     /// Advance `run` by up to `max_completions` completions; the present moves to its end once
@@ -220,18 +225,78 @@ impl Session {
         Ok(run.summary(&self.drive, wall_seconds))
     }
 
-    /// Start replaying `records` now; writes carry `pattern` content seeded by `seed` (default:
-    /// the next seed of the stream).
+    /// Start replaying `records` (read from `origin`, named in messages) now; writes carry
+    /// `pattern` content seeded by `seed` (default: the next seed of the stream), or the 4 KiB
+    /// blocks of `data_file` in order.
+    #[allow(clippy::too_many_arguments)]
     pub fn start_replay(
         &mut self,
+        origin: &str,
         records: Box<dyn Iterator<Item = Result<TraceRecord>> + Send>,
         mode: ReplayMode,
         remap: bool,
         pattern: DataPattern,
         seed: Option<u64>,
+        data_file: Option<&str>,
     ) -> Result<TraceRun> {
         let seed = seed.unwrap_or_else(|| self.next_seed());
-        TraceRun::new(&self.drive, records, mode, remap, pattern, seed, self.now_ns)
+        let content = match data_file {
+            Some(path) => ContentStream::from_file(path, self.drive.options().content)?,
+            None => ContentStream::new(pattern, self.drive.options().content, seed),
+        };
+        TraceRun::new(&self.drive, origin, records, mode, remap, content, self.now_ns)
+    }
+
+    /// Write `data` at byte `offset` now, as one command at queue depth 1, and wait for it: the
+    /// present moves to its completion. Offset and length must be whole 512-byte sectors. A
+    /// 4 KiB sector the write covers only partly keeps the rest of its old bytes (drives that
+    /// keep bytes). Returns the simulated time it took.
+    pub fn write_bytes(&mut self, offset: u64, data: &[u8]) -> Result<Nanoseconds> {
+        let io = Io { op: ssdlab_workload::Op::Write, offset_bytes: offset, len_bytes: data.len() as u64 };
+        self.drive.check_range(&io)?;
+        let sector = SECTOR_BYTES as u64;
+        let first = offset / sector;
+        let last = (offset + data.len() as u64 - 1) / sector;
+        let mut contents = std::collections::VecDeque::with_capacity((last - first + 1) as usize);
+        let mut block = vec![0u8; SECTOR_BYTES];
+        for lba in first..=last {
+            let start = lba * sector;
+            let (from, to) = (offset.max(start), (offset + data.len() as u64).min(start + sector));
+            if to - from < sector {
+                // Partly covered: merge into the old bytes where the drive keeps them.
+                block = self.drive.read_sector_bytes(lba).unwrap_or_else(|_| vec![0u8; SECTOR_BYTES]);
+            }
+            block[(from - start) as usize..(to - start) as usize].copy_from_slice(&data[(from - offset) as usize..(to - offset) as usize]);
+            let mut content = SectorContent::from_bytes(&block);
+            if self.drive.options().content == ContentMode::Modeled {
+                content.payload = None;
+            }
+            contents.push_back(content);
+        }
+        let start = self.now_ns;
+        let done = self.drive.submit_with(&io, start, &mut contents)?;
+        self.now_ns = done;
+        Ok(done - start)
+    }
+
+    /// Read `len` bytes at byte `offset` now, as one command at queue depth 1, and wait for it
+    /// (the present moves to its completion). Needs a drive that keeps its data bytes (a
+    /// data-reduction profile with real content). Returns the bytes and the simulated time.
+    pub fn read_bytes(&mut self, offset: u64, len: u64) -> Result<(Vec<u8>, Nanoseconds)> {
+        let io = Io { op: ssdlab_workload::Op::Read, offset_bytes: offset, len_bytes: len };
+        self.drive.check_range(&io)?;
+        let sector = SECTOR_BYTES as u64;
+        let mut out = Vec::with_capacity(len as usize);
+        for lba in offset / sector..=(offset + len - 1) / sector {
+            let bytes = self.drive.read_sector_bytes(lba)?;
+            let start = lba * sector;
+            let (from, to) = (offset.max(start), (offset + len).min(start + sector));
+            out.extend_from_slice(&bytes[(from - start) as usize..(to - start) as usize]);
+        }
+        let start = self.now_ns;
+        let done = self.drive.submit(&io, start)?;
+        self.now_ns = done;
+        Ok((out, done - start))
     }
 
     /// Advance a replay by up to `max_steps` events; the present moves to its end once done.

@@ -102,7 +102,7 @@ fn build(seed: u64, rng: &mut SimRng) -> Case {
         format!("reduction.partial_page_reads={}", rng.below(2) == 0),
     ];
     let profile = load_profile("force-gs-240", &overrides).unwrap_or_else(|e| panic!("seed {seed}: drawn profile invalid: {e}"));
-    let options = DriveOptions { track_tags: !reduction, content: ContentMode::Real };
+    let options = DriveOptions { track_tags: !reduction, content: ContentMode::Real, ..DriveOptions::default() };
     let drive = Drive::with_options(profile, options).unwrap();
     let sectors = drive.translation().user_sectors() as usize;
     Case { drive, shadow: vec![Expected::Zeros; sectors], reduction, now_ns: 0 }

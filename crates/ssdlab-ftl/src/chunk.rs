@@ -54,6 +54,9 @@ pub struct ChunkFtlConfig {
     pub gc_idle_target_free_blocks_per_die: u32,
     /// Keep each chunk's stored bytes (real-bytes mode).
     pub keep_payloads: bool,
+    /// Most bytes of payload kept in memory (real-bytes mode); a write that would keep more is
+    /// refused with an error instead of growing memory without bound.
+    pub payload_limit_bytes: u64,
     /// Reads transfer only the chunk's bytes from a page; otherwise the whole page.
     pub partial_page_reads: bool,
 }
@@ -174,6 +177,8 @@ pub struct ChunkFtl {
     pub(crate) l2p: Vec<u32>,
     pub(crate) chunks: Vec<Chunk>,
     pub(crate) payload: Vec<Option<Box<[u8]>>>,
+    /// Bytes held in `payload`.
+    payload_bytes: u64,
     free_ids: Vec<u32>,
     pub(crate) index: FingerprintIndex,
     pub(crate) block_log: Vec<Vec<u32>>,
@@ -208,6 +213,7 @@ impl ChunkFtl {
             // Chunk ids are reused, so there are never more than one per logical sector.
             chunks: ssdlab_core::memory::huge_vec(Chunk::default(), 0, config.user_sectors as usize + 1),
             payload: Vec::new(),
+            payload_bytes: 0,
             free_ids: Vec::new(),
             index: FingerprintIndex::new(config.dedup_index_entries),
             block_log: vec![Vec::new(); g.total_blocks() as usize],
@@ -372,6 +378,16 @@ impl ChunkFtl {
     fn write_prepared<S: FlashSink + ?Sized>(&mut self, lba: u64, sector: Prepared, sink: &mut S) -> Result<()> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
         let content = sector.content.expect("a prepared sector of the data-reduction FTL carries its content");
+        if let (Outcome::NewChunk(_), true) = (sector.outcome, self.config.keep_payloads) {
+            let kept = content.payload.as_ref().map_or(0, |p| p.len() as u64);
+            ensure!(
+                self.payload_bytes + kept <= self.config.payload_limit_bytes,
+                Request,
+                "real-bytes mode keeps every stored chunk in memory, and this write would keep more than the limit of {} MiB; \
+                 write less data, use a smaller drive or span, or use modeled content",
+                self.config.payload_limit_bytes >> 20
+            );
+        }
         self.stats.host_sectors_written += 1;
         let old = self.l2p[lba as usize];
         let new = match sector.outcome {
@@ -427,6 +443,7 @@ impl ChunkFtl {
         self.l2p.fill(UNMAPPED);
         self.chunks.clear();
         self.payload.clear();
+        self.payload_bytes = 0;
         self.free_ids.clear();
         self.index.clear();
         for log in &mut self.block_log {
@@ -476,6 +493,7 @@ impl ChunkFtl {
         self.chunks[chunk as usize].refs = 1;
         self.chunks[chunk as usize].key = key;
         if self.config.keep_payloads {
+            self.payload_bytes += content.payload.as_ref().map_or(0, |p| p.len() as u64);
             self.payload[chunk as usize] = content.payload.map(Vec::into_boxed_slice);
         }
         if !self.index.is_full() {
@@ -506,7 +524,9 @@ impl ChunkFtl {
         let key = self.chunks[chunk as usize].key;
         self.index.remove_if(key, chunk);
         if self.config.keep_payloads {
-            self.payload[chunk as usize] = None;
+            if let Some(p) = self.payload[chunk as usize].take() {
+                self.payload_bytes -= p.len() as u64;
+            }
         }
         self.live_chunks -= 1;
         self.free_ids.push(chunk);

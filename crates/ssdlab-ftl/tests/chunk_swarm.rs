@@ -49,6 +49,7 @@ fn build(rng: &mut SimRng) -> ChunkFtl {
         gc_low_free_blocks_per_die: low,
         gc_idle_target_free_blocks_per_die: low + 2,
         keep_payloads: true,
+        payload_limit_bytes: u64::MAX,
         partial_page_reads: true,
     };
     ChunkFtl::new(config, "swarm").expect("generated config is valid")

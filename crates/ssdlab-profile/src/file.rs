@@ -88,7 +88,7 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
 fn place(origin: &str, source: &str, overrides: &[String], error: &FieldError) -> Error {
     let key = format!("{}.{}", error.section, error.key);
     if overrides.iter().any(|o| o.split('=').next().map(str::trim) == Some(key.as_str())) {
-        return error.placed(&format!("--set {key}"));
+        return Error::Config(format!("--set {key}: {}", error.message));
     }
     match line_of(source, error.section, error.key) {
         Some(line) => error.placed(&format!("{origin}:{line}")),

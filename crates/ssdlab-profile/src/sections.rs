@@ -234,6 +234,7 @@ pub(crate) fn reduction(r: &RawReduction, ftl: &FtlConfig) -> FieldResult<Option
         gc_low_free_blocks_per_die: ftl.gc_low_free_blocks_per_die,
         gc_idle_target_free_blocks_per_die: ftl.gc_idle_target_free_blocks_per_die,
         keep_payloads: false,
+        payload_limit_bytes: 0,
         partial_page_reads: r.partial_page_reads,
     };
     chunk.validate()?;

@@ -36,15 +36,15 @@ impl NativeDrive {
 #[pymethods]
 impl NativeDrive {
     #[new]
-    #[pyo3(signature = (profile, overrides=Vec::new(), seed=1, track_tags=false, content="modeled"))]
-    fn new(py: Python<'_>, profile: &str, overrides: Vec<String>, seed: u64, track_tags: bool, content: &str) -> PyResult<Self> {
+    #[pyo3(signature = (profile, overrides=Vec::new(), seed=1, track_tags=false, content="modeled", real_bytes_limit=ssdlab_drive::DEFAULT_REAL_BYTES_LIMIT))]
+    fn new(py: Python<'_>, profile: &str, overrides: Vec<String>, seed: u64, track_tags: bool, content: &str, real_bytes_limit: u64) -> PyResult<Self> {
         let content = match content {
             "modeled" => ContentMode::Modeled,
             "real" => ContentMode::Real,
             other => return Err(WorkloadError::new_err(format!("unknown content mode `{other}` (expected modeled or real)"))),
         };
         let profile = ssdlab_profile::load_profile(profile, &overrides).map_err(to_py)?;
-        let session = py.detach(|| Session::new(profile, DriveOptions { track_tags, content }, seed)).map_err(to_py)?;
+        let session = py.detach(|| Session::new(profile, DriveOptions { track_tags, content, real_bytes_limit }, seed)).map_err(to_py)?;
         Ok(Self { session: Mutex::new(session) })
     }
 
@@ -101,10 +101,11 @@ impl NativeDrive {
     }
 
     /// Start a closed-loop run of `job`; `seed` defaults to the next seed of the drive's stream.
-    #[pyo3(signature = (job, seed=None))]
-    fn start_run(&self, py: Python<'_>, job: &NativeJob, seed: Option<u64>) -> PyResult<NativeRun> {
+    /// Writes carry the job's data pattern, or the 4 KiB blocks of `data_file` in order.
+    #[pyo3(signature = (job, seed=None, data_file=None))]
+    fn start_run(&self, py: Python<'_>, job: &NativeJob, seed: Option<u64>, data_file: Option<String>) -> PyResult<NativeRun> {
         let spec = job.spec.clone();
-        let run = self.with(py, |s| s.start_run(&spec, seed)).map_err(to_py)?;
+        let run = self.with(py, |s| s.start_run(&spec, seed, data_file.as_deref())).map_err(to_py)?;
         let seed = run.seed();
         Ok(NativeRun { run: Mutex::new(Some(run)), seed })
     }
@@ -137,6 +138,19 @@ impl NativeDrive {
         to_object(py, &summary)
     }
 
+    /// Write `data` at byte `offset` as one command and wait for it. Returns the simulated
+    /// seconds it took.
+    fn write(&self, py: Python<'_>, offset: u64, data: Vec<u8>) -> PyResult<f64> {
+        self.with(py, |s| s.write_bytes(offset, &data)).map(|ns| ns as f64 / 1e9).map_err(to_py)
+    }
+
+    /// Read `length` bytes at byte `offset` as one command and wait for it. Returns the bytes
+    /// and the simulated seconds it took.
+    fn read<'py>(&self, py: Python<'py>, offset: u64, length: u64) -> PyResult<(Bound<'py, pyo3::types::PyBytes>, f64)> {
+        let (bytes, ns) = self.with(py, |s| s.read_bytes(offset, length)).map_err(to_py)?;
+        Ok((pyo3::types::PyBytes::new(py, &bytes), ns as f64 / 1e9))
+    }
+
     /// The bytes of a 4 KiB logical sector (data-reduction drives in real-bytes mode).
     fn read_sector<'py>(&self, py: Python<'py>, sector: u64) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
         let bytes = self.with(py, |s| s.drive().read_sector_bytes(sector)).map_err(to_py)?;
@@ -155,7 +169,7 @@ impl NativeDrive {
     }
 
     /// Start replaying a trace file. `mode` is `queue-depth` or `timestamps`.
-    #[pyo3(signature = (path, format=None, mode="queue-depth", time_scale=1.0, remap=false, skip_bad=false, pattern="text", seed=None, max_requests=None))]
+    #[pyo3(signature = (path, format=None, mode="queue-depth", time_scale=1.0, remap=false, skip_bad=false, pattern="text", seed=None, max_requests=None, time_unit=None, data_file=None))]
     #[allow(clippy::too_many_arguments)]
     fn start_replay(
         &self,
@@ -169,22 +183,26 @@ impl NativeDrive {
         pattern: &str,
         seed: Option<u64>,
         max_requests: Option<usize>,
+        time_unit: Option<&str>,
+        data_file: Option<String>,
     ) -> PyResult<NativeReplay> {
         let format = crate::traces::parse_format(format)?;
+        let time_unit = crate::traces::parse_time_unit(time_unit)?;
         let mode = match mode {
             "queue-depth" => ReplayMode::QueueDepth,
             "timestamps" => ReplayMode::Timestamps { scale: time_scale },
             other => return Err(WorkloadError::new_err(format!("unknown replay mode `{other}` (expected queue-depth or timestamps)"))),
         };
         let job = ssdlab_workload::parse_options("replay", &[format!("data_pattern={pattern}")]).map_err(to_py)?;
-        let reader = ssdlab_trace::TraceReader::open(path, format, skip_bad).map_err(to_py)?;
+        let reader = ssdlab_trace::TraceReader::open_with(path, ssdlab_trace::ReadOptions { format, skip_bad, time_unit }).map_err(to_py)?;
         let skipped = Arc::new(AtomicU64::new(0));
         let counting = CountingReader { reader, skipped: skipped.clone() };
         let records: Box<dyn Iterator<Item = ssdlab_core::Result<ssdlab_trace::TraceRecord>> + Send> = match max_requests {
             Some(n) => Box::new(counting.take(n)),
             None => Box::new(counting),
         };
-        let run = self.with(py, move |s| s.start_replay(records, mode, remap, job.pattern, seed)).map_err(to_py)?;
+        let origin = path.to_string();
+        let run = self.with(py, move |s| s.start_replay(&origin, records, mode, remap, job.pattern, seed, data_file.as_deref())).map_err(to_py)?;
         Ok(NativeReplay { run: Mutex::new(run), skipped })
     }
 

@@ -15,15 +15,26 @@ pub fn parse_format(format: Option<&str>) -> PyResult<Option<ssdlab_trace::Trace
     }
 }
 
+/// Parse a time unit name (`None`: the format's own).
+pub fn parse_time_unit(unit: Option<&str>) -> PyResult<Option<ssdlab_trace::TimeUnit>> {
+    match unit {
+        None => Ok(None),
+        Some(name) => ssdlab_trace::TimeUnit::parse(name)
+            .map(Some)
+            .ok_or_else(|| WorkloadError::new_err(format!("unknown time unit `{name}` (expected ns, us, ms or s)"))),
+    }
+}
+
 /// Statistics of a trace file (streams the file).
 #[pyfunction]
-#[pyo3(signature = (path, format=None, skip_bad=false))]
-pub fn trace_stats<'py>(py: Python<'py>, path: &str, format: Option<&str>, skip_bad: bool) -> PyResult<Bound<'py, PyAny>> {
+#[pyo3(signature = (path, format=None, skip_bad=false, time_unit=None))]
+pub fn trace_stats<'py>(py: Python<'py>, path: &str, format: Option<&str>, skip_bad: bool, time_unit: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
     let format = parse_format(format)?;
+    let time_unit = parse_time_unit(time_unit)?;
     let path = path.to_string();
     let report = py
         .detach(move || -> Result<ssdlab_trace::TraceStatsReport, Error> {
-            let mut reader = ssdlab_trace::TraceReader::open(&path, format, skip_bad)?;
+            let mut reader = ssdlab_trace::TraceReader::open_with(&path, ssdlab_trace::ReadOptions { format, skip_bad, time_unit })?;
             let mut stats = ssdlab_trace::TraceStats::new();
             for record in reader.by_ref() {
                 stats.add(&record?);

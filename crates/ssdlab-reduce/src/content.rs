@@ -64,9 +64,16 @@ impl ContentSource for std::collections::VecDeque<SectorContent> {
 /// Recent content identities kept for duplicates.
 const RECENT: usize = 4096;
 
+/// Most bytes of a data file read into memory; a longer file contributes its first this many.
+pub const MAX_DATA_FILE_BYTES: u64 = 256 << 20;
+
 /// Produces the content of successive sectors of one job.
 #[derive(Debug)]
 pub struct ContentStream {
+    /// Bytes of a user's data file, whose 4 KiB blocks are written in order (cycling), in place
+    /// of the pattern.
+    file: Option<Arc<Vec<u8>>>,
+    file_next: usize,
     pattern: DataPattern,
     mode: ContentMode,
     rng: SimRng,
@@ -88,6 +95,8 @@ impl ContentStream {
     pub fn new(pattern: DataPattern, mode: ContentMode, seed: u64) -> Self {
         let sizes = if mode == ContentMode::Modeled && !pattern.is_zeros() { measured_sizes(&pattern) } else { Arc::new(Vec::new()) };
         Self {
+            file: None,
+            file_next: 0,
             pattern,
             mode,
             rng: SimRng::new(seed ^ 0x05EE_DC04_7E47),
@@ -96,6 +105,24 @@ impl ContentStream {
             sizes,
             buffer: vec![0; SECTOR_BYTES],
         }
+    }
+
+    /// A stream of the 4 KiB blocks of the file at `path`, in order, starting again at its
+    /// beginning when it runs out (a short last block is padded with zeros). Only the first
+    /// [`MAX_DATA_FILE_BYTES`] of a longer file are used.
+    pub fn from_file(path: &str, mode: ContentMode) -> ssdlab_core::Result<Self> {
+        use std::io::Read;
+        let io = |e: std::io::Error| ssdlab_core::Error::Io(format!("{path}: cannot read the data file: {e}"));
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut bytes = Vec::new();
+        file.take(MAX_DATA_FILE_BYTES).read_to_end(&mut bytes).map_err(io)?;
+        if bytes.is_empty() {
+            return Err(ssdlab_core::Error::Io(format!("{path}: the data file is empty")));
+        }
+        bytes.resize(bytes.len().div_ceil(SECTOR_BYTES) * SECTOR_BYTES, 0);
+        let mut stream = Self::new(DataPattern::default(), mode, 0);
+        stream.file = Some(Arc::new(bytes));
+        Ok(stream)
     }
 
     /// The pattern.
@@ -121,6 +148,15 @@ impl ContentStream {
 
     /// Content of the next sector.
     pub fn next_sector(&mut self) -> SectorContent {
+        if let Some(file) = &self.file {
+            let block = &file[self.file_next..self.file_next + SECTOR_BYTES];
+            self.file_next = (self.file_next + SECTOR_BYTES) % file.len();
+            let mut content = SectorContent::from_bytes(block);
+            if self.mode == ContentMode::Modeled {
+                content.payload = None;
+            }
+            return content;
+        }
         let identity = self.next_identity();
         if self.pattern.is_zeros() {
             return SectorContent { zero: true, fingerprint: 0, stored_bytes: 0, payload: None };

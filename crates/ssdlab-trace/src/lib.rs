@@ -21,7 +21,7 @@ mod record;
 mod stats;
 
 pub use generate::{generate, write_msr, write_msr_file, Workload};
-pub use parse::{TraceFormat, TraceReader};
-pub use qd::QueueDepth;
-pub use record::{TraceOp, TraceRecord};
+pub use parse::{ReadOptions, TimeUnit, TraceFormat, TraceReader};
+pub use qd::{QueueDepth, MAX_TRACKED_DEPTH};
+pub use record::{TraceOp, TraceRecord, MAX_TRACE_BYTES, MAX_TRACE_NS};
 pub use stats::{TraceStats, TraceStatsReport};

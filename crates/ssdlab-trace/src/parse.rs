@@ -1,6 +1,6 @@
 //! Streaming trace parsers.
 
-use crate::record::{TraceOp, TraceRecord};
+use crate::record::{TraceOp, TraceRecord, MAX_TRACE_BYTES, MAX_TRACE_NS};
 use ssdlab_core::{bail, Error, Result};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -79,14 +79,79 @@ impl TraceFormat {
     }
 }
 
+/// A unit for a trace's timestamps, overriding its format's own (`--time-unit`): DiskSim
+/// traces written by other simulators (MQSim) carry nanoseconds where DiskSim has milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Nanoseconds.
+    Nanoseconds,
+    /// Microseconds.
+    Microseconds,
+    /// Milliseconds.
+    Milliseconds,
+    /// Seconds.
+    Seconds,
+}
+
+impl TimeUnit {
+    /// Parse `ns`, `us`, `ms` or `s`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "ns" => Self::Nanoseconds,
+            "us" => Self::Microseconds,
+            "ms" => Self::Milliseconds,
+            "s" => Self::Seconds,
+            _ => return None,
+        })
+    }
+
+    /// Seconds in one unit.
+    pub fn seconds(self) -> f64 {
+        match self {
+            Self::Nanoseconds => 1e-9,
+            Self::Microseconds => 1e-6,
+            Self::Milliseconds => 1e-3,
+            Self::Seconds => 1.0,
+        }
+    }
+}
+
+impl TraceFormat {
+    /// The unit of the format's own timestamps.
+    pub fn time_unit(self) -> TimeUnit {
+        match self {
+            // MSR ticks are 100 ns; a --time-unit override counts them in the unit given.
+            Self::Msr => TimeUnit::Nanoseconds,
+            Self::Blkparse | Self::Spc => TimeUnit::Seconds,
+            Self::FioV2 => TimeUnit::Microseconds,
+            Self::FioV3 | Self::DiskSim => TimeUnit::Milliseconds,
+        }
+    }
+}
+
+/// How to read a trace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The format (`None`: detect it from the first line).
+    pub format: Option<TraceFormat>,
+    /// Count and skip malformed lines instead of stopping at the first.
+    pub skip_bad: bool,
+    /// The unit of the timestamps (`None`: the format's own).
+    pub time_unit: Option<TimeUnit>,
+}
+
 /// A streaming reader of one trace file.
 pub struct TraceReader {
     format: TraceFormat,
     origin: String,
     lines: Box<dyn BufRead + Send>,
-    buffer: String,
+    buffer: Vec<u8>,
     line_no: u64,
     skip_bad: bool,
+    /// Seconds per timestamp unit of the file's float timestamps.
+    unit_seconds: f64,
+    /// Nanoseconds per MSR tick.
+    tick_ns: f64,
     skipped: u64,
     first_line: Option<String>,
     base_time: Option<f64>,
@@ -104,6 +169,11 @@ fn bad(origin: &str, line: u64, message: impl std::fmt::Display) -> Error {
 impl TraceReader {
     /// Open `path` (plain or gzip, detected by content), in `format` or the detected one.
     pub fn open(path: &str, format: Option<TraceFormat>, skip_bad: bool) -> Result<Self> {
+        Self::open_with(path, ReadOptions { format, skip_bad, time_unit: None })
+    }
+
+    /// Open `path` with explicit options.
+    pub fn open_with(path: &str, options: ReadOptions) -> Result<Self> {
         let mut file = File::open(path).map_err(|e| Error::Io(format!("{path}: cannot open trace: {e}")))?;
         let mut magic = [0u8; 2];
         let n = file.read(&mut magic).map_err(|e| Error::Io(format!("{path}: cannot read trace: {e}")))?;
@@ -113,25 +183,33 @@ impl TraceReader {
         } else {
             Box::new(BufReader::with_capacity(1 << 16, file))
         };
-        Self::from_reader(path, reader, format, skip_bad)
+        Self::from_reader_with(path, reader, options)
     }
 
     /// Read a trace from any buffered reader; `origin` names it in messages.
-    pub fn from_reader(origin: &str, mut lines: Box<dyn BufRead + Send>, format: Option<TraceFormat>, skip_bad: bool) -> Result<Self> {
+    pub fn from_reader(origin: &str, lines: Box<dyn BufRead + Send>, format: Option<TraceFormat>, skip_bad: bool) -> Result<Self> {
+        Self::from_reader_with(origin, lines, ReadOptions { format, skip_bad, time_unit: None })
+    }
+
+    /// Read a trace from any buffered reader with explicit options.
+    pub fn from_reader_with(origin: &str, mut lines: Box<dyn BufRead + Send>, options: ReadOptions) -> Result<Self> {
         // Find the first non-empty line to detect the format (and keep it for parsing).
-        let mut first = String::new();
+        let mut raw = Vec::new();
         let mut line_no = 0;
-        loop {
-            first.clear();
-            let n = lines.read_line(&mut first).map_err(|e| Error::Io(format!("{origin}: cannot read trace: {e}")))?;
+        let first = loop {
+            raw.clear();
+            let n = lines.read_until(b'\n', &mut raw).map_err(|e| Error::Io(format!("{origin}: cannot read trace: {e}")))?;
             if n == 0 {
                 bail!(Workload, "{origin}: the trace is empty");
             }
             line_no += 1;
-            if !first.trim().is_empty() {
-                break;
+            let text = String::from_utf8(raw.clone()).map_err(|_| bad(origin, line_no, "the line is not UTF-8 text (is this a binary file?)"))?;
+            if !text.trim().is_empty() {
+                break text;
             }
-        }
+        };
+        let format = options.format;
+        let skip_bad = options.skip_bad;
         let format = match format {
             Some(f) => f,
             None => TraceFormat::detect(&first).ok_or_else(|| {
@@ -139,13 +217,16 @@ impl TraceReader {
             })?,
         };
         let header = first.trim().starts_with("fio version");
+        let unit = options.time_unit.unwrap_or(format.time_unit());
         Ok(Self {
             format,
             origin: origin.to_string(),
             lines,
-            buffer: String::new(),
+            buffer: Vec::new(),
             line_no: if header { line_no } else { line_no - 1 },
             skip_bad,
+            unit_seconds: unit.seconds(),
+            tick_ns: if options.time_unit.is_some() { unit.seconds() * 1e9 } else { 100.0 },
             skipped: 0,
             first_line: if header { None } else { Some(first) },
             base_time: None,
@@ -173,28 +254,40 @@ impl TraceReader {
             return Ok(Some(first));
         }
         self.buffer.clear();
-        let n = self.lines.read_line(&mut self.buffer).map_err(|e| Error::Io(format!("{}: cannot read trace: {e}", self.origin)))?;
+        let n = self.lines.read_until(b'\n', &mut self.buffer).map_err(|e| Error::Io(format!("{}: cannot read trace: {e}", self.origin)))?;
         if n == 0 {
             return Ok(None);
         }
         self.line_no += 1;
-        Ok(Some(std::mem::take(&mut self.buffer)))
+        match std::str::from_utf8(&self.buffer) {
+            Ok(text) => Ok(Some(text.to_string())),
+            // Not UTF-8: an empty marker the parser reports (or skips) with the line's number.
+            Err(_) => Ok(Some(NOT_UTF8.to_string())),
+        }
     }
 
-    /// Time in seconds (absolute, as in the file) to nanoseconds since the first request.
-    fn relative_ns(&mut self, seconds: f64) -> std::result::Result<u64, String> {
-        if !seconds.is_finite() || seconds < 0.0 {
-            return Err(format!("bad timestamp {seconds}"));
+    /// A timestamp in the file's unit (absolute, as in the file) to nanoseconds since the first
+    /// request.
+    fn relative_ns(&mut self, value: f64) -> std::result::Result<u64, String> {
+        if !value.is_finite() || value < 0.0 {
+            return Err(format!("bad timestamp {value}"));
         }
-        let base = *self.base_time.get_or_insert(seconds);
-        if seconds < base {
+        let base = *self.base_time.get_or_insert(value);
+        if value < base {
             return Err("timestamps go backwards (earlier than the first line's)".to_string());
         }
-        Ok(((seconds - base) * 1e9).round() as u64)
+        let ns = ((value - base) * self.unit_seconds * 1e9).round();
+        if ns > MAX_TRACE_NS as f64 {
+            return Err(format!("timestamp {value} is more than {} s after the first request", MAX_TRACE_NS / 1_000_000_000));
+        }
+        Ok(ns as u64)
     }
 
     /// Parse one line: `Ok(None)` for lines that carry no request (headers, other events).
     fn parse_line(&mut self, line: &str) -> std::result::Result<Option<TraceRecord>, String> {
+        if line == NOT_UTF8 {
+            return Err("the line is not UTF-8 text".to_string());
+        }
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {
             return Ok(None);
@@ -217,14 +310,10 @@ impl TraceReader {
                 if ticks < base {
                     return Err("timestamps go backwards (earlier than the first line's)".to_string());
                 }
-                let time_ns = (ticks - base) * 100;
-                Ok(Some(TraceRecord {
-                    time_ns,
-                    op,
-                    offset_bytes: num(f[4], "Offset")?,
-                    len_bytes: num(f[5], "Size")?,
-                    latency_ns: Some(num(f[6], "ResponseTime")? * 100),
-                }))
+                let time_ns = ticks_ns(ticks - base, self.tick_ns, "Timestamp")?;
+                let latency_ns = ticks_ns(num(f[6], "ResponseTime")?, self.tick_ns, "ResponseTime")?;
+                let (offset_bytes, len_bytes) = extent(num(f[4], "Offset")?, 1, num(f[5], "Size")?, 1)?;
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: Some(latency_ns), line: 0 }))
             }
             TraceFormat::Spc => {
                 let f: Vec<&str> = t.split(',').collect();
@@ -237,7 +326,8 @@ impl TraceReader {
                     other => return Err(format!("Opcode: `{other}` is neither r nor w")),
                 };
                 let time_ns = self.relative_ns(float(f[4], "Timestamp")?)?;
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes: num(f[1], "LBA")? * 512, len_bytes: num(f[2], "Size")?, latency_ns: None }))
+                let (offset_bytes, len_bytes) = extent(num(f[1], "LBA")?, 512, num(f[2], "Size")?, 1)?;
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
             }
             TraceFormat::DiskSim => {
                 let f: Vec<&str> = t.split_whitespace().collect();
@@ -246,8 +336,9 @@ impl TraceReader {
                 }
                 let flags = num(f[4], "flags")?;
                 let op = if flags & 1 == 1 { TraceOp::Read } else { TraceOp::Write };
-                let time_ns = self.relative_ns(float(f[0], "time")? / 1e3)?;
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes: num(f[2], "block")? * 512, len_bytes: num(f[3], "size")? * 512, latency_ns: None }))
+                let time_ns = self.relative_ns(float(f[0], "time")?)?;
+                let (offset_bytes, len_bytes) = extent(num(f[2], "block")?, 512, num(f[3], "size")?, 512)?;
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
             }
             TraceFormat::Blkparse => {
                 if t.starts_with("CPU") && t.contains('(') {
@@ -276,7 +367,8 @@ impl TraceReader {
                     return Err("a Q event needs `rwbs sector + count`".to_string());
                 }
                 let time_ns = self.relative_ns(float(f[3], "time")?)?;
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes: num(f[7], "sector")? * 512, len_bytes: num(f[9], "count")? * 512, latency_ns: None }))
+                let (offset_bytes, len_bytes) = extent(num(f[7], "sector")?, 512, num(f[9], "count")?, 512)?;
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
             }
             TraceFormat::FioV2 | TraceFormat::FioV3 => {
                 let mut f: Vec<&str> = t.split_whitespace().collect();
@@ -285,8 +377,8 @@ impl TraceReader {
                     if f.len() < 3 {
                         return Err("expected `timestamp filename action [offset length]`".to_string());
                     }
-                    let ms = float(f[0], "timestamp")?;
-                    time_ns = Some(self.relative_ns(ms / 1e3)?);
+                    let stamp = float(f[0], "timestamp")?;
+                    time_ns = Some(self.relative_ns(stamp)?);
                     f.remove(0);
                 }
                 if f.len() < 2 {
@@ -297,8 +389,11 @@ impl TraceReader {
                     "write" => TraceOp::Write,
                     "trim" => TraceOp::Trim,
                     "wait" if self.format == TraceFormat::FioV2 => {
-                        let us = num(f.get(2).copied().unwrap_or(""), "wait")?;
-                        self.fio_clock_ns += us * 1000;
+                        let wait = num(f.get(2).copied().unwrap_or(""), "wait")?;
+                        let wait_ns = scaled(wait as f64 * self.unit_seconds * 1e9, MAX_TRACE_NS, "wait")?;
+                        self.fio_clock_ns = self.fio_clock_ns.checked_add(wait_ns).filter(|&t| t <= MAX_TRACE_NS).ok_or_else(|| {
+                            format!("wait: the trace's clock would pass {} s", MAX_TRACE_NS / 1_000_000_000)
+                        })?;
                         return Ok(None);
                     }
                     "add" | "open" | "close" | "sync" | "datasync" | "wait" => return Ok(None),
@@ -308,7 +403,8 @@ impl TraceReader {
                     return Err(format!("action `{}` needs an offset and a length", f[1]));
                 }
                 let time_ns = time_ns.unwrap_or(self.fio_clock_ns);
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes: num(f[2], "offset")?, len_bytes: num(f[3], "length")?, latency_ns: None }))
+                let (offset_bytes, len_bytes) = extent(num(f[2], "offset")?, 1, num(f[3], "length")?, 1)?;
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
             }
         }
     }
@@ -337,11 +433,11 @@ impl Iterator for TraceReader {
                     self.last_time_ns = record.time_ns;
                     let first = *self.first_record_ns.get_or_insert(record.time_ns);
                     record.time_ns -= first;
+                    record.line = self.line_no;
                     return Some(Ok(record));
                 }
                 Ok(None) => continue,
-                Err(message) if self.skip_bad => {
-                    let _ = message;
+                Err(_) if self.skip_bad => {
                     self.skipped += 1;
                     continue;
                 }
@@ -349,4 +445,39 @@ impl Iterator for TraceReader {
             }
         }
     }
+}
+
+/// What `next_line` hands the parser for a line that is not UTF-8 (a NUL never occurs in text).
+const NOT_UTF8: &str = "\0not utf-8\0";
+
+/// A time in nanoseconds computed in floating point, refused above `max`.
+fn scaled(ns: f64, max: u64, what: &str) -> std::result::Result<u64, String> {
+    if !(ns >= 0.0 && ns <= max as f64) {
+        return Err(format!("{what}: {} s is out of range (at most {} s)", ns / 1e9, max / 1_000_000_000));
+    }
+    Ok(ns.round() as u64)
+}
+
+/// Byte offset and length from a start and a count in units of `start_unit` and `count_unit`
+/// bytes, refused when they overflow or reach beyond [`MAX_TRACE_BYTES`].
+fn extent(start: u64, start_unit: u64, count: u64, count_unit: u64) -> std::result::Result<(u64, u64), String> {
+    let offset = start.checked_mul(start_unit);
+    let len = count.checked_mul(count_unit);
+    match (offset, len) {
+        (Some(offset), Some(len)) if offset.checked_add(len).is_some_and(|end| end <= MAX_TRACE_BYTES) => Ok((offset, len)),
+        _ => Err(format!(
+            "the request ({start} x {start_unit} bytes + {count} x {count_unit} bytes) reaches beyond {MAX_TRACE_BYTES} bytes: the address or size is corrupt"
+        )),
+    }
+}
+
+/// MSR ticks (100 ns, exactly, unless a time unit overrides them) to nanoseconds.
+fn ticks_ns(ticks: u64, tick_ns: f64, what: &str) -> std::result::Result<u64, String> {
+    if tick_ns == 100.0 {
+        return ticks
+            .checked_mul(100)
+            .filter(|&ns| ns <= MAX_TRACE_NS)
+            .ok_or_else(|| format!("{what}: {ticks} ticks of 100 ns are out of range (at most {} s)", MAX_TRACE_NS / 1_000_000_000));
+    }
+    scaled(ticks as f64 * tick_ns, MAX_TRACE_NS, what)
 }

@@ -4,12 +4,18 @@ use crate::record::TraceRecord;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// Deepest queue tracked. Real devices queue tens to thousands of requests; a trace whose
+/// recorded service times imply more (corrupt or merged response times) saturates here, so
+/// memory stays bounded however long the trace.
+pub const MAX_TRACKED_DEPTH: u32 = 65_536;
+
 /// Tracks requests outstanding in the original trace: a request is outstanding from its arrival
 /// until arrival plus its recorded service time (zero when the format records none, so only
-/// requests arriving at the same instant overlap). Memory is bounded by the trace's queue depth.
+/// requests arriving at the same instant overlap). Memory is bounded by [`MAX_TRACKED_DEPTH`].
 #[derive(Debug, Default, Clone)]
 pub struct QueueDepth {
     ends: BinaryHeap<Reverse<u64>>,
+    saturated: u64,
 }
 
 impl QueueDepth {
@@ -26,14 +32,21 @@ impl QueueDepth {
             }
             self.ends.pop();
         }
-        let depth = self.ends.len() as u32 + 1;
-        let end = record.time_ns + record.latency_ns.unwrap_or(0);
-        if end > record.time_ns {
-            self.ends.push(Reverse(end));
-        } else {
-            // Zero service time: outstanding only for requests at this same instant.
-            self.ends.push(Reverse(record.time_ns + 1));
+        if self.ends.len() as u32 >= MAX_TRACKED_DEPTH {
+            // Saturated: count this request at the cap without tracking it.
+            self.saturated += 1;
+            return MAX_TRACKED_DEPTH;
         }
+        let depth = self.ends.len() as u32 + 1;
+        let end = record.time_ns.saturating_add(record.latency_ns.unwrap_or(0));
+        // Zero service time: outstanding only for requests at this same instant.
+        self.ends.push(Reverse(end.max(record.time_ns + 1)));
         depth
+    }
+
+    /// Requests seen while [`MAX_TRACKED_DEPTH`] requests were already outstanding (their depth
+    /// is reported as the cap).
+    pub fn saturated(&self) -> u64 {
+        self.saturated
     }
 }

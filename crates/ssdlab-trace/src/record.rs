@@ -24,4 +24,14 @@ pub struct TraceRecord {
     pub len_bytes: u64,
     /// Service time recorded in the trace, when the format has one.
     pub latency_ns: Option<u64>,
+    /// Line of the trace file it came from (0 for generated requests), for messages.
+    pub line: u64,
 }
+
+/// Largest byte address a trace may reach (2^60 bytes, an exabyte): anything above is a
+/// corrupt or mis-parsed line, refused rather than wrapped.
+pub const MAX_TRACE_BYTES: u64 = 1 << 60;
+
+/// Latest time a trace may reach since its first request (2^62 ns, about 146 years), so that
+/// scaling and offsetting it can never overflow the simulated clock.
+pub const MAX_TRACE_NS: u64 = 1 << 62;

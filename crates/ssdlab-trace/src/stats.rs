@@ -40,6 +40,9 @@ pub struct TraceStatsReport {
     pub duration_seconds: f64,
     /// Malformed lines skipped.
     pub skipped_lines: u64,
+    /// Requests that arrived with the deepest tracked queue already outstanding (counted at
+    /// that depth; their recorded service times are implausibly long).
+    pub queue_depth_saturated: u64,
 }
 
 /// Everything `trace stats` reports. A request is *sequential* when it starts where the
@@ -140,6 +143,7 @@ impl TraceStats {
             max_end: self.max_end,
             duration_seconds: self.duration_ns as f64 / 1e9,
             skipped_lines,
+            queue_depth_saturated: self.qd.saturated(),
         }
     }
 }

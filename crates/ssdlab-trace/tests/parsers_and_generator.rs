@@ -1,7 +1,7 @@
 //! Parsers on hand-written samples of every format (good and malformed lines), detection, gzip,
 //! and the generated Heavy 2011 trace against its published statistics.
 
-use ssdlab_trace::{generate, write_msr, TraceFormat, TraceOp, TraceReader, TraceRecord, TraceStats, Workload};
+use ssdlab_trace::{generate, write_msr, ReadOptions, TimeUnit, TraceFormat, TraceOp, TraceReader, TraceRecord, TraceStats, Workload};
 use std::io::{BufReader, Cursor};
 
 fn read(text: &str, format: Option<TraceFormat>, skip_bad: bool) -> ssdlab_core::Result<(TraceFormat, Vec<TraceRecord>, u64)> {
@@ -20,7 +20,7 @@ fn msr_csv() {
     let text = "128166372003061629,hm,0,Read,3154059264,4096,1010\n128166372003071629,hm,0,Write,8192,16384,500\n";
     let (f, r, _) = read(text, None, false).unwrap();
     assert_eq!(f, TraceFormat::Msr);
-    assert_eq!(r[0], TraceRecord { time_ns: 0, op: TraceOp::Read, offset_bytes: 3154059264, len_bytes: 4096, latency_ns: Some(101_000) });
+    assert_eq!(r[0], TraceRecord { time_ns: 0, op: TraceOp::Read, offset_bytes: 3154059264, len_bytes: 4096, latency_ns: Some(101_000), line: 1 });
     assert_eq!(r[1].time_ns, 1_000_000);
     assert_eq!(r[1].op, TraceOp::Write);
 }
@@ -114,4 +114,67 @@ fn generated_heavy_2011_has_the_published_statistics() {
     assert!(close(stats.mean_queue_depth(), 4.625), "{}", stats.mean_queue_depth());
     assert!(close(stats.qd1_share(), 0.59), "{}", stats.qd1_share());
     assert!(close(stats.bytes_written as f64, 106.32e9), "{}", stats.bytes_written);
+}
+
+fn read_bytes(bytes: &[u8], options: ReadOptions) -> ssdlab_core::Result<(Vec<TraceRecord>, u64)> {
+    let mut reader = TraceReader::from_reader_with("sample", Box::new(BufReader::new(Cursor::new(bytes.to_vec()))), options)?;
+    let mut out = Vec::new();
+    for r in reader.by_ref() {
+        out.push(r?);
+    }
+    Ok((out, reader.skipped()))
+}
+
+#[test]
+fn addresses_sizes_and_times_that_would_wrap_are_refused_with_file_and_line() {
+    // Regression: these wrapped silently into small, wrong numbers.
+    for (text, format) in [
+        ("0,36028797018963968,4096,r,0.0\n", TraceFormat::Spc),                       // LBA 2^55 x 512
+        ("  8,0 0 1 0.0 1 Q R 36028797018963968 + 8 [x]\n", TraceFormat::Blkparse),      // sector 2^55
+        ("1,h,0,Read,4096,18446744073709551615,10\n", TraceFormat::Msr),                 // size 2^64-1
+        ("fio version 2 iolog\n/dev/x add\n/dev/x wait 18446744073709551000\n/dev/x read 0 4096\n", TraceFormat::FioV2),
+        ("1,h,0,Read,4096,4096,184467440737095516\n", TraceFormat::Msr),                 // response time x 100
+    ] {
+        let err = read(text, Some(format), false).unwrap_err().to_string();
+        assert!(err.starts_with("sample:"), "{format:?}: {err}");
+        let line: u64 = err.split(':').nth(1).unwrap().parse().unwrap_or_else(|_| panic!("{err}"));
+        assert!(line >= 1, "{err}");
+    }
+}
+
+#[test]
+fn a_non_utf8_line_names_its_line_or_is_skipped() {
+    let mut bytes = b"0,8,4096,r,0.0\n".to_vec();
+    bytes.extend_from_slice(b"0,16,\xff\xfe,w,0.1\n");
+    bytes.extend_from_slice(b"0,24,4096,w,0.2\n");
+    let err = read_bytes(&bytes, ReadOptions { format: Some(TraceFormat::Spc), ..ReadOptions::default() }).unwrap_err().to_string();
+    assert!(err.starts_with("sample:2:") && err.contains("UTF-8"), "{err}");
+    let (records, skipped) = read_bytes(&bytes, ReadOptions { format: Some(TraceFormat::Spc), skip_bad: true, ..ReadOptions::default() }).unwrap();
+    assert_eq!((records.len(), skipped), (2, 1));
+    assert_eq!(records[1].line, 3);
+}
+
+#[test]
+fn time_unit_reads_nanosecond_disksim_traces() {
+    // MQSim writes DiskSim-style traces with nanosecond times.
+    let text = "1000 0 8 8 1\n2500 0 16 8 0\n";
+    let ms = read_bytes(text.as_bytes(), ReadOptions { format: Some(TraceFormat::DiskSim), ..ReadOptions::default() }).unwrap().0;
+    assert_eq!(ms[1].time_ns, 1_500_000_000);
+    let ns = read_bytes(text.as_bytes(), ReadOptions { format: Some(TraceFormat::DiskSim), time_unit: Some(TimeUnit::Nanoseconds), ..ReadOptions::default() })
+        .unwrap()
+        .0;
+    assert_eq!(ns[1].time_ns, 1_500);
+}
+
+#[test]
+fn stats_memory_stays_bounded_with_absurd_response_times() {
+    // Regression: every request outstanding forever made the queue-depth tracker and the
+    // depth histogram grow with the trace (2.4 GB at 10M lines).
+    let mut stats = TraceStats::new();
+    for i in 0..200_000u64 {
+        stats.add(&TraceRecord { time_ns: i * 1000, op: TraceOp::Read, offset_bytes: 0, len_bytes: 4096, latency_ns: Some(1 << 60), line: i + 1 });
+    }
+    assert!(stats.queue_depths.len() <= ssdlab_trace::MAX_TRACKED_DEPTH as usize);
+    let report = stats.report("msr", 0);
+    assert_eq!(report.queue_depth_saturated, 200_000 - ssdlab_trace::MAX_TRACKED_DEPTH as u64);
 }

@@ -62,11 +62,12 @@ impl IoGenerator {
         }
         let align_bytes = job.blockalign.unwrap_or(job.min_block_bytes());
         // As fio, a job transfers `io_size` (default: the span) and stops; `time_based` lifts that
-        // limit. Unlike fio, an explicit `number_ios` without `io_size` is the only count limit.
-        let limit_bytes = match (job.io_size_bytes, job.time_based, job.number_ios) {
-            (Some(bytes), false, _) => Some(bytes),
-            (None, false, None) => Some(span_bytes),
-            _ => None,
+        // limit. `number_ios` stops it earlier, never later (fio: "this does not extend the
+        // amount of I/O that will be done").
+        let limit_bytes = match (job.io_size_bytes, job.time_based) {
+            (Some(bytes), false) => Some(bytes),
+            (None, false) => Some(span_bytes),
+            (_, true) => None,
         };
         let zipf = match job.distribution {
             Distribution::Zipf(theta) if job.rw.is_random() => {

@@ -8,7 +8,7 @@ fn job(items: &[&str]) -> ssdlab_workload::JobSpec {
 
 #[test]
 fn random_offsets_stay_in_span_and_aligned() {
-    let j = job(&["rw=randwrite", "bs=4k", "offset=1m", "size=8m", "number_ios=10000"]);
+    let j = job(&["rw=randwrite", "bs=4k", "offset=1m", "size=8m", "io_size=1g", "number_ios=10000"]);
     let mut g = IoGenerator::new(&j, 1 << 30, 7).unwrap();
     let mut n = 0;
     while let Some(io) = g.next_io() {
@@ -22,7 +22,7 @@ fn random_offsets_stay_in_span_and_aligned() {
 
 #[test]
 fn unaligned_variant_uses_blockalign() {
-    let j = job(&["rw=randread", "bs=4k", "blockalign=512", "size=1m", "number_ios=2000"]);
+    let j = job(&["rw=randread", "bs=4k", "blockalign=512", "size=1m", "io_size=1g", "number_ios=2000"]);
     let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
     let odd = std::iter::from_fn(|| g.next_io()).filter(|io| io.offset_bytes % 4096 != 0).count();
     assert!(odd > 1500, "{odd}");
@@ -55,7 +55,7 @@ fn time_based_sequential_wraps() {
 
 #[test]
 fn mix_and_zipf_and_determinism() {
-    let j = job(&["rw=randrw", "rwmixread=70", "bs=4k", "size=64m", "number_ios=20000", "random_distribution=zipf:1.1"]);
+    let j = job(&["rw=randrw", "rwmixread=70", "bs=4k", "size=64m", "io_size=1g", "number_ios=20000", "random_distribution=zipf:1.1"]);
     let a: Vec<_> = {
         let mut g = IoGenerator::new(&j, 1 << 30, 3).unwrap();
         std::iter::from_fn(|| g.next_io()).collect()
@@ -83,4 +83,18 @@ fn span_beyond_capacity_is_refused() {
     assert!(err.contains("beyond the usable capacity"), "{err}");
     let j = job(&["rw=write", "offset=2g"]);
     assert!(IoGenerator::new(&j, 1 << 30, 1).is_err());
+}
+
+#[test]
+fn number_ios_stops_at_the_size_as_fio_does() {
+    // Regression: number_ios replaced the byte limit, so a job ran past its size. fio: number_ios
+    // "does not extend the amount of I/O that will be done".
+    let job = parse_options("t", &["rw=write".into(), "bs=4k".into(), "size=1m".into(), "number_ios=1000".into()]).unwrap();
+    let mut g = IoGenerator::new(&job, 1 << 30, 1).unwrap();
+    let n = std::iter::from_fn(|| g.next_io()).count();
+    assert_eq!(n, 256, "1 MiB in 4 KiB blocks");
+    // A smaller number_ios still stops first.
+    let job = parse_options("t", &["rw=randwrite".into(), "bs=4k".into(), "size=1m".into(), "number_ios=10".into()]).unwrap();
+    let mut g = IoGenerator::new(&job, 1 << 30, 1).unwrap();
+    assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 10);
 }

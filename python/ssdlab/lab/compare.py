@@ -25,6 +25,12 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     db.close()
     if frame.empty:
         raise SsdlabError(f"{db_path}: no {'' if include_scaled else 'full-scale '}results for {', '.join(drives) or 'any drive'}")
+    known = sorted(set(frame["drive"]))
+    missing = [d for d in drives if d not in known]
+    if missing:
+        raise SsdlabError(f"{db_path}: no {'' if include_scaled else 'full-scale '}results for {missing[0]!r} (drives there: {', '.join(known)})")
+    if highlight is not None and highlight not in known:
+        raise SsdlabError(f"--highlight {highlight!r}: no such drive among the results (drives there: {', '.join(known)})")
     made = headline_charts(frame, out_dir / "charts", "compare", highlight)
     table = frame.pivot_table(index=["suite", "metric", "title", "pattern", "condition"], columns="drive", values="value", sort=False).reset_index()
     table.to_csv(out_dir / "comparison.csv", index=False)

@@ -42,6 +42,8 @@ class ResultsDatabase:
 
     def __init__(self, path: Path, create: bool = True) -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            raise ResultsDatabaseError(f"{self.path}: is a folder; give the results database's file name (e.g. {self.path / 'results.sqlite'})")
         if not self.path.exists() and not create:
             raise ResultsDatabaseError(f"{self.path}: no such results database")
         if self.path.exists() and self.path.stat().st_size > 0:

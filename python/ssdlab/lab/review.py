@@ -18,10 +18,12 @@ from ssdlab.lab.suites import SUITES
 
 
 def parse_suites(text: str | None) -> list[str]:
-    """Suite names from a comma-separated list (all when empty)."""
-    if not text:
+    """Suite names from a comma-separated list (all when not given)."""
+    if text is None:
         return list(SUITES)
     names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise SsdlabError(f"--suites {text!r} names no suite (expected some of: {', '.join(SUITES)})")
     unknown = [n for n in names if n not in SUITES]
     if unknown:
         raise SsdlabError(f"unknown suite {unknown[0]!r} (expected some of: {', '.join(SUITES)})")

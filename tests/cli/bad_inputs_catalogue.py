@@ -1,0 +1,46 @@
+"""Bad and edge inputs a new user might try, with the message each must get.
+
+Shared by the test that holds them (``test_bad_inputs.py``) and the script that writes the
+table in ``docs/bad-inputs.md`` (``scripts/bad_inputs_table.py``). Each entry: a short
+description, the ``ssdlab`` arguments (``{trace}`` and ``{tmp}`` are filled in), and a piece of
+the one-line message expected on stderr with exit status 2.
+"""
+
+CASES = [
+    (
+        "idle longer than the simulated clock can count",
+        ["run", "--precondition", "idle:2e10", "--rw=randread", "--bs=4k", "--number_ios=10"],
+        "idle time must be",
+    ),
+    ("negative idle", ["run", "--precondition", "idle:-5", "--rw=randread"], "expected idle:SECONDS"),
+    ("time scale that overflows the clock", ["trace", "replay", "{trace}", "--mode", "timestamps", "--time-scale", "1e300"], "--time-scale"),
+    ("zero time scale", ["trace", "replay", "{trace}", "--mode", "timestamps", "--time-scale", "0"], "--time-scale"),
+    ("unknown time unit", ["trace", "stats", "{trace}", "--time-unit", "fortnights"], "fortnights"),
+    ("JSON output into a missing folder (checked before the replay)", ["trace", "replay", "{trace}", "--json", "/nonexistent/x.json"], "does not exist"),
+    ("JSON output that is a folder", ["run", "--rw=read", "--number_ios=1", "--json", "{tmp}"], "is a folder"),
+    ("two outputs on standard output", ["run", "--rw=read", "--json", "-", "--series", "-"], "cannot both write to standard output"),
+    ("missing data file", ["run", "--rw=write", "--data-file", "/nonexistent/data.bin"], "no such file"),
+    ("missing trace", ["trace", "replay", "/nonexistent/trace.csv"], "no such file"),
+    ("review scale NaN", ["review", "--scale", "nan"], "--scale"),
+    ("review scale too small", ["review", "--scale", "0"], "--scale"),
+    ("review database that is a folder", ["review", "--db", "{tmp}", "--suites", "power"], "is a folder"),
+    ("review with an empty suite list", ["review", "--suites", ",,"], "names no suite"),
+    ("review with an unknown suite", ["review", "--suites", "four-corners,bogus"], "unknown suite 'bogus'"),
+    ("latency near 2^63", ["run", "--set", "nand.t_prog_ns=9223372036854775000", "--rw=read"], "nand.t_prog_ns: must be 1 to"),
+    ("firmware time 2^62", ["run", "--set", "controller.command_processing_ns=4611686018427387904", "--rw=read"], "controller.command_processing_ns"),
+    ("die count that overflows 32 bits", ["run", "--set", "nand.channels=2147483650", "--rw=read"], "nand.channels: must be 1 to 1024"),
+    ("link rate that overflows x 10^6", ["run", "--set", "host.link_mbps=288230376151711744", "--rw=read"], "host.link_mbps: must be 1 to"),
+    (
+        "GC low-water mark of zero (names its own field)",
+        ["run", "--set", "ftl.gc_low_free_blocks_per_die=0", "--rw=read"],
+        "ftl.gc_low_free_blocks_per_die: must be at least 1",
+    ),
+    ("unknown profile field", ["run", "--set", "nand.bogus=1", "--rw=read"], "unknown field `bogus`"),
+    ("unknown fio option", ["run", "--rw=randwrite", "--iodeph=4"], "unknown fio option `iodeph`"),
+    ("queue deeper than NCQ", ["run", "--rw=randread", "--iodepth=64"], "exceeds the drive's queue depth"),
+    (
+        "compare highlighting a drive not in the database",
+        ["compare", "--db", "{db}", "--highlight", "no-such-drive", "--include-scaled", "--out", "{tmp}/cmp"],
+        "--highlight",
+    ),
+]

@@ -1,0 +1,155 @@
+"""Bad and edge inputs get one clear line and status 2, never a traceback or nonsense (issue 10).
+Each case in ``bad_inputs_catalogue.CASES`` is also listed in docs/bad-inputs.md."""
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from bad_inputs_catalogue import CASES
+
+from ssdlab import Drive
+from ssdlab.errors import RequestError, WorkloadError
+
+
+def ssdlab(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    path = tmp_path_factory.mktemp("trace") / "t.csv"
+    path.write_text("".join(f"{i * 10000},h,0,{'Read' if i % 2 else 'Write'},{i * 4096},4096,10\n" for i in range(200)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    out = tmp_path_factory.mktemp("db")
+    r = ssdlab("review", "conventional-240", "--scale", "0.01", "--suites", "power", "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    return out / "results.sqlite"
+
+
+@pytest.mark.parametrize("what, args, expected", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_gets_one_clear_line(what, args, expected, trace, db, tmp_path):
+    filled = [a.format(trace=trace, tmp=tmp_path, db=db) for a in args]
+    r = ssdlab(*filled)
+    assert r.returncode == 2, (what, r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr, r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and expected in lines[0], (what, r.stderr)
+
+
+def test_busy_time_at_queue_depth_one_covers_every_command():
+    # Regression: the busy clock restarted at every submission, so at QD1 only the last command
+    # counted (and energy and power with it).
+    r = ssdlab("run", "--rw=randread", "--bs=4k", "--iodepth=1", "--number_ios=2000", "--size=64m", "--json", "-", "--quiet")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["busy_seconds"] > 0.95 * s["simulated_seconds"], (s["busy_seconds"], s["simulated_seconds"])
+
+
+def test_replay_requests_beyond_the_drive_name_file_and_line(tmp_path):
+    path = tmp_path / "far.csv"
+    path.write_text("0,h,0,Read,0,4096,10\n100,h,0,Write,999999999999999,4096,10\n")
+    r = ssdlab("trace", "replay", str(path))
+    assert r.returncode == 2 and f"{path}:2:" in r.stderr and "beyond the drive" in r.stderr, r.stderr
+
+
+def test_time_scale_too_large_for_the_clock_is_refused_from_python(trace):
+    drive = Drive("conventional-240", ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=7499997184"])
+    with pytest.raises(WorkloadError, match="time scale"):
+        drive.replay(str(trace), mode="timestamps", time_scale=1e300)
+
+
+def test_series_to_standard_output_is_csv_not_a_file_named_dash(tmp_path):
+    r = ssdlab("run", "--rw=randread", "--bs=4k", "--number_ios=100", "--size=1m", "--series", "-", "--quiet", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("second,span_seconds,iops")
+    assert not (tmp_path / "-").exists()
+
+
+def test_sigterm_stops_like_ctrl_c():
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ssdlab.cli", "run", "--rw=randwrite", "--bs=4k", "--iodepth=32", "--runtime=100000", "--time_based", "--quiet"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "interrupted" in err, (p.returncode, err)
+
+
+def test_a_drive_can_be_used_from_another_thread():
+    # Regression: the drive was unsendable and raised a PanicException off its thread.
+    drive = Drive("conventional-240", ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=7499997184"])
+    results = []
+    thread = threading.Thread(target=lambda: results.append(drive.run(["rw=randwrite", "bs=4k", "number_ios=500"]).summary["writes"]))
+    thread.start()
+    thread.join()
+    assert results == [500]
+
+
+def test_real_bytes_memory_is_bounded_with_a_clear_error():
+    drive = Drive("force-gs-240", ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=7499997184"], content="real", real_bytes_limit=1 << 20)
+    with pytest.raises(RequestError, match="real-bytes mode keeps every stored chunk in memory"):
+        drive.run(["rw=write", "bs=128k", "size=64m", "data_pattern=random"])
+
+
+def test_real_bytes_go_through_the_engine_and_read_back():
+    drive = Drive("force-gs-240", ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=7499997184"], content="real")
+    text = (b"the quick brown fox jumps over the lazy dog. " * 400)[:12288]
+    assert drive.write(8192, text) > 0
+    assert drive.read(8192, len(text)) == text
+    # A partial sector keeps the rest of its old bytes.
+    drive.write(8192 + 512, b"X" * 512)
+    back = drive.read(8192, 4096)
+    assert back[:512] == text[:512] and back[512:1024] == b"X" * 512 and back[1024:] == text[1024:4096]
+    assert drive.read(1 << 20, 4096) == bytes(4096)
+    state = drive.state()
+    assert state["nand_write_bytes"] < len(text)  # text compresses
+
+
+def test_data_file_content_goes_through_the_engine(tmp_path):
+    data = tmp_path / "data.bin"
+    data.write_bytes(b"A" * (1 << 20))  # highly compressible
+    r = ssdlab("run", "--rw=write", "--bs=128k", "--size=64m", "--data-file", str(data), "--json", "-", "--quiet")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    # Every 4 KiB block of the file is the same: all but the first are duplicates.
+    assert s["reduction"]["dedup_hit_rate"] > 0.99
+    assert s["write_amplification"] < 0.05
+
+
+def test_reviews_started_in_the_same_second_stay_apart(tmp_path):
+    db = tmp_path / "lab.sqlite"
+    for label in ("first", "second"):
+        r = ssdlab(
+            "review",
+            "conventional-240",
+            "--scale",
+            "0.01",
+            "--suites",
+            "power",
+            "--out",
+            str(tmp_path / label),
+            "--db",
+            str(db),
+            "--label",
+            "same drive",
+            "--quiet",
+        )
+        assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE runs SET started = '2026-01-01T00:00:00+00:00'")  # as if both started in the same second
+    from ssdlab.lab.db import ResultsDatabase
+
+    latest = ResultsDatabase(db, create=False).latest(include_scaled=True)
+    assert latest["run_id"].nunique() == 1
+    assert len(latest) == len(latest.drop_duplicates(["metric", "pattern", "condition"]))
