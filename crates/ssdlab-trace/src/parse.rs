@@ -391,9 +391,11 @@ impl TraceReader {
                     "wait" if self.format == TraceFormat::FioV2 => {
                         let wait = num(f.get(2).copied().unwrap_or(""), "wait")?;
                         let wait_ns = scaled(wait as f64 * self.unit_seconds * 1e9, MAX_TRACE_NS, "wait")?;
-                        self.fio_clock_ns = self.fio_clock_ns.checked_add(wait_ns).filter(|&t| t <= MAX_TRACE_NS).ok_or_else(|| {
-                            format!("wait: the trace's clock would pass {} s", MAX_TRACE_NS / 1_000_000_000)
-                        })?;
+                        self.fio_clock_ns = self
+                            .fio_clock_ns
+                            .checked_add(wait_ns)
+                            .filter(|&t| t <= MAX_TRACE_NS)
+                            .ok_or_else(|| format!("wait: the trace's clock would pass {} s", MAX_TRACE_NS / 1_000_000_000))?;
                         return Ok(None);
                     }
                     "add" | "open" | "close" | "sync" | "datasync" | "wait" => return Ok(None),

@@ -129,11 +129,11 @@ fn read_bytes(bytes: &[u8], options: ReadOptions) -> ssdlab_core::Result<(Vec<Tr
 fn addresses_sizes_and_times_that_would_wrap_are_refused_with_file_and_line() {
     // Regression: these wrapped silently into small, wrong numbers.
     for (text, format) in [
-        ("0,36028797018963968,4096,r,0.0\n", TraceFormat::Spc),                       // LBA 2^55 x 512
-        ("  8,0 0 1 0.0 1 Q R 36028797018963968 + 8 [x]\n", TraceFormat::Blkparse),      // sector 2^55
-        ("1,h,0,Read,4096,18446744073709551615,10\n", TraceFormat::Msr),                 // size 2^64-1
+        ("0,36028797018963968,4096,r,0.0\n", TraceFormat::Spc),                     // LBA 2^55 x 512
+        ("  8,0 0 1 0.0 1 Q R 36028797018963968 + 8 [x]\n", TraceFormat::Blkparse), // sector 2^55
+        ("1,h,0,Read,4096,18446744073709551615,10\n", TraceFormat::Msr),            // size 2^64-1
         ("fio version 2 iolog\n/dev/x add\n/dev/x wait 18446744073709551000\n/dev/x read 0 4096\n", TraceFormat::FioV2),
-        ("1,h,0,Read,4096,4096,184467440737095516\n", TraceFormat::Msr),                 // response time x 100
+        ("1,h,0,Read,4096,4096,184467440737095516\n", TraceFormat::Msr), // response time x 100
     ] {
         let err = read(text, Some(format), false).unwrap_err().to_string();
         assert!(err.starts_with("sample:"), "{format:?}: {err}");
