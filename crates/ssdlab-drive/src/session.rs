@@ -200,11 +200,16 @@ impl Session {
     /// Written data follows the job's pattern, or the 4 KiB blocks of `data_file` in order.
     pub fn start_run(&mut self, job: &JobSpec, seed: Option<u64>, data_file: Option<&str>) -> Result<Run> {
         let seed = seed.unwrap_or_else(|| self.next_seed());
-        let content = match data_file {
-            Some(path) => ContentStream::from_file(path, self.drive.options().content)?,
-            None => ContentStream::new(job.pattern, self.drive.options().content, seed),
-        };
+        let content = self.content(job.pattern, seed, data_file)?;
         Run::with_content(&self.drive, job, seed, self.now_ns, content)
+    }
+
+    /// What written sectors hold: `pattern` seeded by `seed`, or the blocks of `data_file`.
+    fn content(&self, pattern: DataPattern, seed: u64, data_file: Option<&str>) -> Result<ContentStream> {
+        match data_file {
+            Some(path) => ContentStream::from_file(path, self.drive.options().content),
+            None => Ok(ContentStream::new(pattern, self.drive.options().content, seed)),
+        }
     }
 
     /// Advance `run` by up to `max_completions` completions; the present moves to its end once
@@ -240,10 +245,7 @@ impl Session {
         data_file: Option<&str>,
     ) -> Result<TraceRun> {
         let seed = seed.unwrap_or_else(|| self.next_seed());
-        let content = match data_file {
-            Some(path) => ContentStream::from_file(path, self.drive.options().content)?,
-            None => ContentStream::new(pattern, self.drive.options().content, seed),
-        };
+        let content = self.content(pattern, seed, data_file)?;
         TraceRun::new(&self.drive, origin, records, mode, remap, content, self.now_ns)
     }
 
