@@ -4,12 +4,13 @@
 //! to its path: `write_path.rs` and `read_path.rs` lay out the stages of each in order.
 
 use crate::buffer::WriteBuffer;
+use crate::data_plane::{decode_region, DataPlane};
 use crate::engine::{Engine, EngineCounters};
 use crate::map_cache::MapCache;
 use crate::sink::TimedSink;
 use crate::throttle::SmallWriteCap;
 use ssdlab_core::{bail, Nanoseconds, Result, Timeline};
-use ssdlab_ftl::{ChunkFtl, Ftl, Piece, StoredSector, Translation};
+use ssdlab_ftl::{ChunkFtl, DataLocation, Ftl, Piece, StoredSector, Translation};
 use ssdlab_nand::{FlashArray, SECTOR_BYTES};
 use ssdlab_profile::Profile;
 use ssdlab_reduce::{ContentMode, ContentSource, ContentStream, DataPattern};
@@ -25,6 +26,10 @@ pub struct DriveOptions {
     /// Most bytes of stored data a real-bytes drive keeps in memory (writes beyond it fail
     /// with a clear error).
     pub real_bytes_limit: u64,
+    /// Store every written sector's bytes in a [`DataPlane`] (attached with
+    /// [`Drive::attach_data_plane`]) at its physical address, instead of in memory. Needs real
+    /// content.
+    pub store_data: bool,
 }
 
 /// Default memory bound of a real-bytes drive's stored data (8 GiB).
@@ -32,12 +37,12 @@ pub const DEFAULT_REAL_BYTES_LIMIT: u64 = 8 << 30;
 
 impl Default for DriveOptions {
     fn default() -> Self {
-        Self { track_tags: false, content: ContentMode::Modeled, real_bytes_limit: DEFAULT_REAL_BYTES_LIMIT }
+        Self { track_tags: false, content: ContentMode::Modeled, real_bytes_limit: DEFAULT_REAL_BYTES_LIMIT, store_data: false }
     }
 }
 
 /// Host-side counters since power-on.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DriveCounters {
     /// Read commands completed.
     pub read_commands: u64,
@@ -109,6 +114,10 @@ pub struct Drive {
     pub(crate) tag_counter: u64,
     /// Sectors (plus one) of the most recent write, to recover its first tag.
     pub(crate) last_write_sectors: u64,
+    /// Where the data is stored, for a drive that stores data.
+    pub(crate) data_plane: Option<Box<dyn DataPlane>>,
+    /// The first data-plane failure; once set, the drive refuses writes.
+    pub(crate) data_failure: Option<String>,
 }
 
 impl Drive {
@@ -124,17 +133,41 @@ impl Drive {
 
     /// A factory-fresh drive with explicit options.
     pub fn with_options(profile: Profile, options: DriveOptions) -> Result<Self> {
-        let translation: Box<dyn Translation> = match &profile.reduction {
+        Self::build(profile, options, None)
+    }
+
+    /// A drive restored from what [`Drive::save_state`] wrote (the translation layer and the
+    /// counters; everything in flight had finished), for the same profile and options.
+    pub fn load(profile: Profile, options: DriveOptions, input: &mut dyn std::io::Read) -> Result<Self> {
+        Self::build(profile, options, Some(input))
+    }
+
+    fn build(profile: Profile, options: DriveOptions, saved: Option<&mut dyn std::io::Read>) -> Result<Self> {
+        if options.store_data && options.content != ContentMode::Real {
+            bail!(Config, "a drive that stores data needs real content");
+        }
+        let (translation, counters): (Box<dyn Translation>, Option<SavedCounters>) = match &profile.reduction {
             Some(reduction) => {
                 let mut config = reduction.chunk.clone();
-                config.keep_payloads = options.content == ContentMode::Real;
+                config.keep_payloads = options.content == ContentMode::Real && !options.store_data;
                 config.payload_limit_bytes = options.real_bytes_limit;
-                Box::new(ChunkFtl::new(config, &profile.origin)?)
+                config.store_data = options.store_data;
+                if options.store_data && (config.chunk_header_bytes as usize) < crate::data_plane::REGION_PREFIX_BYTES {
+                    bail!(Config, "{}: reduction.chunk_header_bytes must be at least 4 for a drive that stores data", profile.origin);
+                }
+                match saved {
+                    Some(input) => (Box::new(ChunkFtl::load(config, input)?), Some(SavedCounters::read(input)?)),
+                    None => (Box::new(ChunkFtl::new(config, &profile.origin)?), None),
+                }
             }
             None => {
                 let mut config = profile.ftl.clone();
                 config.track_tags = options.track_tags;
-                Box::new(Ftl::new(config, &profile.origin)?)
+                config.store_data = options.store_data;
+                match saved {
+                    Some(input) => (Box::new(Ftl::load(config, input)?), Some(SavedCounters::read(input)?)),
+                    None => (Box::new(Ftl::new(config, &profile.origin)?), None),
+                }
             }
         };
         let flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
@@ -161,8 +194,58 @@ impl Drive {
             counters: DriveCounters::default(),
             tag_counter: 0,
             last_write_sectors: 0,
+            data_plane: None,
+            data_failure: None,
             profile,
         })
+        .map(|mut drive: Self| {
+            if let Some(saved) = counters {
+                drive.flash.set_counters(saved.flash);
+                drive.counters = saved.drive;
+            }
+            drive
+        })
+    }
+
+    /// Write the drive's state (translation layer, flash and host counters) to `out`. Call
+    /// when nothing is in flight (after a flush); timelines are not saved: a restored drive
+    /// starts idle.
+    pub fn save_state(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        self.translation.save(out)?;
+        SavedCounters { flash: self.flash.counters().clone(), drive: self.counters.clone() }.write(out)
+    }
+
+    /// Store data in `plane` from now on (drives built with [`DriveOptions::store_data`]).
+    pub fn attach_data_plane(&mut self, plane: Box<dyn DataPlane>) {
+        self.data_plane = Some(plane);
+    }
+
+    /// Take the data plane back (to hand it to a drive restored from saved state).
+    pub fn detach_data_plane(&mut self) -> Option<Box<dyn DataPlane>> {
+        self.data_plane.take()
+    }
+
+    /// The data plane, for its owner (to sync it, say).
+    pub fn data_plane_mut(&mut self) -> Option<&mut (dyn DataPlane + 'static)> {
+        self.data_plane.as_deref_mut()
+    }
+
+    /// The first data-plane failure, if any (the drive refuses writes from then on).
+    pub fn data_failure(&self) -> Option<&str> {
+        self.data_failure.as_deref()
+    }
+
+    /// Remember a data-plane failure a sink met.
+    pub(crate) fn note_data_error(&mut self, error: Option<String>) -> Result<()> {
+        match error {
+            None => Ok(()),
+            Some(e) => {
+                if self.data_failure.is_none() {
+                    self.data_failure = Some(e.clone());
+                }
+                Err(ssdlab_core::Error::Io(e))
+            }
+        }
     }
 
     /// The profile the drive was built from.
@@ -301,7 +384,8 @@ impl Drive {
     /// A timed sink for FTL operations: host programs from `host_ready_ns`, GC from
     /// `internal_ready_ns`.
     pub(crate) fn sink(&mut self, host_ready_ns: Nanoseconds, internal_ready_ns: Nanoseconds) -> (&mut dyn Translation, TimedSink<'_>) {
-        let sink = TimedSink::new(&mut self.flash, &mut self.buffer, self.engine.as_mut(), host_ready_ns, internal_ready_ns);
+        let sink =
+            TimedSink::new(&mut self.flash, &mut self.buffer, self.engine.as_mut(), host_ready_ns, internal_ready_ns).with_data(self.data_plane.as_deref_mut());
         (self.translation.as_mut(), sink)
     }
 
@@ -329,6 +413,8 @@ impl Drive {
         let (translation, mut sink) = self.sink(ready, start);
         translation.pad_open_unit(&mut sink);
         let programmed = sink.host_program_done_ns;
+        let error = sink.data_error.take();
+        let _ = self.note_data_error(error);
         assert_eq!(self.buffer.pending_sectors(), 0, "a flush left buffered sectors unprogrammed");
         self.last_host_program_ns = self.last_host_program_ns.max(programmed);
         start.max(self.last_host_program_ns).max(self.buffer.last_release_ns())
@@ -338,6 +424,11 @@ impl Drive {
     pub fn secure_erase(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         let start = at_ns.max(self.quiesce_ns());
         self.translation.secure_erase();
+        if let Some(plane) = self.data_plane.as_deref_mut() {
+            if let Err(e) = plane.discard(0, self.profile.raw_bytes()) {
+                let _ = self.note_data_error(Some(format!("cannot release the erased array: {e}")));
+            }
+        }
         if let Some(cache) = self.map_cache.as_mut() {
             cache.clear();
         }
@@ -366,7 +457,9 @@ impl Drive {
                     break;
                 }
                 let (translation, mut sink) = self.sink(free_at, free_at);
-                if !translation.collect_one(die, &mut sink) {
+                let collected = translation.collect_one(die, &mut sink);
+                let error = sink.data_error.take();
+                if self.note_data_error(error).is_err() || !collected {
                     break;
                 }
                 reclaimed += 1;
@@ -413,16 +506,43 @@ impl Drive {
     /// The bytes of logical sector `lba` (data-reduction drives in real-bytes mode): zeros when
     /// unmapped, trimmed or written with zeros.
     pub fn read_sector_bytes(&self, lba: u64) -> Result<Vec<u8>> {
-        if self.options.content != ContentMode::Real || self.translation.reduction_stats().is_none() {
-            bail!(Request, "this drive does not keep data bytes (needs a data-reduction profile in real-bytes mode)");
-        }
         if lba >= self.translation.user_sectors() {
             bail!(Request, "sector {lba} is beyond the last sector {}", self.translation.user_sectors() - 1);
+        }
+        if let Some(plane) = self.data_plane.as_deref() {
+            return match self.translation.data_location(lba) {
+                DataLocation::Zeros => Ok(vec![0; SECTOR_BYTES as usize]),
+                DataLocation::At { addr_bytes, region_bytes } => {
+                    let mut region = vec![0u8; region_bytes as usize];
+                    plane.read_at(addr_bytes, &mut region).map_err(|e| ssdlab_core::Error::Io(format!("sector {lba}: cannot read its data: {e}")))?;
+                    decode_region(&region).map_err(|e| ssdlab_core::Error::Io(format!("sector {lba}: {e}")))
+                }
+            };
+        }
+        if self.options.content != ContentMode::Real || self.translation.reduction_stats().is_none() {
+            bail!(Request, "this drive does not keep data bytes (needs a data-reduction profile in real-bytes mode)");
         }
         match self.translation.stored_sector(lba) {
             StoredSector::Zeros => Ok(vec![0; SECTOR_BYTES as usize]),
             StoredSector::Bytes(stored) => ssdlab_reduce::decompress_sector(stored).map_err(ssdlab_core::Error::Request),
             StoredSector::NotKept => bail!(Request, "sector {lba} has no stored bytes"),
         }
+    }
+}
+
+/// Counters saved with a drive's state.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedCounters {
+    flash: ssdlab_nand::FlashCounters,
+    drive: DriveCounters,
+}
+
+impl SavedCounters {
+    fn write(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        bincode::serialize_into(out, self).map_err(|e| ssdlab_core::Error::Io(format!("cannot save the drive's counters: {e}")))
+    }
+
+    fn read(input: &mut dyn std::io::Read) -> Result<Self> {
+        bincode::deserialize_from(input).map_err(|e| ssdlab_core::Error::Io(format!("cannot read the drive's saved counters: {e}")))
     }
 }

@@ -27,6 +27,7 @@
 #![warn(missing_docs)]
 
 mod buffer;
+mod data_plane;
 mod drive;
 mod engine;
 mod inflight;
@@ -40,6 +41,7 @@ mod sink;
 mod throttle;
 mod write_path;
 
+pub use data_plane::{decode_region, encode_region, DataPlane, REGION_PREFIX_BYTES};
 pub use drive::{Drive, DriveCounters, DriveOptions, DEFAULT_REAL_BYTES_LIMIT};
 pub use engine::EngineCounters;
 pub use metrics::{LatencySummary, SeriesRow};

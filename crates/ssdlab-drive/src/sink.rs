@@ -2,6 +2,7 @@
 //! data-reduction engine, on the engine's back end for GC copies).
 
 use crate::buffer::WriteBuffer;
+use crate::data_plane::{encode_region, DataPlane};
 use crate::engine::Engine;
 use ssdlab_core::Nanoseconds;
 use ssdlab_ftl::FlashSink;
@@ -24,6 +25,11 @@ pub(crate) struct TimedSink<'a> {
     /// GC data read so far is ready to be programmed (read, and recoded by the engine's back
     /// end when there is one) from this time.
     gc_data_ready_ns: Nanoseconds,
+    /// Where the drive's data is stored, when it stores data.
+    data: Option<&'a mut (dyn DataPlane + 'static)>,
+    /// The first data-plane failure (the operation that failed is named).
+    pub data_error: Option<String>,
+    block_bytes: u64,
 }
 
 impl<'a> TimedSink<'a> {
@@ -36,7 +42,33 @@ impl<'a> TimedSink<'a> {
     ) -> Self {
         let planes = flash.geometry().planes_per_die;
         let unit_bytes = flash.geometry().unit_bytes();
-        Self { flash, buffer, engine, host_ready_ns, internal_ready_ns, host_program_done_ns: 0, planes, unit_bytes, gc_data_ready_ns: 0 }
+        let block_bytes = unit_bytes * flash.geometry().units_per_block() as u64;
+        Self {
+            flash,
+            buffer,
+            engine,
+            host_ready_ns,
+            internal_ready_ns,
+            host_program_done_ns: 0,
+            planes,
+            unit_bytes,
+            gc_data_ready_ns: 0,
+            data: None,
+            data_error: None,
+            block_bytes,
+        }
+    }
+
+    /// Send data operations to `plane` as well.
+    pub fn with_data(mut self, plane: Option<&'a mut (dyn DataPlane + 'static)>) -> Self {
+        self.data = plane;
+        self
+    }
+
+    fn data_failed(&mut self, what: String) {
+        if self.data_error.is_none() {
+            self.data_error = Some(what);
+        }
     }
 
     /// Encrypt and ECC-encode `stored_bytes` of host data that left the engine's front end at
@@ -80,7 +112,33 @@ impl FlashSink for TimedSink<'_> {
     }
 
     #[inline]
-    fn erase(&mut self, die: u32, _block: u32) {
+    fn erase(&mut self, die: u32, block: u32) {
         self.flash.erase(die, self.internal_ready_ns, self.planes);
+        // After a data failure nothing is released: a move that failed left its data in place.
+        if self.data_error.is_some() {
+            return;
+        }
+        if let Some(plane) = self.data.as_deref_mut() {
+            let addr = block as u64 * self.block_bytes;
+            if let Err(e) = plane.discard(addr, self.block_bytes) {
+                self.data_failed(format!("cannot release erased block {block} (bytes {addr}..): {e}"));
+            }
+        }
+    }
+
+    fn store(&mut self, addr_bytes: u64, region_bytes: u64, payload: &[u8]) {
+        let Some(plane) = self.data.as_deref_mut() else { return };
+        let result =
+            encode_region(payload, region_bytes).map_err(|e| e.to_string()).and_then(|bytes| plane.write_at(addr_bytes, &bytes).map_err(|e| e.to_string()));
+        if let Err(e) = result {
+            self.data_failed(format!("cannot store data at byte {addr_bytes}: {e}"));
+        }
+    }
+
+    fn relocate(&mut self, from_bytes: u64, to_bytes: u64, len_bytes: u64) {
+        let Some(plane) = self.data.as_deref_mut() else { return };
+        if let Err(e) = plane.copy(from_bytes, to_bytes, len_bytes) {
+            self.data_failed(format!("cannot move {len_bytes} bytes of data from byte {from_bytes} to {to_bytes}: {e}"));
+        }
     }
 }

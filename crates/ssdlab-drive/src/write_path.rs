@@ -59,6 +59,9 @@ impl Drive {
     /// Serve a write admitted at `admitted_ns`: the stages in order. Returns when the command
     /// completes (all its data in the buffer).
     pub(crate) fn serve_write<C: ContentSource>(&mut self, io: &Io, admitted_ns: Nanoseconds, first_tag: u64, content: &mut C) -> Result<Nanoseconds> {
+        if let Some(failure) = &self.data_failure {
+            ssdlab_core::bail!(Io, "the drive stopped taking writes after a data failure: {failure}");
+        }
         let span = SectorSpan::of(io);
         let old_data_ns = self.read_modify_write(io, span, admitted_ns);
         if let Some(cache) = self.map_cache.as_mut() {
@@ -134,6 +137,8 @@ impl Drive {
             let (translation, mut sink) = self.sink(ready_ns, admitted_ns);
             translation.pad_open_unit(&mut sink);
             let programmed_ns = sink.host_program_done_ns;
+            let error = sink.data_error.take();
+            let _ = self.note_data_error(error);
             self.last_host_program_ns = self.last_host_program_ns.max(programmed_ns);
             assert_eq!(self.buffer.pending_sectors(), 0, "padding the open unit left buffered sectors unprogrammed");
         }
@@ -208,8 +213,10 @@ impl Drive {
             in_buffer_max_ns = in_buffer_max_ns.max(in_buffer_ns);
         }
         let programmed_ns = sink.host_program_done_ns;
+        let error = sink.data_error.take();
         self.last_host_program_ns = self.last_host_program_ns.max(programmed_ns);
         self.encoded_until_ns = encoded_until_ns;
+        self.note_data_error(error)?;
         Ok(in_buffer_max_ns)
     }
 }

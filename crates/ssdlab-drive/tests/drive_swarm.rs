@@ -13,7 +13,7 @@
 //! `SSDLAB_SEED=<seed>` replays one case. A failure names its seed.
 
 use ssdlab_core::SimRng;
-use ssdlab_drive::{Drive, DriveOptions};
+use ssdlab_drive::{DataPlane, Drive, DriveOptions};
 use ssdlab_profile::load_profile;
 use ssdlab_reduce::{fingerprint, ContentMode, ContentSource, DataPattern, PatternKind, SectorContent};
 use ssdlab_workload::{Io, Op};
@@ -55,9 +55,62 @@ impl ContentSource for RecordingContent {
     }
 }
 
+/// A data plane in memory: 4 KiB pages of the physical byte space, created on first write and
+/// dropped when discarded (as holes in a backing file).
+#[derive(Default)]
+struct MemoryPlane {
+    pages: std::collections::HashMap<u64, Box<[u8; 4096]>>,
+}
+
+impl DataPlane for MemoryPlane {
+    fn write_at(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
+        let mut done = 0;
+        while done < bytes.len() {
+            let a = addr + done as u64;
+            let (page, at) = (a / 4096, (a % 4096) as usize);
+            let n = (4096 - at).min(bytes.len() - done);
+            self.pages.entry(page).or_insert_with(|| Box::new([0; 4096]))[at..at + n].copy_from_slice(&bytes[done..done + n]);
+            done += n;
+        }
+        Ok(())
+    }
+    fn read_at(&self, addr: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        let mut done = 0;
+        while done < buf.len() {
+            let a = addr + done as u64;
+            let (page, at) = (a / 4096, (a % 4096) as usize);
+            let n = (4096 - at).min(buf.len() - done);
+            match self.pages.get(&page) {
+                Some(p) => buf[done..done + n].copy_from_slice(&p[at..at + n]),
+                None => buf[done..done + n].fill(0),
+            }
+            done += n;
+        }
+        Ok(())
+    }
+    fn copy(&mut self, from: u64, to: u64, len: u64) -> std::io::Result<()> {
+        let mut buf = vec![0; len as usize];
+        self.read_at(from, &mut buf)?;
+        self.write_at(to, &buf)
+    }
+    fn discard(&mut self, addr: u64, len: u64) -> std::io::Result<()> {
+        assert!(addr.is_multiple_of(4096) && len.is_multiple_of(4096), "discards are whole blocks");
+        for page in addr / 4096..(addr + len) / 4096 {
+            self.pages.remove(&page);
+        }
+        Ok(())
+    }
+    fn sync(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 struct Case {
     drive: Drive,
     shadow: Vec<Expected>,
+    /// Sectors are checked by their bytes (data-reduction FTL in memory, or any FTL storing
+    /// its data in a data plane), otherwise by content tags.
+    by_bytes: bool,
     reduction: bool,
     now_ns: u64,
 }
@@ -102,15 +155,20 @@ fn build(seed: u64, rng: &mut SimRng) -> Case {
         format!("reduction.partial_page_reads={}", rng.below(2) == 0),
     ];
     let profile = load_profile("force-gs-240", &overrides).unwrap_or_else(|e| panic!("seed {seed}: drawn profile invalid: {e}"));
-    let options = DriveOptions { track_tags: !reduction, content: ContentMode::Real, ..DriveOptions::default() };
-    let drive = Drive::with_options(profile, options).unwrap();
+    // A third of the cases store their data in a data plane (as a served drive does).
+    let store_data = rng.below(3) == 0;
+    let options = DriveOptions { track_tags: !reduction && !store_data, content: ContentMode::Real, store_data, ..DriveOptions::default() };
+    let mut drive = Drive::with_options(profile, options).unwrap();
+    if store_data {
+        drive.attach_data_plane(Box::new(MemoryPlane::default()));
+    }
     let sectors = drive.translation().user_sectors() as usize;
-    Case { drive, shadow: vec![Expected::Zeros; sectors], reduction, now_ns: 0 }
+    Case { drive, shadow: vec![Expected::Zeros; sectors], by_bytes: reduction || store_data, reduction, now_ns: 0 }
 }
 
 impl Case {
     fn actual(&self, lba: u64) -> Expected {
-        if self.reduction {
+        if self.by_bytes {
             let bytes = self.drive.read_sector_bytes(lba).unwrap();
             if bytes.iter().all(|&b| b == 0) {
                 Expected::Zeros
@@ -182,7 +240,7 @@ fn run_case(seed: u64, commands: usize) {
                 let first_tag = case.drive.last_write_first_tag();
                 for lba in first..=last {
                     case.shadow[lba as usize] =
-                        if case.reduction { Expected::Content(content.handed_out[(lba - first) as usize]) } else { Expected::Tag(first_tag + (lba - first)) };
+                        if case.by_bytes { Expected::Content(content.handed_out[(lba - first) as usize]) } else { Expected::Tag(first_tag + (lba - first)) };
                     case.check_sector(lba, step);
                 }
             }
@@ -226,6 +284,18 @@ fn run_case(seed: u64, commands: usize) {
         }
     }
     case.check_all(commands);
+    if case.drive.options().store_data {
+        // A clean shutdown and restart: the restored drive serves the same data.
+        case.now_ns = case.drive.flush(case.now_ns);
+        let mut saved = Vec::new();
+        case.drive.save_state(&mut saved).unwrap();
+        let plane = case.drive.detach_data_plane().unwrap();
+        let mut restored = Drive::load(case.drive.profile().clone(), case.drive.options(), &mut saved.as_slice()).unwrap();
+        restored.attach_data_plane(plane);
+        assert_eq!(restored.counters(), case.drive.counters());
+        case.drive = restored;
+        case.check_all(commands);
+    }
     // Trim everything: nothing may stay live.
     let io = Io { op: Op::Trim, offset_bytes: 0, len_bytes: capacity };
     case.drive.submit(&io, case.now_ns).unwrap();

@@ -33,6 +33,7 @@ fn main() {
             gc_low_free_blocks_per_die: 2,
             gc_idle_target_free_blocks_per_die: 2,
             track_tags: false,
+            store_data: false,
         };
         let mut ftl = Ftl::new(config, "validation").unwrap();
         let mut sink = NullSink;

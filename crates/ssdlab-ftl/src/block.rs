@@ -1,7 +1,7 @@
 //! Per-block metadata.
 
 /// Where a block is in its life cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockState {
     /// Erased, in its die's free pool.
     Free,
@@ -16,7 +16,7 @@ pub enum BlockState {
 }
 
 /// Metadata of one FTL block (a multi-plane block group on one die).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Block {
     /// Slots holding the current copy of some logical sector.
     pub valid: u32,

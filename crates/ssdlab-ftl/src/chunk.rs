@@ -22,7 +22,7 @@ use crate::index::FingerprintIndex;
 use crate::pool::BlockPool;
 use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
-use crate::translation::{Outcome, Piece, Prepared, StoredSector, Translation};
+use crate::translation::{DataLocation, Outcome, Piece, Prepared, StoredSector, Translation};
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, field_ensure, FieldError, Result};
@@ -33,7 +33,7 @@ use ssdlab_reduce::SectorContent;
 pub const ZERO: u32 = u32::MAX - 1;
 
 /// Configuration of the data-reduction FTL.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ChunkFtlConfig {
     /// Array geometry.
     pub geometry: Geometry,
@@ -57,6 +57,9 @@ pub struct ChunkFtlConfig {
     /// Most bytes of payload kept in memory (real-bytes mode); a write that would keep more is
     /// refused with an error instead of growing memory without bound.
     pub payload_limit_bytes: u64,
+    /// Send every new chunk's stored bytes, and every GC move, to the sink (a drive that stores
+    /// real data, e.g. in a backing file).
+    pub store_data: bool,
     /// Reads transfer only the chunk's bytes from a page; otherwise the whole page.
     pub partial_page_reads: bool,
 }
@@ -93,7 +96,7 @@ impl ChunkFtlConfig {
 }
 
 /// Counters of the data-reduction FTL.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChunkStats {
     /// Sectors written by the host.
     pub host_sectors_written: u64,
@@ -148,7 +151,7 @@ pub struct ChunkLocation {
 
 /// One chunk: where it is, how long, who uses it, and its fingerprint key (one cache line
 /// fetch per chunk touched).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Chunk {
     /// First ECC unit (UNMAPPED until placed).
     pub addr: u32,
@@ -167,7 +170,7 @@ enum Stream {
 }
 
 /// The data-reduction FTL.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ChunkFtl {
     config: ChunkFtlConfig,
     unit_bytes: u32,
@@ -223,6 +226,19 @@ impl ChunkFtl {
             scratch: Vec::new(),
             config,
         })
+    }
+
+    /// A data-reduction FTL restored from what [`Translation::save`] wrote, for the drive
+    /// `config` describes (refused when the saved one had another geometry or capacity).
+    pub fn load(config: ChunkFtlConfig, input: &mut dyn std::io::Read) -> Result<Self> {
+        let mut ftl: Self = bincode::deserialize_from(input).map_err(|e| ssdlab_core::Error::Io(format!("cannot read the saved FTL state: {e}")))?;
+        ensure!(
+            ftl.config.geometry == config.geometry && ftl.config.user_sectors == config.user_sectors && ftl.config.ecc_unit_bytes == config.ecc_unit_bytes,
+            Config,
+            "the saved FTL state is for another geometry, capacity or ECC unit"
+        );
+        ftl.config = config;
+        Ok(ftl)
     }
 
     /// The configuration.
@@ -474,6 +490,7 @@ impl ChunkFtl {
 
     fn store_new<S: FlashSink + ?Sized>(&mut self, key: u64, content: SectorContent, sink: &mut S) -> Result<u32> {
         let len = self.units_for(content.stored_bytes);
+        let mut payload = content.payload;
         let chunk = match self.free_ids.pop() {
             Some(id) => id,
             None => {
@@ -493,8 +510,8 @@ impl ChunkFtl {
         self.chunks[chunk as usize].refs = 1;
         self.chunks[chunk as usize].key = key;
         if self.config.keep_payloads {
-            self.payload_bytes += content.payload.as_ref().map_or(0, |p| p.len() as u64);
-            self.payload[chunk as usize] = content.payload.map(Vec::into_boxed_slice);
+            self.payload_bytes += payload.as_ref().map_or(0, |p| p.len() as u64);
+            self.payload[chunk as usize] = payload.take().map(Vec::into_boxed_slice);
         }
         if !self.index.is_full() {
             self.index.insert(key, chunk);
@@ -507,6 +524,10 @@ impl ChunkFtl {
         self.stats.bytes_after_compression += content.stored_bytes as u64;
         self.stats.host_units_written += len as u64;
         self.place(Stream::Host, self.pool.host_cursor_die, chunk, len, sink)?;
+        if self.config.store_data {
+            let unit = self.unit_bytes as u64;
+            sink.store(self.chunks[chunk as usize].addr as u64 * unit, len as u64 * unit, payload.as_deref().unwrap_or(&[]));
+        }
         Ok(chunk)
     }
 
@@ -646,8 +667,13 @@ impl ChunkFtl {
             sink.read_for_move(die, victim, unit, batch_units as u64 * self.unit_bytes as u64);
             for &chunk in &batch {
                 let len = self.chunks[chunk as usize].len as u32;
+                let from = self.chunks[chunk as usize].addr;
                 self.pool.sub_valid(victim, len);
                 self.place(Stream::Gc, die, chunk, len, sink).expect("GC placement cannot fail");
+                if self.config.store_data {
+                    let unit = self.unit_bytes as u64;
+                    sink.relocate(from as u64 * unit, self.chunks[chunk as usize].addr as u64 * unit, len as u64 * unit);
+                }
                 self.stats.gc_units_moved += len as u64;
                 self.stats.gc_chunks_moved += 1;
             }
@@ -779,6 +805,21 @@ impl Translation for ChunkFtl {
                 None => StoredSector::NotKept,
             },
         }
+    }
+
+    fn data_location(&self, lba: u64) -> DataLocation {
+        match self.l2p[lba as usize] {
+            UNMAPPED | ZERO => DataLocation::Zeros,
+            chunk => {
+                let c = &self.chunks[chunk as usize];
+                let unit = self.unit_bytes as u64;
+                DataLocation::At { addr_bytes: c.addr as u64 * unit, region_bytes: c.len as u64 * unit }
+            }
+        }
+    }
+
+    fn save(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        bincode::serialize_into(out, self).map_err(|e| ssdlab_core::Error::Io(format!("cannot save the FTL state: {e}")))
     }
 
     fn check_invariants(&self) -> std::result::Result<(), String> {

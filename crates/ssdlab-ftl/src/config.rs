@@ -4,7 +4,7 @@ use ssdlab_core::{field_ensure, FieldError};
 use ssdlab_nand::Geometry;
 
 /// How garbage collection picks the block to reclaim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GcPolicy {
     /// The closed block with the fewest valid slots on the die.
     Greedy,
@@ -40,7 +40,7 @@ impl GcPolicy {
 }
 
 /// Everything the FTL is built from.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FtlConfig {
     /// The array geometry.
     pub geometry: Geometry,
@@ -54,6 +54,9 @@ pub struct FtlConfig {
     pub gc_idle_target_free_blocks_per_die: u32,
     /// Keep a 64-bit content tag per slot, moved by GC, so reads can be checked.
     pub track_tags: bool,
+    /// Send every written sector's bytes, and every GC move, to the sink (a drive that stores
+    /// real data, e.g. in a backing file).
+    pub store_data: bool,
 }
 
 impl FtlConfig {

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 pub(crate) const CREDIT_FRACTION_BITS: u32 = 32;
 
 /// Book-keeping of one die.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct DieState {
     /// First block of the die (blocks are numbered die-major).
     pub first_block: u32,

@@ -6,7 +6,7 @@ use crate::gc::{self, Collector};
 use crate::pool::BlockPool;
 use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
-use crate::translation::{Outcome, Piece, Prepared, StoredSector, Translation};
+use crate::translation::{stored_form, DataLocation, Outcome, Piece, Prepared, StoredSector, Translation};
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, Result};
@@ -27,7 +27,7 @@ pub struct Location {
 }
 
 /// Counters of FTL activity.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FtlStats {
     /// 4 KiB sectors written by the host.
     pub host_sectors_written: u64,
@@ -42,7 +42,7 @@ pub struct FtlStats {
 }
 
 /// Page-level FTL over the whole array.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Ftl {
     pub(crate) config: FtlConfig,
     pub(crate) slots_per_unit: u32,
@@ -80,6 +80,19 @@ impl Ftl {
             stats: FtlStats::default(),
             config,
         })
+    }
+
+    /// An FTL restored from what [`Translation::save`] wrote, for the drive `config` describes
+    /// (refused when the saved one had another geometry or capacity).
+    pub fn load(config: FtlConfig, input: &mut dyn std::io::Read) -> Result<Self> {
+        let mut ftl: Self = bincode::deserialize_from(input).map_err(|e| ssdlab_core::Error::Io(format!("cannot read the saved FTL state: {e}")))?;
+        ensure!(
+            ftl.config.geometry == config.geometry && ftl.config.user_sectors == config.user_sectors,
+            Config,
+            "the saved FTL state is for another geometry or capacity"
+        );
+        ftl.config = config;
+        Ok(ftl)
     }
 
     /// The configuration this FTL was built from.
@@ -161,6 +174,12 @@ impl Ftl {
 
     /// Write logical sector `lba` with content `tag`.
     pub fn write<S: FlashSink + ?Sized>(&mut self, lba: u64, tag: u64, sink: &mut S) -> Result<()> {
+        self.write_data(lba, tag, None, sink)
+    }
+
+    /// Write logical sector `lba` with content `tag` and, when the FTL stores data, its bytes
+    /// (`payload`: the sector's stored form, see [`ssdlab_reduce::SectorContent`]).
+    pub fn write_data<S: FlashSink + ?Sized>(&mut self, lba: u64, tag: u64, payload: Option<&[u8]>, sink: &mut S) -> Result<()> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
         let old = self.l2p[lba as usize];
         if old != UNMAPPED {
@@ -168,6 +187,10 @@ impl Ftl {
         }
         let slot = self.allocate_host_slot(sink)?;
         self.place(lba, slot, tag);
+        if self.config.store_data {
+            let payload = payload.ok_or_else(|| ssdlab_core::Error::Request(format!("sector {lba}: a drive that stores data needs the sector's bytes")))?;
+            sink.store(slot as u64 * SECTOR_BYTES, SECTOR_BYTES, payload);
+        }
         self.stats.host_sectors_written += 1;
         let block = slot / self.slots_per_block;
         self.after_slot_written(block, OpKind::Host, sink);
@@ -251,6 +274,9 @@ impl Ftl {
                 self.invalidate(slot);
                 let target = self.allocate_gc_slot(die);
                 self.place(lba as u64, target, tag);
+                if self.config.store_data {
+                    sink.relocate(slot as u64 * SECTOR_BYTES, target as u64 * SECTOR_BYTES, SECTOR_BYTES);
+                }
                 self.stats.gc_sectors_moved += 1;
                 self.after_slot_written(target / self.slots_per_block, OpKind::Internal, sink);
             }
@@ -356,18 +382,20 @@ impl Translation for Ftl {
     }
 
     fn needs_content(&self) -> bool {
-        false
+        self.config.store_data
     }
 
     #[inline]
-    fn prepare(&self, tag: u64, _content: Option<SectorContent>) -> Result<Prepared> {
-        Ok(Prepared::new(tag, None, Outcome::Slot, SECTOR_BYTES))
+    fn prepare(&self, tag: u64, content: Option<SectorContent>) -> Result<Prepared> {
+        let content = if self.config.store_data { content } else { None };
+        Ok(Prepared::new(tag, content, Outcome::Slot, SECTOR_BYTES))
     }
 
     #[inline]
     fn write(&mut self, lba: u64, sector: Prepared, sink: &mut dyn FlashSink) -> Result<()> {
         debug_assert_eq!(sector.outcome, Outcome::Slot);
-        Ftl::write(self, lba, sector.tag, sink)
+        let payload = sector.content.as_ref().map(stored_form);
+        Ftl::write_data(self, lba, sector.tag, payload, sink)
     }
 
     fn trim(&mut self, lba: u64) -> Result<()> {
@@ -430,6 +458,17 @@ impl Translation for Ftl {
         } else {
             StoredSector::NotKept
         }
+    }
+
+    fn data_location(&self, lba: u64) -> DataLocation {
+        match self.l2p[lba as usize] {
+            UNMAPPED => DataLocation::Zeros,
+            slot => DataLocation::At { addr_bytes: slot as u64 * SECTOR_BYTES, region_bytes: SECTOR_BYTES },
+        }
+    }
+
+    fn save(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        bincode::serialize_into(out, self).map_err(|e| ssdlab_core::Error::Io(format!("cannot save the FTL state: {e}")))
     }
 
     fn check_invariants(&self) -> std::result::Result<(), String> {

@@ -8,7 +8,7 @@
 const EMPTY: u64 = 0;
 
 /// Fingerprint key -> chunk id, holding at most `bound` entries.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FingerprintIndex {
     keys: Vec<u64>,
     values: Vec<u32>,

@@ -46,7 +46,7 @@ pub use chunk::{ChunkFtl, ChunkFtlConfig, ChunkLocation, ChunkStats, ZERO};
 pub use config::{FtlConfig, GcPolicy};
 pub use ftl::{Ftl, FtlStats, Location};
 pub use sink::{FlashSink, NullSink};
-pub use translation::{Piece, Prepared, StoredSector, Translation};
+pub use translation::{DataLocation, Piece, Prepared, StoredSector, Translation};
 pub use wear::WearSummary;
 
 /// Marker for "no physical slot" in the logical-to-physical map and "no logical sector" in the

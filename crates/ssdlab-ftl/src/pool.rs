@@ -12,7 +12,7 @@ use crate::wear::WearSummary;
 use crate::UNMAPPED;
 
 /// Blocks, dies and the GC bookkeeping over them.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BlockPool {
     pub blocks: Vec<Block>,
     /// Per block: its valid count while it is closed (a GC candidate), `u32::MAX` otherwise.

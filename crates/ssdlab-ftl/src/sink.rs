@@ -1,4 +1,5 @@
-//! The interface through which the FTL issues flash operations.
+//! The interface through which the FTL issues flash operations (and, for FTLs built to store
+//! data, the data itself: physical byte addresses run block by block, `block * block_bytes`).
 
 use ssdlab_nand::OpKind;
 
@@ -10,6 +11,16 @@ pub trait FlashSink {
     fn read_for_move(&mut self, die: u32, block: u32, unit: u32, bytes: u64);
     /// `block` on `die` is erased.
     fn erase(&mut self, die: u32, block: u32);
+    /// Host data (one sector's stored bytes, `payload`) lands in the region of `region_bytes`
+    /// at physical byte address `addr_bytes` (FTLs built to store data only).
+    fn store(&mut self, addr_bytes: u64, region_bytes: u64, payload: &[u8]) {
+        let _ = (addr_bytes, region_bytes, payload);
+    }
+    /// Garbage collection moved `len_bytes` of data from physical byte address `from_bytes` to
+    /// `to_bytes` (FTLs built to store data only).
+    fn relocate(&mut self, from_bytes: u64, to_bytes: u64, len_bytes: u64) {
+        let _ = (from_bytes, to_bytes, len_bytes);
+    }
 }
 
 /// A sink that ignores every operation (for tests of the mapping alone).

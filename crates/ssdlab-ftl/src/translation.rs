@@ -65,6 +65,12 @@ impl Prepared {
     }
 }
 
+/// The bytes a sector's content is stored as: its compressed form (see
+/// [`ssdlab_reduce::SectorContent`]), or nothing for content without bytes (modeled, zeros).
+pub(crate) fn stored_form(content: &SectorContent) -> &[u8] {
+    content.payload.as_deref().unwrap_or(&[])
+}
+
 /// What a logical sector holds, as far as its bytes are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StoredSector<'a> {
@@ -74,6 +80,20 @@ pub enum StoredSector<'a> {
     Bytes(&'a [u8]),
     /// Mapped, but this FTL does not keep data bytes (modeled content, or the page-mapped FTL).
     NotKept,
+}
+
+/// Where a logical sector's stored bytes are, for a drive that stores data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataLocation {
+    /// Never written, trimmed, or all zeros: reads as zeros, nothing stored.
+    Zeros,
+    /// In the region of `region_bytes` at physical byte address `addr_bytes`.
+    At {
+        /// Physical byte address (block by block: `block * block_bytes`).
+        addr_bytes: u64,
+        /// Bytes of the region (a 4 KiB slot, or a chunk's whole ECC units).
+        region_bytes: u64,
+    },
 }
 
 /// The translation layer as the drive sees it: mapping, placement, TRIM, garbage collection,
@@ -146,6 +166,13 @@ pub trait Translation: std::fmt::Debug + Send {
 
     /// What sector `lba` holds, as far as its bytes are kept.
     fn stored_sector(&self, lba: u64) -> StoredSector<'_>;
+
+    /// Where sector `lba`'s stored bytes are on the flash.
+    fn data_location(&self, lba: u64) -> DataLocation;
+
+    /// Write the whole state (mapping, block metadata, counters) to `out`, to be read back by
+    /// the FTL's `load`.
+    fn save(&self, out: &mut dyn std::io::Write) -> Result<()>;
 
     /// Recount every structure and compare it with the book-keeping (O(capacity); tests).
     fn check_invariants(&self) -> std::result::Result<(), String>;

@@ -50,6 +50,7 @@ fn build(rng: &mut SimRng) -> ChunkFtl {
         gc_idle_target_free_blocks_per_die: low + 2,
         keep_payloads: true,
         payload_limit_bytes: u64::MAX,
+        store_data: false,
         partial_page_reads: true,
     };
     ChunkFtl::new(config, "swarm").expect("generated config is valid")

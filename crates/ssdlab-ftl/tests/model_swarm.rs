@@ -36,6 +36,7 @@ fn build(rng: &mut SimRng) -> Case {
         gc_low_free_blocks_per_die: low,
         gc_idle_target_free_blocks_per_die: low + 2,
         track_tags: true,
+        store_data: false,
     };
     let ftl = Ftl::new(config, "swarm").expect("generated config must be valid");
     Case { reference: vec![0; user_sectors as usize], ftl }

@@ -20,7 +20,7 @@ pub enum OpKind {
 }
 
 /// Counts of flash operations and bytes since power-on (or since the last reset of counters).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlashCounters {
     /// Page reads (one per plane page sensed).
     pub page_reads: u64,
@@ -92,6 +92,11 @@ impl FlashArray {
     /// Operation counters so far.
     pub fn counters(&self) -> &FlashCounters {
         &self.counters
+    }
+
+    /// Carry on from saved counters (a drive restored from its saved state).
+    pub fn set_counters(&mut self, counters: FlashCounters) {
+        self.counters = counters;
     }
 
     /// Time at which a die finishes everything booked on it.

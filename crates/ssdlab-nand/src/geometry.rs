@@ -9,7 +9,7 @@ pub const SECTOR_BYTES: u64 = 4096;
 ///
 /// Dies are numbered so that consecutive dies sit on consecutive channels
 /// (`channel = die % channels`), which makes round-robin striping over dies spread over channels.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Geometry {
     /// Independent channels (buses) between controller and NAND.
     pub channels: u32,

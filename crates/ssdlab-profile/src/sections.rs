@@ -212,6 +212,7 @@ pub(crate) fn ftl(f: &RawFtl, geometry: &Geometry, user_sectors: u64) -> FieldRe
         gc_low_free_blocks_per_die: f.gc_low_free_blocks_per_die,
         gc_idle_target_free_blocks_per_die: f.gc_idle_target_free_blocks_per_die,
         track_tags: false,
+        store_data: false,
     };
     config.validate()?;
     Ok(config)
@@ -235,6 +236,7 @@ pub(crate) fn reduction(r: &RawReduction, ftl: &FtlConfig) -> FieldResult<Option
         gc_idle_target_free_blocks_per_die: ftl.gc_idle_target_free_blocks_per_die,
         keep_payloads: false,
         payload_limit_bytes: 0,
+        store_data: false,
         partial_page_reads: r.partial_page_reads,
     };
     chunk.validate()?;

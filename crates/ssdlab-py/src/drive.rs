@@ -44,7 +44,8 @@ impl NativeDrive {
             other => return Err(WorkloadError::new_err(format!("unknown content mode `{other}` (expected modeled or real)"))),
         };
         let profile = ssdlab_profile::load_profile(profile, &overrides).map_err(to_py)?;
-        let session = py.detach(|| Session::new(profile, DriveOptions { track_tags, content, real_bytes_limit }, seed)).map_err(to_py)?;
+        let session =
+            py.detach(|| Session::new(profile, DriveOptions { track_tags, content, real_bytes_limit, ..DriveOptions::default() }, seed)).map_err(to_py)?;
         Ok(Self { session: Mutex::new(session) })
     }
 
