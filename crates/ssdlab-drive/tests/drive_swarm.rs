@@ -111,7 +111,6 @@ struct Case {
     /// Sectors are checked by their bytes (data-reduction FTL in memory, or any FTL storing
     /// its data in a data plane), otherwise by content tags.
     by_bytes: bool,
-    reduction: bool,
     now_ns: u64,
 }
 
@@ -163,7 +162,7 @@ fn build(seed: u64, rng: &mut SimRng) -> Case {
         drive.attach_data_plane(Box::new(MemoryPlane::default()));
     }
     let sectors = drive.translation().user_sectors() as usize;
-    Case { drive, shadow: vec![Expected::Zeros; sectors], by_bytes: reduction || store_data, reduction, now_ns: 0 }
+    Case { drive, shadow: vec![Expected::Zeros; sectors], by_bytes: reduction || store_data, now_ns: 0 }
 }
 
 impl Case {
