@@ -254,6 +254,16 @@ impl Session {
     /// 4 KiB sector the write covers only partly keeps the rest of its old bytes (drives that
     /// keep bytes). Returns the simulated time it took.
     pub fn write_bytes(&mut self, offset: u64, data: &[u8]) -> Result<Nanoseconds> {
+        let start = self.now_ns;
+        let done = self.write_bytes_at(offset, data, start)?;
+        self.now_ns = done;
+        Ok(done - start)
+    }
+
+    /// Write `data` at byte `offset` as one command arriving at `at_ns` (not before the
+    /// present); the present does not move (a host with commands in flight decides when it
+    /// does). Returns the completion time.
+    pub fn write_bytes_at(&mut self, offset: u64, data: &[u8], at_ns: Nanoseconds) -> Result<Nanoseconds> {
         let io = Io { op: ssdlab_workload::Op::Write, offset_bytes: offset, len_bytes: data.len() as u64 };
         self.drive.check_range(&io)?;
         let sector = SECTOR_BYTES as u64;
@@ -275,16 +285,22 @@ impl Session {
             }
             contents.push_back(content);
         }
-        let start = self.now_ns;
-        let done = self.drive.submit_with(&io, start, &mut contents)?;
-        self.now_ns = done;
-        Ok(done - start)
+        self.drive.submit_with(&io, at_ns.max(self.now_ns), &mut contents)
     }
 
     /// Read `len` bytes at byte `offset` now, as one command at queue depth 1, and wait for it
     /// (the present moves to its completion). Needs a drive that keeps its data bytes (a
     /// data-reduction profile with real content). Returns the bytes and the simulated time.
     pub fn read_bytes(&mut self, offset: u64, len: u64) -> Result<(Vec<u8>, Nanoseconds)> {
+        let start = self.now_ns;
+        let (bytes, done) = self.read_bytes_at(offset, len, start)?;
+        self.now_ns = done;
+        Ok((bytes, done - start))
+    }
+
+    /// Read `len` bytes at byte `offset` as one command arriving at `at_ns` (not before the
+    /// present); the present does not move. Returns the bytes and the completion time.
+    pub fn read_bytes_at(&mut self, offset: u64, len: u64, at_ns: Nanoseconds) -> Result<(Vec<u8>, Nanoseconds)> {
         let io = Io { op: ssdlab_workload::Op::Read, offset_bytes: offset, len_bytes: len };
         self.drive.check_range(&io)?;
         let sector = SECTOR_BYTES as u64;
@@ -295,10 +311,26 @@ impl Session {
             let (from, to) = (offset.max(start), (offset + len).min(start + sector));
             out.extend_from_slice(&bytes[(from - start) as usize..(to - start) as usize]);
         }
-        let start = self.now_ns;
-        let done = self.drive.submit(&io, start)?;
-        self.now_ns = done;
-        Ok((out, done - start))
+        let done = self.drive.submit(&io, at_ns.max(self.now_ns))?;
+        Ok((out, done))
+    }
+
+    /// TRIM `len` bytes at byte `offset` as one command arriving at `at_ns` (not before the
+    /// present); the present does not move. Returns the completion time.
+    pub fn trim_at(&mut self, offset: u64, len: u64, at_ns: Nanoseconds) -> Result<Nanoseconds> {
+        let io = Io { op: ssdlab_workload::Op::Trim, offset_bytes: offset, len_bytes: len };
+        self.drive.submit(&io, at_ns.max(self.now_ns))
+    }
+
+    /// FLUSH CACHE arriving at `at_ns` (not before the present); the present does not move.
+    /// Returns the completion time.
+    pub fn flush_at(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
+        self.drive.flush(at_ns.max(self.now_ns))
+    }
+
+    /// A session around a drive built or restored elsewhere, at simulated time `now_ns`.
+    pub fn from_drive(drive: Drive, seed: u64, now_ns: Nanoseconds) -> Self {
+        Self { drive, seeds: SimRng::new(seed), master_seed: seed, now_ns }
     }
 
     /// Advance a replay by up to `max_steps` events; the present moves to its end once done.

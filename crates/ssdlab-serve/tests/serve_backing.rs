@@ -1,0 +1,183 @@
+//! The server without nbdkit: data round trips through the backing file, TRIM and zeroes read
+//! as zeros and show as holes, a clean shutdown and restart keeps data and drive state, and a
+//! file in use, of another profile or not shut down cleanly is refused by name.
+
+use ssdlab_serve::{ExtentKind, Latency, ServeConfig, Server};
+
+/// Small drives: 64 blocks per plane (8 GiB raw) for the SandForce layout, with or without the
+/// data-reduction engine.
+fn config(dir: &std::path::Path, reduction: bool) -> ServeConfig {
+    ServeConfig {
+        profile: "force-gs-240".into(),
+        overrides: vec!["nand.blocks_per_plane=64".into(), "drive.capacity_bytes_user=7499997184".into(), format!("reduction.enabled={reduction}")],
+        backing: dir.join("drive.img").to_string_lossy().into_owned(),
+        latency: Latency::None,
+        seed: 1,
+    }
+}
+
+fn pattern(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+fn allocated_bytes(path: &str) -> u64 {
+    std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(path).unwrap()) * 512
+}
+
+#[test]
+fn data_survives_a_clean_restart_with_the_drive_state() {
+    for reduction in [true, false] {
+        let dir = tempdir();
+        let cfg = config(dir.path(), reduction);
+        let server = Server::start(&cfg).unwrap();
+        let mut written = Vec::new();
+        for i in 0..200u64 {
+            let offset = (i * 7919 % 1000) * 65536 + (i % 8) * 512;
+            let data = pattern(i, 4096 * (1 + (i % 5) as usize));
+            server.write(&data, offset, i % 10 == 0).unwrap();
+            written.push((offset, data));
+        }
+        server.trim(1 << 20, 8 << 20, false).unwrap();
+        server.zero(1 << 20, 16 << 20, true, false, false).unwrap();
+        server.flush().unwrap();
+        server.shutdown().unwrap();
+        let before: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
+        // A stopped server refuses requests.
+        assert!(server.read(&mut [0u8; 4096], 0).is_err());
+        drop(server);
+
+        let server = Server::start(&cfg).unwrap();
+        let mut expected = vec![None::<Vec<u8>>; 0];
+        expected.clear();
+        // Replay the writes on a shadow to know what each byte must be.
+        let mut shadow = std::collections::BTreeMap::<u64, u8>::new();
+        for (offset, data) in &written {
+            for (i, b) in data.iter().enumerate() {
+                shadow.insert(offset + i as u64, *b);
+            }
+        }
+        for range in [(8u64 << 20, 1u64 << 20), (16 << 20, 1 << 20)] {
+            for a in range.0..range.0 + range.1 {
+                shadow.insert(a, 0);
+            }
+        }
+        for (offset, data) in &written {
+            let mut back = vec![0u8; data.len()];
+            server.read(&mut back, *offset).unwrap();
+            let want: Vec<u8> = (0..data.len() as u64).map(|i| shadow[&(offset + i)]).collect();
+            assert_eq!(back, want, "reduction {reduction}: data at {offset} after restart");
+        }
+        let after: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
+        for key in ["host_write_bytes", "nand_write_bytes", "free_blocks"] {
+            assert_eq!(before[key], after[key], "reduction {reduction}: {key} continues after the restart");
+        }
+        assert_eq!(before["wear"], after["wear"]);
+        // Trimmed and zeroed ranges are holes.
+        let extents = server.extents(1 << 20, 8 << 20).unwrap();
+        assert_eq!(extents, vec![(8 << 20, 1 << 20, ExtentKind::HoleZero)], "reduction {reduction}");
+        let extents = server.extents(1 << 20, 16 << 20).unwrap();
+        assert!(extents.iter().all(|e| e.2 == ExtentKind::HoleZero), "reduction {reduction}: {extents:?}");
+        server.shutdown().unwrap();
+    }
+}
+
+#[test]
+fn compressible_data_takes_little_backing_space_on_a_sandforce_drive() {
+    for (reduction, low, high) in [(true, 0.0, 0.25), (false, 0.9, 1.2)] {
+        let dir = tempdir();
+        let cfg = config(dir.path(), reduction);
+        let server = Server::start(&cfg).unwrap();
+        let before = allocated_bytes(&cfg.backing);
+        // 256 MiB of highly compressible data: distinct 4 KiB sectors (each names itself once)
+        // of a repeated phrase.
+        for i in 0..256u64 {
+            let mut data = Vec::with_capacity(1 << 20);
+            for sector in 0..256u64 {
+                let mut block = format!("sector {} ", i * 256 + sector).into_bytes();
+                while block.len() < 4096 {
+                    block.extend_from_slice(b"all work and no play makes a dull drive. ");
+                }
+                data.extend_from_slice(&block[..4096]);
+            }
+            server.write(&data, i << 20, false).unwrap();
+        }
+        server.flush().unwrap();
+        let grown = (allocated_bytes(&cfg.backing) - before) as f64 / (256u64 << 20) as f64;
+        assert!((low..=high).contains(&grown), "reduction {reduction}: the backing file grew by {grown:.2} of the data written");
+        server.shutdown().unwrap();
+    }
+}
+
+#[test]
+fn a_file_in_use_of_another_profile_or_not_shut_down_is_refused() {
+    let dir = tempdir();
+    let cfg = config(dir.path(), true);
+    let server = Server::start(&cfg).unwrap();
+    let err = Server::start(&cfg).err().unwrap().to_string();
+    assert!(err.contains("in use by another ssdlab server"), "{err}");
+    server.write(&pattern(1, 4096), 0, false).unwrap();
+    // Not shut down: the next start says so.
+    drop(server);
+    let err = Server::start(&cfg).err().unwrap().to_string();
+    assert!(err.contains("not shut down cleanly"), "{err}");
+
+    let dir = tempdir();
+    let cfg = config(dir.path(), true);
+    Server::start(&cfg).unwrap().shutdown().unwrap();
+    let mut other = cfg.clone();
+    other.overrides.push("ftl.gc_policy=cost-benefit".into());
+    let err = Server::start(&other).err().unwrap().to_string();
+    assert!(err.contains("was made for profile `force-gs-240`") && err.contains("not for `force-gs-240`"), "{err}");
+    let junk = dir.path().join("junk.img");
+    std::fs::write(&junk, vec![7u8; 8192]).unwrap();
+    let mut junk_cfg = cfg.clone();
+    junk_cfg.backing = junk.to_string_lossy().into_owned();
+    let err = Server::start(&junk_cfg).err().unwrap().to_string();
+    assert!(err.contains("not an ssdlab backing file"), "{err}");
+    let mut missing = cfg.clone();
+    missing.backing = "/nonexistent/folder/drive.img".into();
+    let err = Server::start(&missing).err().unwrap().to_string();
+    assert!(err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn requests_beyond_the_export_are_refused() {
+    let dir = tempdir();
+    let server = Server::start(&config(dir.path(), true)).unwrap();
+    let size = server.size();
+    assert_eq!(server.write(&[0u8; 4096], size, false).err().unwrap().errno, libc::EINVAL);
+    assert_eq!(server.read(&mut [0u8; 4096], size - 512).err().unwrap().errno, libc::EINVAL);
+    assert_eq!(server.write(&[0u8; 100], 0, false).err().unwrap().errno, libc::EINVAL);
+    server.shutdown().unwrap();
+}
+
+/// A temporary folder removed at the end.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tempdir() -> TempDir {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("ssdlab-serve-test-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
