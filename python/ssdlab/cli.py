@@ -418,6 +418,68 @@ def trace_replay_command(
         click.echo(f"  skipped {s['skipped_lines']:,} malformed lines")
 
 
+@cli.command("serve")
+@click.argument("profile", default=DEFAULT_PROFILE)
+@click.option("--backing", required=True, metavar="FILE", help="Backing file (created when missing; a sparse file holding what the drive stores).")
+@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@click.option("--socket", "socket_path", default=None, metavar="PATH", help="Serve on this Unix socket (default: FILE.sock).")
+@click.option("--port", type=int, default=None, help="Serve on this TCP port of 127.0.0.1 instead.")
+@click.option(
+    "--latency",
+    type=click.Choice(["none", "emulate"]),
+    default="none",
+    show_default=True,
+    help="none: reply as fast as the host allows; emulate: reply at the simulated completion time.",
+)
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--control", default=None, metavar="PATH", help="Control socket for `ssdlab stats` (default: FILE.control).")
+@click.option("--background", is_flag=True, help="Start the server in the background and print its URI.")
+@click.option("--pidfile", default=None, metavar="PATH", help="With --background: write the server's process id here.")
+def serve_command(profile, backing, overrides, socket_path, port, latency, seed, control, background, pidfile) -> None:
+    """Serve the simulated drive as a block device over NBD (nbdkit), its data in a backing file.
+
+    Clients: qemu-io, qemu-img, nbdcopy, nbdinfo, fio (ioengine=nbd), nbdfuse. Stop with Ctrl-C or
+    SIGTERM: the drive's state is saved in the backing file and the next serve continues it.
+    """
+    from ssdlab.serve import ServeOptions, serve
+
+    if socket_path and port:
+        _fail("give either --socket or --port, not both")
+    options = ServeOptions(
+        profile=profile,
+        backing=backing,
+        overrides=list(overrides),
+        socket=socket_path,
+        port=port,
+        latency=latency,
+        seed=seed,
+        control=control,
+        background=background,
+        pidfile=pidfile,
+    )
+    try:
+        sys.exit(serve(options, click.echo))
+    except SsdlabError as error:
+        _fail(str(error))
+
+
+@cli.command("stats")
+@click.option("--socket", "control", required=True, metavar="CONTROL", help="The server's control socket (FILE.control by default).")
+@click.option("--series", is_flag=True, help="Print the per-second series as CSV instead.")
+def stats_command(control: str, series: bool) -> None:
+    """Print the live summary of a served drive (the keys of `ssdlab run --json`)."""
+    from ssdlab.serve import stats
+
+    try:
+        text = stats(control, "series" if series else "stats")
+    except SsdlabError as error:
+        _fail(str(error))
+    if series:
+        click.echo(text, nl=False)
+    else:
+        click.echo(json.dumps(json.loads(text), indent=2))
+
+
 def _terminate(signum: int, frame: object) -> None:
     """SIGTERM: stop as Ctrl-C does (the simulation checks between slices)."""
     raise KeyboardInterrupt

@@ -1,0 +1,31 @@
+//! The control socket of a served drive: a Unix socket that answers one command per connection
+//! (`stats`: the live summary as JSON; `series`: the per-second series as CSV).
+
+use ssdlab_serve::Server;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixListener;
+use std::sync::Arc;
+
+/// Listen on `path` (replacing a stale socket) in a background thread.
+pub fn listen(path: &str, server: Arc<Server>) -> std::io::Result<()> {
+    let _ = std::fs::remove_file(path);
+    let listener = UnixListener::bind(path)?;
+    std::thread::Builder::new().name("ssdlab-control".into()).spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut command = String::new();
+            if reader.read_line(&mut command).is_err() {
+                continue;
+            }
+            let reply = match command.trim() {
+                "stats" => server.stats_json(),
+                "series" => server.series_csv(),
+                other => format!("{{\"error\": \"unknown command `{}` (expected stats or series)\"}}", other.replace('"', "'")),
+            };
+            let mut writer = &stream;
+            let _ = writer.write_all(reply.as_bytes());
+            let _ = writer.write_all(b"\n");
+        }
+    })?;
+    Ok(())
+}

@@ -1,0 +1,237 @@
+//! The nbdkit plugin of ssdlab: `nbdkit libssdlab_nbd.so profile=NAME backing=FILE ...`.
+//!
+//! A thin adapter: configuration keys become a [`ServeConfig`], the one [`ssdlab_serve::Server`] (shared by
+//! every connection, so flush covers all and multi-conn is safe) does the work, and its errors
+//! become errno replies. `ssdlab serve` starts nbdkit with this plugin and the keys below:
+//!
+//! | key | meaning |
+//! |---|---|
+//! | `profile` | built-in profile name or TOML path (default `force-gs-240`) |
+//! | `backing` | backing file (required; created when missing) |
+//! | `set` | a `section.field=value` override (repeatable) |
+//! | `latency` | `none` (default) or `emulate` |
+//! | `seed` | seed of a new drive's session (default 1) |
+//! | `control` | Unix socket path answering `stats` and `series` with the live figures |
+
+#![warn(missing_docs)]
+
+mod control;
+
+use nbdkit::*;
+use ssdlab_serve::{ExtentKind, Latency, ServeConfig, ServeError};
+use std::sync::{Arc, Mutex, OnceLock};
+
+static CONFIG: Mutex<Option<ServeConfig>> = Mutex::new(None);
+static CONTROL: Mutex<Option<String>> = Mutex::new(None);
+static SERVER: OnceLock<Arc<ssdlab_serve::Server>> = OnceLock::new();
+
+fn err(e: ServeError) -> Error {
+    Error::new(e.errno, e.message)
+}
+
+fn config_error(message: String) -> Error {
+    Error::new(libc::EINVAL, message)
+}
+
+fn server() -> Result<&'static Arc<ssdlab_serve::Server>> {
+    SERVER.get().ok_or_else(|| Error::new(libc::EIO, "the ssdlab drive is not started"))
+}
+
+/// One connection's handle (all share the one server).
+struct Connection;
+
+impl Server for Connection {
+    fn name() -> &'static str {
+        "ssdlab"
+    }
+
+    fn description() -> Option<&'static str> {
+        Some("a simulated SSD (ssdlab) with its data in a backing file")
+    }
+
+    fn config_help() -> Option<&'static str> {
+        Some("profile=NAME|PATH backing=FILE [set=SECTION.FIELD=VALUE ...] [latency=none|emulate] [seed=N] [control=SOCKET]")
+    }
+
+    fn thread_model() -> Result<ThreadModel> {
+        Ok(ThreadModel::Parallel)
+    }
+
+    fn config(key: &str, value: &str) -> Result<()> {
+        let mut guard = CONFIG.lock().unwrap_or_else(|p| p.into_inner());
+        let config = guard.get_or_insert_with(|| ServeConfig {
+            profile: "force-gs-240".into(),
+            overrides: Vec::new(),
+            backing: String::new(),
+            latency: Latency::None,
+            seed: 1,
+        });
+        match key {
+            "profile" => config.profile = value.to_string(),
+            "backing" => config.backing = value.to_string(),
+            "set" => config.overrides.push(value.to_string()),
+            "latency" => config.latency = Latency::parse(value).map_err(|e| config_error(e.to_string()))?,
+            "seed" => config.seed = value.parse().map_err(|_| config_error(format!("seed: `{value}` is not a whole number")))?,
+            "control" => *CONTROL.lock().unwrap_or_else(|p| p.into_inner()) = Some(value.to_string()),
+            other => return Err(config_error(format!("unknown key `{other}` (expected profile, backing, set, latency, seed or control)"))),
+        }
+        Ok(())
+    }
+
+    fn config_complete() -> Result<()> {
+        let guard = CONFIG.lock().unwrap_or_else(|p| p.into_inner());
+        match guard.as_ref() {
+            Some(c) if !c.backing.is_empty() => Ok(()),
+            _ => Err(config_error("backing=FILE is required".into())),
+        }
+    }
+
+    fn get_ready() -> Result<()> {
+        // Build or restore the drive before nbdkit starts serving, so a bad profile or backing
+        // file is reported before anything listens.
+        let config = CONFIG.lock().unwrap_or_else(|p| p.into_inner()).clone().expect("config_complete checked");
+        let server = ssdlab_serve::Server::start(&config).map_err(|e| Error::new(libc::EINVAL, e.to_string()))?;
+        let _ = SERVER.set(Arc::new(server));
+        Ok(())
+    }
+
+    fn after_fork() -> Result<()> {
+        // Threads start after nbdkit has (maybe) forked into the background.
+        if let Some(path) = CONTROL.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            control::listen(&path, server()?.clone()).map_err(|e| Error::new(libc::EIO, format!("control socket {path}: {e}")))?;
+        }
+        Ok(())
+    }
+
+    fn unload() {
+        if let Some(server) = SERVER.get() {
+            if let Err(e) = server.shutdown() {
+                eprintln!("ssdlab: error: clean shutdown failed: {e}");
+            }
+        }
+        if let Some(path) = CONTROL.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    fn open(_readonly: bool) -> Result<Box<dyn Server>> {
+        server()?;
+        Ok(Box::new(Connection))
+    }
+
+    fn get_size(&self) -> Result<i64> {
+        Ok(server()?.size() as i64)
+    }
+
+    fn can_write(&self) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn can_flush(&self) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn can_fua(&self) -> Result<FuaFlags> {
+        Ok(FuaFlags::Native)
+    }
+
+    fn can_trim(&self) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn can_zero(&self) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn can_fast_zero(&self) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn can_extents(&self) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn can_multi_conn(&self) -> Result<bool> {
+        // Every connection shares the one drive, and a flush on any covers all.
+        Ok(true)
+    }
+
+    fn can_cache(&self) -> Result<CacheFlags> {
+        Ok(CacheFlags::Native)
+    }
+
+    fn is_rotational(&self) -> Result<bool> {
+        Ok(false)
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        server()?.read(buf, offset).map_err(err)
+    }
+
+    fn write_at(&self, buf: &[u8], offset: u64, flags: Flags) -> Result<()> {
+        server()?.write(buf, offset, flags.contains(Flags::FUA)).map_err(err)
+    }
+
+    fn flush(&self) -> Result<()> {
+        server()?.flush().map_err(err)
+    }
+
+    fn trim(&self, count: u32, offset: u64, flags: Flags) -> Result<()> {
+        server()?.trim(count as u64, offset, flags.contains(Flags::FUA)).map_err(err)
+    }
+
+    fn zero(&self, count: u32, offset: u64, flags: Flags) -> Result<()> {
+        server()?.zero(count as u64, offset, flags.contains(Flags::MAY_TRIM), flags.contains(Flags::FAST_ZERO), flags.contains(Flags::FUA)).map_err(err)
+    }
+
+    fn cache(&self, count: u32, offset: u64) -> Result<()> {
+        // Nothing to prefetch into: the data is one read away. Checked like a read.
+        let size = server()?.size();
+        if offset.checked_add(count as u64).is_none_or(|end| end > size) {
+            return Err(Error::new(libc::EINVAL, "cache request beyond the export"));
+        }
+        Ok(())
+    }
+
+    fn extents(&self, count: u32, offset: u64, _flags: Flags, handle: &mut ExtentHandle) -> Result<()> {
+        for (at, len, kind) in server()?.extents(count as u64, offset).map_err(err)? {
+            let kind = match kind {
+                ExtentKind::Data => ExtentType::Allocated,
+                ExtentKind::HoleZero => ExtentType::HoleZero,
+            };
+            handle.add(at, len, kind)?;
+        }
+        Ok(())
+    }
+}
+
+/// The plugin's entry point for nbdkit (`plugin_init`).
+#[allow(missing_docs)]
+mod registration {
+    use super::*;
+
+    plugin!(Connection {
+        thread_model,
+        config,
+        config_complete,
+        get_ready,
+        after_fork,
+        unload,
+        write_at,
+        flush,
+        trim,
+        zero,
+        cache,
+        extents,
+        can_write,
+        can_flush,
+        can_fua,
+        can_trim,
+        can_zero,
+        can_fast_zero,
+        can_extents,
+        can_multi_conn,
+        can_cache,
+        is_rotational
+    });
+}
