@@ -104,7 +104,8 @@ def command(options: ServeOptions) -> list[str]:
         cmd += ["--port", str(options.port), "--ipaddr", "127.0.0.1"]
     else:
         cmd += ["--unix", str(options.socket)]
-    cmd += ["--filter=blocksize-policy", str(plugin_path())]
+    # Enough worker threads for NCQ's 32 commands in flight on a connection.
+    cmd += ["--threads", "64", "--filter=blocksize-policy", str(plugin_path())]
     cmd += [f"profile={options.profile}", f"backing={options.backing}", f"latency={options.latency}", f"seed={options.seed}", f"control={options.control}"]
     cmd += [f"set={o}" for o in options.overrides]
     cmd += ["blocksize-minimum=512", "blocksize-preferred=4096", "blocksize-maximum=33554432"]
