@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import SMALL
+from small_drive import SMALL
 
 
 def ssdlab(*args, cwd=None):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import SMALL
+from small_drive import SMALL
 
 SAMPLES = {
     "msr": "128166372003061629,hm,0,Read,4096,4096,1010\n128166372003071629,hm,0,Write,8192,16384,500\n128166372003081629,hm,0,Write,24576,4096,500\n",
