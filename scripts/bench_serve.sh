@@ -34,15 +34,19 @@ kill $mem; wait $mem 2>/dev/null || true
 
 echo "== ssdlab serve force-gs-240 --latency none =="
 .venv/bin/ssdlab serve force-gs-240 --backing "$work/gs.img" >/dev/null 2>&1 &
+server=$!
 while [ ! -S "$work/gs.img.control" ]; do sleep 0.2; done
 jobs_for "nbd+unix:///?socket=$work/gs.img.sock"
-kill %2 2>/dev/null || true; wait 2>/dev/null || true
+started=$(date +%s)
+kill $server; wait $server 2>/dev/null || true
+echo "  clean stop (state saved): $(( $(date +%s) - started )) s"
 
 echo "== RAM and backing file after 20 GiB written (force-gs-240, then conventional) =="
 for profile in "force-gs-240" "force-gs-240 --set reduction.enabled=false --set controller.map_cache_bytes=0"; do
     rm -f "$work"/rb.img*
     # shellcheck disable=SC2086
     .venv/bin/ssdlab serve $profile --backing "$work/rb.img" >/dev/null 2>&1 &
+    server=$!
     while [ ! -S "$work/rb.img.control" ]; do sleep 0.2; done
     fio --ioengine=nbd --uri="nbd+unix:///?socket=$work/rb.img.sock" --name=fill --rw=write --bs=1m --iodepth=8 --size=20g \
         --buffer_compress_percentage=50 --buffer_compress_chunk=4096 --refill_buffers >/dev/null 2>&1
@@ -50,5 +54,5 @@ for profile in "force-gs-240" "force-gs-240 --set reduction.enabled=false --set 
     rss=$(awk '/VmHWM/ {print $2}' /proc/$pid/status)
     alloc=$(( $(stat -c %b "$work/rb.img") * 512 ))
     echo "  $profile: peak RSS $((rss / 1024)) MiB ($(python3 -c "print(f'{$rss/1024/256:.2f}')") MiB per raw GiB); backing file allocated $((alloc >> 20)) MiB for 20480 MiB written (data 50% compressible)"
-    kill %3 2>/dev/null || kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true
+    kill $server; wait $server 2>/dev/null || true
 done

@@ -480,6 +480,50 @@ def stats_command(control: str, series: bool) -> None:
         click.echo(json.dumps(json.loads(text), indent=2))
 
 
+@cli.command("sweep")
+@click.argument("spec_path", metavar="SPEC.toml")
+@click.option("--out", "out_dir", default=None, metavar="DIR", help="Output folder (default: sweep-NAME).")
+@click.option("--db", "db_path", default=None, metavar="FILE", help="Results database (default: OUT/results.sqlite).")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None, help="Local worker processes (default: one per CPU).")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS", help="Run on this Dask scheduler (e.g. tcp://10.0.0.5:8786).")
+@click.option("--dask-scheduler-file", default=None, metavar="FILE", help="Run on the Dask cluster this scheduler file describes.")
+@click.option("--open", "open_page", is_flag=True, help="Open the plots' page in a browser when done.")
+@click.option("--quiet", is_flag=True)
+def sweep_command(spec_path, out_dir, db_path, workers, dask_address, dask_scheduler_file, open_page, quiet) -> None:
+    """Run a design-space sweep: every point of SPEC.toml not yet stored, then Parquet and plots."""
+    from ssdlab.sweep import load, run_sweep
+
+    if dask_address and dask_scheduler_file:
+        _fail("give either --dask or --dask-scheduler-file, not both")
+    try:
+        spec = load(spec_path)
+        out = Path(out_dir or f"sweep-{spec.name}")
+        if not quiet:
+            click.echo(f"sweep {spec.name}: {len(spec.points)} points ({spec.sample}), {len(spec.axes)} axes")
+        _check_outputs(db=db_path)
+        result = run_sweep(
+            spec,
+            out,
+            Path(db_path) if db_path else None,
+            workers,
+            dask_address,
+            dask_scheduler_file,
+            echo=None if quiet else click.echo,
+            bar=not quiet and sys.stderr.isatty(),
+        )
+    except SsdlabError as error:
+        _fail(str(error))
+    except OSError as error:
+        _fail(str(error))
+    click.echo(f"ran {result.ran} point(s), {result.failed} failed; data {result.parquet}; plots {result.page}")
+    if open_page:
+        import webbrowser
+
+        webbrowser.open(result.page.resolve().as_uri())
+    if result.failed:
+        sys.exit(1)
+
+
 def _terminate(signum: int, frame: object) -> None:
     """SIGTERM: stop as Ctrl-C does (the simulation checks between slices)."""
     raise KeyboardInterrupt

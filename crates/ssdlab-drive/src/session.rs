@@ -288,6 +288,22 @@ impl Session {
         self.drive.submit_with(&io, at_ns.max(self.now_ns), &mut contents)
     }
 
+    /// Write whole 4 KiB sectors from `offset` whose contents were prepared already (hashed and
+    /// compressed outside any lock, say), as one command arriving at `at_ns`; the present does
+    /// not move. Returns the completion time.
+    pub fn write_sectors_at(&mut self, offset: u64, contents: &mut std::collections::VecDeque<SectorContent>, at_ns: Nanoseconds) -> Result<Nanoseconds> {
+        let len = contents.len() as u64 * SECTOR_BYTES as u64;
+        if !offset.is_multiple_of(SECTOR_BYTES as u64) || len == 0 {
+            bail!(Request, "prepared sectors must start on a 4 KiB boundary (got byte {offset}) and be at least one");
+        }
+        let io = Io { op: ssdlab_workload::Op::Write, offset_bytes: offset, len_bytes: len };
+        self.drive.check_range(&io)?;
+        if self.drive.options().content == ContentMode::Modeled {
+            contents.iter_mut().for_each(|c| c.payload = None);
+        }
+        self.drive.submit_with(&io, at_ns.max(self.now_ns), contents)
+    }
+
     /// Read `len` bytes at byte `offset` now, as one command at queue depth 1, and wait for it
     /// (the present moves to its completion). Needs a drive that keeps its data bytes (a
     /// data-reduction profile with real content). Returns the bytes and the simulated time.

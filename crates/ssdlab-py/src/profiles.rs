@@ -16,3 +16,19 @@ pub fn profile_source(name_or_path: &str, overrides: Vec<String>) -> PyResult<St
     let profile = ssdlab_profile::load_profile(name_or_path, &overrides).map_err(to_py)?;
     Ok(profile.source)
 }
+
+/// Steady-state write amplification of greedy GC under uniform random single-sector writes, by
+/// the finite-block analytic model (Desnoyers), for spare factor `(T - U) / T` and
+/// `slots_per_block` 4 KiB slots per block; with `slots_per_block = 0`, the asymptotic
+/// (Lambert W) form.
+#[pyfunction]
+pub fn greedy_wa(spare_factor: f64, slots_per_block: u32) -> PyResult<f64> {
+    if !(spare_factor > 0.0 && spare_factor < 1.0) {
+        return Err(crate::errors::WorkloadError::new_err(format!("spare factor must be between 0 and 1 (got {spare_factor})")));
+    }
+    Ok(if slots_per_block == 0 {
+        ssdlab_ftl::analytic::greedy_wa_asymptotic(spare_factor)
+    } else {
+        ssdlab_ftl::analytic::greedy_wa_finite(spare_factor, slots_per_block)
+    })
+}

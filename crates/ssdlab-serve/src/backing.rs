@@ -120,7 +120,7 @@ impl BackingFile {
     /// A data plane over the file's data region (shares the descriptor and its lock).
     pub fn data_plane(&self) -> Result<FilePlane> {
         let file = self.file.try_clone().map_err(|e| io(&self.path, "share the backing file", e))?;
-        Ok(FilePlane { file })
+        Ok(FilePlane { file, pending: std::sync::Mutex::new(Pending::default()) })
     }
 
     fn write_header(&mut self) -> Result<()> {
@@ -193,27 +193,66 @@ impl Write for StateWriter<'_> {
     }
 }
 
-/// The data region of a backing file as a [`DataPlane`].
+/// Writes waiting to go to the file as one: a run of contiguous bytes.
+#[derive(Default)]
+struct Pending {
+    start: u64,
+    bytes: Vec<u8>,
+}
+
+/// Most bytes of contiguous writes combined into one.
+const COMBINE_BYTES: usize = 1 << 20;
+
+/// The data region of a backing file as a [`DataPlane`]. Stores that continue one another (a
+/// stream of chunks appended to an open block) are combined into one `pwrite` of up to 1 MiB;
+/// every other operation writes what is pending first, so reads, moves and syncs see it.
 pub struct FilePlane {
     file: File,
+    pending: std::sync::Mutex<Pending>,
+}
+
+impl FilePlane {
+    fn write_pending(&self) -> std::io::Result<()> {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        if !pending.bytes.is_empty() {
+            let result = self.file.write_all_at(&pending.bytes, DATA_OFFSET + pending.start);
+            pending.bytes.clear();
+            result?;
+        }
+        Ok(())
+    }
 }
 
 impl DataPlane for FilePlane {
     fn write_at(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
-        self.file.write_all_at(bytes, DATA_OFFSET + addr)
+        {
+            let pending = self.pending.get_mut().unwrap_or_else(|p| p.into_inner());
+            let continues = !pending.bytes.is_empty() && pending.start + pending.bytes.len() as u64 == addr;
+            if continues && pending.bytes.len() + bytes.len() <= COMBINE_BYTES {
+                pending.bytes.extend_from_slice(bytes);
+                return Ok(());
+            }
+        }
+        self.write_pending()?;
+        let pending = self.pending.get_mut().unwrap_or_else(|p| p.into_inner());
+        pending.start = addr;
+        pending.bytes.extend_from_slice(bytes);
+        Ok(())
     }
 
     fn read_at(&self, addr: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        self.write_pending()?;
         self.file.read_exact_at(buf, DATA_OFFSET + addr)
     }
 
     fn copy(&mut self, from: u64, to: u64, len: u64) -> std::io::Result<()> {
         let mut buf = vec![0u8; len as usize];
-        self.file.read_exact_at(&mut buf, DATA_OFFSET + from)?;
-        self.file.write_all_at(&buf, DATA_OFFSET + to)
+        self.read_at(from, &mut buf)?;
+        self.write_at(to, &buf)
     }
 
     fn discard(&mut self, addr: u64, len: u64) -> std::io::Result<()> {
+        self.write_pending()?;
         // SAFETY: fallocate on a valid, open descriptor with in-range offsets; no memory.
         let rc = unsafe {
             libc::fallocate(
@@ -235,6 +274,14 @@ impl DataPlane for FilePlane {
     }
 
     fn sync(&mut self) -> std::io::Result<()> {
+        self.write_pending()?;
         self.file.sync_data()
+    }
+}
+
+impl Drop for FilePlane {
+    fn drop(&mut self) {
+        // Best effort: a clean shutdown has synced already.
+        let _ = self.write_pending();
     }
 }

@@ -7,7 +7,7 @@ use crate::stats::ServeStats;
 use ssdlab_core::{bail, Error, Nanoseconds, Result};
 use ssdlab_drive::{Drive, DriveOptions, Session};
 use ssdlab_ftl::DataLocation;
-use ssdlab_reduce::{ContentMode, SECTOR_BYTES};
+use ssdlab_reduce::{ContentMode, SectorContent, SECTOR_BYTES};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -262,11 +262,19 @@ impl Server {
     pub fn write(&self, data: &[u8], offset: u64, fua: bool) -> ServeResult<()> {
         self.check_range(offset, data.len() as u64)?;
         self.check_space(data.len() as u64)?;
+        // Whole sectors are hashed and compressed here, before taking the drive's lock, so
+        // requests in flight do that work in parallel.
+        let sector = SECTOR_BYTES as u64;
+        let mut prepared = (offset.is_multiple_of(sector) && (data.len() as u64).is_multiple_of(sector))
+            .then(|| data.chunks(SECTOR_BYTES).map(SectorContent::from_bytes).collect::<std::collections::VecDeque<_>>());
         let done = {
             let mut state = self.lock()?;
             Self::fail_if_broken(&state)?;
             let at = self.arrival(&mut state);
-            let mut done = state.session.write_bytes_at(offset, data, at)?;
+            let mut done = match prepared.as_mut() {
+                Some(contents) => state.session.write_sectors_at(offset, contents, at)?,
+                None => state.session.write_bytes_at(offset, data, at)?,
+            };
             if fua {
                 done = Self::make_durable(&mut state, done)?;
             }

@@ -17,7 +17,7 @@ import pandas as pd
 from ssdlab.errors import SsdlabError
 from ssdlab.lab.results import SuiteResult
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -30,6 +30,12 @@ CREATE TABLE IF NOT EXISTS results (
     pattern TEXT NOT NULL, condition TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, title TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS results_by_drive ON results (drive, suite, metric);
+CREATE TABLE IF NOT EXISTS sweep_points (
+    sweep TEXT NOT NULL, point_key TEXT NOT NULL, point_index INTEGER NOT NULL, axes TEXT NOT NULL, profile TEXT NOT NULL,
+    overrides TEXT NOT NULL, profile_hash TEXT NOT NULL, preconditions TEXT NOT NULL, workload TEXT NOT NULL, seed INTEGER NOT NULL,
+    version TEXT NOT NULL, summary TEXT, error TEXT, wall_seconds REAL NOT NULL, recorded TEXT NOT NULL,
+    PRIMARY KEY (sweep, point_key)
+);
 """
 
 
@@ -94,6 +100,37 @@ class ResultsDatabase:
         if drives:
             frame = frame[frame["drive"].isin(drives)]
         return frame
+
+    def sweep_done_keys(self, sweep: str) -> set[str]:
+        """Keys of the points of `sweep` that have a result (failed points run again)."""
+        rows = self.conn.execute("SELECT point_key FROM sweep_points WHERE sweep = ? AND error IS NULL", (sweep,))
+        return {r[0] for r in rows}
+
+    def add_sweep_point(self, row: dict) -> None:
+        """Store one point's outcome as it arrives (replacing an earlier failure of it)."""
+        columns = [
+            "sweep",
+            "point_key",
+            "point_index",
+            "axes",
+            "profile",
+            "overrides",
+            "profile_hash",
+            "preconditions",
+            "workload",
+            "seed",
+            "version",
+            "summary",
+            "error",
+            "wall_seconds",
+            "recorded",
+        ]
+        with self.conn:
+            self.conn.execute(f"INSERT OR REPLACE INTO sweep_points ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", [row[c] for c in columns])
+
+    def sweep_points(self, sweep: str) -> pd.DataFrame:
+        """Every stored point of `sweep`, in point order."""
+        return pd.read_sql_query("SELECT * FROM sweep_points WHERE sweep = ? ORDER BY point_index", self.conn, params=(sweep,))
 
     def close(self) -> None:
         self.conn.close()

@@ -1,0 +1,176 @@
+"""Running a sweep's points: on a local process pool by default, on an existing Dask cluster
+when one is named; results are stored as they arrive, so an interrupted sweep started again
+runs only the points not yet stored."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ssdlab import __version__
+from ssdlab.lab.db import ResultsDatabase
+from ssdlab.sweep.spec import Point, Spec
+
+#: Summary keys that measure the host, not the simulation (left out when results are compared).
+WALL_KEYS = ("wall_seconds",)
+
+
+def run_point(point: Point) -> dict:
+    """Simulate one point (in a worker): a fresh drive, its preconditions, its job. Never
+    raises: a failure is returned with its error and seed, so the sweep goes on."""
+    from ssdlab.drive import Drive
+
+    started = time.perf_counter()
+    try:
+        drive = Drive(point.profile, list(point.overrides), seed=point.seed)
+        for step in point.preconditions:
+            drive.precondition(step)
+        summary = drive.run(list(point.workload), name=point.sweep).summary
+        error = None
+    except Exception as exc:  # a point's failure is data, not a crash of the sweep
+        summary, error = None, f"{type(exc).__name__}: {exc}"
+    return {"key": point.key, "summary": summary, "error": error, "wall_seconds": time.perf_counter() - started}
+
+
+def _row(point: Point, outcome: dict) -> dict:
+    return {
+        "sweep": point.sweep,
+        "point_key": point.key,
+        "point_index": point.index,
+        "axes": json.dumps(point.axes),
+        "profile": point.profile,
+        "overrides": json.dumps(list(point.overrides)),
+        "profile_hash": point.profile_hash,
+        "preconditions": json.dumps(list(point.preconditions)),
+        "workload": " ".join(point.workload),
+        "seed": point.seed,
+        "version": __version__,
+        "summary": None if outcome["summary"] is None else json.dumps(outcome["summary"]),
+        "error": outcome["error"],
+        "wall_seconds": outcome["wall_seconds"],
+        "recorded": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+class Progress:
+    """Points done of total, points per minute, ETA, failures with their seeds."""
+
+    def __init__(self, total: int, skipped: int, echo: Callable[[str], None] | None, bar: bool) -> None:
+        self.total, self.done, self.failures = total, 0, []
+        self.started = time.perf_counter()
+        self.echo = echo
+        self.bar = None
+        if bar:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="point", dynamic_ncols=True, leave=True)
+        if echo and skipped:
+            echo(f"{skipped} point(s) already stored: skipped")
+
+    def point(self, point: Point, outcome: dict) -> None:
+        self.done += 1
+        if outcome["error"]:
+            self.failures.append((point, outcome["error"]))
+            message = f"point {point.index} (seed {point.seed}, {point.axes}) failed: {outcome['error']}"
+            if self.bar is not None:
+                self.bar.write(message)
+            elif self.echo:
+                self.echo(message)
+        minutes = (time.perf_counter() - self.started) / 60
+        rate = self.done / minutes if minutes > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else float("inf")
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{rate:.1f} points/min, ETA {eta:.1f} min, {len(self.failures)} failed")
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    @property
+    def points_per_minute(self) -> float:
+        minutes = (time.perf_counter() - self.started) / 60
+        return self.done / minutes if minutes > 0 else 0.0
+
+
+def pending_points(spec: Spec, db: ResultsDatabase) -> list[Point]:
+    """The points of `spec` without a stored result."""
+    done = db.sweep_done_keys(spec.name)
+    return [p for p in spec.points if p.key not in done]
+
+
+def _local(points: list[Point], workers: int) -> Iterable[tuple[Point, dict]]:
+    import multiprocessing
+
+    # Spawned workers: a clean interpreter each, nothing inherited from the parent's threads.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(run_point, p): p for p in points}
+        try:
+            while futures:
+                finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    yield futures.pop(f), f.result()
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _dask(points: list[Point], address: str | None, scheduler_file: str | None) -> Iterable[tuple[Point, dict]]:
+    from distributed import Client, as_completed
+
+    client = Client(address, scheduler_file=scheduler_file, timeout="30s") if address else Client(scheduler_file=scheduler_file, timeout="30s")
+    try:
+        futures = client.map(run_point, points, pure=False)
+        by_key = {f.key: p for f, p in zip(futures, points, strict=True)}
+        for future in as_completed(futures):
+            point = by_key[future.key]
+            try:
+                outcome = future.result()
+            except Exception as exc:  # a lost worker: recorded as that point's failure
+                outcome = {"key": point.key, "summary": None, "error": f"{type(exc).__name__}: {exc}", "wall_seconds": 0.0}
+            yield point, outcome
+    finally:
+        client.close()
+
+
+def default_workers() -> int:
+    """Local workers: one per CPU the process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def execute(
+    spec: Spec,
+    db_path: Path,
+    workers: int | None = None,
+    dask_address: str | None = None,
+    dask_scheduler_file: str | None = None,
+    echo: Callable[[str], None] | None = None,
+    bar: bool = False,
+) -> Progress:
+    """Run the points of `spec` not yet stored in the database at `db_path`, storing each as it
+    arrives. Returns the progress record (failures, rate)."""
+    db = ResultsDatabase(db_path)
+    try:
+        todo = pending_points(spec, db)
+        progress = Progress(len(todo), len(spec.points) - len(todo), echo, bar)
+        if todo:
+            source = _dask(todo, dask_address, dask_scheduler_file) if (dask_address or dask_scheduler_file) else _local(todo, workers or default_workers())
+            try:
+                for point, outcome in source:
+                    db.add_sweep_point(_row(point, outcome))
+                    progress.point(point, outcome)
+            finally:
+                progress.close()
+        return progress
+    finally:
+        db.close()

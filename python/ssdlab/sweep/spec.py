@@ -1,0 +1,287 @@
+"""Sweep specs: a TOML file naming a base profile, axes over profile fields and workload
+options, preconditions, seeds, and a full grid or a seeded sample of points.
+
+```toml
+[sweep]
+name = "wa-vs-spare"              # names the results (database rows, Parquet file, plots)
+profile = "conventional-240"      # built-in name or TOML path
+overrides = ["nand.blocks_per_plane=64"]   # applied to every point
+preconditions = ["seq-fill", "rand-fill"]  # before each point's job
+workload = ["rw=randwrite", "bs=4k", "iodepth=32", "runtime=60", "time_based"]
+seeds = [1, 2]                    # replicates: every point runs once per seed
+sample = "grid"                   # grid (default), random or lhs
+points = 20                       # for random and lhs
+sample_seed = 7                   # for random and lhs
+
+[[axis]]
+field = "ftl.gc_policy"           # a profile field (--set name) ...
+values = ["greedy", "cost-benefit"]
+
+[[axis]]
+option = "iodepth"                # ... or a workload option
+values = [1, 4, 32]
+
+[[axis]]
+field = "spare_factor"            # derived: sets drive.capacity_bytes_user to (1 - f) x raw
+range = [0.07, 0.5]               # with `steps` (grid) or sampled (random, lhs)
+steps = 5
+```
+
+Every point's profile and job are validated before anything runs; a bad axis or value is
+refused naming the axis and the value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ssdlab import __version__, _native
+from ssdlab import preconditions as pre
+from ssdlab.errors import SsdlabError
+
+#: Axis fields computed from others rather than set directly.
+DERIVED = {"spare_factor": "drive.capacity_bytes_user = (1 - spare_factor) x raw bytes, whole 4 KiB sectors"}
+
+SAMPLES = ("grid", "random", "lhs")
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One swept dimension: a profile field or a workload option, with its values (or a range
+    to sample)."""
+
+    name: str
+    kind: str  # "field", "option" or "derived"
+    target: str  # the profile field (section.field), workload option, or derived name it sets
+    values: tuple = ()
+    low: float | None = None
+    high: float | None = None
+
+    def value_at(self, u: float) -> Any:
+        """The value at position `u` in [0, 1) (sampling)."""
+        if self.values:
+            return self.values[min(int(u * len(self.values)), len(self.values) - 1)]
+        value = self.low + u * (self.high - self.low)
+        return value if isinstance(self.low, float) or isinstance(self.high, float) else int(round(value))
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation: the base profile with overrides, preconditions, a job, a seed."""
+
+    sweep: str
+    index: int
+    axes: dict
+    profile: str
+    overrides: tuple
+    preconditions: tuple
+    workload: tuple
+    seed: int
+    profile_hash: str = ""
+
+    @property
+    def key(self) -> str:
+        """Identity of the point's result: profile (hash), workload, preconditions, seed and
+        ssdlab version. A sweep run again skips points whose key already has a result."""
+        text = "|".join([self.profile_hash, " ".join(self.preconditions), " ".join(self.workload), str(self.seed), __version__])
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+@dataclass
+class Spec:
+    """A parsed, validated sweep."""
+
+    name: str
+    path: Path
+    profile: str
+    overrides: list[str]
+    preconditions: list[str]
+    workload: list[str]
+    seeds: list[int]
+    sample: str
+    axes: list[Axis]
+    points: list[Point] = field(default_factory=list)
+    plots: dict = field(default_factory=dict)
+
+
+def _fail(path: Path, message: str) -> SsdlabError:
+    return SsdlabError(f"{path}: {message}")
+
+
+def _axis(path: Path, i: int, raw: dict) -> Axis:
+    where = f"axis {i + 1}"
+    keys = set(raw) - {"field", "option", "values", "range", "steps", "name"}
+    if keys:
+        raise _fail(path, f"{where}: unknown key {sorted(keys)[0]!r} (expected field or option, values or range, steps)")
+    if ("field" in raw) == ("option" in raw):
+        raise _fail(path, f"{where}: give exactly one of field (a profile field, e.g. ftl.gc_policy) or option (a workload option, e.g. iodepth)")
+    target = raw.get("field") or raw.get("option")
+    if not isinstance(target, str) or not target:
+        raise _fail(path, f"{where}: field/option must be a name")
+    kind = "option" if "option" in raw else ("derived" if target in DERIVED else "field")
+    if kind == "field" and "." not in target:
+        raise _fail(path, f"{where}: field {target!r} must be section.field (e.g. ftl.gc_policy) or one of {', '.join(DERIVED)}")
+    name = raw.get("name", target)
+    if "values" in raw:
+        values = raw["values"]
+        if not isinstance(values, list) or not values:
+            raise _fail(path, f"axis {name!r}: values must be a non-empty list")
+        return Axis(name, kind, target, tuple(values))
+    if "range" in raw:
+        r = raw["range"]
+        if not (isinstance(r, list) and len(r) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in r) and r[0] < r[1]):
+            raise _fail(path, f"axis {name!r}: range must be [low, high] with low < high (got {r!r})")
+        steps = raw.get("steps")
+        axis = Axis(name, kind, target, (), r[0], r[1])
+        if steps is not None:
+            if not isinstance(steps, int) or steps < 2:
+                raise _fail(path, f"axis {name!r}: steps must be a whole number of at least 2 (got {steps!r})")
+            values = [r[0] + (r[1] - r[0]) * k / (steps - 1) for k in range(steps)]
+            if all(isinstance(x, int) for x in r):
+                values = [int(round(v)) for v in values]
+            return Axis(name, kind, target, tuple(values), r[0], r[1])
+        return axis
+    raise _fail(path, f"axis {name!r}: give values or range")
+
+
+def _set(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def point_settings(spec: Spec, axes_values: dict, raw_bytes: int | None) -> tuple[list[str], list[str]]:
+    """The overrides and workload options of a point with these axis values."""
+    overrides = list(spec.overrides)
+    workload = list(spec.workload)
+    for axis in spec.axes:
+        value = axes_values[axis.name]
+        if axis.kind == "derived":  # spare_factor
+            if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1):
+                raise SsdlabError(f"{spec.path}: axis {axis.name!r}: spare factor {value!r} must be a number between 0 and 1")
+            user = int((1 - value) * raw_bytes) // 4096 * 4096
+            overrides.append(f"drive.capacity_bytes_user={user}")
+        elif axis.kind == "field":
+            overrides.append(f"{axis.target}={_set(value)}")
+        else:
+            workload = [w for w in workload if not w.startswith(f"{axis.target}=") and w != axis.target]
+            workload.append(f"{axis.target}={value}")
+    return overrides, workload
+
+
+def _sample(spec: Spec, n: int, seed: int) -> list[dict]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    d = len(spec.axes)
+    if spec.sample == "random":
+        u = rng.random((n, d))
+    else:  # Latin hypercube: each axis cut in n strata, one point per stratum, shuffled
+        u = np.empty((n, d))
+        for j in range(d):
+            u[:, j] = (rng.permutation(n) + rng.random(n)) / n
+    return [{axis.name: axis.value_at(float(u[i, j])) for j, axis in enumerate(spec.axes)} for i in range(n)]
+
+
+def load(path: str | Path) -> Spec:
+    """Parse, expand and validate a sweep spec; every point's profile and job are checked."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise SsdlabError(f"{path}: no such sweep spec") from None
+    except tomllib.TOMLDecodeError as error:
+        raise _fail(path, f"not valid TOML: {error}") from None
+    unknown = set(data) - {"sweep", "axis", "plot"}
+    if unknown:
+        raise _fail(path, f"unknown section [{sorted(unknown)[0]}] (expected [sweep], [[axis]], [plot])")
+    s = data.get("sweep")
+    if not isinstance(s, dict):
+        raise _fail(path, "missing [sweep] section")
+    allowed = {"name", "profile", "overrides", "preconditions", "workload", "seeds", "sample", "points", "sample_seed"}
+    extra = set(s) - allowed
+    if extra:
+        raise _fail(path, f"[sweep]: unknown key {sorted(extra)[0]!r} (expected {', '.join(sorted(allowed))})")
+    name = s.get("name") or path.stem
+    seeds = s.get("seeds", [1])
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**64 for x in seeds):
+        raise _fail(path, f"[sweep] seeds: expected a non-empty list of whole numbers (got {seeds!r})")
+    sample = s.get("sample", "grid")
+    if sample not in SAMPLES:
+        raise _fail(path, f"[sweep] sample: expected one of {', '.join(SAMPLES)} (got {sample!r})")
+    workload = s.get("workload")
+    if not isinstance(workload, list) or not workload or not all(isinstance(w, str) for w in workload):
+        raise _fail(path, '[sweep] workload: expected a list of fio options (e.g. ["rw=randwrite", "bs=4k"])')
+    raw_axes = data.get("axis", [])
+    if not isinstance(raw_axes, list) or not raw_axes:
+        raise _fail(path, "no [[axis]]: a sweep needs at least one axis")
+    spec = Spec(
+        name=str(name),
+        path=path,
+        profile=str(s.get("profile", "force-gs-240")),
+        overrides=list(s.get("overrides", [])),
+        preconditions=list(s.get("preconditions", [])),
+        workload=list(workload),
+        seeds=list(seeds),
+        sample=sample,
+        axes=[_axis(path, i, a) for i, a in enumerate(raw_axes)],
+        plots=data.get("plot", {}),
+    )
+    names = [a.name for a in spec.axes]
+    if len(set(names)) != len(names):
+        raise _fail(path, "two axes have the same name")
+    for step in spec.preconditions:
+        pre.parse(step)
+    # The base profile first: its errors name no axis.
+    try:
+        base = _native.profile_source(spec.profile, spec.overrides)
+    except SsdlabError as error:
+        raise _fail(path, f"[sweep] profile/overrides: {error}") from None
+    raw_bytes = _raw_bytes(base)
+    if sample == "grid":
+        for a in spec.axes:
+            if not a.values:
+                raise _fail(path, f"axis {a.name!r}: a grid needs values (or range with steps)")
+        combos = [dict(zip(names, c, strict=True)) for c in itertools.product(*[a.values for a in spec.axes])]
+    else:
+        n = s.get("points")
+        if not isinstance(n, int) or n < 1:
+            raise _fail(path, f"[sweep] points: {sample} sampling needs a whole number of points (got {n!r})")
+        combos = _sample(spec, n, int(s.get("sample_seed", 1)))
+    hashes: dict[tuple, str] = {}
+    for combo in combos:
+        overrides, workload_options = point_settings(spec, combo, raw_bytes)
+        key = tuple(overrides)
+        if key not in hashes:
+            try:
+                source = _native.profile_source(spec.profile, overrides)
+            except SsdlabError as error:
+                raise _fail(path, f"point {_describe(combo)}: {error}") from None
+            hashes[key] = hashlib.sha256(source.encode()).hexdigest()[:16]
+        try:
+            _native.job_from_options(spec.name, workload_options)
+        except SsdlabError as error:
+            raise _fail(path, f"point {_describe(combo)}: {error}") from None
+        for seed in spec.seeds:
+            spec.points.append(
+                Point(spec.name, len(spec.points), combo, spec.profile, tuple(overrides), tuple(spec.preconditions), tuple(workload_options), seed, hashes[key])
+            )
+    return spec
+
+
+def _describe(combo: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in combo.items())
+
+
+def _raw_bytes(source: str) -> int:
+    n = tomllib.loads(source)["nand"]
+    keys = ("channels", "packages_per_channel", "dies_per_package", "planes_per_die", "blocks_per_plane", "pages_per_block", "page_bytes")
+    return math.prod(n[k] for k in keys)
