@@ -25,7 +25,7 @@ TINY = """
 name = "{name}"
 profile = "conventional-240"
 overrides = ["nand.channels=2", "nand.packages_per_channel=1", "nand.dies_per_package=1", "nand.blocks_per_plane=64",
-             "drive.capacity_bytes_user=500000768"]
+             "drive.capacity_bytes_user=471859200"]
 preconditions = ["seq-fill"]
 workload = ["rw=randwrite", "bs=4k", "iodepth=8", "number_ios=4000", "size=256m"]
 seeds = [1, 2]
@@ -97,10 +97,12 @@ def test_a_dask_cluster_gives_the_local_pools_results(tmp_path):
 
 
 def test_an_interrupted_sweep_runs_only_the_missing_points(tmp_path):
-    path = write(tmp_path, TINY.replace("number_ios=4000", "number_ios=60000"), "resume")
+    # Points of about half a second each, so the client can be killed in the middle.
+    path = write(tmp_path, TINY.replace('"number_ios=4000", "size=256m"', '"size=256m", "io_size=3g"'), "resume")
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "ssdlab.cli", "sweep", str(path), "--out", str(out), "--workers", "1", "--quiet"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Its own process group, so the kill below takes the worker processes with it.
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     db = out / "results.sqlite"
     deadline = time.time() + 300
     stored = 0
@@ -112,10 +114,12 @@ def test_an_interrupted_sweep_runs_only_the_missing_points(tmp_path):
                 stored = 0
         if stored >= 3:
             break
-        time.sleep(0.2)
-    assert 3 <= stored < 12, stored
-    p.send_signal(signal.SIGKILL)  # a killed client, no chance to clean up
-    p.communicate()
+        time.sleep(0.05)
+    try:
+        assert 3 <= stored < 12, stored
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)  # a killed client, no chance to clean up
+        p.wait(timeout=60)
     before = len(ResultsDatabase(db, create=False).sweep_points("resume"))
     r = subprocess.run(cmd, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

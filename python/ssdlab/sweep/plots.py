@@ -47,7 +47,7 @@ def frame(points: pd.DataFrame) -> pd.DataFrame:
         }
         for k, v in json.loads(r.axes).items():
             row[f"axis.{k}"] = v
-        if r.summary:
+        if isinstance(r.summary, str):
             flat = pd.json_normalize(json.loads(r.summary), sep=".").iloc[0].to_dict()
             row.update(flat)
         rows.append(row)
