@@ -142,7 +142,6 @@ def test_a_failed_point_is_recorded_with_its_seed_and_the_sweep_goes_on(tmp_path
     assert failed["error"].str.contains("queue depth").all()
 
 
-@pytest.mark.slow
 def test_example_greedy_sweep_lies_within_three_percent_of_the_analytic_curve(tmp_path):
     from ssdlab import _native
 

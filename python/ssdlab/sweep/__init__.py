@@ -15,7 +15,6 @@ from pathlib import Path
 
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.sweep import execute as _execute
-from ssdlab.sweep import plots as _plots
 from ssdlab.sweep.spec import Spec, load
 
 __all__ = ["SweepResult", "load", "run_sweep", "write_outputs"]
@@ -41,6 +40,9 @@ def write_outputs(spec: Spec, db_path: Path, out: Path) -> tuple[Path, Path]:
         points = db.sweep_points(spec.name)
     finally:
         db.close()
+    # Imported here: workers unpickle points from ssdlab.sweep and need no matplotlib.
+    from ssdlab.sweep import plots as _plots
+
     df = _plots.frame(points)
     parquet = out / f"sweep-{spec.name}.parquet"
     df.to_parquet(parquet, index=False)

@@ -104,6 +104,12 @@ def pending_points(spec: Spec, db: ResultsDatabase) -> list[Point]:
     return [p for p in spec.points if p.key not in done]
 
 
+def _lost(point: Point, exc: BaseException) -> dict:
+    """The outcome of a point whose worker was lost: stored as a failure, so the next start of
+    the sweep runs it again (failed points are not counted as done)."""
+    return {"key": point.key, "summary": None, "error": f"worker lost: {type(exc).__name__}: {exc}", "wall_seconds": 0.0}
+
+
 def _local(points: list[Point], workers: int) -> Iterable[tuple[Point, dict]]:
     import multiprocessing
 
@@ -114,7 +120,12 @@ def _local(points: list[Point], workers: int) -> Iterable[tuple[Point, dict]]:
             while futures:
                 finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                 for f in finished:
-                    yield futures.pop(f), f.result()
+                    point = futures.pop(f)
+                    try:
+                        outcome = f.result()
+                    except Exception as exc:  # a lost worker (killed, out of memory): a failure, run again next time
+                        outcome = _lost(point, exc)
+                    yield point, outcome
         except BaseException:
             for f in futures:
                 f.cancel()
@@ -133,8 +144,8 @@ def _dask(points: list[Point], address: str | None, scheduler_file: str | None) 
             point = by_key[future.key]
             try:
                 outcome = future.result()
-            except Exception as exc:  # a lost worker: recorded as that point's failure
-                outcome = {"key": point.key, "summary": None, "error": f"{type(exc).__name__}: {exc}", "wall_seconds": 0.0}
+            except Exception as exc:  # a lost worker: recorded as that point's failure, run again next time
+                outcome = _lost(point, exc)
             yield point, outcome
     finally:
         client.close()

@@ -67,12 +67,11 @@ def _mean(df: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
 
 
 def _base_policy(spec: Spec) -> str:
-    return tomllib.loads(_native.profile_source(spec.profile, spec.overrides))["ftl"]["gc_policy"]
+    return tomllib.loads(spec.base_source)["ftl"]["gc_policy"]
 
 
 def _slots_per_block(spec: Spec) -> int:
-    source = _native.profile_source(spec.profile, spec.overrides)
-    n = tomllib.loads(source)["nand"]
+    n = tomllib.loads(spec.base_source)["nand"]
     return n["planes_per_die"] * n["pages_per_block"] * n["page_bytes"] // 4096
 
 

@@ -108,6 +108,9 @@ class Spec:
     axes: list[Axis]
     points: list[Point] = field(default_factory=list)
     plots: dict = field(default_factory=dict)
+    #: The base profile with the spec's overrides, as TOML (with the smallest user capacity when
+    #: a spare-factor axis sets it per point).
+    base_source: str = ""
 
 
 def _fail(path: Path, message: str) -> SsdlabError:
@@ -241,10 +244,16 @@ def load(path: str | Path) -> Spec:
     for step in spec.preconditions:
         pre.parse(step)
     # The base profile first: its errors name no axis.
+    # A spare-factor axis sets the user capacity of every point, so the base is checked with the
+    # smallest capacity (the profile's own may not fit the swept NAND geometry).
+    base_overrides = list(spec.overrides)
+    if any(a.kind == "derived" for a in spec.axes):
+        base_overrides.append("drive.capacity_bytes_user=4096")
     try:
-        base = _native.profile_source(spec.profile, spec.overrides)
+        base = _native.profile_source(spec.profile, base_overrides)
     except SsdlabError as error:
         raise _fail(path, f"[sweep] profile/overrides: {error}") from None
+    spec.base_source = base
     raw_bytes = _raw_bytes(base)
     if sample == "grid":
         for a in spec.axes:
