@@ -259,6 +259,76 @@ def review_command(
     click.echo(f"report: {report}")
 
 
+@cli.command("pts")
+@click.argument("profile", default=DEFAULT_PROFILE)
+@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@click.option("--out", "out_dir", default=None, metavar="DIR", help="Output folder (default: pts-PROFILE).")
+@click.option("--db", "db_path", default=None, metavar="FILE", help="Results database (default: OUT/results.sqlite).")
+@click.option(
+    "--scale",
+    type=click.FloatRange(0.001, 1.0),
+    default=1.0,
+    show_default=True,
+    help="Quick version: smaller drive, shorter round steps and fewer HIR bursts; below 1 it is marked not comparable.",
+)
+@click.option("--tests", default=None, metavar="A,B", help="Run only these tests: pts-iops, pts-throughput, pts-latency, pts-wsat, pts-hir.")
+@click.option(
+    "--pattern",
+    type=click.Choice(["random", "text", "repeating"]),
+    default="random",
+    show_default=True,
+    help="Data written: random (incompressible, as the specification requires) or a compressible pattern.",
+)
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--label", default=None, metavar="NAME", help="The drive's name in the results database (default: the profile's name, plus any --set overrides).")
+@click.option("--quiet", is_flag=True, help="No progress output.")
+def pts_command(
+    profile: str,
+    overrides: tuple[str, ...],
+    out_dir: str | None,
+    db_path: str | None,
+    scale: float,
+    tests: str | None,
+    pattern: str,
+    seed: int,
+    label: str | None,
+    quiet: bool,
+) -> None:
+    """Run the SNIA Solid State Storage Performance Test Specification (IOPS, throughput,
+    latency, write saturation, host idle recovery) against a drive and write its report."""
+    from ssdlab.lab.context import ReviewContext
+    from ssdlab.lab.review import parse_suites, run_review
+    from ssdlab.lab.suites import PTS_SUITES
+
+    try:
+        if not math.isfinite(scale):
+            raise SsdlabError(f"--scale: expected a number from 0.001 to 1 (got {scale})")
+        names = parse_suites(tests, default=PTS_SUITES, option="--tests")
+        others = [n for n in names if n not in PTS_SUITES]
+        if others:
+            raise SsdlabError(f"--tests: {others[0]!r} is not a PTS test (expected some of: {', '.join(PTS_SUITES)})")
+        out = Path(out_dir or f"pts-{Path(profile).stem}")
+        if db_path is not None and Path(db_path).is_dir():
+            raise SsdlabError(f"--db {db_path}: is a folder; give the results database's file name")
+        if label is not None and not label.strip():
+            raise SsdlabError("--label: must not be empty")
+        bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
+        ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label, pts_pattern=pattern)
+        info = ctx.info()
+        if not quiet:
+            click.echo(f"SNIA PTS on {info['model']} (scale {scale:g}, data {pattern}): {', '.join(names)}")
+
+        def done(name: str, wall: float) -> None:
+            bars.close()
+            if not quiet:
+                click.echo(f"  {name}: done in {wall:,.1f} s")
+
+        report = run_review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done)
+    except SsdlabError as error:
+        _fail(str(error))
+    click.echo(f"report: {report}")
+
+
 @cli.command("compare")
 @click.argument("drives", nargs=-1)
 @click.option("--db", "db_path", required=True, metavar="FILE", help="Results database to read.")

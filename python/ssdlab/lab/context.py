@@ -33,6 +33,8 @@ class ReviewContext:
     suite: str | None = None
     #: The drive's name in the results database and the charts (default: see `drive_label`).
     label: str | None = None
+    #: Data pattern of the SNIA PTS tests: "random" (the specification's), "text" or "repeating".
+    pts_pattern: str = "random"
     _info: dict | None = field(default=None, repr=False)
 
     def scaled_overrides(self) -> list[str]:

@@ -14,20 +14,26 @@ from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import headline_charts
 from ssdlab.lab.report import review_page
 from ssdlab.lab.results import SuiteResult
-from ssdlab.lab.suites import SUITES
+from ssdlab.lab.suites import ARTICLE_SUITES, PTS_SUITES, SUITES
 
 
-def parse_suites(text: str | None) -> list[str]:
-    """Suite names from a comma-separated list (all when not given)."""
+def parse_suites(text: str | None, default: list[str] = ARTICLE_SUITES, option: str = "--suites") -> list[str]:
+    """Suite names from a comma-separated list (`default` when not given); ``pts`` stands for
+    every PTS test."""
     if text is None:
-        return list(SUITES)
+        return list(default)
     names = [s.strip() for s in text.split(",") if s.strip()]
+    expected = ", ".join([*SUITES, "pts"])
     if not names:
-        raise SsdlabError(f"--suites {text!r} names no suite (expected some of: {', '.join(SUITES)})")
-    unknown = [n for n in names if n not in SUITES]
-    if unknown:
-        raise SsdlabError(f"unknown suite {unknown[0]!r} (expected some of: {', '.join(SUITES)})")
-    return names
+        raise SsdlabError(f"{option} {text!r} names no suite (expected some of: {expected})")
+    expanded: list[str] = []
+    for n in names:
+        for name in PTS_SUITES if n == "pts" else [n]:
+            if name not in SUITES:
+                raise SsdlabError(f"{option}: unknown suite {name!r} (expected some of: {expected})")
+            if name not in expanded:
+                expanded.append(name)
+    return expanded
 
 
 def check_output(out_dir: Path) -> None:

@@ -1,0 +1,96 @@
+"""SNIA PTS IOPS test: random access at the specification's R/W mixes x block sizes, in rounds
+until the 4 KiB 100% write IOPS is in steady state; results averaged over the measurement window."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ssdlab.lab.context import ReviewContext
+from ssdlab.lab.pts import charts, procedure
+from ssdlab.lab.results import SuiteResult
+
+NAME = "pts-iops"
+TITLE = "SNIA PTS: IOPS"
+METHOD = (
+    "Purge, WIPC (2 x capacity, 128 KiB sequential), then rounds: for each R/W mix (100/0, 95/5, 65/35, 50/50, "
+    "35/65, 5/95, 0/100), for each block size (1024, 128, 64, 32, 16, 8, 4, 0.5 KiB), random IO at QD32 for one "
+    "minute. Rounds until the 4 KiB 100% write IOPS is in steady state (5-round window: data within 20%, best-fit "
+    "line within 10% of the average), at most 25; IOPS are averages over the measurement window."
+)
+
+#: R/W mixes in the specification's order (percent read).
+MIXES = (100, 95, 65, 50, 35, 5, 0)
+#: Block sizes in the specification's order, in bytes.
+BLOCKS = (1 << 20, 128 << 10, 64 << 10, 32 << 10, 16 << 10, 8 << 10, 4 << 10, 512)
+TRACKING = "4 KiB 0/100"
+
+METRICS = {
+    "iops_4k_write": "4 KiB random write IOPS (steady state)",
+    "iops_4k_read": "4 KiB random read IOPS (steady state)",
+    "iops_4k_65_35": "4 KiB random 65/35 R/W IOPS (steady state)",
+    "iops_512_write": "0.5 KiB random write IOPS (steady state)",
+    "iops_1m_read": "1024 KiB random read IOPS (steady state)",
+    "rounds": "rounds run",
+    "steady": "steady state reached (1 yes, 0 no)",
+}
+
+
+def run(ctx: ReviewContext) -> SuiteResult:
+    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    drive = ctx.new_drive()
+    conditions: list[str] = []
+    procedure.purge_and_precondition(ctx, drive, conditions)
+    seconds = procedure.step_seconds(ctx)
+    pattern = procedure.pattern_option(ctx)
+    steps = [procedure.random_step(b, m, seconds, procedure.QUEUE_DEPTH, pattern) for m in MIXES for b in BLOCKS]
+    rounds = procedure.run_rounds(ctx, drive, steps, lambda r: r[TRACKING]["iops"], "IOPS")
+    conditions.append(f"WDPC and measurement: {len(steps)} steps of {seconds:g} s per round, random IO at QD{procedure.QUEUE_DEPTH}, data {ctx.pts_pattern}")
+    result.notes.append(procedure.steady_note("IOPS", "4 KiB 100% write IOPS", rounds))
+    result.notes.append("Test conditions: " + "; ".join(conditions) + ".")
+    means = procedure.window_means(rounds)
+    table = means.pivot_table(index="read_percent", columns="block_bytes", values="iops", sort=False)
+    table = table.reindex(index=list(MIXES), columns=list(BLOCKS))
+    table.index = pd.Index([f"{m}/{100 - m}" for m in MIXES], name="R/W mix")
+    table.columns = pd.Index([procedure.block_label(b) for b in BLOCKS], name="block size")
+    shown = table.reset_index()
+    result.tables["pts_iops"] = shown
+    result.tables["pts_iops_rounds"] = rounds.frame
+    by = dict(zip(means["step"], means["iops"], strict=True))
+    pat = ctx.pts_pattern
+    result.add("iops_4k_write", by[TRACKING], "IOPS", pat, "steady state")
+    result.add("iops_4k_read", by["4 KiB 100/0"], "IOPS", pat, "steady state")
+    result.add("iops_4k_65_35", by["4 KiB 65/35"], "IOPS", pat, "steady state")
+    result.add("iops_512_write", by["0.5 KiB 0/100"], "IOPS", pat, "steady state")
+    result.add("iops_1m_read", by["1024 KiB 100/0"], "IOPS", pat, "steady state")
+    result.add("rounds", len(rounds.tracking), "rounds", pat)
+    result.add("steady", 1.0 if rounds.steady else 0.0, "", pat)
+    out = ctx.out_dir / "charts"
+    result.charts.append(
+        (
+            charts.convergence(
+                out / "pts_iops_convergence.png",
+                "IOPS steady-state convergence (write-heavy steps)",
+                rounds.frame,
+                ["4 KiB 0/100", "8 KiB 0/100", "64 KiB 0/100", "4 KiB 65/35", "0.5 KiB 0/100"],
+                "iops",
+                "IOPS",
+                rounds.window,
+            ),
+            "Steady-state convergence: IOPS per round of selected steps",
+        )
+    )
+    result.charts.append(
+        (
+            charts.measurement_window(
+                out / "pts_iops_window.png", "4 KiB 100% write IOPS, measurement window", rounds.tracking, rounds.window, "IOPS", rounds.steady
+            ),
+            "Measurement window of the tracking variable with its average, range and slope bands",
+        )
+    )
+    result.charts.append(
+        (
+            charts.grouped_bars(out / "pts_iops_bars.png", "IOPS by R/W mix and block size (measurement window average)", table, "IOPS"),
+            "IOPS by block size and mix",
+        )
+    )
+    return result
