@@ -22,8 +22,11 @@ pub(crate) struct TimedSink<'a> {
     pub host_program_done_ns: Nanoseconds,
     planes: u32,
     unit_bytes: u64,
-    /// GC data read so far is ready to be programmed (read, and recoded by the engine's back
-    /// end when there is one) from this time.
+    /// The die whose GC batch is being moved (GC reads a victim and programs its GC block on
+    /// the same die), and when the data it read so far is ready to be programmed (read, and
+    /// recoded by the engine's back end when there is one). Per die: a batch on one die never
+    /// waits for another die's reads.
+    gc_die: u32,
     gc_data_ready_ns: Nanoseconds,
     /// Where the drive's data is stored, when it stores data.
     data: Option<&'a mut (dyn DataPlane + 'static)>,
@@ -52,6 +55,7 @@ impl<'a> TimedSink<'a> {
             host_program_done_ns: 0,
             planes,
             unit_bytes,
+            gc_die: u32::MAX,
             gc_data_ready_ns: 0,
             data: None,
             data_error: None,
@@ -95,7 +99,8 @@ impl FlashSink for TimedSink<'_> {
                 self.host_program_done_ns = self.host_program_done_ns.max(done);
             }
             OpKind::Internal => {
-                let ready = self.internal_ready_ns.max(self.gc_data_ready_ns);
+                let read_ready = if die == self.gc_die { self.gc_data_ready_ns } else { 0 };
+                let ready = self.internal_ready_ns.max(read_ready);
                 self.flash.program(die, ready, self.planes, self.unit_bytes, OpKind::Internal);
             }
         }
@@ -108,6 +113,10 @@ impl FlashSink for TimedSink<'_> {
             Some(engine) => engine.recode(read, bytes),
             None => read,
         };
+        if die != self.gc_die {
+            self.gc_die = die;
+            self.gc_data_ready_ns = 0;
+        }
         self.gc_data_ready_ns = self.gc_data_ready_ns.max(ready);
     }
 
