@@ -57,7 +57,18 @@ def test_qemu_io_patterns_discards_and_zeroes_read_back(serve, drive):
 def test_fio_random_mixed_and_trim_jobs_verify(serve, drive):
     need("fio")
     s = serve(drive)
-    common = ["fio", "--ioengine=nbd", f"--uri={s.uri}", "--name=job", "--bs=4k", "--size=256m", "--verify=crc32c", "--verify_fatal=1", "--verify_state_save=0", "--output-format=json"]
+    common = [
+        "fio",
+        "--ioengine=nbd",
+        f"--uri={s.uri}",
+        "--name=job",
+        "--bs=4k",
+        "--size=256m",
+        "--verify=crc32c",
+        "--verify_fatal=1",
+        "--verify_state_save=0",
+        "--output-format=json",
+    ]
     for extra in (
         ["--rw=randwrite", "--iodepth=16", "--do_verify=1"],
         ["--rw=randrw", "--iodepth=8", "--do_verify=1"],
