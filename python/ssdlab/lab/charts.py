@@ -82,11 +82,28 @@ def read_write_series(frames) -> dict[str, list[float]]:
     return series
 
 
+def linear_scale(values: Sequence[float], article_top: float) -> tuple[float, str]:
+    """The top of a linear IOPS axis: the article's where every value fits under it, else the
+    next multiple of 10K above the data, with a note saying the scale was extended."""
+    top = max(values, default=0.0)
+    if top <= article_top:
+        return article_top, ""
+    extended = math.ceil(top * 1.02 / 10_000) * 10_000
+    return extended, f"scale extended from the article's 0-{article_top / 1000:g}K: the data exceed it"
+
+
 def iops_scatter(path: Path, title: str, seconds: Sequence[float], iops: Sequence[float], log: bool, ylim: tuple[float, float] | None = None) -> str:
     """IOPS every second, as the IO-consistency plots show it. Log plots use the articles' fixed
-    decades (1 to 100K IOPS, more if the data need it) so drives and runs compare at a glance."""
+    decades (1 to 100K IOPS, more if the data need it) so drives and runs compare at a glance;
+    a linear plot keeps the `ylim` asked for unless data lie above it, then the axis is extended
+    and the chart says so (a chart never hides data)."""
     fig, ax = plt.subplots(figsize=(8, 4))
     values = [max(v, 1.0) if log else v for v in iops]
+    if not log and ylim is not None:
+        top, note = linear_scale(values, ylim[1])
+        if note:
+            ylim = (ylim[0], top)
+            ax.text(0.99, 0.98, note, transform=ax.transAxes, ha="right", va="top", fontsize=8, color="#555555")
     ax.scatter(list(seconds), values, s=3, color=HIGHLIGHT)
     if log:
         ax.set_yscale("log")

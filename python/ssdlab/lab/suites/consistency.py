@@ -62,6 +62,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
                 f"{label}: from t = {late:g} s, log scale",
             )
         )
+        top, extended = charts.linear_scale(tail["iops"].tolist(), 40_000)
         result.charts.append(
             (
                 charts.iops_scatter(
@@ -72,7 +73,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
                     log=False,
                     ylim=(0, 40_000),
                 ),
-                f"{label}: from t = {late:g} s, linear 0-40K",
+                f"{label}: from t = {late:g} s, linear 0-{top / 1000:g}K" + (f" ({extended})" if extended else " (the article's scale)"),
             )
         )
     result.tables["consistency"] = pd.concat(frames, ignore_index=True)
