@@ -59,6 +59,8 @@ pub struct DriveInfo {
     pub link_mbps: f64,
     /// Victim policy.
     pub gc_policy: String,
+    /// When foreground GC runs: `paced`, `burst` or `background`.
+    pub gc_schedule: String,
     /// Whether the data-reduction engine is on.
     pub data_reduction: bool,
     /// Power of the idle drive (controller, board and array), watts.
@@ -391,6 +393,7 @@ impl Session {
             host_interface: p.host.interface.name().to_string(),
             link_mbps: p.host.link_bytes_per_second as f64 / 1e6,
             gc_policy: p.ftl.gc_policy.name().to_string(),
+            gc_schedule: p.ftl.gc_schedule.name().to_string(),
             data_reduction: p.reduction.is_some(),
             idle_watts: p.idle_watts(),
             ecc_unit_bytes: p.reduction.as_ref().map(|r| r.chunk.ecc_unit_bytes),

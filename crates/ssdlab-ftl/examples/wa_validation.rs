@@ -31,6 +31,7 @@ fn main() {
             user_sectors: user,
             gc_policy: GcPolicy::Greedy,
             gc_low_free_blocks_per_die: 2,
+            gc_schedule: Default::default(),
             gc_idle_target_free_blocks_per_die: 2,
             track_tags: false,
             store_data: false,

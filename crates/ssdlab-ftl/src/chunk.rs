@@ -50,6 +50,9 @@ pub struct ChunkFtlConfig {
     pub gc_policy: GcPolicy,
     /// Foreground GC low-water mark, free blocks per die.
     pub gc_low_free_blocks_per_die: u32,
+    /// When foreground GC runs and how much it does at a time.
+    #[serde(default)]
+    pub gc_schedule: crate::GcSchedule,
     /// Idle GC target, free blocks per die.
     pub gc_idle_target_free_blocks_per_die: u32,
     /// Keep each chunk's stored bytes (real-bytes mode).
@@ -612,7 +615,7 @@ impl ChunkFtl {
         if stream == Stream::Host {
             for _ in first_done..last_done {
                 self.pool.advance_host_cursor(die);
-                gc::paced(self, die, self.units_per_program, self.config.gc_low_free_blocks_per_die, sink);
+                gc::after_host_program(self, die, self.units_per_program, self.config.gc_low_free_blocks_per_die, self.config.gc_schedule, sink);
             }
         }
     }

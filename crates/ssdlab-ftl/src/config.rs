@@ -39,6 +39,86 @@ impl GcPolicy {
     }
 }
 
+/// A burst target or background start must lie above the low-water mark; background GC must
+/// copy something.
+pub(crate) fn check_schedule(schedule: GcSchedule, low_free: u32) -> Result<(), FieldError> {
+    if let Some(high) = schedule.high_free() {
+        field_ensure!(high > low_free, "ftl", "gc_high_free_blocks_per_die", "must be above gc_low_free_blocks_per_die ({low_free}) (got {high})");
+    }
+    if let GcSchedule::Background { units_per_host_unit, .. } = schedule {
+        field_ensure!(units_per_host_unit >= 1, "ftl", "gc_background_units_per_host_unit", "must be at least 1 (got {units_per_host_unit})");
+    }
+    Ok(())
+}
+
+/// When foreground garbage collection runs and how much it does at a time: a controller's
+/// choice, which shapes how steady the drive's performance is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum GcSchedule {
+    /// While a die is at its low-water mark, copy after each host program as much as
+    /// reclaiming the victim frees per host unit: GC interleaves with host writes (steady).
+    #[default]
+    Paced,
+    /// Threshold bursts: when a die reaches its low-water mark, reclaim whole victims until it
+    /// has `high_free` free blocks; the die's host programs wait behind the burst.
+    Burst {
+        /// Free blocks per die a burst collects up to.
+        high_free: u32,
+    },
+    /// Background GC at a bounded rate: from `start_free` free blocks down, at most
+    /// `units_per_host_unit` units of copying per host unit; a die that still falls to its
+    /// low-water mark collects in the foreground until it is above it.
+    Background {
+        /// Free blocks per die at or below which background GC runs.
+        start_free: u32,
+        /// Most allocation units copied per host allocation unit written.
+        units_per_host_unit: u32,
+    },
+}
+
+impl GcSchedule {
+    /// Parse the profile spelling (`paced`, `burst`, `background`) with its parameters.
+    pub fn parse(name: &str, high_free: u32, units_per_host_unit: u32) -> Result<Self, String> {
+        match name {
+            "paced" => Ok(Self::Paced),
+            "burst" => Ok(Self::Burst { high_free }),
+            "background" => Ok(Self::Background { start_free: high_free, units_per_host_unit }),
+            other => Err(format!("unknown GC schedule `{other}` (expected paced, burst or background)")),
+        }
+    }
+
+    /// The profile spelling of the schedule.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Paced => "paced",
+            Self::Burst { .. } => "burst",
+            Self::Background { .. } => "background",
+        }
+    }
+
+    /// The schedule on a die with `spare_blocks` spare blocks: its high mark is capped at the
+    /// spare blocks less 3 (the open blocks and one more stay for data), and at least one above
+    /// the low-water mark, so a profile shrunk to a small drive keeps a workable schedule.
+    pub fn capped(self, low_free: u32, spare_blocks: u64) -> Self {
+        let cap = |high: u32| -> u32 { (high as u64).min(spare_blocks.saturating_sub(3)).max(low_free as u64 + 1) as u32 };
+        match self {
+            Self::Paced => Self::Paced,
+            Self::Burst { high_free } => Self::Burst { high_free: cap(high_free) },
+            Self::Background { start_free, units_per_host_unit } => Self::Background { start_free: cap(start_free), units_per_host_unit },
+        }
+    }
+
+    /// The free-block mark above the low-water mark the schedule works up to (bursts) or from
+    /// (background), if it has one.
+    pub fn high_free(&self) -> Option<u32> {
+        match *self {
+            Self::Paced => None,
+            Self::Burst { high_free } => Some(high_free),
+            Self::Background { start_free, .. } => Some(start_free),
+        }
+    }
+}
+
 /// Everything the FTL is built from.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FtlConfig {
@@ -50,6 +130,9 @@ pub struct FtlConfig {
     pub gc_policy: GcPolicy,
     /// Foreground GC runs on a die when taking a block would leave fewer free blocks than this.
     pub gc_low_free_blocks_per_die: u32,
+    /// When foreground GC runs and how much it does at a time.
+    #[serde(default)]
+    pub gc_schedule: GcSchedule,
     /// Idle-time GC tries to bring every die up to this many free blocks.
     pub gc_idle_target_free_blocks_per_die: u32,
     /// Keep a 64-bit content tag per slot, moved by GC, so reads can be checked.
@@ -108,6 +191,7 @@ impl FtlConfig {
             spare_slots_per_die as f64 / g.slots_per_block() as f64,
             needed_blocks
         );
+        check_schedule(self.gc_schedule, self.gc_low_free_blocks_per_die)?;
         Ok(())
     }
 }

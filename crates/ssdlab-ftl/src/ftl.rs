@@ -334,7 +334,7 @@ impl Ftl {
         }
         if kind == OpKind::Host {
             self.pool.advance_host_cursor(die);
-            gc::paced(self, die, self.slots_per_unit, self.config.gc_low_free_blocks_per_die, sink);
+            gc::after_host_program(self, die, self.slots_per_unit, self.config.gc_low_free_blocks_per_die, self.config.gc_schedule, sink);
         }
     }
 

@@ -4,6 +4,7 @@
 //! ([`Collector::copy_victim`]); the decisions live here and in the block pool.
 
 use crate::block::BlockState;
+use crate::config::GcSchedule;
 use crate::pool::BlockPool;
 use crate::sink::FlashSink;
 use crate::UNMAPPED;
@@ -26,6 +27,45 @@ pub(crate) fn collect_one<C: Collector, S: FlashSink + ?Sized>(ftl: &mut C, die:
     }
     ftl.copy_victim(die, u32::MAX, sink);
     true
+}
+
+/// Foreground GC after a host program unit of `units_per_program` on `die`, as the schedule
+/// says: paced, a burst up to the high mark, or bounded background copying with a foreground
+/// fallback at the low-water mark.
+pub(crate) fn after_host_program<C: Collector, S: FlashSink + ?Sized>(
+    ftl: &mut C,
+    die: u32,
+    units_per_program: u32,
+    low_free: u32,
+    schedule: GcSchedule,
+    sink: &mut S,
+) {
+    match schedule {
+        GcSchedule::Paced => paced(ftl, die, units_per_program, low_free, sink),
+        GcSchedule::Burst { high_free } => {
+            if ftl.pool_mut().free_count(die) <= low_free as usize {
+                collect_up_to(ftl, die, high_free, sink);
+            }
+        }
+        GcSchedule::Background { start_free, units_per_host_unit } => {
+            let free = ftl.pool_mut().free_count(die);
+            if free <= low_free as usize {
+                collect_up_to(ftl, die, low_free + 1, sink);
+            } else if free <= start_free as usize && ftl.pool_mut().has_victim(die) {
+                ftl.copy_victim(die, units_per_host_unit.saturating_mul(units_per_program), sink);
+            }
+        }
+    }
+}
+
+/// Reclaim whole victims on `die` until it has `target` free blocks or nothing is left to
+/// reclaim. Bounded: each round reclaims a block with at least one invalid unit.
+fn collect_up_to<C: Collector, S: FlashSink + ?Sized>(ftl: &mut C, die: u32, target: u32, sink: &mut S) {
+    while ftl.pool_mut().free_count(die) < target as usize {
+        if !collect_one(ftl, die, sink) {
+            break;
+        }
+    }
 }
 
 /// Paced foreground GC after a host program unit of `units_per_program` on `die`: while the die

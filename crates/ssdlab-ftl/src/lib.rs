@@ -43,7 +43,7 @@ mod wear;
 
 pub use block::BlockState;
 pub use chunk::{ChunkFtl, ChunkFtlConfig, ChunkLocation, ChunkStats, ZERO};
-pub use config::{FtlConfig, GcPolicy};
+pub use config::{FtlConfig, GcPolicy, GcSchedule};
 pub use ftl::{Ftl, FtlStats, Location};
 pub use sink::{FlashSink, NullSink};
 pub use translation::{DataLocation, Piece, Prepared, StoredSector, Translation};

@@ -39,6 +39,7 @@ fn build(rng: &mut SimRng) -> ChunkFtl {
     let (low, user_sectors) = common::draw_low_and_user_sectors(rng, &geometry);
     let ecc_unit_bytes = [512u32, 1024, 2048, 4096][rng.below(4) as usize];
     let gc_policy = common::draw_gc_policy(rng);
+    let gc_schedule = common::draw_gc_schedule(rng, &geometry, low, user_sectors);
     let config = ChunkFtlConfig {
         geometry,
         user_sectors,
@@ -47,6 +48,7 @@ fn build(rng: &mut SimRng) -> ChunkFtl {
         dedup_index_entries: 1 + rng.below(400),
         gc_policy,
         gc_low_free_blocks_per_die: low,
+        gc_schedule,
         gc_idle_target_free_blocks_per_die: low + 2,
         keep_payloads: true,
         payload_limit_bytes: u64::MAX,

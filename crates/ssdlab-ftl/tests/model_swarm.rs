@@ -29,11 +29,13 @@ fn build(rng: &mut SimRng) -> Case {
         spare_bytes_per_page: 64,
     };
     let (low, user_sectors) = common::draw_low_and_user_sectors(rng, &geometry);
+    let gc_schedule = common::draw_gc_schedule(rng, &geometry, low, user_sectors);
     let config = FtlConfig {
         geometry,
         user_sectors,
         gc_policy: common::draw_gc_policy(rng),
         gc_low_free_blocks_per_die: low,
+        gc_schedule,
         gc_idle_target_free_blocks_per_die: low + 2,
         track_tags: true,
         store_data: false,

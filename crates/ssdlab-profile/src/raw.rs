@@ -103,6 +103,20 @@ pub(crate) struct RawFtl {
     pub gc_window_blocks: u32,
     pub gc_low_free_blocks_per_die: u32,
     pub gc_idle_target_free_blocks_per_die: u32,
+    #[serde(default = "default_schedule")]
+    pub gc_schedule: String,
+    #[serde(default)]
+    pub gc_high_free_blocks_per_die: u32,
+    #[serde(default = "default_background_rate")]
+    pub gc_background_units_per_host_unit: u32,
+}
+
+pub(crate) fn default_schedule() -> String {
+    "paced".to_string()
+}
+
+pub(crate) fn default_background_rate() -> u32 {
+    1
 }
 
 pub(crate) fn default_window() -> u32 {

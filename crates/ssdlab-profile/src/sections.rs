@@ -7,7 +7,7 @@
 use crate::raw::{RawController, RawDrive, RawEnergy, RawFtl, RawHost, RawNand, RawReduction};
 use crate::settings::{ControllerSettings, HostInterface, HostSettings, ReductionSettings};
 use ssdlab_core::{field_ensure, FieldError, Nanoseconds};
-use ssdlab_ftl::{ChunkFtlConfig, FtlConfig, GcPolicy};
+use ssdlab_ftl::{ChunkFtlConfig, FtlConfig, GcPolicy, GcSchedule};
 use ssdlab_nand::{BusKind, Energy, Geometry, Timing, SECTOR_BYTES};
 
 type FieldResult<T> = Result<T, FieldError>;
@@ -205,11 +205,21 @@ pub(crate) fn ftl(f: &RawFtl, geometry: &Geometry, user_sectors: u64) -> FieldRe
         geometry.blocks_per_die(),
         f.gc_idle_target_free_blocks_per_die
     );
+    let gc_schedule = GcSchedule::parse(&f.gc_schedule, f.gc_high_free_blocks_per_die, f.gc_background_units_per_host_unit)
+        .map_err(|m| FieldError::new("ftl", "gc_schedule", m))?;
+    // A small drive (a shrunk profile) has fewer spare blocks per die than the mark may ask for.
+    let spare_blocks = geometry.total_slots().saturating_sub(user_sectors) / geometry.dies() as u64 / geometry.slots_per_block() as u64;
+    let gc_schedule = if gc_schedule.high_free().is_some_and(|h| h <= f.gc_low_free_blocks_per_die) {
+        gc_schedule // refused by the check below, with the value given
+    } else {
+        gc_schedule.capped(f.gc_low_free_blocks_per_die, spare_blocks)
+    };
     let config = FtlConfig {
         geometry: geometry.clone(),
         user_sectors,
         gc_policy,
         gc_low_free_blocks_per_die: f.gc_low_free_blocks_per_die,
+        gc_schedule,
         gc_idle_target_free_blocks_per_die: f.gc_idle_target_free_blocks_per_die,
         track_tags: false,
         store_data: false,
@@ -233,6 +243,7 @@ pub(crate) fn reduction(r: &RawReduction, ftl: &FtlConfig) -> FieldResult<Option
         dedup_index_entries: r.dedup_index_entries,
         gc_policy: ftl.gc_policy,
         gc_low_free_blocks_per_die: ftl.gc_low_free_blocks_per_die,
+        gc_schedule: ftl.gc_schedule,
         gc_idle_target_free_blocks_per_die: ftl.gc_idle_target_free_blocks_per_die,
         keep_payloads: false,
         payload_limit_bytes: 0,

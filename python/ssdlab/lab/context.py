@@ -48,8 +48,9 @@ class ReviewContext:
 
         base = tomllib.loads(profile_source(self.profile, self.overrides))
         blocks = base["nand"]["blocks_per_plane"]
-        # Keep enough spare blocks per die for GC to work (the low-water mark, two open blocks
-        # and one more, with a block of margin), however small the scale.
+        # Keep enough spare blocks per die for GC to work (the low-water mark or the schedule's
+        # high mark, two open blocks and one more, with a block of margin), however small the
+        # scale.
         nand = base["nand"]
         raw = (
             nand["channels"]
@@ -61,7 +62,10 @@ class ReviewContext:
             * nand["page_bytes"]
         )
         spare_over_raw = 1.0 - base["drive"]["capacity_bytes_user"] / raw
-        needed = base["ftl"]["gc_low_free_blocks_per_die"] + 4
+        ftl = base["ftl"]
+        high = ftl.get("gc_high_free_blocks_per_die", 0) if ftl.get("gc_schedule", "paced") != "paced" else 0
+        # (A smaller spare caps the schedule's high mark; keeping room for it keeps the schedule.)
+        needed = max(ftl["gc_low_free_blocks_per_die"], high) + 4
         new_blocks = min(blocks, max(24, int(blocks * self.scale), math.ceil(needed / spare_over_raw)))
         capacity = base["drive"]["capacity_bytes_user"] * new_blocks / blocks
         overrides += [f"nand.blocks_per_plane={new_blocks}", f"drive.capacity_bytes_user={int(capacity) // 4096 * 4096}"]

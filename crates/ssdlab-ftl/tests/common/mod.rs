@@ -2,7 +2,7 @@
 //! both make.
 
 use ssdlab_core::SimRng;
-use ssdlab_ftl::GcPolicy;
+use ssdlab_ftl::{GcPolicy, GcSchedule};
 use ssdlab_nand::Geometry;
 
 /// Number of cases (`SSDLAB_SWARM_CASES`, default 2000).
@@ -44,5 +44,21 @@ pub fn draw_gc_policy(rng: &mut SimRng) -> GcPolicy {
         0 => GcPolicy::Greedy,
         1 => GcPolicy::CostBenefit,
         _ => GcPolicy::WindowedGreedy { window: 1 + rng.below(6) as u32 },
+    }
+}
+
+/// Draw a GC schedule the drawn spare area allows: paced, a burst or background GC with a high
+/// mark between the low-water mark and the die's spare blocks less 3.
+pub fn draw_gc_schedule(rng: &mut SimRng, geometry: &Geometry, low: u32, user_sectors: u64) -> GcSchedule {
+    let spare_blocks = (geometry.total_slots() - user_sectors) / geometry.dies() as u64 / geometry.slots_per_block() as u64;
+    let kind = rng.below(3);
+    if kind == 0 || spare_blocks < low as u64 + 4 {
+        return GcSchedule::Paced;
+    }
+    let high = low + 1 + rng.below(spare_blocks - 3 - low as u64) as u32;
+    if kind == 1 {
+        GcSchedule::Burst { high_free: high }
+    } else {
+        GcSchedule::Background { start_free: high, units_per_host_unit: 1 + rng.below(4) as u32 }
     }
 }

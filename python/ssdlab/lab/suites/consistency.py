@@ -21,6 +21,11 @@ METHOD = (
 METRICS = {
     "steady_iops_mean": "steady-state IOPS (mean from 70% of the run)",
     "steady_iops_p01": "steady-state IOPS, 1st percentile",
+    "steady_iops_p10": "steady-state IOPS, 10th percentile",
+    "steady_iops_p50": "steady-state IOPS, median",
+    "steady_iops_p99": "steady-state IOPS, 99th percentile",
+    "steady_iops_std": "steady-state IOPS, standard deviation",
+    "steady_p01_over_mean": "spread: steady-state 1st percentile / mean (1 = perfectly steady)",
     "early_iops_mean": "early IOPS (mean of the first 5%)",
     "write_amplification": "write amplification",
 }
@@ -46,6 +51,12 @@ def run(ctx: ReviewContext) -> SuiteResult:
         tail = series[series["second"] >= late]
         result.add("steady_iops_mean", tail["iops"].mean(), "IOPS", "incompressible", label)
         result.add("steady_iops_p01", tail["iops"].quantile(0.01), "IOPS", "incompressible", label)
+        result.add("steady_iops_p10", tail["iops"].quantile(0.10), "IOPS", "incompressible", label)
+        result.add("steady_iops_p50", tail["iops"].quantile(0.50), "IOPS", "incompressible", label)
+        result.add("steady_iops_p99", tail["iops"].quantile(0.99), "IOPS", "incompressible", label)
+        result.add("steady_iops_std", tail["iops"].std(), "IOPS", "incompressible", label)
+        mean = tail["iops"].mean()
+        result.add("steady_p01_over_mean", tail["iops"].quantile(0.01) / mean if mean else None, "x", "incompressible", label)
         result.add("early_iops_mean", series[series["second"] < duration * 0.05]["iops"].mean(), "IOPS", "incompressible", label)
         result.add("write_amplification", run.summary["write_amplification"], "x", "incompressible", label)
         slug = "default" if label == "default OP" else "op25"
