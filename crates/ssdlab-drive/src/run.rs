@@ -313,7 +313,8 @@ impl Run {
             self.metrics.record(done.op, done.bytes, done.done_ns - done.arrival_ns);
             self.completed += 1;
             self.last_done_ns = self.last_done_ns.max(done.done_ns);
-            self.issue(drive, done.done_ns)?;
+            // The host's own time per command (fio's thinktime) before the slot's next command.
+            self.issue(drive, done.done_ns + self.job.thinktime_ns)?;
             processed += 1;
         }
         if self.is_done() {

@@ -145,3 +145,18 @@ fn random_read_iops_rise_with_queue_depth_until_saturation() {
     assert!(iops[5] <= 125_000.0, "{iops:?}");
     assert!(iops[5] / iops[4] < iops[1] / iops[0], "the curve should flatten: {iops:?}");
 }
+
+#[test]
+fn thinktime_adds_the_hosts_time_to_every_command_at_qd1_but_not_to_its_latency() {
+    // fio's thinktime: after each completion the job waits before issuing the next command
+    // (reads: nothing runs in the background meanwhile).
+    let mut plain = Drive::new(small_profile(&[])).unwrap();
+    let (fast, _) = run(&mut plain, &["rw=read", "bs=128k", "iodepth=1", "number_ios=200"], 0);
+    let mut thinking = Drive::new(small_profile(&[])).unwrap();
+    let (slow, _) = run(&mut thinking, &["rw=read", "bs=128k", "iodepth=1", "number_ios=200", "thinktime=100"], 0);
+    let per_command = |s: &ssdlab_drive::RunSummary| s.simulated_seconds / s.ios as f64;
+    let added = per_command(&slow) - per_command(&fast);
+    assert!((added - 100e-6).abs() < 2e-6, "thinktime=100 (us) added {added} s per command");
+    let mean = |s: &ssdlab_drive::RunSummary| s.latency_us.as_ref().unwrap().mean;
+    assert!((mean(&slow) - mean(&fast)).abs() < 1.0, "the drive's latency does not include the host's time");
+}

@@ -89,6 +89,10 @@ pub struct JobSpec {
     pub io_size_bytes: Option<u64>,
     /// Simulated run-time limit.
     pub runtime_ns: Option<Nanoseconds>,
+    /// fio's `thinktime`: the job waits this long after each completion before issuing the next
+    /// command in its place (the host's own time per command: its storage stack and the
+    /// benchmark program).
+    pub thinktime_ns: Nanoseconds,
     /// Keep going (wrapping around the span) until `runtime` even after `io_size`.
     pub time_based: bool,
     /// Stop after this many IOs.
@@ -119,6 +123,7 @@ impl JobSpec {
             size_bytes: None,
             io_size_bytes: None,
             runtime_ns: None,
+            thinktime_ns: 0,
             time_based: false,
             number_ios: None,
             rwmixread: 50,
@@ -185,7 +190,13 @@ impl JobSpec {
                 self.size_bytes = Some(bytes);
             }
             "io_size" | "io_limit" => self.io_size_bytes = Some(size(value)?),
-            "runtime" => self.runtime_ns = Some(parse_duration_ns(&need(value)?, at)?),
+            "runtime" => self.runtime_ns = Some(parse_duration_ns(&need(value)?, at, "runtime")?),
+            // fio reads a bare thinktime as microseconds.
+            "thinktime" => {
+                let text = need(value)?;
+                let bare = text.chars().all(|c| c.is_ascii_digit() || c == '.');
+                self.thinktime_ns = if bare { parse_duration_ns(&format!("{text}us"), at, "thinktime")? } else { parse_duration_ns(&text, at, "thinktime")? };
+            }
             "time_based" => self.time_based = value.map(|v| v.trim() != "0").unwrap_or(true),
             "number_ios" => {
                 let n = int(value)?;
@@ -264,7 +275,7 @@ impl JobSpec {
             other => bail!(
                 Workload,
                 "{at}: unknown fio option `{other}` (supported: rw, bs, bssplit, iodepth, offset, size, io_size, runtime, \
-                 time_based, number_ios, rwmixread, rwmixwrite, random_distribution, blockalign, data_pattern, zero_buffers, \
+                 time_based, thinktime, number_ios, rwmixread, rwmixwrite, random_distribution, blockalign, data_pattern, zero_buffers, \
                  buffer_compress_percentage, buffer_compress_chunk, dedupe_percentage)"
             ),
         }
@@ -357,17 +368,18 @@ fn parse_distribution(text: &str, at: &str) -> Result<Distribution> {
 }
 
 /// Parse `180`, `180s`, `3m`, `500ms`, `2h` into nanoseconds (bare numbers are seconds, as fio).
-fn parse_duration_ns(text: &str, at: &str) -> Result<Nanoseconds> {
+fn parse_duration_ns(text: &str, at: &str, option: &str) -> Result<Nanoseconds> {
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number_text, unit) = text.split_at(split);
-    let number: f64 = number_text.parse().map_err(|_| Error::Workload(format!("{at}: runtime: `{text}` is not a duration")))?;
+    let number: f64 = number_text.parse().map_err(|_| Error::Workload(format!("{at}: {option}: `{text}` is not a duration")))?;
     let scale = match unit {
         "" | "s" => NS_PER_S as f64,
+        "ns" => 1.0,
         "ms" => 1e6,
         "us" => 1e3,
         "m" => 60.0 * NS_PER_S as f64,
         "h" => 3600.0 * NS_PER_S as f64,
-        _ => bail!(Workload, "{at}: runtime: unknown unit `{unit}` in `{text}` (expected s, ms, us, m or h)"),
+        _ => bail!(Workload, "{at}: {option}: unknown unit `{unit}` in `{text}` (expected s, ms, us, ns, m or h)"),
     };
     Ok((number * scale).round() as Nanoseconds)
 }

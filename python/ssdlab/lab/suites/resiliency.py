@@ -66,7 +66,10 @@ def run(ctx: ReviewContext) -> SuiteResult:
     hd_frames, atto_frames = [], []
     drive = ctx.new_drive()
     drive.secure_erase()
-    ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={COMPRESSIBLE}"], "HD Tach prepare (clean)")
+    # What each HD Tach read pass reads (the article's sequence): clean = the secure-erased drive
+    # (never-written sectors; the clean write pass then fills it), after torture = the data the
+    # write pass and the torture left, after TRIM = trimmed sectors. Clean and after TRIM read
+    # the same kind of sectors.
     for condition in ("clean", "after torture", "after TRIM"):
         if condition == "after torture":
             _torture(ctx, drive, COMPRESSIBLE, 20, "compressible")
