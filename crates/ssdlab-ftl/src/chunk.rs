@@ -32,6 +32,18 @@ use ssdlab_reduce::SectorContent;
 /// `l2p` value of a sector written with all zeros.
 pub const ZERO: u32 = u32::MAX - 1;
 
+/// Flag on an `l2p` value: the sector was trimmed by firmware that keeps a stale pointer (the
+/// chunk id below the flag, whose reference was dropped). It reads as zeros, but a read still
+/// follows the pointer to flash to find that out (SF-2281 firmware 5.0.2, see
+/// [`ChunkFtlConfig::trim_keeps_stale_pointers`]).
+pub const STALE: u32 = 1 << 31;
+
+/// Whether an `l2p` value refers to a live chunk (not unmapped, zeros or a stale pointer).
+#[inline]
+fn is_chunk(entry: u32) -> bool {
+    entry != UNMAPPED && entry != ZERO && entry & STALE == 0
+}
+
 /// Configuration of the data-reduction FTL.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ChunkFtlConfig {
@@ -65,6 +77,13 @@ pub struct ChunkFtlConfig {
     pub store_data: bool,
     /// Reads transfer only the chunk's bytes from a page; otherwise the whole page.
     pub partial_page_reads: bool,
+    /// Firmware whose TRIM drops the chunk's reference (its space is reclaimed) but leaves the
+    /// sector's map entry pointing at the old chunk, flagged: the sector reads as zeros, but a
+    /// read senses the old location and moves one ECC unit (the chunk header) to learn so,
+    /// until the sector is written again. A second TRIM changes nothing. (A model of SF-2281
+    /// firmware 5.0.2, whose reads after TRIM stay slow; 5.0.3 unmaps.)
+    #[serde(default)]
+    pub trim_keeps_stale_pointers: bool,
 }
 
 impl ChunkFtlConfig {
@@ -205,7 +224,7 @@ impl ChunkFtl {
         let units_per_block = units_per_program * g.units_per_block();
         let total_units = units_per_block as u64 * g.total_blocks() as u64;
         ensure!(
-            total_units < ZERO as u64,
+            total_units < STALE as u64,
             Config,
             "{origin}: {total_units} ECC units are more than the {} supported; use a larger reduction.ecc_unit_bytes",
             ZERO
@@ -298,7 +317,7 @@ impl ChunkFtl {
     #[inline]
     pub fn locate(&self, lba: u64) -> Option<ChunkLocation> {
         let chunk = self.l2p[lba as usize];
-        if chunk == UNMAPPED || chunk == ZERO {
+        if !is_chunk(chunk) {
             return None;
         }
         let addr = self.chunks[chunk as usize].addr;
@@ -325,8 +344,8 @@ impl ChunkFtl {
     /// for zeros and unmapped sectors (which read as zeros).
     pub fn read_payload(&self, lba: u64) -> Option<&[u8]> {
         match self.l2p[lba as usize] {
-            UNMAPPED | ZERO => None,
-            chunk => self.payload.get(chunk as usize).and_then(|p| p.as_deref()),
+            chunk if is_chunk(chunk) => self.payload.get(chunk as usize).and_then(|p| p.as_deref()),
+            _ => None,
         }
     }
 
@@ -429,7 +448,7 @@ impl ChunkFtl {
             Outcome::Slot => unreachable!("the data-reduction FTL never prepares a 4 KiB slot"),
         };
         self.l2p[lba as usize] = new;
-        if old != UNMAPPED && old != ZERO {
+        if is_chunk(old) {
             self.release(old);
         }
         Ok(())
@@ -439,13 +458,16 @@ impl ChunkFtl {
     pub fn trim(&mut self, lba: u64) -> Result<()> {
         ensure!(lba < self.config.user_sectors, Request, "sector {lba} is beyond the last sector {}", self.config.user_sectors - 1);
         let old = self.l2p[lba as usize];
-        if old != UNMAPPED {
-            self.l2p[lba as usize] = UNMAPPED;
-            self.stats.trimmed_sectors += 1;
-            if old != ZERO {
-                self.release(old);
-            }
+        if old == UNMAPPED || old & STALE != 0 && old != ZERO {
+            return Ok(()); // nothing mapped, or already trimmed behind a stale pointer
         }
+        self.stats.trimmed_sectors += 1;
+        if old == ZERO {
+            self.l2p[lba as usize] = UNMAPPED;
+            return Ok(());
+        }
+        self.release(old);
+        self.l2p[lba as usize] = if self.config.trim_keeps_stale_pointers { old | STALE } else { UNMAPPED };
         Ok(())
     }
 
@@ -498,7 +520,7 @@ impl ChunkFtl {
             Some(id) => id,
             None => {
                 let id = self.chunks.len() as u32;
-                ensure!(id < ZERO, Request, "chunk table full");
+                ensure!(id < STALE, Request, "chunk table full");
                 self.chunks.push(Chunk::default());
                 if self.config.keep_payloads {
                     self.payload.push(None);
@@ -741,6 +763,17 @@ impl Translation for ChunkFtl {
 
     #[inline]
     fn pieces(&self, lba: u64, out: &mut Vec<Piece>) {
+        let entry = self.l2p[lba as usize];
+        if entry != UNMAPPED && entry != ZERO && entry & STALE != 0 {
+            // Follow the stale pointer: sense where the old chunk began, move its header.
+            let addr = self.chunks[(entry & !STALE) as usize].addr;
+            let block = addr / self.units_per_block;
+            let byte = (addr % self.units_per_block) as u64 * self.unit_bytes as u64;
+            let page = (byte / self.config.geometry.page_bytes as u64) as u32;
+            let planes = self.config.geometry.planes_per_die;
+            out.push(Piece { die: self.pool.die_of(block), block, unit: page / planes, page, bytes: self.unit_bytes as u64, chunk: entry as u64 | 1 << 40 });
+            return;
+        }
         if let Some(loc) = self.locate(lba) {
             let g = &self.config.geometry;
             let page_bytes = g.page_bytes as u64;
@@ -802,7 +835,7 @@ impl Translation for ChunkFtl {
 
     fn stored_sector(&self, lba: u64) -> StoredSector<'_> {
         match self.l2p[lba as usize] {
-            UNMAPPED | ZERO => StoredSector::Zeros,
+            chunk if !is_chunk(chunk) => StoredSector::Zeros,
             chunk => match self.payload.get(chunk as usize).and_then(|p| p.as_deref()) {
                 Some(bytes) => StoredSector::Bytes(bytes),
                 None => StoredSector::NotKept,
@@ -812,7 +845,7 @@ impl Translation for ChunkFtl {
 
     fn data_location(&self, lba: u64) -> DataLocation {
         match self.l2p[lba as usize] {
-            UNMAPPED | ZERO => DataLocation::Zeros,
+            chunk if !is_chunk(chunk) => DataLocation::Zeros,
             chunk => {
                 let c = &self.chunks[chunk as usize];
                 let unit = self.unit_bytes as u64;

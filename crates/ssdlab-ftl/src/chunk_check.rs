@@ -18,6 +18,13 @@ impl ChunkFtl {
             if chunk == UNMAPPED || chunk == ZERO {
                 continue;
             }
+            if chunk & crate::chunk::STALE != 0 {
+                // A stale pointer holds no reference; its id must still be in the table.
+                if (chunk & !crate::chunk::STALE) as usize >= counted.len() {
+                    return Err(format!("sector {lba} keeps a stale pointer to chunk {} beyond the table", chunk & !crate::chunk::STALE));
+                }
+                continue;
+            }
             if chunk as usize >= counted.len() {
                 return Err(format!("sector {lba} maps to chunk {chunk} beyond the table"));
             }

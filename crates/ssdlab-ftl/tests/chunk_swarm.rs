@@ -54,6 +54,7 @@ fn build(rng: &mut SimRng) -> ChunkFtl {
         payload_limit_bytes: u64::MAX,
         store_data: false,
         partial_page_reads: true,
+        trim_keeps_stale_pointers: rng.below(2) == 0,
     };
     ChunkFtl::new(config, "swarm").expect("generated config is valid")
 }

@@ -63,7 +63,7 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
     let energy = sections::energy(&raw.energy)?;
     let ftl = sections::ftl(&raw.ftl, &geometry, raw.drive.capacity_bytes_user / SECTOR_BYTES)?;
     let reduction = match &raw.reduction {
-        Some(r) => sections::reduction(r, &ftl)?,
+        Some(r) => sections::reduction(r, &ftl, &raw.controller.firmware)?,
         None => None,
     };
     Ok(Profile {

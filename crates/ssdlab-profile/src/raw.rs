@@ -28,6 +28,8 @@ pub(crate) struct RawReduction {
     pub backend_write_mbps: u64,
     pub backend_read_mbps: u64,
     pub partial_page_reads: bool,
+    #[serde(default)]
+    pub stale_pointer_trim_firmware: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -85,6 +87,8 @@ pub(crate) struct RawController {
     pub map_cache_bytes: u64,
     #[serde(default = "default_map_entry_bytes")]
     pub map_entry_bytes: u64,
+    #[serde(default)]
+    pub firmware: String,
 }
 
 pub(crate) fn default_map_entry_bytes() -> u64 {

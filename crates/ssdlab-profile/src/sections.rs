@@ -228,8 +228,10 @@ pub(crate) fn ftl(f: &RawFtl, geometry: &Geometry, user_sectors: u64) -> FieldRe
     Ok(config)
 }
 
-/// `[reduction]`: the data-reduction engine, when present and enabled.
-pub(crate) fn reduction(r: &RawReduction, ftl: &FtlConfig) -> FieldResult<Option<ReductionSettings>> {
+/// `[reduction]`: the data-reduction engine, when present and enabled. `firmware` is the
+/// controller's firmware version: those listed in `stale_pointer_trim_firmware` keep a stale
+/// pointer for each trimmed sector (see `ChunkFtlConfig::trim_keeps_stale_pointers`).
+pub(crate) fn reduction(r: &RawReduction, ftl: &FtlConfig, firmware: &str) -> FieldResult<Option<ReductionSettings>> {
     if !r.enabled {
         return Ok(None);
     }
@@ -249,6 +251,7 @@ pub(crate) fn reduction(r: &RawReduction, ftl: &FtlConfig) -> FieldResult<Option
         payload_limit_bytes: 0,
         store_data: false,
         partial_page_reads: r.partial_page_reads,
+        trim_keeps_stale_pointers: r.stale_pointer_trim_firmware.iter().any(|f| f == firmware),
     };
     chunk.validate()?;
     Ok(Some(ReductionSettings {
