@@ -12,9 +12,10 @@ from ssdlab.lab import calibration
 from ssdlab.lab.db import ResultsDatabase
 
 
-def review(out: Path, profile: str, suites: str, scale: str) -> pd.DataFrame:
+def review(out: Path, profile: str, suites: str, scale: str, overrides: tuple[str, ...] = ()) -> pd.DataFrame:
+    sets = [x for o in overrides for x in ("--set", o)]
     r = subprocess.run(
-        [sys.executable, "-m", "ssdlab.cli", "review", profile, "--scale", scale, "--suites", suites, "--out", str(out), "--quiet"],
+        [sys.executable, "-m", "ssdlab.cli", "review", profile, *sets, "--scale", scale, "--suites", suites, "--out", str(out), "--quiet"],
         capture_output=True,
         text=True,
     )
@@ -63,8 +64,8 @@ def test_every_calibration_row_finds_its_simulated_figure(tmp_path):
     from ssdlab.lab.compare import calibration_runs
 
     frames = []
-    for profile, suites in calibration_runs():
-        frames.append(review(tmp_path / profile, profile, ",".join(suites), "0.01"))
+    for i, (profile, overrides, suites) in enumerate(calibration_runs()):
+        frames.append(review(tmp_path / f"{i}-{profile}", profile, ",".join(suites), "0.01", overrides))
     results = pd.concat(frames)
     figures = calibration.table(results)
     missing = figures[figures["simulated"].isna()]

@@ -39,11 +39,23 @@ class Published:
     unit: str
     source: str
     role: str = CHECK
+    #: Profile overrides of the drive the figure was published for (a firmware variant).
+    overrides: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The drive's name in the results database (as `ReviewContext.drive_label` makes it)."""
+        return f"{self.drive} [{', '.join(self.overrides)}]" if self.overrides else self.drive
 
     @property
     def title(self) -> str:
         """The metric's display title, from its suite's table."""
         return SUITES[self.suite].METRICS[self.metric]
+
+
+def _firmware(fw: str) -> tuple[str, ...]:
+    """The overrides of the Force GS firmware variant (5.0.3 is the profile's own)."""
+    return () if fw == "5.0.3" else (f"controller.firmware={fw}",)
 
 
 def _as_ssd(fw: str, figures: dict[tuple[str, str], float]) -> list[Published]:
@@ -59,7 +71,8 @@ def _as_ssd(fw: str, figures: dict[tuple[str, str], float]) -> list[Published]:
             v,
             "MB/s",
             f"Force GS review, fw {fw}",
-            CALIBRATED if (d, c) == ("write", "clean") else CHECK,
+            CALIBRATED if (d, c) == ("write", "clean") and fw == "5.0.3" else CHECK,
+            _firmware(fw),
         )
         for (d, c), v in figures.items()
     ]
@@ -89,10 +102,11 @@ PUBLISHED = [
             ("write", "after TRIM"): 150.3,
         },
     ),
-    # Force GS HD Tach after a 20 min compressible torture. The SF-2281's whole-page reads
-    # (partial_page_reads = false) were chosen because the tortured read is so much slower.
-    # The clean read (a secure-erased drive) set the HD Tach test bed's time per command
-    # (ssdlab.lab.host.HD_TACH): it is the one HD Tach figure that is not a check.
+    # Force GS HD Tach after a 20 min compressible torture, on firmware 5.0.2 (the article's TRIM
+    # section). The SF-2281's whole-page reads (partial_page_reads = false) were chosen because
+    # the tortured read is so much slower. The clean read (a secure-erased drive, the same on
+    # either firmware) set the HD Tach test bed's time per command (ssdlab.lab.host.HD_TACH):
+    # it is the one HD Tach figure that is not a check.
     Published(
         "force-gs-240",
         "resiliency",
@@ -101,11 +115,34 @@ PUBLISHED = [
         "clean",
         402,
         "MB/s",
-        "Force GS review, HD Tach (sets the test bed's host time)",
+        "Force GS review, fw 5.0.2, HD Tach (sets the test bed's host time)",
         CALIBRATED,
+        _firmware("5.0.2"),
     ),
-    Published("force-gs-240", "resiliency", "hdtach_avg_read", "compressible", "after torture", 182, "MB/s", "Force GS review, HD Tach", INFORMED),
-    Published("force-gs-240", "resiliency", "hdtach_avg_write", "compressible", "after torture", 398, "MB/s", "Force GS review, HD Tach (write unchanged)"),
+    Published(
+        "force-gs-240",
+        "resiliency",
+        "hdtach_avg_read",
+        "compressible",
+        "after torture",
+        182,
+        "MB/s",
+        "Force GS review, fw 5.0.2, HD Tach",
+        INFORMED,
+        _firmware("5.0.2"),
+    ),
+    Published(
+        "force-gs-240",
+        "resiliency",
+        "hdtach_avg_write",
+        "compressible",
+        "after torture",
+        398,
+        "MB/s",
+        "Force GS review, fw 5.0.2, HD Tach (write unchanged)",
+        CHECK,
+        _firmware("5.0.2"),
+    ),
     # Corsair Force LS 240 GB (Phison), the 2013 TRIM validation: fill, 30 min of 4 KB random writes
     # at QD32, one HD Tach pass (climbs as GC catches up), TRIM, one more pass. The article gives
     # approximate values ("~30", "a peak of 350", "~360").
@@ -163,10 +200,10 @@ def table(results: pd.DataFrame) -> pd.DataFrame:
     """Published beside simulated (from a results frame as `ResultsDatabase.latest` returns)."""
     rows = []
     for p in PUBLISHED:
-        simulated = _simulated(results, p.drive, p.suite, p.metric, p.pattern, p.condition)
+        simulated = _simulated(results, p.label, p.suite, p.metric, p.pattern, p.condition)
         rows.append(
             {
-                "drive": p.drive,
+                "drive": p.label,
                 "figure": f"{p.title} ({p.pattern}{', ' + p.condition if p.condition else ''})",
                 "published": p.value,
                 "simulated": simulated,
