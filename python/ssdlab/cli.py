@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -230,33 +231,68 @@ def review_command(
     quiet: bool,
 ) -> None:
     """Run every test of the articles against a drive and write a report (charts, tables, raw data)."""
-    from ssdlab.lab.context import ReviewContext
-    from ssdlab.lab.review import parse_suites, run_review
+    from ssdlab.lab.review import parse_suites
 
     try:
-        if not math.isfinite(scale):
-            raise SsdlabError(f"--scale: expected a number from 0.001 to 1 (got {scale})")
+        _check_scale(scale)
         names = parse_suites(suites)
-        out = Path(out_dir or f"review-{Path(profile).stem}")
-        if db_path is not None and Path(db_path).is_dir():
-            raise SsdlabError(f"--db {db_path}: is a folder; give the results database's file name")
-        bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
-        if label is not None and not label.strip():
-            raise SsdlabError("--label: must not be empty")
-        ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label)
-        info = ctx.info()  # builds the drive once: validates the profile before any output
-        if not quiet:
-            click.echo(f"reviewing {info['model']} (scale {scale:g}): {', '.join(names)}")
-
-        def done(name: str, wall: float) -> None:
-            bars.close()
-            if not quiet:
-                click.echo(f"  {name}: done in {wall:,.1f} s")
-
-        report = run_review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done)
+        report = _run_lab(
+            profile,
+            overrides,
+            Path(out_dir or f"review-{Path(profile).stem}"),
+            db_path,
+            scale,
+            seed,
+            label,
+            quiet,
+            names,
+            lambda model: f"reviewing {model} (scale {scale:g}): {', '.join(names)}",
+        )
     except SsdlabError as error:
         _fail(str(error))
     click.echo(f"report: {report}")
+
+
+def _check_scale(scale: float) -> None:
+    if not math.isfinite(scale):
+        raise SsdlabError(f"--scale: expected a number from 0.001 to 1 (got {scale})")
+
+
+def _run_lab(
+    profile: str,
+    overrides: tuple[str, ...],
+    out: Path,
+    db_path: str | None,
+    scale: float,
+    seed: int,
+    label: str | None,
+    quiet: bool,
+    names: list[str],
+    heading: Callable[[str], str],
+    pts_pattern: str = "random",
+) -> Path:
+    """What `review` and `pts` share: check the database path and label, build the drive once
+    (the profile is validated before any output), run the suites with progress, return the
+    report's path. `heading` gives the first line from the drive's model name."""
+    from ssdlab.lab.context import ReviewContext
+    from ssdlab.lab.review import run_review
+
+    if db_path is not None and Path(db_path).is_dir():
+        raise SsdlabError(f"--db {db_path}: is a folder; give the results database's file name")
+    if label is not None and not label.strip():
+        raise SsdlabError("--label: must not be empty")
+    bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
+    ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label, pts_pattern=pts_pattern)
+    model = ctx.info()["model"]
+    if not quiet:
+        click.echo(heading(model))
+
+    def done(name: str, wall: float) -> None:
+        bars.close()
+        if not quiet:
+            click.echo(f"  {name}: done in {wall:,.1f} s")
+
+    return run_review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done)
 
 
 @cli.command("pts")
@@ -296,34 +332,28 @@ def pts_command(
 ) -> None:
     """Run the SNIA Solid State Storage Performance Test Specification (IOPS, throughput,
     latency, write saturation, host idle recovery) against a drive and write its report."""
-    from ssdlab.lab.context import ReviewContext
-    from ssdlab.lab.review import parse_suites, run_review
+    from ssdlab.lab.review import parse_suites
     from ssdlab.lab.suites import PTS_SUITES
 
     try:
-        if not math.isfinite(scale):
-            raise SsdlabError(f"--scale: expected a number from 0.001 to 1 (got {scale})")
+        _check_scale(scale)
         names = parse_suites(tests, default=PTS_SUITES, option="--tests")
         others = [n for n in names if n not in PTS_SUITES]
         if others:
             raise SsdlabError(f"--tests: {others[0]!r} is not a PTS test (expected some of: {', '.join(PTS_SUITES)})")
-        out = Path(out_dir or f"pts-{Path(profile).stem}")
-        if db_path is not None and Path(db_path).is_dir():
-            raise SsdlabError(f"--db {db_path}: is a folder; give the results database's file name")
-        if label is not None and not label.strip():
-            raise SsdlabError("--label: must not be empty")
-        bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
-        ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label, pts_pattern=pattern)
-        info = ctx.info()
-        if not quiet:
-            click.echo(f"SNIA PTS on {info['model']} (scale {scale:g}, data {pattern}): {', '.join(names)}")
-
-        def done(name: str, wall: float) -> None:
-            bars.close()
-            if not quiet:
-                click.echo(f"  {name}: done in {wall:,.1f} s")
-
-        report = run_review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done)
+        report = _run_lab(
+            profile,
+            overrides,
+            Path(out_dir or f"pts-{Path(profile).stem}"),
+            db_path,
+            scale,
+            seed,
+            label,
+            quiet,
+            names,
+            lambda model: f"SNIA PTS on {model} (scale {scale:g}, data {pattern}): {', '.join(names)}",
+            pts_pattern=pattern,
+        )
     except SsdlabError as error:
         _fail(str(error))
     click.echo(f"report: {report}")

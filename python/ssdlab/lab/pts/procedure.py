@@ -170,6 +170,40 @@ def window_means(rounds: Rounds) -> pd.DataFrame:
     return means.drop(columns=["round"])
 
 
+def random_rounds_test(
+    ctx: ReviewContext,
+    notes: list[str],
+    name: str,
+    mixes: Sequence[int],
+    blocks: Sequence[int],
+    iodepth: int,
+    tracking: Callable[[dict[str, dict]], float],
+    tracking_name: str,
+) -> tuple[Rounds, pd.DataFrame]:
+    """The IOPS and latency tests' procedure: a fresh drive, purge, WIPC, then rounds of random
+    steps (R/W mix outer, block size inner, in the given orders) at `iodepth` until
+    `tracking` is in steady state. Appends the convergence sentence and the test conditions to
+    `notes`; returns the rounds and each step's measurement-window figures."""
+    drive = ctx.new_drive()
+    conditions: list[str] = []
+    purge_and_precondition(ctx, drive, conditions)
+    seconds = step_seconds(ctx)
+    steps = [random_step(b, m, seconds, iodepth, pattern_option(ctx)) for m in mixes for b in blocks]
+    rounds = run_rounds(ctx, drive, steps, tracking, name)
+    conditions.append(f"WDPC and measurement: {len(steps)} steps of {seconds:g} s per round, random IO at QD{iodepth}, data {ctx.pts_pattern}")
+    notes.append(steady_note(name, tracking_name, rounds))
+    notes.append("Test conditions: " + "; ".join(conditions) + ".")
+    return rounds, window_means(rounds)
+
+
+def mix_by_block(means: pd.DataFrame, mixes: Sequence[int], blocks: Sequence[int], column: str) -> pd.DataFrame:
+    """One window figure as a table: a row per R/W mix ("65/35"), a column per block size."""
+    table = means.pivot_table(index="read_percent", columns="block_bytes", values=column, sort=False).reindex(index=list(mixes), columns=list(blocks))
+    table.index = pd.Index([f"{m}/{100 - m}" for m in mixes], name="R/W mix")
+    table.columns = pd.Index([block_label(b) for b in blocks], name="block size")
+    return table
+
+
 def steady_note(name: str, tracking_name: str, rounds: Rounds) -> str:
     """The sentence the report gives about convergence."""
     w = rounds.window

@@ -3,8 +3,6 @@ until the 4 KiB 100% write IOPS is in steady state; results averaged over the me
 
 from __future__ import annotations
 
-import pandas as pd
-
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.pts import charts, procedure
 from ssdlab.lab.results import SuiteResult
@@ -37,21 +35,10 @@ METRICS = {
 
 def run(ctx: ReviewContext) -> SuiteResult:
     result = SuiteResult(NAME, TITLE, METHOD, METRICS)
-    drive = ctx.new_drive()
-    conditions: list[str] = []
-    procedure.purge_and_precondition(ctx, drive, conditions)
-    seconds = procedure.step_seconds(ctx)
-    pattern = procedure.pattern_option(ctx)
-    steps = [procedure.random_step(b, m, seconds, procedure.QUEUE_DEPTH, pattern) for m in MIXES for b in BLOCKS]
-    rounds = procedure.run_rounds(ctx, drive, steps, lambda r: r[TRACKING]["iops"], "IOPS")
-    conditions.append(f"WDPC and measurement: {len(steps)} steps of {seconds:g} s per round, random IO at QD{procedure.QUEUE_DEPTH}, data {ctx.pts_pattern}")
-    result.notes.append(procedure.steady_note("IOPS", "4 KiB 100% write IOPS", rounds))
-    result.notes.append("Test conditions: " + "; ".join(conditions) + ".")
-    means = procedure.window_means(rounds)
-    table = means.pivot_table(index="read_percent", columns="block_bytes", values="iops", sort=False)
-    table = table.reindex(index=list(MIXES), columns=list(BLOCKS))
-    table.index = pd.Index([f"{m}/{100 - m}" for m in MIXES], name="R/W mix")
-    table.columns = pd.Index([procedure.block_label(b) for b in BLOCKS], name="block size")
+    rounds, means = procedure.random_rounds_test(
+        ctx, result.notes, "IOPS", MIXES, BLOCKS, procedure.QUEUE_DEPTH, lambda r: r[TRACKING]["iops"], "4 KiB 100% write IOPS"
+    )
+    table = procedure.mix_by_block(means, MIXES, BLOCKS, "iops")
     shown = table.reset_index()
     result.tables["pts_iops"] = shown
     result.tables["pts_iops_rounds"] = rounds.frame

@@ -3,8 +3,6 @@ rounds until the 4 KiB 100% write average latency is in steady state."""
 
 from __future__ import annotations
 
-import pandas as pd
-
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.pts import charts, procedure
 from ssdlab.lab.results import SuiteResult
@@ -33,16 +31,9 @@ METRICS = {
 
 def run(ctx: ReviewContext) -> SuiteResult:
     result = SuiteResult(NAME, TITLE, METHOD, METRICS)
-    drive = ctx.new_drive()
-    conditions: list[str] = []
-    procedure.purge_and_precondition(ctx, drive, conditions)
-    seconds = procedure.step_seconds(ctx)
-    steps = [procedure.random_step(b, m, seconds, 1, procedure.pattern_option(ctx)) for m in MIXES for b in BLOCKS]
-    rounds = procedure.run_rounds(ctx, drive, steps, lambda r: r[TRACKING]["latency_mean_us"], "latency")
-    conditions.append(f"WDPC and measurement: {len(steps)} steps of {seconds:g} s per round, random IO at QD1, data {ctx.pts_pattern}")
-    result.notes.append(procedure.steady_note("Latency", "4 KiB 100% write average latency", rounds))
-    result.notes.append("Test conditions: " + "; ".join(conditions) + ".")
-    means = procedure.window_means(rounds)
+    rounds, means = procedure.random_rounds_test(
+        ctx, result.notes, "Latency", MIXES, BLOCKS, 1, lambda r: r[TRACKING]["latency_mean_us"], "4 KiB 100% write average latency"
+    )
     table = means[["step", "latency_mean_us", "latency_p99_us", "latency_p999_us", "latency_max_us", "iops"]].rename(
         columns={
             "step": "block size and R/W mix",
@@ -85,9 +76,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
             "Measurement window of the tracking variable",
         )
     )
-    avg = means.pivot_table(index="read_percent", columns="block_bytes", values="latency_mean_us", sort=False).reindex(index=list(MIXES), columns=list(BLOCKS))
-    avg.index = pd.Index([f"{m}/{100 - m}" for m in MIXES], name="R/W mix")
-    avg.columns = pd.Index([procedure.block_label(b) for b in BLOCKS], name="block size")
+    avg = procedure.mix_by_block(means, MIXES, BLOCKS, "latency_mean_us")
     result.charts.append(
         (
             charts.grouped_bars(out / "pts_latency_bars.png", "Average latency by R/W mix and block size (QD1)", avg, "average latency (us)", log=False),
