@@ -65,11 +65,10 @@ def run(ctx: ReviewContext) -> SuiteResult:
         suffix = "1m" if block == 1 << 20 else "128k"
         result.add(f"seq_write_{suffix}", by[write.label], "MB/s", ctx.pts_pattern, "steady state")
         result.add(f"seq_read_{suffix}", by[read.label], "MB/s", ctx.pts_pattern, "steady state")
-        slug = suffix
         result.charts.append(
             (
                 charts.convergence(
-                    out / f"pts_tp_{slug}_convergence.png",
+                    out / f"pts_tp_{suffix}_convergence.png",
                     f"Throughput convergence, {label}",
                     rounds.frame,
                     [write.label, read.label],
@@ -83,14 +82,13 @@ def run(ctx: ReviewContext) -> SuiteResult:
         result.charts.append(
             (
                 charts.measurement_window(
-                    out / f"pts_tp_{slug}_window.png", f"{label} sequential write, measurement window", rounds.tracking, rounds.window, "MB/s", rounds.steady
+                    out / f"pts_tp_{suffix}_window.png", f"{label} sequential write, measurement window", rounds.tracking, rounds.window, "MB/s", rounds.steady
                 ),
                 f"{label}: measurement window of the write throughput",
             )
         )
-        result.tables[f"pts_throughput_{slug}_rounds"] = rounds.frame
-        if not conditions[-1].startswith("rounds"):
-            conditions.append(f"rounds: sequential write then read, {seconds:g} s each, QD{procedure.QUEUE_DEPTH}, data {ctx.pts_pattern}")
+        result.tables[f"pts_throughput_{suffix}_rounds"] = rounds.frame
+        conditions.append(f"rounds: sequential write then read, {seconds:g} s each, QD{procedure.QUEUE_DEPTH}, data {ctx.pts_pattern}")
         result.notes.append(f"Test conditions ({label}): " + "; ".join(conditions) + ".")
     result.tables["pts_throughput"] = pd.DataFrame(rows)
     return result
