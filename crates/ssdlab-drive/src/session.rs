@@ -266,6 +266,14 @@ impl Session {
     /// present); the present does not move (a host with commands in flight decides when it
     /// does). Returns the completion time.
     pub fn write_bytes_at(&mut self, offset: u64, data: &[u8], at_ns: Nanoseconds) -> Result<Nanoseconds> {
+        let mut contents = self.sector_contents(offset, data)?;
+        self.write_contents_at(offset, data.len() as u64, &mut contents, at_ns)
+    }
+
+    /// The contents of the whole 4 KiB sectors a write of `data` at byte `offset` leaves: a
+    /// sector the write covers only partly keeps the rest of its old bytes (drives that keep
+    /// bytes). Offset and length must be whole 512-byte sectors inside the drive.
+    pub fn sector_contents(&self, offset: u64, data: &[u8]) -> Result<std::collections::VecDeque<SectorContent>> {
         let io = Io { op: ssdlab_workload::Op::Write, offset_bytes: offset, len_bytes: data.len() as u64 };
         self.drive.check_range(&io)?;
         let sector = SECTOR_BYTES as u64;
@@ -287,7 +295,28 @@ impl Session {
             }
             contents.push_back(content);
         }
-        self.drive.submit_with(&io, at_ns.max(self.now_ns), &mut contents)
+        Ok(contents)
+    }
+
+    /// Write `len` bytes at byte `offset` as one command arriving at `at_ns`, the whole 4 KiB
+    /// sectors it touches holding `contents` (from [`Session::sector_contents`], or recorded
+    /// earlier: a recovering server replays writes from their contents' descriptions, without
+    /// payloads); the present does not move. Returns the completion time.
+    pub fn write_contents_at(
+        &mut self,
+        offset: u64,
+        len: u64,
+        contents: &mut std::collections::VecDeque<SectorContent>,
+        at_ns: Nanoseconds,
+    ) -> Result<Nanoseconds> {
+        let io = Io { op: ssdlab_workload::Op::Write, offset_bytes: offset, len_bytes: len };
+        self.drive.check_range(&io)?;
+        let sector = SECTOR_BYTES as u64;
+        let touched = if len == 0 { 0 } else { (offset + len - 1) / sector - offset / sector + 1 };
+        if contents.len() as u64 != touched {
+            bail!(Request, "a write of {len} bytes at byte {offset} touches {touched} sectors, but {} contents were given", contents.len());
+        }
+        self.drive.submit_with(&io, at_ns.max(self.now_ns), contents)
     }
 
     /// Write whole 4 KiB sectors from `offset` whose contents were prepared already (hashed and

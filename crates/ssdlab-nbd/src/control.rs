@@ -1,5 +1,6 @@
 //! The control socket of a served drive: a Unix socket that answers one command per connection
-//! (`stats`: the live summary as JSON; `series`: the per-second series as CSV).
+//! (`stats`: the live summary as JSON; `series`: the per-second series as CSV; `power-cut`:
+//! cut the drive's power now, answer what was lost, and end the process).
 
 use ssdlab_serve::Server;
 use std::io::{BufRead, BufReader, Write};
@@ -20,7 +21,16 @@ pub fn listen(path: &str, server: Arc<Server>) -> std::io::Result<()> {
             let reply = match command.trim() {
                 "stats" => server.stats_json(),
                 "series" => server.series_csv(),
-                other => format!("{{\"error\": \"unknown command `{}` (expected stats or series)\"}}", other.replace('"', "'")),
+                "power-cut" => {
+                    let message = server.power_cut();
+                    let mut writer = &stream;
+                    let _ = writer.write_all(format!("{{\"power_cut\": {:?}}}\n", message).as_bytes());
+                    let _ = writer.flush();
+                    drop(reader);
+                    let _ = stream.shutdown(std::net::Shutdown::Both);
+                    crate::lose_power(&message);
+                }
+                other => format!("{{\"error\": \"unknown command `{}` (expected stats, series or power-cut)\"}}", other.replace('"', "'")),
             };
             let mut writer = &stream;
             let _ = writer.write_all(reply.as_bytes());

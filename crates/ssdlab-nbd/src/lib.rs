@@ -11,14 +11,29 @@
 //! | `set` | a `section.field=value` override (repeatable) |
 //! | `latency` | `none` (default) or `emulate` |
 //! | `seed` | seed of a new drive's session (default 1) |
-//! | `control` | Unix socket path answering `stats` and `series` with the live figures |
+//! | `control` | Unix socket path answering `stats`, `series` and `power-cut` |
+//! | `power-cut-after` | cut the power during a write drawn (from `seed`) among the first N |
+//! | `fault` | failure modes of flawed drives: `lying-flush`, `shorn-writes` (comma-separated) |
+//!
+//! After a power cut the process ends at once with exit code [`POWER_CUT_EXIT`], without the
+//! clean shutdown: the next start recovers the drive from its journal.
 
 #![warn(missing_docs)]
 
 mod control;
 
 use nbdkit::*;
-use ssdlab_serve::{ExtentKind, Latency, ServeConfig, ServeError};
+use ssdlab_serve::{ExtentKind, Faults, Latency, ServeConfig, ServeError};
+
+/// Exit code of a server whose power was cut.
+pub const POWER_CUT_EXIT: i32 = 75;
+
+/// End the process as a drive losing power does: no clean shutdown, no flush, no unload.
+pub(crate) fn lose_power(message: &str) -> ! {
+    eprintln!("ssdlab: {message}; the next serve recovers the drive from its journal");
+    // SAFETY: _exit ends the process immediately; nothing after it runs.
+    unsafe { libc::_exit(POWER_CUT_EXIT) }
+}
 use std::sync::{Arc, Mutex, OnceLock};
 
 static CONFIG: Mutex<Option<ServeConfig>> = Mutex::new(None);
@@ -50,7 +65,7 @@ impl Server for Connection {
     }
 
     fn config_help() -> Option<&'static str> {
-        Some("profile=NAME|PATH backing=FILE [set=SECTION.FIELD=VALUE ...] [latency=none|emulate] [seed=N] [control=SOCKET]")
+        Some("profile=NAME|PATH backing=FILE [set=SECTION.FIELD=VALUE ...] [latency=none|emulate] [seed=N] [control=SOCKET] [power-cut-after=N] [fault=lying-flush,shorn-writes]")
     }
 
     fn thread_model() -> Result<ThreadModel> {
@@ -65,6 +80,8 @@ impl Server for Connection {
             backing: String::new(),
             latency: Latency::None,
             seed: 1,
+            power_cut_after: None,
+            faults: Faults::default(),
         });
         match key {
             "profile" => config.profile = value.to_string(),
@@ -72,8 +89,19 @@ impl Server for Connection {
             "set" => config.overrides.push(value.to_string()),
             "latency" => config.latency = Latency::parse(value).map_err(|e| config_error(e.to_string()))?,
             "seed" => config.seed = value.parse().map_err(|_| config_error(format!("seed: `{value}` is not a whole number")))?,
+            "power-cut-after" => {
+                let n: u64 = value
+                    .parse()
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| config_error(format!("power-cut-after: `{value}` is not a whole number of at least 1")))?;
+                config.power_cut_after = Some(n);
+            }
+            "fault" => config.faults = Faults::parse(value).map_err(|e| config_error(e.to_string()))?,
             "control" => *CONTROL.lock().unwrap_or_else(|p| p.into_inner()) = Some(value.to_string()),
-            other => return Err(config_error(format!("unknown key `{other}` (expected profile, backing, set, latency, seed or control)"))),
+            other => {
+                return Err(config_error(format!("unknown key `{other}` (expected profile, backing, set, latency, seed, control, power-cut-after or fault)")))
+            }
         }
         Ok(())
     }
@@ -91,6 +119,9 @@ impl Server for Connection {
         // file is reported before anything listens.
         let config = CONFIG.lock().unwrap_or_else(|p| p.into_inner()).clone().expect("config_complete checked");
         let server = ssdlab_serve::Server::start(&config).map_err(|e| Error::new(libc::EINVAL, e.to_string()))?;
+        if let Some(report) = server.recovery() {
+            eprintln!("ssdlab: recovered {} after an unclean stop: {report}", config.backing);
+        }
         let _ = SERVER.set(Arc::new(server));
         Ok(())
     }
@@ -128,11 +159,13 @@ impl Server for Connection {
     }
 
     fn can_flush(&self) -> Result<bool> {
-        Ok(true)
+        // A drive with power-loss protection has no volatile cache to flush: every write is
+        // durable when acknowledged, and the server says so.
+        Ok(!server()?.power_loss_protected())
     }
 
     fn can_fua(&self) -> Result<FuaFlags> {
-        Ok(FuaFlags::Native)
+        Ok(if server()?.power_loss_protected() { FuaFlags::None } else { FuaFlags::Native })
     }
 
     fn can_trim(&self) -> Result<bool> {
@@ -169,7 +202,12 @@ impl Server for Connection {
     }
 
     fn write_at(&self, buf: &[u8], offset: u64, flags: Flags) -> Result<()> {
-        server()?.write(buf, offset, flags.contains(Flags::FUA)).map_err(err)
+        let server = server()?;
+        let result = server.write(buf, offset, flags.contains(Flags::FUA));
+        if server.powered_off() {
+            lose_power(&result.err().map_or_else(|| "power cut".to_string(), |e| e.message));
+        }
+        result.map_err(err)
     }
 
     fn flush(&self) -> Result<()> {

@@ -89,6 +89,8 @@ pub(crate) struct RawController {
     pub map_entry_bytes: u64,
     #[serde(default)]
     pub firmware: String,
+    #[serde(default)]
+    pub power_loss_protection: bool,
 }
 
 pub(crate) fn default_map_entry_bytes() -> u64 {

@@ -171,6 +171,7 @@ pub(crate) fn controller(c: &RawController, geometry: &Geometry) -> FieldResult<
         idle_mw,
         map_cache_bytes: c.map_cache_bytes,
         map_entry_bytes: c.map_entry_bytes,
+        power_loss_protection: c.power_loss_protection,
     })
 }
 

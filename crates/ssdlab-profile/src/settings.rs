@@ -78,6 +78,11 @@ pub struct ControllerSettings {
     pub map_cache_bytes: u64,
     /// Bytes per map entry (one per 4 KiB sector) in a map page.
     pub map_entry_bytes: u64,
+    /// Power-loss protection (capacitors that let the drive finish what it acknowledged, as on
+    /// enterprise drives): a served drive then makes every acknowledged write durable. Without
+    /// it the write buffer is volatile, as on the consumer drives of the era, and only what a
+    /// FLUSH or a FUA write covered survives a power cut.
+    pub power_loss_protection: bool,
 }
 
 /// A validated drive profile.

@@ -1,33 +1,30 @@
-//! The backing file of a served drive.
-//!
-//! Layout (format version 1; see docs/backing-file.md):
-//!
-//! * bytes `0..4096`: the [`Header`];
-//! * from [`DATA_OFFSET`]: the data region, the drive's raw NAND byte space (physical address
-//!   `a` at file offset `DATA_OFFSET + a`), holding each stored sector in its region format
-//!   (`ssdlab_drive::encode_region`); never-written and erased space is a hole, so the file's
-//!   allocated size tracks what the drive stores;
-//! * after the data region (4 KiB aligned): the drive's saved state, written at clean shutdown.
+//! The backing file of a served drive: header slots, the metadata journal, two map-checkpoint
+//! slots and the data extents (layout in [`crate::layout`] and docs/backing-file.md).
 //!
 //! The file is locked (`flock`, exclusive) while a server uses it.
 
-use crate::header::{Header, SavedState, FORMAT_VERSION, HEADER_BYTES};
+use crate::extents::{ExtentTable, Extents};
+use crate::header::{CheckpointRef, Header, FORMAT_VERSION, HEADER_BYTES};
+use crate::journal::{self, BatchHead, Record, BATCH_HEADER_BYTES};
+use crate::layout::{Layout, JOURNAL_BYTES, JOURNAL_OFFSET};
 use ssdlab_core::{bail, Error, Result};
-use ssdlab_drive::DataPlane;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
-
-/// File offset of the data region.
-pub const DATA_OFFSET: u64 = 1 << 20;
 
 /// An open, locked backing file.
 pub struct BackingFile {
     path: String,
     file: File,
     header: Header,
+    layout: Layout,
     existed: bool,
+    /// Next batch index of the journal's epoch.
+    next_batch: u64,
+    /// Bytes of the journal written in this epoch.
+    journal_tail: u64,
+    /// Metadata bytes written (journal pages, checkpoints, headers) since open.
+    metadata_bytes: u64,
 }
 
 /// What the drive is, for checking a file against it.
@@ -41,6 +38,22 @@ pub struct DriveIdentity {
     pub raw_bytes: u64,
     /// User capacity.
     pub capacity_bytes_user: u64,
+    /// Bytes of one erase block.
+    pub block_bytes: u64,
+}
+
+/// What a scan of the journal found.
+#[derive(Debug, Clone, Default)]
+pub struct JournalScan {
+    /// The records of every intact batch, in order.
+    pub records: Vec<Record>,
+    /// Intact batches.
+    pub batches: u64,
+    /// Journal bytes read.
+    pub bytes_read: u64,
+    /// Why the scan stopped before the end, when it met a damaged or torn batch (its bytes are
+    /// discarded).
+    pub discarded: Option<String>,
 }
 
 fn io(path: &str, what: &str, e: std::io::Error) -> Error {
@@ -48,10 +61,10 @@ fn io(path: &str, what: &str, e: std::io::Error) -> Error {
 }
 
 impl BackingFile {
-    /// Open `path` for the drive `identity` describes, creating it when it does not exist, and
-    /// lock it. A file in use by another server, made for another profile or in another format,
-    /// or not shut down cleanly, is refused with a message naming both sides.
-    pub fn open(path: &str, identity: &DriveIdentity) -> Result<Self> {
+    /// Open `path` for the drive `identity` describes, creating it (with `seed`) when it does
+    /// not exist, and lock it. A file in use by another server, made for another drive or in
+    /// another format, or with no intact header, is refused with a message naming both sides.
+    pub fn open(path: &str, identity: &DriveIdentity, seed: u64) -> Result<Self> {
         let parent = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         if !parent.is_dir() {
             bail!(Io, "{path}: folder {} does not exist", parent.display());
@@ -66,6 +79,7 @@ impl BackingFile {
             return Err(io(path, "lock the backing file", e));
         }
         let len = file.metadata().map_err(|e| io(path, "read the backing file's size", e))?.len();
+        let layout = Layout::new(identity.raw_bytes, identity.block_bytes);
         if len == 0 {
             let header = Header {
                 format_version: FORMAT_VERSION,
@@ -73,18 +87,22 @@ impl BackingFile {
                 profile_hash: identity.profile_hash,
                 raw_bytes: identity.raw_bytes,
                 capacity_bytes_user: identity.capacity_bytes_user,
-                state: None,
+                block_bytes: identity.block_bytes,
+                seed,
+                generation: 0,
+                checkpoint: None,
                 clean: false,
             };
-            let mut backing = Self { path: path.to_string(), file, header, existed: false };
-            backing.file.set_len(DATA_OFFSET + identity.raw_bytes).map_err(|e| io(path, "size the backing file", e))?;
+            let mut backing = Self { path: path.to_string(), file, header, layout, existed: false, next_batch: 0, journal_tail: 0, metadata_bytes: 0 };
+            backing.file.set_len(layout.data_offset()).map_err(|e| io(path, "size the backing file", e))?;
             backing.write_header()?;
             return Ok(backing);
         }
-        let mut block = vec![0u8; HEADER_BYTES as usize];
-        file.read_exact_at(&mut block[..(HEADER_BYTES.min(len)) as usize], 0).map_err(|e| io(path, "read the header", e))?;
-        let header = Header::decode(path, &block)?;
-        if header.profile_hash != identity.profile_hash || header.raw_bytes != identity.raw_bytes || header.capacity_bytes_user != identity.capacity_bytes_user
+        let header = Self::read_header(path, &file, len)?;
+        if header.profile_hash != identity.profile_hash
+            || header.raw_bytes != identity.raw_bytes
+            || header.capacity_bytes_user != identity.capacity_bytes_user
+            || header.block_bytes != identity.block_bytes
         {
             bail!(
                 Config,
@@ -99,7 +117,37 @@ impl BackingFile {
                 identity.capacity_bytes_user
             );
         }
-        Ok(Self { path: path.to_string(), file, header, existed: true })
+        Ok(Self { path: path.to_string(), file, header, layout, existed: true, next_batch: 0, journal_tail: 0, metadata_bytes: 0 })
+    }
+
+    /// The current header: the intact slot with the higher generation.
+    fn read_header(path: &str, file: &File, len: u64) -> Result<Header> {
+        let mut found: Vec<Header> = Vec::new();
+        let mut first_error = None;
+        for slot in 0..2u64 {
+            let mut block = vec![0u8; HEADER_BYTES as usize];
+            let start = slot * HEADER_BYTES;
+            if start < len {
+                let n = (len - start).min(HEADER_BYTES) as usize;
+                file.read_exact_at(&mut block[..n], start).map_err(|e| io(path, "read the header", e))?;
+            }
+            match Header::decode(path, &block) {
+                Ok(h) if h.generation % 2 == slot => found.push(h),
+                Ok(_) => {}
+                Err(e) => {
+                    // A file of another format or another program is named as such at once.
+                    if slot == 0 && !e.to_string().contains("checksum") && !e.to_string().contains("damaged") {
+                        return Err(e);
+                    }
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        found.sort_by_key(|h| h.generation);
+        match found.pop() {
+            Some(h) => Ok(h),
+            None => Err(first_error.unwrap_or_else(|| Error::Io(format!("{path}: neither header slot holds a header")))),
+        }
     }
 
     /// The file's path.
@@ -112,176 +160,167 @@ impl BackingFile {
         &self.header
     }
 
+    /// Where each part of the file lives.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
     /// Whether the file existed before (a restart) rather than being created now.
     pub fn existed(&self) -> bool {
         self.existed
     }
 
-    /// A data plane over the file's data region (shares the descriptor and its lock).
-    pub fn data_plane(&self) -> Result<FilePlane> {
+    /// Metadata bytes written since open (journal pages, checkpoints, headers).
+    pub fn metadata_bytes(&self) -> u64 {
+        self.metadata_bytes
+    }
+
+    /// Journal bytes written in the current epoch.
+    pub fn journal_bytes(&self) -> u64 {
+        self.journal_tail
+    }
+
+    /// The data region over `table`.
+    pub fn extents(&self, table: ExtentTable) -> Result<Extents> {
         let file = self.file.try_clone().map_err(|e| io(&self.path, "share the backing file", e))?;
-        Ok(FilePlane { file, pending: std::sync::Mutex::new(Pending::default()) })
+        Ok(Extents::new(file, self.layout, table))
     }
 
     fn write_header(&mut self) -> Result<()> {
         let block = self.header.encode()?;
-        self.file.write_all_at(&block, 0).map_err(|e| io(&self.path, "write the header", e))?;
-        self.file.sync_data().map_err(|e| io(&self.path, "sync the header", e))
+        let slot = self.header.generation % 2;
+        self.file.write_all_at(&block, slot * HEADER_BYTES).map_err(|e| io(&self.path, "write the header", e))?;
+        self.metadata_bytes += HEADER_BYTES;
+        self.sync()
     }
 
-    /// Mark the file in use (not cleanly shut down) until [`BackingFile::save_and_close`].
+    fn sync(&self) -> Result<()> {
+        self.file.sync_data().map_err(|e| io(&self.path, "sync the backing file", e))
+    }
+
+    /// Mark the file in use (not cleanly shut down) until the next clean checkpoint.
     pub fn mark_in_use(&mut self) -> Result<()> {
         self.header.clean = false;
+        self.header.generation += 1;
         self.write_header()
     }
 
-    /// The saved state's bytes (checked), when the last server shut down cleanly; an error when
-    /// it did not.
-    pub fn saved_state(&self) -> Result<Option<(Vec<u8>, SavedState)>> {
-        if !self.header.clean {
-            bail!(Io, "{}: the backing file was not shut down cleanly (its server was killed or lost power); this ssdlab cannot recover it yet", self.path);
+    /// The newest checkpoint's bytes, checked against its checksum (`None` before the first).
+    pub fn read_checkpoint(&self) -> Result<Option<Vec<u8>>> {
+        let Some(c) = self.header.checkpoint else { return Ok(None) };
+        if c.slot > 1 || c.len > self.layout.checkpoint_slot_bytes {
+            bail!(Io, "{}: the header names a checkpoint of {} bytes in slot {} (damaged header)", self.path, c.len, c.slot);
         }
-        let Some(state) = self.header.state else { return Ok(None) };
-        let mut bytes = vec![0u8; state.len as usize];
-        self.file.read_exact_at(&mut bytes, state.offset).map_err(|e| io(&self.path, "read the saved drive state", e))?;
-        if crc32fast::hash(&bytes) != state.crc32 {
-            bail!(Io, "{}: the saved drive state is damaged (checksum mismatch)", self.path);
-        }
-        Ok(Some((bytes, state)))
-    }
-
-    /// Write the drive's state after the data region, then mark the file cleanly shut down
-    /// (header last, after everything before it is durable).
-    pub fn save_and_close(&mut self, write_state: &mut dyn FnMut(&mut dyn Write) -> Result<()>, now_ns: u64, seed: u64) -> Result<()> {
-        let offset = (DATA_OFFSET + self.header.raw_bytes).div_ceil(HEADER_BYTES) * HEADER_BYTES;
-        let mut writer = StateWriter { file: &self.file, offset, written: 0, hasher: crc32fast::Hasher::new(), buffer: Vec::with_capacity(1 << 20) };
-        write_state(&mut writer)?;
-        writer.flush().map_err(|e| io(&self.path, "write the drive state", e))?;
-        let (len, crc32) = (writer.written, writer.hasher.clone().finalize());
-        self.file.set_len(offset + len).map_err(|e| io(&self.path, "size the backing file", e))?;
-        self.file.sync_data().map_err(|e| io(&self.path, "sync the drive state", e))?;
-        self.header.state = Some(SavedState { offset, len, crc32, now_ns, seed });
-        self.header.clean = true;
-        self.write_header()
-    }
-}
-
-/// Streams the state into the file at an offset, hashing it.
-struct StateWriter<'a> {
-    file: &'a File,
-    offset: u64,
-    written: u64,
-    hasher: crc32fast::Hasher,
-    buffer: Vec<u8>,
-}
-
-impl Write for StateWriter<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.buffer.extend_from_slice(bytes);
-        if self.buffer.len() >= 1 << 20 {
-            self.flush()?;
-        }
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.write_all_at(&self.buffer, self.offset + self.written)?;
-        self.hasher.update(&self.buffer);
-        self.written += self.buffer.len() as u64;
-        self.buffer.clear();
-        Ok(())
-    }
-}
-
-/// Writes waiting to go to the file as one: a run of contiguous bytes.
-#[derive(Default)]
-struct Pending {
-    start: u64,
-    bytes: Vec<u8>,
-}
-
-/// Most bytes of contiguous writes combined into one.
-const COMBINE_BYTES: usize = 1 << 20;
-
-/// The data region of a backing file as a [`DataPlane`]. Stores that continue one another (a
-/// stream of chunks appended to an open block) are combined into one `pwrite` of up to 1 MiB;
-/// every other operation writes what is pending first, so reads, moves and syncs see it.
-pub struct FilePlane {
-    file: File,
-    pending: std::sync::Mutex<Pending>,
-}
-
-impl FilePlane {
-    fn write_pending(&self) -> std::io::Result<()> {
-        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-        if !pending.bytes.is_empty() {
-            let result = self.file.write_all_at(&pending.bytes, DATA_OFFSET + pending.start);
-            pending.bytes.clear();
-            result?;
-        }
-        Ok(())
-    }
-}
-
-impl DataPlane for FilePlane {
-    fn write_at(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
-        {
-            let pending = self.pending.get_mut().unwrap_or_else(|p| p.into_inner());
-            let continues = !pending.bytes.is_empty() && pending.start + pending.bytes.len() as u64 == addr;
-            if continues && pending.bytes.len() + bytes.len() <= COMBINE_BYTES {
-                pending.bytes.extend_from_slice(bytes);
-                return Ok(());
+        let mut bytes = vec![0u8; c.len as usize];
+        self.file.read_exact_at(&mut bytes, self.layout.checkpoint_offset(c.slot)).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                Error::Io(format!("{}: the checkpoint is cut short (the file was truncated)", self.path))
+            } else {
+                io(&self.path, "read the checkpoint", e)
             }
+        })?;
+        if crc32fast::hash(&bytes) != c.crc32 {
+            bail!(Io, "{}: the checkpoint is damaged (checksum mismatch); the drive cannot be recovered from this file", self.path);
         }
-        self.write_pending()?;
-        let pending = self.pending.get_mut().unwrap_or_else(|p| p.into_inner());
-        pending.start = addr;
-        pending.bytes.extend_from_slice(bytes);
+        Ok(Some(bytes))
+    }
+
+    /// Write a checkpoint into the slot not in use, then the header naming it (with `clean`),
+    /// each durable before the next; the journal starts a new epoch after it.
+    pub fn write_checkpoint(&mut self, bytes: &[u8], clean: bool) -> Result<()> {
+        if bytes.len() as u64 > self.layout.checkpoint_slot_bytes {
+            bail!(Io, "{}: a checkpoint of {} bytes does not fit its slot of {} bytes", self.path, bytes.len(), self.layout.checkpoint_slot_bytes);
+        }
+        let slot = self.header.checkpoint.map_or(0, |c| 1 - c.slot);
+        self.file.write_all_at(bytes, self.layout.checkpoint_offset(slot)).map_err(|e| io(&self.path, "write the checkpoint", e))?;
+        self.metadata_bytes += bytes.len() as u64;
+        self.sync()?;
+        let epoch = self.header.epoch() + 1;
+        self.header.checkpoint = Some(CheckpointRef { slot, len: bytes.len() as u64, crc32: crc32fast::hash(bytes), epoch });
+        self.header.clean = clean;
+        self.header.generation += 1;
+        self.write_header()?;
+        self.next_batch = 0;
+        self.journal_tail = 0;
         Ok(())
     }
 
-    fn read_at(&self, addr: u64, buf: &mut [u8]) -> std::io::Result<()> {
-        self.write_pending()?;
-        self.file.read_exact_at(buf, DATA_OFFSET + addr)
+    /// Whether a batch of `records` still fits the journal.
+    pub fn journal_has_room(&self, records: &[Record]) -> bool {
+        self.journal_tail + journal::encode_batch(0, 0, records).len() as u64 <= JOURNAL_BYTES
     }
 
-    fn copy(&mut self, from: u64, to: u64, len: u64) -> std::io::Result<()> {
-        let mut buf = vec![0u8; len as usize];
-        self.read_at(from, &mut buf)?;
-        self.write_at(to, &buf)
-    }
-
-    fn discard(&mut self, addr: u64, len: u64) -> std::io::Result<()> {
-        self.write_pending()?;
-        // SAFETY: fallocate on a valid, open descriptor with in-range offsets; no memory.
-        let rc = unsafe {
-            libc::fallocate(
-                self.file.as_raw_fd(),
-                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                (DATA_OFFSET + addr) as libc::off_t,
-                len as libc::off_t,
-            )
-        };
-        if rc == 0 {
-            return Ok(());
+    /// Append `records` as the next batch (durable when `sync`).
+    pub fn append_batch(&mut self, records: &[Record], sync: bool) -> Result<()> {
+        let batch = journal::encode_batch(self.header.epoch(), self.next_batch, records);
+        if self.journal_tail + batch.len() as u64 > JOURNAL_BYTES {
+            bail!(Io, "{}: the journal is full (a checkpoint should have started it again)", self.path);
         }
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() == Some(libc::EOPNOTSUPP) {
-            // A file system without holes: write zeros instead (the data reads as erased).
-            return self.file.write_all_at(&vec![0u8; len as usize], DATA_OFFSET + addr);
+        self.file.write_all_at(&batch, JOURNAL_OFFSET + self.journal_tail).map_err(|e| io(&self.path, "write the journal", e))?;
+        self.journal_tail += batch.len() as u64;
+        self.metadata_bytes += batch.len() as u64;
+        self.next_batch += 1;
+        if sync {
+            self.sync()?;
         }
-        Err(e)
+        Ok(())
     }
 
-    fn sync(&mut self) -> std::io::Result<()> {
-        self.write_pending()?;
-        self.file.sync_data()
+    /// Power is cut while `records` are being written: the first half of their batch reaches
+    /// the file (a torn metadata page), the rest does not.
+    pub fn write_torn_batch(&mut self, records: &[Record]) {
+        let batch = journal::encode_batch(self.header.epoch(), self.next_batch, records);
+        // Half of the header and body (not of the padded page, whose first half may hold all of
+        // a short body).
+        let body = u32::from_le_bytes(batch[24..28].try_into().expect("4 bytes")) as usize;
+        let torn = &batch[..(BATCH_HEADER_BYTES + body) / 2];
+        if self.journal_tail + batch.len() as u64 <= JOURNAL_BYTES {
+            let _ = self.file.write_all_at(torn, JOURNAL_OFFSET + self.journal_tail);
+        }
     }
-}
 
-impl Drop for FilePlane {
-    fn drop(&mut self) {
-        // Best effort: a clean shutdown has synced already.
-        let _ = self.write_pending();
+    /// Read the journal of the current epoch from its start: every intact batch, in order,
+    /// until one that is missing (the end) or damaged (torn: discarded, and named).
+    pub fn scan_journal(&mut self) -> Result<JournalScan> {
+        let epoch = self.header.epoch();
+        let mut scan = JournalScan::default();
+        let mut offset = 0u64;
+        let file_len = self.file.metadata().map_err(|e| io(&self.path, "read the backing file's size", e))?.len();
+        loop {
+            let at = JOURNAL_OFFSET + offset;
+            let mut head = [0u8; BATCH_HEADER_BYTES];
+            if offset + BATCH_HEADER_BYTES as u64 > JOURNAL_BYTES || at + BATCH_HEADER_BYTES as u64 > file_len {
+                break;
+            }
+            self.file.read_exact_at(&mut head, at).map_err(|e| io(&self.path, "read the journal", e))?;
+            let (body_bytes, crc32) = match journal::read_head(&head, epoch, scan.batches) {
+                BatchHead::End => break,
+                BatchHead::Batch { body_bytes, crc32 } => (body_bytes, crc32),
+            };
+            let size = journal::batch_bytes(body_bytes);
+            if offset + size > JOURNAL_BYTES || at + BATCH_HEADER_BYTES as u64 + body_bytes as u64 > file_len {
+                scan.discarded = Some(format!("batch {} claims {body_bytes} bytes, past the end of the journal or the file (torn or damaged)", scan.batches));
+                break;
+            }
+            let mut body = vec![0u8; body_bytes as usize];
+            self.file.read_exact_at(&mut body, at + BATCH_HEADER_BYTES as u64).map_err(|e| io(&self.path, "read the journal", e))?;
+            let Some(records) = journal::decode_body(&head, &body, crc32) else {
+                scan.discarded = Some(format!("batch {} at journal byte {offset} fails its checksum (torn or damaged)", scan.batches));
+                break;
+            };
+            scan.records.extend(records);
+            scan.batches += 1;
+            offset += size;
+        }
+        scan.bytes_read = offset;
+        self.next_batch = scan.batches;
+        self.journal_tail = offset;
+        Ok(scan)
+    }
+
+    /// A copy of the file handle (for statistics of its size).
+    pub fn allocated_bytes(&self) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        self.file.metadata().map(|m| m.blocks() * 512).unwrap_or(0)
     }
 }

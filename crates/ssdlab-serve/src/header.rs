@@ -1,5 +1,7 @@
-//! The backing file's header: what drive the file belongs to, where its saved state is, and
-//! whether it was shut down cleanly. One 4 KiB block at offset 0:
+//! The backing file's header: what drive the file belongs to, where its newest checkpoint is,
+//! and whether it was shut down cleanly. Two 4 KiB slots at offsets 0 and 4096, written
+//! alternately (generation `g` goes to slot `g % 2`), so a header write torn by a power cut
+//! leaves the other slot intact; the valid slot with the higher generation is current. A slot:
 //!
 //! | bytes | what |
 //! |---|---|
@@ -14,23 +16,21 @@ use ssdlab_core::{bail, Error, Result};
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"SSDLABBF";
 /// The version of the layout this ssdlab writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
-/// Bytes reserved for the header.
+pub const FORMAT_VERSION: u32 = 2;
+/// Bytes of one header slot.
 pub const HEADER_BYTES: u64 = 4096;
 
-/// Where a drive's saved state is in the file.
+/// Where the newest map checkpoint is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SavedState {
-    /// Byte offset of the state.
-    pub offset: u64,
-    /// Bytes of the state.
+pub struct CheckpointRef {
+    /// Checkpoint slot (0 or 1).
+    pub slot: u32,
+    /// Bytes of the checkpoint.
     pub len: u64,
-    /// CRC-32 of the state's bytes.
+    /// CRC-32 of the checkpoint's bytes.
     pub crc32: u32,
-    /// Simulated time when it was saved, nanoseconds.
-    pub now_ns: u64,
-    /// The session's seed.
-    pub seed: u64,
+    /// Journal epoch the checkpoint starts: journal batches of this epoch come after it.
+    pub epoch: u64,
 }
 
 /// What the header says.
@@ -42,17 +42,28 @@ pub struct Header {
     pub profile_name: String,
     /// Hash of the effective profile text (after overrides).
     pub profile_hash: u64,
-    /// Raw NAND bytes of the drive (the data region's size).
+    /// Raw NAND bytes of the drive.
     pub raw_bytes: u64,
     /// User capacity of the drive (the export's size).
     pub capacity_bytes_user: u64,
-    /// The drive's saved state, written at clean shutdown.
-    pub state: Option<SavedState>,
+    /// Bytes of one erase block (one extent of the file).
+    pub block_bytes: u64,
+    /// Seed of the drive's session (a drive with no checkpoint yet is rebuilt from it).
+    pub seed: u64,
+    /// How many times the header was written; the slot is `generation % 2`.
+    pub generation: u64,
+    /// The newest map checkpoint (none before the first).
+    pub checkpoint: Option<CheckpointRef>,
     /// Whether the last server shut down cleanly (false while one serves the file).
     pub clean: bool,
 }
 
 impl Header {
+    /// The journal epoch in use: the newest checkpoint's, or 0 before the first.
+    pub fn epoch(&self) -> u64 {
+        self.checkpoint.map_or(0, |c| c.epoch)
+    }
+
     /// The 4 KiB block holding this header.
     pub fn encode(&self) -> Result<Vec<u8>> {
         let body = bincode::serialize(self).map_err(|e| Error::Io(format!("cannot encode the backing file's header: {e}")))?;
@@ -102,7 +113,10 @@ mod tests {
             profile_hash: 42,
             raw_bytes: 1 << 30,
             capacity_bytes_user: 900 << 20,
-            state: Some(SavedState { offset: 1 << 31, len: 1000, crc32: 7, now_ns: 5, seed: 1 }),
+            block_bytes: 1 << 20,
+            seed: 1,
+            generation: 3,
+            checkpoint: Some(CheckpointRef { slot: 1, len: 1000, crc32: 7, epoch: 5 }),
             clean: true,
         }
     }

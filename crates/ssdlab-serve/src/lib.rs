@@ -10,11 +10,19 @@
 #![warn(missing_docs)]
 
 mod backing;
+mod extents;
 mod header;
+mod journal;
+mod layout;
+mod recovery;
 mod server;
 mod stats;
 
-pub use backing::{BackingFile, DriveIdentity, FilePlane, DATA_OFFSET};
-pub use header::{Header, SavedState, FORMAT_VERSION, HEADER_BYTES};
-pub use server::{ExtentKind, Latency, ServeConfig, ServeError, ServeResult, Server};
+pub use backing::{BackingFile, DriveIdentity, JournalScan};
+pub use extents::{ExtentTable, Extents, FilePlane, NO_EXTENT};
+pub use header::{CheckpointRef, Header, FORMAT_VERSION, HEADER_BYTES};
+pub use journal::{Check, Op, Record, SectorDesc};
+pub use layout::{Layout, JOURNAL_BYTES, JOURNAL_OFFSET};
+pub use recovery::RecoveryReport;
+pub use server::{ExtentKind, Faults, Latency, ServeConfig, ServeError, ServeResult, Server};
 pub use stats::ServeStats;

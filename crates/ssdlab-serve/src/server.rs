@@ -3,9 +3,12 @@
 //! statistics and a clean shutdown. Free of nbdkit: the plugin crate only adapts it.
 
 use crate::backing::{BackingFile, DriveIdentity};
+use crate::extents::Extents;
+use crate::journal::{Op, Record, SectorDesc};
+use crate::recovery::{self, CheckpointBody, RecoveryReport};
 use crate::stats::ServeStats;
-use ssdlab_core::{bail, Error, Nanoseconds, Result};
-use ssdlab_drive::{Drive, DriveOptions, Session};
+use ssdlab_core::{bail, Error, Nanoseconds, Result, SimRng};
+use ssdlab_drive::{DriveOptions, Session};
 use ssdlab_ftl::DataLocation;
 use ssdlab_reduce::{ContentMode, SectorContent, SECTOR_BYTES};
 use std::sync::{Mutex, MutexGuard};
@@ -43,9 +46,43 @@ pub struct ServeConfig {
     pub backing: String,
     /// The clock.
     pub latency: Latency,
-    /// Seed of the session (a new backing file).
+    /// Seed of the session (a new backing file) and of the power cut's moment.
     pub seed: u64,
+    /// Cut the power during a write drawn at random (from `seed`) among the first this many.
+    pub power_cut_after: Option<u64>,
+    /// Failure modes of the flawed drives of the era (off by default).
+    pub faults: Faults,
 }
+
+/// Failure modes of flawed drives, for the power-cut lab (docs/power-loss.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// FLUSH and FUA are acknowledged without making anything durable: acknowledged data still
+    /// in the volatile buffer is lost on a power cut.
+    pub lying_flush: bool,
+    /// A power cut during a multi-sector write leaves its first half written (a shorn write).
+    pub shorn_writes: bool,
+}
+
+impl Faults {
+    /// Parse a comma-separated list of `lying-flush` and `shorn-writes` (empty: none).
+    pub fn parse(text: &str) -> Result<Self> {
+        let mut faults = Self::default();
+        for word in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            match word {
+                "lying-flush" => faults.lying_flush = true,
+                "shorn-writes" => faults.shorn_writes = true,
+                other => bail!(Config, "fault: unknown failure mode `{other}` (expected lying-flush or shorn-writes)"),
+            }
+        }
+        Ok(faults)
+    }
+}
+
+/// Records buffered before a synced commit is due.
+const COMMIT_RECORD_BYTES: u64 = 1 << 20;
+/// Journal bytes after which the next operation takes a checkpoint (the journal starts again).
+const CHECKPOINT_JOURNAL_BYTES: u64 = 64 << 20;
 
 /// An error with the errno the NBD client should see.
 #[derive(Debug)]
@@ -88,10 +125,22 @@ pub enum ExtentKind {
 struct State {
     session: Session,
     backing: BackingFile,
+    extents: Extents,
     last_arrival_ns: Nanoseconds,
     last_done_ns: Nanoseconds,
     stats: ServeStats,
     closed: bool,
+    /// Records not yet written to the journal (the volatile part of the metadata).
+    pending: Vec<Record>,
+    pending_bytes: u64,
+    next_seq: u64,
+    /// Host writes served (for the seeded power cut).
+    writes_seen: u64,
+    /// Set when power was cut: the process should end.
+    powered_off: bool,
+    /// Why the drive stopped taking writes after a failed operation.
+    broken: Option<String>,
+    recovery: Option<RecoveryReport>,
 }
 
 /// A running server.
@@ -105,6 +154,10 @@ pub struct Server {
     /// Bytes of one block times the dies: room GC may need in the backing file's file system.
     gc_headroom_bytes: u64,
     backing_path: String,
+    protected: bool,
+    faults: Faults,
+    cut_at_write: Option<u64>,
+    blocks: u32,
 }
 
 /// How long before a due time emulated latency stops sleeping and yields instead.
@@ -114,39 +167,65 @@ const SPIN: Duration = Duration::from_micros(60);
 const ZERO_PIECE_BYTES: u64 = 32 << 20;
 
 impl Server {
-    /// Build (or restore) the drive and open its backing file.
+    /// Build the drive, or restore it from its backing file (recovering it from its checkpoint
+    /// and journal after an unclean stop), and open the file.
     pub fn start(config: &ServeConfig) -> Result<Self> {
         let profile = ssdlab_profile::load_profile(&config.profile, &config.overrides)?;
+        let g = &profile.geometry;
+        let block_bytes = g.unit_bytes() * g.units_per_block() as u64;
         let identity = DriveIdentity {
             profile_name: profile.name.clone(),
             profile_hash: ssdlab_reduce::fingerprint(profile.source.as_bytes()) as u64,
             raw_bytes: profile.raw_bytes(),
             capacity_bytes_user: profile.capacity_bytes_user,
+            block_bytes,
         };
-        let mut backing = BackingFile::open(&config.backing, &identity)?;
+        let mut backing = BackingFile::open(&config.backing, &identity, config.seed)?;
         let options = DriveOptions { content: ContentMode::Real, store_data: true, ..DriveOptions::default() };
         let reduction = profile.reduction.is_some();
-        let g = &profile.geometry;
-        let gc_headroom_bytes = 2 * g.unit_bytes() * g.units_per_block() as u64 * g.dies() as u64;
+        let protected = profile.controller.power_loss_protection;
+        let gc_headroom_bytes = 2 * block_bytes * g.dies() as u64;
         let capacity_bytes = profile.capacity_bytes_user;
-        let saved = if backing.existed() { backing.saved_state()? } else { None };
-        let mut session = match saved {
-            Some((bytes, saved)) => {
-                let drive = Drive::load(profile, options, &mut bytes.as_slice()).map_err(|e| Error::Io(format!("{}: {e}", config.backing)))?;
-                Session::from_drive(drive, saved.seed, saved.now_ns)
-            }
-            None => Session::new(profile, options, config.seed)?,
-        };
-        session.drive_mut().attach_data_plane(Box::new(backing.data_plane()?));
-        backing.mark_in_use()?;
-        let base_ns = session.now_ns();
+        let blocks = g.total_blocks();
+        let restored = recovery::restore(&mut backing, profile, options)?;
+        let mut session = restored.session;
+        session.drive_mut().attach_data_plane(Box::new(restored.extents.plane()));
+        let base_ns = restored.last_done_ns.max(session.now_ns());
         if config.latency == Latency::Emulate {
             // Sleeps end within a microsecond of when asked, not the default 50 us later.
             // SAFETY: prctl with PR_SET_TIMERSLACK takes a plain integer; no memory involved.
             unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
         }
+        let cut_at_write = config.power_cut_after.map(|n| 1 + SimRng::new(config.seed ^ 0x9E37_79B9_7F4A_7C15).below(n.max(1)));
+        let mut state = State {
+            session,
+            backing,
+            extents: restored.extents,
+            last_arrival_ns: base_ns,
+            last_done_ns: base_ns,
+            stats: ServeStats::new(base_ns),
+            closed: false,
+            pending: Vec::new(),
+            pending_bytes: 0,
+            next_seq: restored.next_seq,
+            writes_seen: 0,
+            powered_off: false,
+            broken: None,
+            recovery: restored.report,
+        };
+        if state.recovery.is_some() {
+            // A new epoch from the recovered state: the torn tail is never read again, and the
+            // extents only the lost operations used are given back.
+            Self::checkpoint(&mut state, false).map_err(|e| Error::Io(format!("{}: {}", config.backing, e.message)))?;
+            let released = state.extents.settle().map_err(|e| Error::Io(format!("{}: cannot release stale extents: {e}", config.backing)))?;
+            if let Some(report) = state.recovery.as_mut() {
+                report.extents_released = released;
+            }
+        } else {
+            state.backing.mark_in_use()?;
+        }
         Ok(Self {
-            state: Mutex::new(State { session, backing, last_arrival_ns: base_ns, last_done_ns: base_ns, stats: ServeStats::new(base_ns), closed: false }),
+            state: Mutex::new(state),
             start: Instant::now(),
             base_ns,
             latency: config.latency,
@@ -154,7 +233,150 @@ impl Server {
             reduction,
             gc_headroom_bytes,
             backing_path: config.backing.clone(),
+            protected,
+            faults: config.faults,
+            cut_at_write,
+            blocks,
         })
+    }
+
+    /// A digest of where every logical sector's data is (tests compare a recovered drive with
+    /// the one before the cut).
+    pub fn mapping_digest(&self) -> u64 {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let t = state.session.drive().translation();
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for lba in 0..t.user_sectors() {
+            let v = match t.data_location(lba) {
+                DataLocation::Zeros => 0,
+                DataLocation::At { addr_bytes, region_bytes } => addr_bytes ^ (region_bytes << 48),
+            };
+            h = (h ^ v).wrapping_mul(0x100_0000_01b3);
+        }
+        h
+    }
+
+    /// What recovery found, when this start followed an unclean stop.
+    pub fn recovery(&self) -> Option<RecoveryReport> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).recovery.clone()
+    }
+
+    /// Whether every acknowledged write is durable (power-loss protection): FLUSH and FUA are
+    /// then not needed, though still accepted.
+    pub fn power_loss_protected(&self) -> bool {
+        self.protected
+    }
+
+    /// Whether power was cut (the process should end without a clean shutdown).
+    pub fn powered_off(&self) -> bool {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).powered_off
+    }
+
+    /// Record an operation the drive just did (its extent changes and resulting figures), then
+    /// write out the journal as the durability rules ask.
+    fn journal(&self, state: &mut State, at_ns: Nanoseconds, op: Op) -> ServeResult<()> {
+        let extents = state.extents.take_events();
+        let check = recovery::check_of(&state.session);
+        let bytes = 48
+            + 8 * extents.len() as u64
+            + match &op {
+                Op::Write { sectors, .. } => 21 * sectors.len() as u64,
+                _ => 0,
+            };
+        state.pending.push(Record { seq: state.next_seq, at_ns, op, extents, check });
+        state.next_seq += 1;
+        state.pending_bytes += bytes;
+        if self.protected {
+            // Capacitors let the drive finish what it acknowledged: each record and its data
+            // are durable before the reply, so nothing acknowledged is lost, even when the
+            // server is killed or the host crashes.
+            Self::commit(state, true)?;
+        }
+        if state.pending_bytes >= COMMIT_RECORD_BYTES || state.extents.releasing() as u32 > self.blocks / 8 {
+            Self::commit(state, true)?;
+        }
+        if state.backing.journal_bytes() >= CHECKPOINT_JOURNAL_BYTES {
+            Self::checkpoint(state, false)?;
+        }
+        Ok(())
+    }
+
+    /// Write the buffered records to the journal after the data they point at; with `sync`,
+    /// both are durable when this returns, and erased blocks' extents are given back.
+    fn commit(state: &mut State, sync: bool) -> ServeResult<()> {
+        let fail = |what: &str, e: String| ServeError::new(libc::EIO, format!("cannot {what}: {e}"));
+        state.extents.write_out().map_err(|e| fail("write data to the backing file", e.to_string()))?;
+        if !state.pending.is_empty() && !state.backing.journal_has_room(&state.pending) {
+            return Self::checkpoint(state, false);
+        }
+        if sync {
+            state.session.drive_mut().data_plane_mut().map(|p| p.sync()).transpose().map_err(|e| fail("sync the backing file", e.to_string()))?;
+        }
+        if !state.pending.is_empty() {
+            state.backing.append_batch(&state.pending, sync).map_err(|e| fail("write the journal", e.to_string()))?;
+            state.pending.clear();
+            state.pending_bytes = 0;
+        }
+        if sync {
+            state.extents.release().map_err(|e| fail("release erased extents", e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Flush the drive and write a checkpoint of everything (`clean`: and mark the file cleanly
+    /// shut down). The journal starts a new epoch.
+    fn checkpoint(state: &mut State, clean: bool) -> ServeResult<()> {
+        let fail = |e: String| ServeError::new(libc::EIO, format!("cannot write a checkpoint: {e}"));
+        let at = state.last_done_ns.max(state.last_arrival_ns);
+        let done = state.session.flush_at(at);
+        state.session.advance_to(done);
+        state.last_done_ns = state.last_done_ns.max(done);
+        state.extents.write_out().map_err(|e| fail(e.to_string()))?;
+        state.session.drive_mut().data_plane_mut().map(|p| p.sync()).transpose().map_err(|e| fail(e.to_string()))?;
+        state.extents.take_events(); // the table below holds them
+        let mut drive = Vec::new();
+        state.session.drive().save_state(&mut drive).map_err(|e| fail(e.to_string()))?;
+        let body = CheckpointBody {
+            now_ns: state.session.now_ns(),
+            last_done_ns: state.last_done_ns,
+            next_seq: state.next_seq,
+            extents: state.extents.table(),
+            drive,
+        };
+        let bytes = bincode::serialize(&body).map_err(|e| fail(e.to_string()))?;
+        state.backing.write_checkpoint(&bytes, clean).map_err(|e| fail(e.to_string()))?;
+        state.pending.clear();
+        state.pending_bytes = 0;
+        state.extents.release().map_err(|e| fail(e.to_string()))
+    }
+
+    /// Cut the power now, as a drive loses it: records not yet in the journal are lost (the
+    /// last batch being written is torn), the data program in flight is torn, and the server
+    /// stops; the next start recovers. With power-loss protection the drive first writes out
+    /// everything it acknowledged. Returns a line saying what was lost.
+    pub fn power_cut(&self) -> String {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.cut_locked(&mut state)
+    }
+
+    fn cut_locked(&self, state: &mut State) -> String {
+        if state.powered_off || state.closed {
+            return "the drive was already stopped".into();
+        }
+        let lost = state.pending.len();
+        let message = if self.protected && Self::commit(state, true).is_ok() {
+            "power cut: power-loss protection wrote out every acknowledged operation".to_string()
+        } else {
+            if !state.pending.is_empty() {
+                state.backing.write_torn_batch(&state.pending);
+            }
+            format!("power cut: {lost} operations not yet in the journal were lost (their metadata page torn)")
+        };
+        state.extents.cut_power();
+        state.pending.clear();
+        state.closed = true;
+        state.powered_off = true;
+        message
     }
 
     /// Bytes the export offers (the drive's user capacity).
@@ -236,10 +458,20 @@ impl Server {
     }
 
     fn fail_if_broken(state: &State) -> ServeResult<()> {
+        if let Some(why) = &state.broken {
+            return Err(ServeError::new(libc::EIO, format!("the drive stopped taking writes: {why}")));
+        }
         match state.session.drive().data_failure() {
             Some(failure) => Err(ServeError::new(libc::EIO, format!("the drive stopped taking writes after a data failure: {failure}"))),
             None => Ok(()),
         }
+    }
+
+    /// An operation that changed the drive failed half-way: its record cannot be written, so
+    /// the drive takes no more writes (the journal would no longer describe it).
+    fn broke(state: &mut State, e: Error) -> ServeError {
+        state.broken.get_or_insert_with(|| e.to_string());
+        ServeError::from(e)
     }
 
     /// Read `buf.len()` bytes at `offset`.
@@ -265,18 +497,19 @@ impl Server {
         // Whole sectors are hashed and compressed here, before taking the drive's lock, so
         // requests in flight do that work in parallel.
         let sector = SECTOR_BYTES as u64;
-        let mut prepared = (offset.is_multiple_of(sector) && (data.len() as u64).is_multiple_of(sector))
+        let prepared = (offset.is_multiple_of(sector) && (data.len() as u64).is_multiple_of(sector))
             .then(|| data.chunks(SECTOR_BYTES).map(SectorContent::from_bytes).collect::<std::collections::VecDeque<_>>());
         let done = {
             let mut state = self.lock()?;
             Self::fail_if_broken(&state)?;
+            state.writes_seen += 1;
+            if self.cut_at_write == Some(state.writes_seen) {
+                return Err(self.cut_during_write(&mut state, data, offset));
+            }
             let at = self.arrival(&mut state);
-            let mut done = match prepared.as_mut() {
-                Some(contents) => state.session.write_sectors_at(offset, contents, at)?,
-                None => state.session.write_bytes_at(offset, data, at)?,
-            };
+            let mut done = self.write_locked(&mut state, data, offset, prepared, at)?;
             if fua {
-                done = Self::make_durable(&mut state, done)?;
+                done = self.make_durable(&mut state, done)?;
             }
             state.stats.record_write(at, done, data.len() as u64);
             state.last_done_ns = state.last_done_ns.max(done);
@@ -286,14 +519,48 @@ impl Server {
         Ok(())
     }
 
-    /// Flush the drive at `at_ns` and sync the backing file. Returns the simulated completion.
-    fn make_durable(state: &mut State, at_ns: Nanoseconds) -> ServeResult<Nanoseconds> {
+    fn write_locked(
+        &self,
+        state: &mut State,
+        data: &[u8],
+        offset: u64,
+        prepared: Option<std::collections::VecDeque<SectorContent>>,
+        at: Nanoseconds,
+    ) -> ServeResult<Nanoseconds> {
+        let mut contents = match prepared {
+            Some(contents) => contents,
+            None => state.session.sector_contents(offset, data)?,
+        };
+        let sectors = contents.iter().map(SectorDesc::of).collect();
+        let done = state.session.write_contents_at(offset, data.len() as u64, &mut contents, at).map_err(|e| Self::broke(state, e))?;
+        self.journal(state, at, Op::Write { offset, len: data.len() as u64, sectors })?;
+        Ok(done)
+    }
+
+    /// The seeded power cut, during this write: with shorn writes, its first half is written
+    /// and made durable first.
+    fn cut_during_write(&self, state: &mut State, data: &[u8], offset: u64) -> ServeError {
+        let half = (data.len() / 2) / 512 * 512;
+        if self.faults.shorn_writes && half > 0 {
+            let at = self.arrival(state);
+            if self.write_locked(state, &data[..half], offset, None, at).is_ok() {
+                let _ = Self::commit(state, true);
+            }
+        }
+        let message = self.cut_locked(state);
+        ServeError::new(libc::EIO, format!("{message} (seeded cut during write {})", state.writes_seen))
+    }
+
+    /// Flush the drive at `at_ns` and make everything before durable (journal and data, synced),
+    /// unless the drive lies about flushes. Returns the simulated completion.
+    fn make_durable(&self, state: &mut State, at_ns: Nanoseconds) -> ServeResult<Nanoseconds> {
         let done = state.session.flush_at(at_ns);
         if let Some(failure) = state.session.drive().data_failure() {
             return Err(ServeError::new(libc::EIO, failure.to_string()));
         }
-        if let Some(plane) = state.session.drive_mut().data_plane_mut() {
-            plane.sync().map_err(|e| ServeError::new(e.raw_os_error().unwrap_or(libc::EIO), format!("cannot sync the backing file: {e}")))?;
+        self.journal(state, at_ns, Op::Flush)?;
+        if !self.faults.lying_flush {
+            Self::commit(state, true)?;
         }
         Ok(done)
     }
@@ -303,7 +570,7 @@ impl Server {
         let done = {
             let mut state = self.lock()?;
             let at = self.arrival(&mut state);
-            let done = Self::make_durable(&mut state, at)?;
+            let done = self.make_durable(&mut state, at)?;
             state.stats.record_flush(at, done);
             state.last_done_ns = state.last_done_ns.max(done);
             done
@@ -319,9 +586,10 @@ impl Server {
             let mut state = self.lock()?;
             Self::fail_if_broken(&state)?;
             let at = self.arrival(&mut state);
-            let mut done = state.session.trim_at(offset, len, at)?;
+            let mut done = state.session.trim_at(offset, len, at).map_err(|e| Self::broke(&mut state, e))?;
+            self.journal(&mut state, at, Op::Trim { offset, len })?;
             if fua {
-                done = Self::make_durable(&mut state, done)?;
+                done = self.make_durable(&mut state, done)?;
             }
             state.stats.record_trim(at, done, len);
             state.last_done_ns = state.last_done_ns.max(done);
@@ -400,7 +668,13 @@ impl Server {
     /// The live summary (the keys of `ssdlab run --json` that apply to a served drive).
     pub fn stats_json(&self) -> String {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.stats.summary(&state.session, state.backing.path()).to_string()
+        let mut summary = state.stats.summary(&state.session, state.backing.path());
+        let host = state.session.drive().counters().host_write_bytes;
+        summary["metadata_write_bytes"] = state.backing.metadata_bytes().into();
+        summary["metadata_write_amplification"] = if host > 0 { (state.backing.metadata_bytes() as f64 / host as f64).into() } else { serde_json::Value::Null };
+        summary["power_loss_protection"] = self.protected.into();
+        summary["recovery"] = serde_json::to_value(&state.recovery).unwrap_or_default();
+        summary.to_string()
     }
 
     /// The per-second series so far, as CSV.
@@ -409,22 +683,14 @@ impl Server {
         state.stats.series_csv()
     }
 
-    /// Clean shutdown: everything written is made durable, the drive's state is saved in the
-    /// backing file, and the file is marked cleanly shut down. Later requests are refused.
+    /// Clean shutdown: everything written is made durable, a checkpoint of the drive is
+    /// written, and the file is marked cleanly shut down. Later requests are refused.
     pub fn shutdown(&self) -> Result<()> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if state.closed {
             return Ok(());
         }
         state.closed = true;
-        let at = state.last_done_ns.max(state.last_arrival_ns);
-        let done = state.session.flush_at(at);
-        state.session.advance_to(done);
-        if let Some(plane) = state.session.drive_mut().data_plane_mut() {
-            plane.sync().map_err(|e| Error::Io(format!("cannot sync the backing file: {e}")))?;
-        }
-        let (now, seed) = (state.session.now_ns(), state.session.seed());
-        let State { session, backing, .. } = &mut *state;
-        backing.save_and_close(&mut |out| session.drive().save_state(out), now, seed)
+        Self::checkpoint(&mut state, true).map_err(|e| Error::Io(e.message))
     }
 }

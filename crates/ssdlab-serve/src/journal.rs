@@ -1,0 +1,198 @@
+//! The metadata journal: the out-of-band records of every operation that changed the drive
+//! since the last checkpoint, in order, written in checksummed batches.
+//!
+//! A record holds what the FTL needs to redo the operation without reading its data: the
+//! command (offset, length, arrival time), for a write each sector's fingerprint, stored size
+//! and whether it is all zeros (the FTL's choices of chunk, slot and deduplication depend on
+//! nothing else), the extent changes the operation made, and a check (free blocks, GC moves,
+//! live sectors afterwards) that recovery compares with what it redid.
+//!
+//! A batch on file, padded to 4 KiB (a metadata page):
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 0..8 | magic `SSDLJRNL` |
+//! | 8..16 | epoch (the checkpoint it follows), little-endian |
+//! | 16..24 | batch index within the epoch |
+//! | 24..28 | body length `n` |
+//! | 28..32 | CRC-32 of bytes 8..28 and of the body |
+//! | 32..32+n | the body: the records (bincode) |
+
+use crate::extents::ExtentEvent;
+use serde::{Deserialize, Serialize};
+use ssdlab_reduce::SectorContent;
+
+/// A batch's first bytes.
+pub const BATCH_MAGIC: &[u8; 8] = b"SSDLJRNL";
+/// Bytes before a batch's body.
+pub const BATCH_HEADER_BYTES: usize = 32;
+/// Batches are padded to this (one metadata page).
+pub const PAGE_BYTES: u64 = 4096;
+
+/// What recovery needs of one written sector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectorDesc {
+    /// All zeros.
+    pub zero: bool,
+    /// Content fingerprint.
+    pub fingerprint: u128,
+    /// Bytes after compression.
+    pub stored_bytes: u32,
+}
+
+impl SectorDesc {
+    /// The description of `content`.
+    pub fn of(content: &SectorContent) -> Self {
+        Self { zero: content.zero, fingerprint: content.fingerprint, stored_bytes: content.stored_bytes }
+    }
+
+    /// Content with this description and no payload (recovery redoes placement only).
+    pub fn content(&self) -> SectorContent {
+        SectorContent { zero: self.zero, fingerprint: self.fingerprint, stored_bytes: self.stored_bytes, payload: None }
+    }
+}
+
+/// An operation that changed the drive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Op {
+    /// A write of `len` bytes at byte `offset`; one description per 4 KiB sector it touches.
+    Write {
+        /// Byte offset.
+        offset: u64,
+        /// Bytes.
+        len: u64,
+        /// The sectors' contents after the write.
+        sectors: Vec<SectorDesc>,
+    },
+    /// A TRIM.
+    Trim {
+        /// Byte offset.
+        offset: u64,
+        /// Bytes.
+        len: u64,
+    },
+    /// A FLUSH (the open unit is programmed, padded).
+    Flush,
+}
+
+/// The drive's figures after an operation, which redoing it must reproduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// Free blocks.
+    pub free_blocks: u64,
+    /// Allocation units GC has moved.
+    pub gc_moved: u64,
+    /// Logical sectors holding data.
+    pub live_sectors: u64,
+}
+
+/// One operation's out-of-band record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// Sequence number: one more than the previous record's (checkpoints carry the next).
+    pub seq: u64,
+    /// Simulated arrival time.
+    pub at_ns: u64,
+    /// The operation.
+    pub op: Op,
+    /// Extent changes it made.
+    pub extents: Vec<ExtentEvent>,
+    /// The drive's figures after it.
+    pub check: Check,
+}
+
+/// Encode `records` as one batch, padded to whole pages.
+pub fn encode_batch(epoch: u64, index: u64, records: &[Record]) -> Vec<u8> {
+    let body = bincode::serialize(records).expect("records serialize");
+    let mut out = Vec::with_capacity(BATCH_HEADER_BYTES + body.len());
+    out.extend_from_slice(BATCH_MAGIC);
+    out.extend_from_slice(&epoch.to_le_bytes());
+    out.extend_from_slice(&index.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&out[8..28]);
+    hasher.update(&body);
+    out.extend_from_slice(&hasher.finalize().to_le_bytes());
+    out.extend_from_slice(&body);
+    out.resize(out.len().div_ceil(PAGE_BYTES as usize) * PAGE_BYTES as usize, 0);
+    out
+}
+
+/// What a batch header says, before its body is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchHead {
+    /// No batch of this epoch and index here: the journal ends (zeros, an older epoch's batch).
+    End,
+    /// A batch of `body_bytes` with checksum `crc32`.
+    Batch {
+        /// Body bytes.
+        body_bytes: u32,
+        /// Expected CRC-32.
+        crc32: u32,
+    },
+}
+
+/// Read a batch header expected at epoch `epoch`, index `index`.
+pub fn read_head(head: &[u8; BATCH_HEADER_BYTES], epoch: u64, index: u64) -> BatchHead {
+    let word = |at: usize| u64::from_le_bytes(head[at..at + 8].try_into().expect("8 bytes"));
+    if &head[..8] != BATCH_MAGIC || word(8) != epoch || word(16) != index {
+        return BatchHead::End;
+    }
+    BatchHead::Batch {
+        body_bytes: u32::from_le_bytes(head[24..28].try_into().expect("4 bytes")),
+        crc32: u32::from_le_bytes(head[28..32].try_into().expect("4 bytes")),
+    }
+}
+
+/// The records of a batch body, if its checksum holds.
+pub fn decode_body(head: &[u8; BATCH_HEADER_BYTES], body: &[u8], crc32: u32) -> Option<Vec<Record>> {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&head[8..28]);
+    hasher.update(body);
+    if hasher.finalize() != crc32 {
+        return None;
+    }
+    bincode::deserialize(body).ok()
+}
+
+/// Bytes a batch of `body_bytes` takes on file.
+pub fn batch_bytes(body_bytes: u32) -> u64 {
+    (BATCH_HEADER_BYTES as u64 + body_bytes as u64).div_ceil(PAGE_BYTES) * PAGE_BYTES
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(seq: u64) -> Record {
+        Record {
+            seq,
+            at_ns: seq * 10,
+            op: Op::Write { offset: 4096 * seq, len: 4096, sectors: vec![SectorDesc { zero: false, fingerprint: 7 << 70, stored_bytes: 1200 }] },
+            extents: vec![(3, 9)],
+            check: Check { free_blocks: 5, gc_moved: 1, live_sectors: seq },
+        }
+    }
+
+    #[test]
+    fn batches_round_trip_and_damage_is_caught() {
+        let records = vec![record(1), record(2), Record { op: Op::Flush, ..record(3) }];
+        let batch = encode_batch(4, 2, &records);
+        assert_eq!(batch.len() as u64 % PAGE_BYTES, 0);
+        let head: [u8; BATCH_HEADER_BYTES] = batch[..BATCH_HEADER_BYTES].try_into().unwrap();
+        let BatchHead::Batch { body_bytes, crc32 } = read_head(&head, 4, 2) else { panic!("a batch") };
+        assert_eq!(batch_bytes(body_bytes), batch.len() as u64);
+        let body = &batch[BATCH_HEADER_BYTES..BATCH_HEADER_BYTES + body_bytes as usize];
+        assert_eq!(decode_body(&head, body, crc32).unwrap(), records);
+        // Another epoch or index is the end of the journal, not damage.
+        assert_eq!(read_head(&head, 5, 2), BatchHead::End);
+        assert_eq!(read_head(&head, 4, 3), BatchHead::End);
+        assert_eq!(read_head(&[0; BATCH_HEADER_BYTES], 4, 2), BatchHead::End);
+        // A flipped bit anywhere in the body fails the checksum.
+        for at in 0..body.len() {
+            let mut damaged = body.to_vec();
+            damaged[at] ^= 0x10;
+            assert!(decode_body(&head, &damaged, crc32).is_none(), "flip at {at}");
+        }
+    }
+}

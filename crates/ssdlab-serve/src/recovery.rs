@@ -1,0 +1,167 @@
+//! Checkpoints and recovery.
+//!
+//! A checkpoint is the whole drive state (mapping, chunk table and reference counts, block
+//! metadata and free pools, wear, counters) plus the extent table and the server's clocks,
+//! written after a flush. Recovery loads the newest checkpoint (or builds the factory-fresh
+//! drive from the header's seed when there is none), then redoes every intact journal record
+//! after it through the drive's own FTL, in sequence order, without reading data: a record
+//! carries what the FTL's choices depend on. Each redone record's outcome (free blocks, GC
+//! moves, live sectors) must equal what the record says; any difference stops recovery with a
+//! message rather than serving a map that may not match the data. A torn or damaged batch ends
+//! the journal: it and everything after it are discarded and reported.
+
+use crate::backing::BackingFile;
+use crate::extents::{ExtentTable, Extents};
+use crate::journal::{Check, Op, Record};
+use serde::{Deserialize, Serialize};
+use ssdlab_core::{bail, Error, Nanoseconds, Result};
+use ssdlab_drive::{Drive, DriveOptions, Session};
+use ssdlab_profile::Profile;
+use std::time::Instant;
+
+/// What a checkpoint holds besides the drive.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct CheckpointBody {
+    /// The session's present.
+    pub now_ns: Nanoseconds,
+    /// When the last operation before the checkpoint completed.
+    pub last_done_ns: Nanoseconds,
+    /// Sequence number of the next record.
+    pub next_seq: u64,
+    /// The extent table.
+    pub extents: ExtentTable,
+    /// The drive's state ([`Drive::save_state`]).
+    pub drive: Vec<u8>,
+}
+
+/// What a recovery found and did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RecoveryReport {
+    /// Bytes of the checkpoint it started from (0: the factory-fresh drive).
+    pub checkpoint_bytes: u64,
+    /// Journal batches read intact.
+    pub batches: u64,
+    /// Journal bytes read.
+    pub journal_bytes_read: u64,
+    /// Records redone.
+    pub records_replayed: u64,
+    /// 4 KiB sectors written by the redone records.
+    pub sectors_recovered: u64,
+    /// TRIMs redone.
+    pub trims_replayed: u64,
+    /// Why part of the journal was discarded (a torn or damaged batch), if it was.
+    pub discarded: Option<String>,
+    /// Extents no recovered block uses (stale data given back).
+    pub extents_released: u32,
+    /// Wall time of recovery, milliseconds.
+    pub wall_ms: f64,
+}
+
+impl std::fmt::Display for RecoveryReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "from a checkpoint of {} bytes and {} journal batches ({} bytes): {} records redone ({} sectors written, {} trims), {} stale extents released, in {:.0} ms",
+            self.checkpoint_bytes,
+            self.batches,
+            self.journal_bytes_read,
+            self.records_replayed,
+            self.sectors_recovered,
+            self.trims_replayed,
+            self.extents_released,
+            self.wall_ms
+        )?;
+        match &self.discarded {
+            Some(why) => write!(f, "; discarded the rest of the journal: {why}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A drive brought back from its backing file.
+pub(crate) struct Restored {
+    pub session: Session,
+    pub extents: Extents,
+    pub last_done_ns: Nanoseconds,
+    pub next_seq: u64,
+    /// Set when the file was not shut down cleanly and the journal was redone.
+    pub report: Option<RecoveryReport>,
+}
+
+/// The figures a record's check compares.
+pub(crate) fn check_of(session: &Session) -> Check {
+    let t = session.drive().translation();
+    Check { free_blocks: t.free_blocks_total(), gc_moved: t.gc_moved(), live_sectors: t.live_data_sectors() }
+}
+
+/// Redo one record on `session` (no data plane attached). Returns its completion time.
+pub(crate) fn redo(session: &mut Session, record: &Record) -> Result<Nanoseconds> {
+    match &record.op {
+        Op::Write { offset, len, sectors } => {
+            let mut contents = sectors.iter().map(|s| s.content()).collect();
+            session.write_contents_at(*offset, *len, &mut contents, record.at_ns)
+        }
+        Op::Trim { offset, len } => session.trim_at(*offset, *len, record.at_ns),
+        Op::Flush => Ok(session.flush_at(record.at_ns)),
+    }
+}
+
+/// Restore the drive of `backing`: from its newest checkpoint and journal, or factory-fresh.
+pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: DriveOptions) -> Result<Restored> {
+    let started = Instant::now();
+    let path = backing.path().to_string();
+    let header = backing.header().clone();
+    let blocks = backing.layout().blocks;
+    let (mut session, table, mut last_done_ns, mut next_seq, checkpoint_bytes) = match backing.read_checkpoint()? {
+        Some(bytes) => {
+            let body: CheckpointBody =
+                bincode::deserialize(&bytes).map_err(|e| Error::Io(format!("{path}: the checkpoint cannot be read ({e}); damaged file")))?;
+            if body.extents.map.len() != blocks as usize {
+                bail!(Io, "{path}: the checkpoint's extent table has {} blocks, the drive {blocks} (damaged file)", body.extents.map.len());
+            }
+            let drive = Drive::load(profile, options, &mut body.drive.as_slice()).map_err(|e| Error::Io(format!("{path}: {e}")))?;
+            (Session::from_drive(drive, header.seed, body.now_ns), body.extents, body.last_done_ns, body.next_seq, bytes.len() as u64)
+        }
+        None => (Session::new(profile, options, header.seed)?, ExtentTable::empty(blocks), 0, 0, 0),
+    };
+    let extents = backing.extents(table)?;
+    let scan = backing.scan_journal()?;
+    if header.clean && !scan.records.is_empty() {
+        bail!(Io, "{path}: the header says the drive was shut down cleanly, yet the journal holds records after its checkpoint (damaged file)");
+    }
+    let mut report =
+        RecoveryReport { checkpoint_bytes, batches: scan.batches, journal_bytes_read: scan.bytes_read, discarded: scan.discarded, ..Default::default() };
+    for record in &scan.records {
+        if record.seq != next_seq {
+            report.discarded = Some(format!("record {} follows record {} (a gap in the sequence)", record.seq, next_seq.wrapping_sub(1)));
+            break;
+        }
+        let done = redo(&mut session, record).map_err(|e| Error::Io(format!("{path}: recovery cannot redo record {}: {e}", record.seq)))?;
+        extents.apply_events(&record.extents).map_err(|e| Error::Io(format!("{path}: record {}: {e} (damaged journal)", record.seq)))?;
+        let got = check_of(&session);
+        if got != record.check {
+            bail!(
+                Io,
+                "{path}: recovery diverged at record {}: the journal says {:?} after it, redoing it gives {:?}; refusing to serve a map that may not match the data",
+                record.seq,
+                record.check,
+                got
+            );
+        }
+        last_done_ns = last_done_ns.max(done);
+        next_seq += 1;
+        report.records_replayed += 1;
+        match &record.op {
+            Op::Write { sectors, .. } => report.sectors_recovered += sectors.len() as u64,
+            Op::Trim { .. } => report.trims_replayed += 1,
+            Op::Flush => {}
+        }
+    }
+    session.advance_to(last_done_ns);
+    if let Err(e) = session.drive().translation().check_invariants() {
+        bail!(Io, "{path}: the recovered drive fails its own consistency check ({e}); damaged file");
+    }
+    report.wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    let report = (!header.clean).then_some(report);
+    Ok(Restored { session, extents, last_done_ns, next_seq, report })
+}
