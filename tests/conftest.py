@@ -7,6 +7,12 @@ from small_drive import SMALL  # noqa: F401  (re-exported for fixtures)
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
+    parser.addoption(
+        "--crash-rounds",
+        type=int,
+        default=10,
+        help="rounds of each power-loss crash test (the full test: --crash-rounds 50)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):

@@ -535,11 +535,27 @@ def trace_replay_command(
 @click.option("--control", default=None, metavar="PATH", help="Control socket for `ssdlab stats` (default: FILE.control).")
 @click.option("--background", is_flag=True, help="Start the server in the background and print its URI.")
 @click.option("--pidfile", default=None, metavar="PATH", help="With --background: write the server's process id here.")
-def serve_command(profile, backing, overrides, socket_path, port, latency, seed, control, background, pidfile) -> None:
+@click.option(
+    "--power-cut-after",
+    type=click.IntRange(1, None),
+    default=None,
+    metavar="N",
+    help="Cut the drive's power during a write drawn at random (from --seed) among the first N.",
+)
+@click.option(
+    "--fault",
+    "faults",
+    multiple=True,
+    type=click.Choice(["lying-flush", "shorn-writes"]),
+    help="A failure mode of the flawed drives of the era (repeatable; off by default): see docs/power-loss.md.",
+)
+def serve_command(profile, backing, overrides, socket_path, port, latency, seed, control, background, pidfile, power_cut_after, faults) -> None:
     """Serve the simulated drive as a block device over NBD (nbdkit), its data in a backing file.
 
     Clients: qemu-io, qemu-img, nbdcopy, nbdinfo, fio (ioengine=nbd), nbdfuse. Stop with Ctrl-C or
     SIGTERM: the drive's state is saved in the backing file and the next serve continues it.
+    After a power cut (`ssdlab ctl power-cut`, --power-cut-after) or a killed server, the next
+    serve recovers the drive from its journal and says what it found.
     """
     from ssdlab.serve import ServeOptions, serve
 
@@ -556,6 +572,8 @@ def serve_command(profile, backing, overrides, socket_path, port, latency, seed,
         control=control,
         background=background,
         pidfile=pidfile,
+        power_cut_after=power_cut_after,
+        faults=list(faults),
     )
     try:
         sys.exit(serve(options, click.echo))
@@ -578,6 +596,33 @@ def stats_command(control: str, series: bool) -> None:
         click.echo(text, nl=False)
     else:
         click.echo(json.dumps(json.loads(text), indent=2))
+
+
+@cli.group("ctl")
+def ctl_group() -> None:
+    """Control a running server through its control socket."""
+
+
+@ctl_group.command("power-cut")
+@click.option("--socket", "control", required=True, metavar="CONTROL", help="The server's control socket (FILE.control by default).")
+def ctl_power_cut(control: str) -> None:
+    """Cut the served drive's power now: what its volatile buffer held is lost, a program in
+    flight is torn, and the server stops. The next `ssdlab serve` of the file recovers it."""
+    from ssdlab.serve import power_cut
+
+    try:
+        click.echo(power_cut(control))
+    except SsdlabError as error:
+        _fail(str(error))
+
+
+@ctl_group.command("stats")
+@click.option("--socket", "control", required=True, metavar="CONTROL", help="The server's control socket (FILE.control by default).")
+@click.option("--series", is_flag=True, help="Print the per-second series as CSV instead.")
+@click.pass_context
+def ctl_stats(ctx, control: str, series: bool) -> None:
+    """The same as `ssdlab stats`."""
+    ctx.invoke(stats_command, control=control, series=series)
 
 
 @cli.command("sweep")

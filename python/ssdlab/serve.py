@@ -39,6 +39,12 @@ class ServeOptions:
     control: str | None = None
     background: bool = False
     pidfile: str | None = None
+    power_cut_after: int | None = None
+    faults: list[str] = field(default_factory=list)
+
+
+#: Exit code of the plugin after a power cut (ssdlab-nbd's POWER_CUT_EXIT).
+POWER_CUT_EXIT = 75
 
 
 def nbdkit_path() -> str:
@@ -108,6 +114,10 @@ def command(options: ServeOptions) -> list[str]:
     cmd += ["--threads", "64", "--filter=blocksize-policy", str(plugin_path())]
     cmd += [f"profile={options.profile}", f"backing={options.backing}", f"latency={options.latency}", f"seed={options.seed}", f"control={options.control}"]
     cmd += [f"set={o}" for o in options.overrides]
+    if options.power_cut_after is not None:
+        cmd += [f"power-cut-after={options.power_cut_after}"]
+    if options.faults:
+        cmd += [f"fault={','.join(options.faults)}"]
     cmd += ["blocksize-minimum=512", "blocksize-preferred=4096", "blocksize-maximum=33554432"]
     return cmd
 
@@ -148,7 +158,7 @@ def serve(options: ServeOptions, echo) -> int:
         # line of our own.
         for line in process.stderr:  # type: ignore[union-attr]
             errors.append(line)
-            if ready.is_set():
+            if ready.is_set() or "ssdlab: recovered" in line:
                 sys.stderr.write(line)
 
     reader = threading.Thread(target=relay, daemon=True)
@@ -175,10 +185,22 @@ def serve(options: ServeOptions, echo) -> int:
     reader.join(timeout=5)
     if options.socket and Path(options.socket).is_socket():
         Path(options.socket).unlink()
+    if code == POWER_CUT_EXIT:
+        echo("the drive lost power; `ssdlab serve` of " + options.backing + " recovers it")
+        return 0
     if code != 0 and stop["signal"] is None:
         raise SsdlabError(f"nbdkit: {_error_of(''.join(errors))}")
     echo("stopped; the drive's state is saved in " + options.backing)
     return 0
+
+
+def power_cut(control: str) -> str:
+    """Cut a running server's power; returns what it said was lost."""
+    text = stats(control, "power-cut")
+    try:
+        return json.loads(text)["power_cut"]
+    except (ValueError, KeyError):
+        raise SsdlabError(f"{control}: the server did not confirm the power cut (answered {text.strip()[:200]!r})") from None
 
 
 def stats(control: str, command_word: str = "stats") -> str:

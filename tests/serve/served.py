@@ -30,8 +30,9 @@ def need(*tools: str) -> None:
 class Served:
     """A running `ssdlab serve` (foreground, as a child)."""
 
-    def __init__(self, folder: Path, profile: str, overrides: list[str], latency: str = "none", name: str = "drive.img") -> None:
+    def __init__(self, folder: Path, profile: str, overrides: list[str], latency: str = "none", name: str = "drive.img", faults: tuple[str, ...] = ()) -> None:
         need("nbdkit")
+        self.faults = list(faults)
         self.folder = folder
         self.profile = profile
         self.overrides = overrides
@@ -49,6 +50,11 @@ class Served:
         cmd = [sys.executable, "-m", "ssdlab.cli", "serve", self.profile, "--backing", str(self.backing), "--latency", self.latency]
         for o in self.overrides:
             cmd += ["--set", o]
+        for f in self.faults:
+            cmd += ["--fault", f]
+        # A server that lost power leaves its sockets behind; wait for the new ones.
+        self.control.unlink(missing_ok=True)
+        self.socket.unlink(missing_ok=True)
         self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 60
         while not self.control.is_socket():
