@@ -120,10 +120,13 @@ impl BackingFile {
         Ok(Self { path: path.to_string(), file, header, layout, existed: true, next_batch: 0, journal_tail: 0, metadata_bytes: 0 })
     }
 
-    /// The current header: the intact slot with the higher generation.
+    /// The current header: the intact slot with the higher generation. Headers are written
+    /// alternately, so once both slots were written (generation 1 on) both must be intact and
+    /// one generation apart; anything else means a header was damaged, and the other one may
+    /// describe a drive whose blocks have been reused since, so the file is refused rather than
+    /// served from an old map.
     fn read_header(path: &str, file: &File, len: u64) -> Result<Header> {
-        let mut found: Vec<Header> = Vec::new();
-        let mut first_error = None;
+        let mut slots: Vec<Option<Header>> = Vec::new();
         for slot in 0..2u64 {
             let mut block = vec![0u8; HEADER_BYTES as usize];
             let start = slot * HEADER_BYTES;
@@ -131,22 +134,25 @@ impl BackingFile {
                 let n = (len - start).min(HEADER_BYTES) as usize;
                 file.read_exact_at(&mut block[..n], start).map_err(|e| io(path, "read the header", e))?;
             }
-            match Header::decode(path, &block) {
-                Ok(h) if h.generation % 2 == slot => found.push(h),
-                Ok(_) => {}
-                Err(e) => {
-                    // A file of another format or another program is named as such at once.
-                    if slot == 0 && !e.to_string().contains("checksum") && !e.to_string().contains("damaged") {
-                        return Err(e);
-                    }
-                    first_error.get_or_insert(e);
-                }
+            if slot == 1 && block.iter().all(|&b| b == 0) {
+                slots.push(None); // never written
+                continue;
             }
+            let header = Header::decode(path, &block).map_err(|e| match slot {
+                0 => e,
+                _ => Error::Io(format!("{path}: the second header slot is damaged ({e}); refusing, since the first may be out of date")),
+            })?;
+            if header.generation % 2 != slot {
+                bail!(Io, "{path}: header slot {slot} holds generation {} (damaged header)", header.generation);
+            }
+            slots.push(Some(header));
         }
-        found.sort_by_key(|h| h.generation);
-        match found.pop() {
-            Some(h) => Ok(h),
-            None => Err(first_error.unwrap_or_else(|| Error::Io(format!("{path}: neither header slot holds a header")))),
+        match (slots[0].take(), slots[1].take()) {
+            (Some(h), None) if h.generation == 0 => Ok(h),
+            (Some(_), None) => bail!(Io, "{path}: the second header slot was wiped (damaged header); refusing, since the first may be out of date"),
+            (Some(a), Some(b)) if a.generation.abs_diff(b.generation) == 1 => Ok(if a.generation > b.generation { a } else { b }),
+            (Some(a), Some(b)) => bail!(Io, "{path}: the header slots hold generations {} and {}, not consecutive (damaged header)", a.generation, b.generation),
+            (None, _) => unreachable!("slot 0 is always decoded"),
         }
     }
 
@@ -308,14 +314,64 @@ impl BackingFile {
                 scan.discarded = Some(format!("batch {} at journal byte {offset} fails its checksum (torn or damaged)", scan.batches));
                 break;
             };
+            if records.is_empty() {
+                scan.discarded = Some(format!("batch {} at journal byte {offset} holds no records (damaged)", scan.batches));
+                break;
+            }
             scan.records.extend(records);
             scan.batches += 1;
             offset += size;
+        }
+        {
+            // A torn batch is the last one written. An intact batch of this epoch after where the
+            // scan stopped (a damaged batch, or what looks like the end) means the damage is not
+            // a torn tail: later operations were acknowledged as durable and blocks were released
+            // after them, so the shorter journal no longer matches the data.
+            if let Some(later) = self.later_batch(epoch, scan.batches, offset, file_len)? {
+                bail!(
+                    Io,
+                    "{}: journal batch {} is damaged but batch {later} after it is intact (not a torn tail); the journal cannot be replayed consistently, refusing",
+                    self.path,
+                    scan.batches
+                );
+            }
         }
         scan.bytes_read = offset;
         self.next_batch = scan.batches;
         self.journal_tail = offset;
         Ok(scan)
+    }
+
+    /// The index of an intact batch of `epoch` with an index above `after`, page-aligned
+    /// somewhere after journal byte `from`, if there is one.
+    fn later_batch(&self, epoch: u64, after: u64, from: u64, file_len: u64) -> Result<Option<u64>> {
+        let mut offset = from;
+        while offset + BATCH_HEADER_BYTES as u64 <= JOURNAL_BYTES && JOURNAL_OFFSET + offset + (BATCH_HEADER_BYTES as u64) <= file_len {
+            let at = JOURNAL_OFFSET + offset;
+            let mut head = [0u8; BATCH_HEADER_BYTES];
+            self.file.read_exact_at(&mut head, at).map_err(|e| io(&self.path, "read the journal", e))?;
+            if &head[..8] == journal::BATCH_MAGIC {
+                let index = u64::from_le_bytes(head[16..24].try_into().expect("8 bytes"));
+                if index >= after {
+                    if let BatchHead::Batch { body_bytes, crc32 } = journal::read_head(&head, epoch, index) {
+                        if offset + journal::batch_bytes(body_bytes) <= JOURNAL_BYTES && at + BATCH_HEADER_BYTES as u64 + body_bytes as u64 <= file_len {
+                            let mut body = vec![0u8; body_bytes as usize];
+                            self.file.read_exact_at(&mut body, at + BATCH_HEADER_BYTES as u64).map_err(|e| io(&self.path, "read the journal", e))?;
+                            if journal::decode_body(&head, &body, crc32).is_some() {
+                                return Ok(Some(index));
+                            }
+                        }
+                    }
+                }
+            }
+            offset += journal::PAGE_BYTES;
+        }
+        Ok(None)
+    }
+
+    /// The file's length in bytes.
+    pub fn file_len(&self) -> Result<u64> {
+        Ok(self.file.metadata().map_err(|e| io(&self.path, "read the backing file's size", e))?.len())
     }
 
     /// A copy of the file handle (for statistics of its size).

@@ -157,6 +157,12 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
             Op::Flush => {}
         }
     }
+    // Extents are sized whole when first used and the file never shrinks: a file that ends
+    // before its last extent was cut short, and what was in the missing part is gone.
+    let needed = backing.layout().extent_offset(extents.table().count);
+    if backing.file_len()? < needed {
+        bail!(Io, "{path}: the backing file ends before its data does ({} bytes, the data region needs {needed}): it was truncated; refusing", backing.file_len()?);
+    }
     session.advance_to(last_done_ns);
     if let Err(e) = session.drive().translation().check_invariants() {
         bail!(Io, "{path}: the recovered drive fails its own consistency check ({e}); damaged file");
