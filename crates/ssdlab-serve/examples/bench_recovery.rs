@@ -32,8 +32,15 @@ fn main() {
     let gib: u64 = arg("--stored-gib", "64").parse().expect("--stored-gib N");
     let backing = arg("--backing", "/tmp/ssdlab-bench-recovery.img");
     let _ = std::fs::remove_file(&backing);
-    let config =
-        ServeConfig { profile: "force-gs-240".into(), overrides: vec![], backing: backing.clone(), latency: Latency::None, seed: 1, power_cut_after: None, faults: Faults::default() };
+    let config = ServeConfig {
+        profile: "force-gs-240".into(),
+        overrides: vec![],
+        backing: backing.clone(),
+        latency: Latency::None,
+        seed: 1,
+        power_cut_after: None,
+        faults: Faults::default(),
+    };
     let server = Server::start(&config).expect("start");
     let started = Instant::now();
     let total_mib = gib * 1024;

@@ -151,7 +151,9 @@ impl BackingFile {
             (Some(h), None) if h.generation == 0 => Ok(h),
             (Some(_), None) => bail!(Io, "{path}: the second header slot was wiped (damaged header); refusing, since the first may be out of date"),
             (Some(a), Some(b)) if a.generation.abs_diff(b.generation) == 1 => Ok(if a.generation > b.generation { a } else { b }),
-            (Some(a), Some(b)) => bail!(Io, "{path}: the header slots hold generations {} and {}, not consecutive (damaged header)", a.generation, b.generation),
+            (Some(a), Some(b)) => {
+                bail!(Io, "{path}: the header slots hold generations {} and {}, not consecutive (damaged header)", a.generation, b.generation)
+            }
             (None, _) => unreachable!("slot 0 is always decoded"),
         }
     }

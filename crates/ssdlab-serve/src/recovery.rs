@@ -161,7 +161,11 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
     // before its last extent was cut short, and what was in the missing part is gone.
     let needed = backing.layout().extent_offset(extents.table().count);
     if backing.file_len()? < needed {
-        bail!(Io, "{path}: the backing file ends before its data does ({} bytes, the data region needs {needed}): it was truncated; refusing", backing.file_len()?);
+        bail!(
+            Io,
+            "{path}: the backing file ends before its data does ({} bytes, the data region needs {needed}): it was truncated; refusing",
+            backing.file_len()?
+        );
     }
     session.advance_to(last_done_ns);
     if let Err(e) = session.drive().translation().check_invariants() {

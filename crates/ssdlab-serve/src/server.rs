@@ -569,6 +569,10 @@ impl Server {
     pub fn flush(&self) -> ServeResult<()> {
         let done = {
             let mut state = self.lock()?;
+            if let Some(why) = &state.broken {
+                // The journal no longer describes the drive: nothing more can be made durable.
+                return Err(ServeError::new(libc::EIO, format!("cannot flush: the drive stopped taking writes: {why}")));
+            }
             let at = self.arrival(&mut state);
             let done = self.make_durable(&mut state, at)?;
             state.stats.record_flush(at, done);

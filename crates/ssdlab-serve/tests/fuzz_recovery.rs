@@ -250,7 +250,9 @@ fn run_case(dir: &Path, bases: &[Base], seed: u64) -> Result<String, String> {
         }
         Ok(format!("served {k} of {} operations", base.ops.len()))
     })
-    .unwrap_or_else(|p| Err(format!("panicked: {}", p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())));
+    .unwrap_or_else(|p| {
+        Err(format!("panicked: {}", p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()))
+    });
     let _ = std::fs::remove_file(&work);
     outcome.map_err(|e| format!("seed {seed} ({damage}): {e}"))
 }
@@ -300,5 +302,9 @@ fn damaged_backing_files_never_crash_recovery() {
         cases += 1;
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("fuzz_recovery: {cases} cases ({} from the corpus), {refused} refused, the rest served a consistent prefix, in {:.0} s", seeds.len(), started.elapsed().as_secs_f64());
+    eprintln!(
+        "fuzz_recovery: {cases} cases ({} from the corpus), {refused} refused, the rest served a consistent prefix, in {:.0} s",
+        seeds.len(),
+        started.elapsed().as_secs_f64()
+    );
 }
