@@ -39,7 +39,11 @@ CASES = [
     ("power cut of a server that is not running", ["ctl", "power-cut", "--socket", "{tmp}/none.control"], "cannot reach the server's control socket"),
     ("power cut after zero writes", ["serve", "--backing", "{tmp}/d.img", "--power-cut-after", "0"], "--power-cut-after"),
     ("unknown failure mode", ["serve", "--backing", "{tmp}/d.img", "--fault", "melt"], "'melt' is not one of"),
-    ("power-loss protection that is not a boolean", ["run", "--set", "controller.power_loss_protection=maybe", "--rw=read"], "controller.power_loss_protection"),
+    (
+        "power-loss protection that is not a boolean",
+        ["run", "--set", "controller.power_loss_protection=maybe", "--rw=read"],
+        "controller.power_loss_protection",
+    ),
     ("unknown fio option", ["run", "--rw=randwrite", "--iodeph=4"], "unknown fio option `iodeph`"),
     ("queue deeper than NCQ", ["run", "--rw=randread", "--iodepth=64"], "exceeds the drive's queue depth"),
     (
