@@ -214,9 +214,8 @@ impl Server {
             recovery: restored.report,
         };
         if state.recovery.is_some() {
-            // A new epoch from the recovered state: the torn tail is never read again, and the
-            // extents only the lost operations used are given back.
-            Self::checkpoint(&mut state, false).map_err(|e| Error::Io(format!("{}: {}", config.backing, e.message)))?;
+            // The journal continues after its last intact batch (the next batch overwrites a
+            // torn one); the extents only the lost operations used are given back.
             let released = state.extents.settle().map_err(|e| Error::Io(format!("{}: cannot release stale extents: {e}", config.backing)))?;
             if let Some(report) = state.recovery.as_mut() {
                 report.extents_released = released;
