@@ -71,7 +71,7 @@ fn main() {
         stats["host_write_bytes"].as_f64().unwrap() / (1u64 << 30) as f64
     );
     println!("recovery: {report}");
-    println!("start-up after the kill, recovery and a new checkpoint included: {start_s:.2} s");
+    println!("start-up after the kill (recovery included): {start_s:.2} s");
     server.shutdown().unwrap();
     let _ = std::fs::remove_file(&backing);
 }
