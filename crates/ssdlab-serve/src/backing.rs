@@ -95,6 +95,9 @@ impl BackingFile {
             };
             let mut backing = Self { path: path.to_string(), file, header, layout, existed: false, next_batch: 0, journal_tail: 0, metadata_bytes: 0 };
             backing.file.set_len(layout.data_offset()).map_err(|e| io(path, "size the backing file", e))?;
+            // Both slots from the start: from then on an empty slot can only mean damage.
+            backing.write_header()?;
+            backing.header.generation = 1;
             backing.write_header()?;
             return Ok(backing);
         }
@@ -121,8 +124,8 @@ impl BackingFile {
     }
 
     /// The current header: the intact slot with the higher generation. Headers are written
-    /// alternately, so once both slots were written (generation 1 on) both must be intact and
-    /// one generation apart; anything else means a header was damaged, and the other one may
+    /// alternately (a new file gets both at once), so both must be intact and one generation
+    /// apart; anything else means a header was damaged, and the other one may
     /// describe a drive whose blocks have been reused since, so the file is refused rather than
     /// served from an old map.
     fn read_header(path: &str, file: &File, len: u64) -> Result<Header> {
@@ -148,7 +151,6 @@ impl BackingFile {
             slots.push(Some(header));
         }
         match (slots[0].take(), slots[1].take()) {
-            (Some(h), None) if h.generation == 0 => Ok(h),
             (Some(_), None) => bail!(Io, "{path}: the second header slot was wiped (damaged header); refusing, since the first may be out of date"),
             (Some(a), Some(b)) if a.generation.abs_diff(b.generation) == 1 => Ok(if a.generation > b.generation { a } else { b }),
             (Some(a), Some(b)) => {

@@ -190,6 +190,7 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
     session.advance_to(last_done_ns);
 
     report.wall_ms = started.elapsed().as_secs_f64() * 1e3;
-    let report = (!header.clean).then_some(report);
+    // A new file is not a recovery, though its header is not marked clean yet.
+    let report = (!header.clean && backing.existed()).then_some(report);
     Ok(Restored { session, extents, last_done_ns, next_seq, report })
 }

@@ -220,9 +220,8 @@ impl Server {
             if let Some(report) = state.recovery.as_mut() {
                 report.extents_released = released;
             }
-        } else {
-            state.backing.mark_in_use()?;
         }
+        state.backing.mark_in_use()?;
         Ok(Self {
             state: Mutex::new(state),
             start: Instant::now(),
