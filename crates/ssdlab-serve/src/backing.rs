@@ -99,6 +99,7 @@ impl BackingFile {
             backing.write_header()?;
             backing.header.generation = 1;
             backing.write_header()?;
+            backing.write_end_marker()?;
             return Ok(backing);
         }
         let header = Self::read_header(path, &file, len)?;
@@ -252,22 +253,35 @@ impl BackingFile {
         self.write_header()?;
         self.next_batch = 0;
         self.journal_tail = 0;
+        // Only now: until the header names the new checkpoint, the old epoch's journal at the
+        // same place is still the one recovery would read. (A crash between the two leaves a
+        // new epoch without its marker, which recovery reports as a possibly lost last batch.)
+        self.write_end_marker()
+    }
+
+    /// Write the end marker at the journal's tail (after recovery, the journal continues there).
+    pub fn write_end_marker(&mut self) -> Result<()> {
+        let marker = journal::encode_end(self.header.epoch(), self.next_batch);
+        self.file.write_all_at(&marker, JOURNAL_OFFSET + self.journal_tail).map_err(|e| io(&self.path, "write the journal's end marker", e))?;
+        self.metadata_bytes += marker.len() as u64;
         Ok(())
     }
 
     /// Whether a batch of `records` still fits the journal.
     pub fn journal_has_room(&self, records: &[Record]) -> bool {
-        self.journal_tail + journal::encode_batch(0, 0, records).len() as u64 <= JOURNAL_BYTES
+        self.journal_tail + journal::encode_batch(0, 0, records).len() as u64 + journal::PAGE_BYTES <= JOURNAL_BYTES
     }
 
     /// Append `records` as the next batch (durable when `sync`).
     pub fn append_batch(&mut self, records: &[Record], sync: bool) -> Result<()> {
-        let batch = journal::encode_batch(self.header.epoch(), self.next_batch, records);
-        if self.journal_tail + batch.len() as u64 > JOURNAL_BYTES {
+        let mut batch = journal::encode_batch(self.header.epoch(), self.next_batch, records);
+        let size = batch.len() as u64;
+        if self.journal_tail + size + journal::PAGE_BYTES > JOURNAL_BYTES {
             bail!(Io, "{}: the journal is full (a checkpoint should have started it again)", self.path);
         }
+        batch.extend_from_slice(&journal::encode_end(self.header.epoch(), self.next_batch + 1));
         self.file.write_all_at(&batch, JOURNAL_OFFSET + self.journal_tail).map_err(|e| io(&self.path, "write the journal", e))?;
-        self.journal_tail += batch.len() as u64;
+        self.journal_tail += size;
         self.metadata_bytes += batch.len() as u64;
         self.next_batch += 1;
         if sync {
@@ -299,12 +313,24 @@ impl BackingFile {
         loop {
             let at = JOURNAL_OFFSET + offset;
             let mut head = [0u8; BATCH_HEADER_BYTES];
-            if offset + BATCH_HEADER_BYTES as u64 > JOURNAL_BYTES || at + BATCH_HEADER_BYTES as u64 > file_len {
+            if offset + BATCH_HEADER_BYTES as u64 > JOURNAL_BYTES {
+                break;
+            }
+            if at + BATCH_HEADER_BYTES as u64 > file_len {
+                scan.discarded = Some(format!("the file ends inside the journal, at its byte {offset} (truncated)"));
                 break;
             }
             self.file.read_exact_at(&mut head, at).map_err(|e| io(&self.path, "read the journal", e))?;
             let (body_bytes, crc32) = match journal::read_head(&head, epoch, scan.batches) {
-                BatchHead::End => break,
+                BatchHead::End => {
+                    if !journal::is_end(&head, epoch, scan.batches) {
+                        scan.discarded = Some(format!(
+                            "the journal stops at batch {} (byte {offset}) without its end marker (its last batch was torn or lost)",
+                            scan.batches
+                        ));
+                    }
+                    break;
+                }
                 BatchHead::Batch { body_bytes, crc32 } => (body_bytes, crc32),
             };
             let size = journal::batch_bytes(body_bytes);

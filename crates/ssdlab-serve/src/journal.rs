@@ -17,6 +17,11 @@
 //! | 24..28 | body length `n` |
 //! | 28..32 | CRC-32 of bytes 8..28 and of the body |
 //! | 32..32+n | the body: the records (bincode) |
+//!
+//! Every write of a batch also writes, in the same `pwrite`, an end marker on the page after it
+//! (magic `SSDLJEND`, epoch, the next batch's index, CRC-32), which the next batch overwrites.
+//! So a journal that stops without its end marker lost its last batch (torn by a power cut, or
+//! damaged), and recovery says so instead of taking the shorter journal for the whole one.
 
 use crate::extents::ExtentEvent;
 use serde::{Deserialize, Serialize};
@@ -24,6 +29,8 @@ use ssdlab_reduce::SectorContent;
 
 /// A batch's first bytes.
 pub const BATCH_MAGIC: &[u8; 8] = b"SSDLJRNL";
+/// The end marker's first bytes.
+pub const END_MAGIC: &[u8; 8] = b"SSDLJEND";
 /// Bytes before a batch's body.
 pub const BATCH_HEADER_BYTES: usize = 32;
 /// Batches are padded to this (one metadata page).
@@ -118,6 +125,25 @@ pub fn encode_batch(epoch: u64, index: u64, records: &[Record]) -> Vec<u8> {
     out
 }
 
+/// The end marker page for a journal of `epoch` whose next batch is `index`.
+pub fn encode_end(epoch: u64, index: u64) -> Vec<u8> {
+    let mut out = vec![0u8; PAGE_BYTES as usize];
+    out[..8].copy_from_slice(END_MAGIC);
+    out[8..16].copy_from_slice(&epoch.to_le_bytes());
+    out[16..24].copy_from_slice(&index.to_le_bytes());
+    let crc = crc32fast::hash(&out[8..24]);
+    out[24..28].copy_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// Whether `head` is the end marker of a journal of `epoch` whose next batch is `index`.
+pub fn is_end(head: &[u8; BATCH_HEADER_BYTES], epoch: u64, index: u64) -> bool {
+    &head[..8] == END_MAGIC
+        && u64::from_le_bytes(head[8..16].try_into().expect("8 bytes")) == epoch
+        && u64::from_le_bytes(head[16..24].try_into().expect("8 bytes")) == index
+        && crc32fast::hash(&head[8..24]) == u32::from_le_bytes(head[24..28].try_into().expect("4 bytes"))
+}
+
 /// What a batch header says, before its body is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BatchHead {
@@ -188,6 +214,13 @@ mod tests {
         assert_eq!(read_head(&head, 5, 2), BatchHead::End);
         assert_eq!(read_head(&head, 4, 3), BatchHead::End);
         assert_eq!(read_head(&[0; BATCH_HEADER_BYTES], 4, 2), BatchHead::End);
+        // The end marker names its epoch and the next batch; a flipped bit spoils it.
+        let end: [u8; BATCH_HEADER_BYTES] = encode_end(4, 3)[..BATCH_HEADER_BYTES].try_into().unwrap();
+        assert!(is_end(&end, 4, 3) && !is_end(&end, 4, 2) && !is_end(&end, 5, 3) && !is_end(&head, 4, 2));
+        assert_eq!(read_head(&end, 4, 3), BatchHead::End);
+        let mut spoiled = end;
+        spoiled[12] ^= 4;
+        assert!(!is_end(&spoiled, 4, 3));
         // A flipped bit anywhere in the body fails the checksum.
         for at in 0..body.len() {
             let mut damaged = body.to_vec();

@@ -220,6 +220,7 @@ impl Server {
             if let Some(report) = state.recovery.as_mut() {
                 report.extents_released = released;
             }
+            state.backing.write_end_marker()?;
         }
         state.backing.mark_in_use()?;
         Ok(Self {
