@@ -84,6 +84,22 @@ fn punch(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
     Err(e)
 }
 
+/// The pieces of `len` bytes at physical address `addr`, one per erase block touched: the
+/// block, the offset in it, and the range of the bytes.
+fn block_pieces(addr: u64, len: usize, block_bytes: u64) -> impl Iterator<Item = (usize, u64, std::ops::Range<usize>)> {
+    let mut done = 0usize;
+    std::iter::from_fn(move || {
+        if done >= len {
+            return None;
+        }
+        let at = addr + done as u64;
+        let (block, offset) = ((at / block_bytes) as usize, at % block_bytes);
+        let n = ((block_bytes - offset) as usize).min(len - done);
+        done += n;
+        Some((block, offset, done - n..done))
+    })
+}
+
 impl Shared {
     fn extent_of(&mut self, block: u32) -> u32 {
         let e = self.table.map[block as usize];
@@ -119,16 +135,10 @@ impl Shared {
     }
 
     fn write_now(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
-        let block_bytes = self.layout.block_bytes;
-        let mut done = 0usize;
-        while done < bytes.len() {
-            let at = addr + done as u64;
-            let (block, offset) = ((at / block_bytes) as u32, at % block_bytes);
-            let n = ((block_bytes - offset) as usize).min(bytes.len() - done);
-            let e = self.table.map[block as usize];
+        for (block, offset, range) in block_pieces(addr, bytes.len(), self.layout.block_bytes) {
+            let e = self.table.map[block];
             debug_assert_ne!(e, NO_EXTENT, "extents are assigned when a write is accepted");
-            self.file.write_all_at(&bytes[done..done + n], self.layout.extent_offset(e) + offset)?;
-            done += n;
+            self.file.write_all_at(&bytes[range], self.layout.extent_offset(e) + offset)?;
         }
         Ok(())
     }
@@ -284,18 +294,12 @@ impl DataPlane for FilePlane {
     fn read_at(&self, addr: u64, buf: &mut [u8]) -> std::io::Result<()> {
         let mut shared = self.extents.lock();
         shared.write_pending()?;
-        let block_bytes = shared.layout.block_bytes;
-        let mut done = 0usize;
-        while done < buf.len() {
-            let at = addr + done as u64;
-            let (block, offset) = ((at / block_bytes) as usize, at % block_bytes);
-            let n = ((block_bytes - offset) as usize).min(buf.len() - done);
+        for (block, offset, range) in block_pieces(addr, buf.len(), shared.layout.block_bytes) {
             match shared.table.map.get(block).copied() {
-                Some(e) if e != NO_EXTENT => shared.file.read_exact_at(&mut buf[done..done + n], shared.layout.extent_offset(e) + offset)?,
-                Some(_) => buf[done..done + n].fill(0),
-                None => return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("address {at} is beyond the drive"))),
+                Some(e) if e != NO_EXTENT => shared.file.read_exact_at(&mut buf[range], shared.layout.extent_offset(e) + offset)?,
+                Some(_) => buf[range].fill(0),
+                None => return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("block {block} is beyond the drive"))),
             }
-            done += n;
         }
         Ok(())
     }

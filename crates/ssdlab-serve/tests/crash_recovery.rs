@@ -12,55 +12,11 @@
 //! case with `SSDLAB_SEED=<seed> cargo test -p ssdlab-serve --test crash_recovery`;
 //! `SSDLAB_CRASH_CASES=<n>` runs more cases.
 
+mod common;
+
+use common::{sector_bytes, sector_value, tiny, TempDir, SECTOR};
 use ssdlab_core::SimRng;
-use ssdlab_serve::{Faults, Latency, ServeConfig, Server};
-
-const SECTOR: u64 = 512;
-
-fn config(dir: &std::path::Path, reduction: bool, protected: bool) -> ServeConfig {
-    ServeConfig {
-        profile: "force-gs-240".into(),
-        overrides: vec![
-            "nand.channels=1".into(),
-            "nand.packages_per_channel=1".into(),
-            "nand.dies_per_package=2".into(),
-            "nand.blocks_per_plane=24".into(),
-            "nand.pages_per_block=16".into(),
-            "drive.capacity_bytes_user=8388608".into(),
-            format!("reduction.enabled={reduction}"),
-            format!("controller.power_loss_protection={protected}"),
-            "controller.map_cache_bytes=0".into(),
-            "reduction.dedup_index_entries=65536".into(),
-        ],
-        backing: dir.join("drive.img").to_string_lossy().into_owned(),
-        latency: Latency::None,
-        seed: 1,
-        power_cut_after: None,
-        faults: Faults::default(),
-    }
-}
-
-/// The 512 bytes of value `id` (0: zeros): the id, then either a repeated phrase (compressible)
-/// or a pseudo-random stream (incompressible), by the id's parity.
-fn sector_bytes(id: u64) -> Vec<u8> {
-    if id == 0 {
-        return vec![0; SECTOR as usize];
-    }
-    let mut out = id.to_le_bytes().to_vec();
-    let mut x = id.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    while out.len() < SECTOR as usize {
-        if id.is_multiple_of(2) {
-            out.extend_from_slice(b"ssdlab ");
-        } else {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            out.push((x >> 24) as u8);
-        }
-    }
-    out.truncate(SECTOR as usize);
-    out
-}
+use ssdlab_serve::Server;
 
 /// What an operation did to the image (512-byte sectors -> value id).
 #[derive(Clone, Debug)]
@@ -84,11 +40,7 @@ fn read_image(server: &Server, sectors: u64) -> Vec<Option<u64>> {
         let len = piece.min(sectors * SECTOR - offset);
         let mut buf = vec![0u8; len as usize];
         server.read(&mut buf, offset).unwrap_or_else(|e| panic!("read at {offset} after recovery: {}", e.message));
-        for chunk in buf.chunks(SECTOR as usize) {
-            let id = u64::from_le_bytes(chunk[..8].try_into().unwrap());
-            let id = if chunk.iter().all(|&b| b == 0) { 0 } else { id };
-            out.push((sector_bytes(id) == chunk).then_some(id));
-        }
+        out.extend(buf.chunks(SECTOR as usize).map(sector_value));
         offset += len;
     }
     out
@@ -96,10 +48,10 @@ fn read_image(server: &Server, sectors: u64) -> Vec<Option<u64>> {
 
 fn run_case(seed: u64) {
     let mut rng = SimRng::new(seed);
-    let dir = tempdir(seed);
+    let dir = TempDir::new("crash");
     let reduction = rng.below(3) != 0;
     let protected = rng.below(4) == 0;
-    let cfg = config(dir.path(), reduction, protected);
+    let cfg = tiny(&dir.path().join("drive.img"), reduction, protected);
     let mut server = Server::start(&cfg).unwrap_or_else(|e| panic!("seed {seed}: start: {e}"));
     let sectors = server.size() / SECTOR;
     // The image as of the last durable point, and the changes issued since (with whether each
@@ -217,25 +169,4 @@ fn every_flushed_write_survives_power_loss() {
         eprintln!("crash_recovery case seed {seed}");
         run_case(seed);
     }
-}
-
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn tempdir(seed: u64) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("ssdlab-crash-{}-{seed}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    TempDir(dir)
 }

@@ -15,54 +15,17 @@
 //! `SSDLAB_SEED=<seed> cargo test --release -p ssdlab-serve --test fuzz_recovery`.
 //! `scripts/fuzz_recovery.sh` runs the long campaign (10 minutes by default).
 
+mod common;
+
+use common::{sector_bytes, sector_value, tiny, SECTOR};
 use ssdlab_core::SimRng;
-use ssdlab_serve::{Faults, Latency, Layout, ServeConfig, Server, JOURNAL_OFFSET};
+use ssdlab_serve::{Layout, Server, JOURNAL_OFFSET};
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-const SECTOR: u64 = 512;
-
-fn config(backing: &Path, reduction: bool) -> ServeConfig {
-    ServeConfig {
-        profile: "force-gs-240".into(),
-        overrides: vec![
-            "nand.channels=1".into(),
-            "nand.packages_per_channel=1".into(),
-            "nand.dies_per_package=2".into(),
-            "nand.blocks_per_plane=24".into(),
-            "nand.pages_per_block=16".into(),
-            "drive.capacity_bytes_user=8388608".into(),
-            format!("reduction.enabled={reduction}"),
-            "controller.map_cache_bytes=0".into(),
-            "reduction.dedup_index_entries=65536".into(),
-        ],
-        backing: backing.to_string_lossy().into_owned(),
-        latency: Latency::None,
-        seed: 1,
-        power_cut_after: None,
-        faults: Faults::default(),
-    }
-}
-
-fn sector_bytes(id: u64) -> Vec<u8> {
-    if id == 0 {
-        return vec![0; SECTOR as usize];
-    }
-    let mut out = id.to_le_bytes().to_vec();
-    let mut x = id.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    while out.len() < SECTOR as usize {
-        if id.is_multiple_of(2) {
-            out.extend_from_slice(b"fuzz ");
-        } else {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            out.push((x >> 24) as u8);
-        }
-    }
-    out.truncate(SECTOR as usize);
-    out
+fn config(backing: &Path, reduction: bool) -> ssdlab_serve::ServeConfig {
+    tiny(backing, reduction, false)
 }
 
 /// A base image and what was written to it.
@@ -234,10 +197,7 @@ fn run_case(dir: &Path, bases: &[Base], seed: u64) -> Result<String, String> {
             let mut buf = vec![0u8; 1 << 20];
             server.read(&mut buf, offset).map_err(|e| format!("served, but a read at {offset} fails: {}", e.message))?;
             for chunk in buf.chunks(SECTOR as usize) {
-                let id = if chunk.iter().all(|&b| b == 0) { 0 } else { u64::from_le_bytes(chunk[..8].try_into().unwrap()) };
-                if sector_bytes(id) != chunk {
-                    return Err(format!("served, but sector {} holds bytes never written", back.len()));
-                }
+                let id = sector_value(chunk).ok_or_else(|| format!("served, but sector {} holds bytes never written", back.len()))?;
                 back.push(id);
             }
             offset += 1 << 20;

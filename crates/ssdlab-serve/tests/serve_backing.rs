@@ -2,6 +2,9 @@
 //! as zeros and show as holes, a clean shutdown and restart keeps data and drive state, and a
 //! file in use or of another profile is refused by name (an unclean stop is recovered).
 
+mod common;
+
+use common::TempDir;
 use ssdlab_serve::{ExtentKind, Latency, ServeConfig, Server};
 
 /// Small drives: 64 blocks per plane (8 GiB raw) for the SandForce layout, with or without the
@@ -37,7 +40,7 @@ fn allocated_bytes(path: &str) -> u64 {
 #[test]
 fn data_survives_a_clean_restart_with_the_drive_state() {
     for reduction in [true, false] {
-        let dir = tempdir();
+        let dir = TempDir::new("serve");
         let cfg = config(dir.path(), reduction);
         let server = Server::start(&cfg).unwrap();
         let mut written = Vec::new();
@@ -94,7 +97,7 @@ fn data_survives_a_clean_restart_with_the_drive_state() {
 #[test]
 fn compressible_data_takes_little_backing_space_on_a_sandforce_drive() {
     for (reduction, low, high) in [(true, 0.0, 0.25), (false, 0.9, 1.2)] {
-        let dir = tempdir();
+        let dir = TempDir::new("serve");
         let cfg = config(dir.path(), reduction);
         let server = Server::start(&cfg).unwrap();
         let before = allocated_bytes(&cfg.backing);
@@ -120,7 +123,7 @@ fn compressible_data_takes_little_backing_space_on_a_sandforce_drive() {
 
 #[test]
 fn a_file_in_use_or_of_another_profile_is_refused_and_an_unclean_stop_recovered() {
-    let dir = tempdir();
+    let dir = TempDir::new("serve");
     let cfg = config(dir.path(), true);
     let server = Server::start(&cfg).unwrap();
     let err = Server::start(&cfg).err().unwrap().to_string();
@@ -137,7 +140,7 @@ fn a_file_in_use_or_of_another_profile_is_refused_and_an_unclean_stop_recovered(
     server.shutdown().unwrap();
     drop(server);
 
-    let dir = tempdir();
+    let dir = TempDir::new("serve");
     let cfg = config(dir.path(), true);
     Server::start(&cfg).unwrap().shutdown().unwrap();
     let mut other = cfg.clone();
@@ -158,34 +161,11 @@ fn a_file_in_use_or_of_another_profile_is_refused_and_an_unclean_stop_recovered(
 
 #[test]
 fn requests_beyond_the_export_are_refused() {
-    let dir = tempdir();
+    let dir = TempDir::new("serve");
     let server = Server::start(&config(dir.path(), true)).unwrap();
     let size = server.size();
     assert_eq!(server.write(&[0u8; 4096], size, false).err().unwrap().errno, libc::EINVAL);
     assert_eq!(server.read(&mut [0u8; 4096], size - 512).err().unwrap().errno, libc::EINVAL);
     assert_eq!(server.write(&[0u8; 100], 0, false).err().unwrap().errno, libc::EINVAL);
     server.shutdown().unwrap();
-}
-
-/// A temporary folder removed at the end.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn tempdir() -> TempDir {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("ssdlab-serve-test-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    TempDir(dir)
 }

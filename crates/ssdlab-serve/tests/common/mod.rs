@@ -1,0 +1,89 @@
+//! What the server's integration tests share: the tiny drive, the bytes of a numbered sector
+//! value, and a temporary folder.
+
+#![allow(dead_code)]
+
+use ssdlab_serve::{Faults, Latency, ServeConfig};
+use std::path::{Path, PathBuf};
+
+/// Bytes of the 512-byte sectors the tests write.
+pub const SECTOR: u64 = 512;
+
+/// A tiny drive (12 MiB raw in 48 blocks of 256 KiB, 8 MiB exported), so garbage collection
+/// runs all the time, served from `backing`.
+pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
+    ServeConfig {
+        profile: "force-gs-240".into(),
+        overrides: vec![
+            "nand.channels=1".into(),
+            "nand.packages_per_channel=1".into(),
+            "nand.dies_per_package=2".into(),
+            "nand.blocks_per_plane=24".into(),
+            "nand.pages_per_block=16".into(),
+            "drive.capacity_bytes_user=8388608".into(),
+            format!("reduction.enabled={reduction}"),
+            format!("controller.power_loss_protection={protected}"),
+            "controller.map_cache_bytes=0".into(),
+            "reduction.dedup_index_entries=65536".into(),
+        ],
+        backing: backing.to_string_lossy().into_owned(),
+        latency: Latency::None,
+        seed: 1,
+        power_cut_after: None,
+        faults: Faults::default(),
+    }
+}
+
+/// The 512 bytes of value `id` (0: zeros): the id, then either a repeated phrase (even ids,
+/// compressible) or a pseudo-random stream (odd ids, incompressible).
+pub fn sector_bytes(id: u64) -> Vec<u8> {
+    if id == 0 {
+        return vec![0; SECTOR as usize];
+    }
+    let mut out = id.to_le_bytes().to_vec();
+    let mut x = id.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    while out.len() < SECTOR as usize {
+        if id.is_multiple_of(2) {
+            out.extend_from_slice(b"ssdlab ");
+        } else {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            out.push((x >> 24) as u8);
+        }
+    }
+    out.truncate(SECTOR as usize);
+    out
+}
+
+/// The value a 512-byte sector holds, or `None` when it is not any value's bytes.
+pub fn sector_value(bytes: &[u8]) -> Option<u64> {
+    let id = if bytes.iter().all(|&b| b == 0) { 0 } else { u64::from_le_bytes(bytes[..8].try_into().ok()?) };
+    (sector_bytes(id) == bytes).then_some(id)
+}
+
+/// A temporary folder removed at the end.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// A new, empty folder named after `what`.
+    pub fn new(what: &str) -> Self {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("ssdlab-{what}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
