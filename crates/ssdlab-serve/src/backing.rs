@@ -9,6 +9,7 @@ use crate::journal::{self, BatchHead, Record, BATCH_HEADER_BYTES};
 use crate::layout::{Layout, JOURNAL_BYTES, JOURNAL_OFFSET};
 use ssdlab_core::{bail, Error, Result};
 use std::fs::{File, OpenOptions};
+use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 
@@ -236,18 +237,26 @@ impl BackingFile {
         Ok(Some(bytes))
     }
 
-    /// Write a checkpoint into the slot not in use, then the header naming it (with `clean`),
-    /// each durable before the next; the journal starts a new epoch after it.
-    pub fn write_checkpoint(&mut self, bytes: &[u8], clean: bool) -> Result<()> {
-        if bytes.len() as u64 > self.layout.checkpoint_slot_bytes {
-            bail!(Io, "{}: a checkpoint of {} bytes does not fit its slot of {} bytes", self.path, bytes.len(), self.layout.checkpoint_slot_bytes);
-        }
+    /// Write a checkpoint (what `write` streams) into the slot not in use, then the header
+    /// naming it (with `clean`), each durable before the next; the journal starts a new epoch
+    /// after it.
+    pub fn write_checkpoint(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> Result<()>, clean: bool) -> Result<()> {
         let slot = self.header.checkpoint.map_or(0, |c| 1 - c.slot);
-        self.file.write_all_at(bytes, self.layout.checkpoint_offset(slot)).map_err(|e| io(&self.path, "write the checkpoint", e))?;
-        self.metadata_bytes += bytes.len() as u64;
+        let mut out = SlotWriter {
+            file: &self.file,
+            offset: self.layout.checkpoint_offset(slot),
+            room: self.layout.checkpoint_slot_bytes,
+            written: 0,
+            hasher: crc32fast::Hasher::new(),
+            buffer: Vec::with_capacity(1 << 20),
+        };
+        write(&mut out)?;
+        out.flush().map_err(|e| io(&self.path, "write the checkpoint", e))?;
+        let (len, crc32) = (out.written, out.hasher.clone().finalize());
+        self.metadata_bytes += len;
         self.sync()?;
         let epoch = self.header.epoch() + 1;
-        self.header.checkpoint = Some(CheckpointRef { slot, len: bytes.len() as u64, crc32: crc32fast::hash(bytes), epoch });
+        self.header.checkpoint = Some(CheckpointRef { slot, len, crc32, epoch });
         self.header.clean = clean;
         self.header.generation += 1;
         self.write_header()?;
@@ -408,5 +417,36 @@ impl BackingFile {
     pub fn allocated_bytes(&self) -> u64 {
         use std::os::unix::fs::MetadataExt;
         self.file.metadata().map(|m| m.blocks() * 512).unwrap_or(0)
+    }
+}
+
+/// Streams a checkpoint into its slot, hashing it; refuses to run past the slot.
+struct SlotWriter<'a> {
+    file: &'a File,
+    offset: u64,
+    room: u64,
+    written: u64,
+    hasher: crc32fast::Hasher,
+    buffer: Vec<u8>,
+}
+
+impl Write for SlotWriter<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buffer.extend_from_slice(bytes);
+        if self.buffer.len() >= 1 << 20 {
+            self.flush()?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.written + self.buffer.len() as u64 > self.room {
+            return Err(std::io::Error::other(format!("the checkpoint does not fit its slot of {} bytes", self.room)));
+        }
+        self.file.write_all_at(&self.buffer, self.offset + self.written)?;
+        self.hasher.update(&self.buffer);
+        self.written += self.buffer.len() as u64;
+        self.buffer.clear();
+        Ok(())
     }
 }

@@ -20,9 +20,10 @@ use ssdlab_drive::{Drive, DriveOptions, Session};
 use ssdlab_profile::Profile;
 use std::time::Instant;
 
-/// What a checkpoint holds besides the drive.
+/// What a checkpoint holds before the drive's own state ([`Drive::save_state`], which follows
+/// it in the same stream).
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct CheckpointBody {
+pub(crate) struct CheckpointHead {
     /// The session's present.
     pub now_ns: Nanoseconds,
     /// When the last operation before the checkpoint completed.
@@ -31,8 +32,6 @@ pub(crate) struct CheckpointBody {
     pub next_seq: u64,
     /// The extent table.
     pub extents: ExtentTable,
-    /// The drive's state ([`Drive::save_state`]).
-    pub drive: Vec<u8>,
 }
 
 /// What a recovery found and did.
@@ -124,13 +123,14 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
     let blocks = backing.layout().blocks;
     let (mut session, table, mut last_done_ns, mut next_seq, checkpoint_bytes) = match backing.read_checkpoint()? {
         Some(bytes) => {
-            let body: CheckpointBody =
-                bincode::deserialize(&bytes).map_err(|e| Error::Io(format!("{path}: the checkpoint cannot be read ({e}); damaged file")))?;
-            if body.extents.map.len() != blocks as usize {
-                bail!(Io, "{path}: the checkpoint's extent table has {} blocks, the drive {blocks} (damaged file)", body.extents.map.len());
+            let mut rest = bytes.as_slice();
+            let head: CheckpointHead =
+                bincode::deserialize_from(&mut rest).map_err(|e| Error::Io(format!("{path}: the checkpoint cannot be read ({e}); damaged file")))?;
+            if head.extents.map.len() != blocks as usize {
+                bail!(Io, "{path}: the checkpoint's extent table has {} blocks, the drive {blocks} (damaged file)", head.extents.map.len());
             }
-            let drive = Drive::load(profile, options, &mut body.drive.as_slice()).map_err(|e| Error::Io(format!("{path}: {e}")))?;
-            (Session::from_drive(drive, header.seed, body.now_ns), body.extents, body.last_done_ns, body.next_seq, bytes.len() as u64)
+            let drive = Drive::load(profile, options, &mut rest).map_err(|e| Error::Io(format!("{path}: {e}")))?;
+            (Session::from_drive(drive, header.seed, head.now_ns), head.extents, head.last_done_ns, head.next_seq, bytes.len() as u64)
         }
         None => (Session::new(profile, options, header.seed)?, ExtentTable::empty(blocks), 0, 0, 0),
     };

@@ -5,7 +5,7 @@
 use crate::backing::{BackingFile, DriveIdentity};
 use crate::extents::Extents;
 use crate::journal::{Op, Record, SectorDesc};
-use crate::recovery::{self, CheckpointBody, RecoveryReport};
+use crate::recovery::{self, CheckpointHead, RecoveryReport};
 use crate::stats::ServeStats;
 use ssdlab_core::{bail, Error, Nanoseconds, Result, SimRng};
 use ssdlab_drive::{DriveOptions, Session};
@@ -333,17 +333,19 @@ impl Server {
         state.extents.write_out().map_err(|e| fail(e.to_string()))?;
         state.session.drive_mut().data_plane_mut().map(|p| p.sync()).transpose().map_err(|e| fail(e.to_string()))?;
         state.extents.take_events(); // the table below holds them
-        let mut drive = Vec::new();
-        state.session.drive().save_state(&mut drive).map_err(|e| fail(e.to_string()))?;
-        let body = CheckpointBody {
-            now_ns: state.session.now_ns(),
-            last_done_ns: state.last_done_ns,
-            next_seq: state.next_seq,
-            extents: state.extents.table(),
-            drive,
-        };
-        let bytes = bincode::serialize(&body).map_err(|e| fail(e.to_string()))?;
-        state.backing.write_checkpoint(&bytes, clean).map_err(|e| fail(e.to_string()))?;
+        let head =
+            CheckpointHead { now_ns: state.session.now_ns(), last_done_ns: state.last_done_ns, next_seq: state.next_seq, extents: state.extents.table() };
+        // Streamed into the file: the state is never held twice in memory.
+        let State { session, backing, .. } = &mut *state;
+        backing
+            .write_checkpoint(
+                &mut |out| {
+                    bincode::serialize_into(&mut *out, &head).map_err(|e| Error::Io(e.to_string()))?;
+                    session.drive().save_state(out)
+                },
+                clean,
+            )
+            .map_err(|e| fail(e.to_string()))?;
         state.pending.clear();
         state.pending_bytes = 0;
         state.extents.release().map_err(|e| fail(e.to_string()))
