@@ -80,7 +80,7 @@ impl Faults {
 }
 
 /// Records buffered before a synced commit is due.
-const COMMIT_RECORD_BYTES: u64 = 1 << 20;
+const COMMIT_RECORD_BYTES: u64 = 4 << 20;
 /// Journal bytes after which the next operation takes a checkpoint (the journal starts again).
 const CHECKPOINT_JOURNAL_BYTES: u64 = 64 << 20;
 
