@@ -371,7 +371,11 @@ impl Server {
             if !state.pending.is_empty() {
                 state.backing.write_torn_batch(&state.pending);
             }
-            format!("power cut: {lost} operations not yet in the journal were lost (their metadata page torn)")
+            if lost == 0 {
+                "power cut: every operation was already in the journal; nothing was lost".to_string()
+            } else {
+                format!("power cut: {lost} operations not yet in the journal were lost (their metadata page torn)")
+            }
         };
         state.extents.cut_power();
         state.pending.clear();
