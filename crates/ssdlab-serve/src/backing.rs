@@ -43,6 +43,18 @@ pub struct DriveIdentity {
     pub block_bytes: u64,
 }
 
+/// What lies where a batch of the journal would be.
+enum Found {
+    /// The batch, intact, and the journal bytes it takes.
+    Batch { records: Vec<Record>, size: u64 },
+    /// The journal's end marker: no batch follows.
+    Marker,
+    /// The end of the journal region.
+    JournalEnd,
+    /// No intact batch and no end marker: torn, damaged or cut short (why).
+    Damaged(String),
+}
+
 /// What a scan of the journal found.
 #[derive(Debug, Clone, Default)]
 pub struct JournalScan {
@@ -278,7 +290,7 @@ impl BackingFile {
 
     /// Whether a batch of `records` still fits the journal.
     pub fn journal_has_room(&self, records: &[Record]) -> bool {
-        self.journal_tail + journal::encode_batch(0, 0, records).len() as u64 + journal::PAGE_BYTES <= JOURNAL_BYTES
+        self.journal_tail + journal::batch_bytes_of(records) + journal::PAGE_BYTES <= JOURNAL_BYTES
     }
 
     /// Append `records` as the next batch (durable when `sync`).
@@ -312,68 +324,71 @@ impl BackingFile {
         }
     }
 
+    /// What lies at journal byte `offset` where batch `index` of `epoch` would be.
+    fn batch_at(&self, offset: u64, epoch: u64, index: u64, file_len: u64) -> Result<Found> {
+        let at = JOURNAL_OFFSET + offset;
+        if offset + BATCH_HEADER_BYTES as u64 > JOURNAL_BYTES {
+            return Ok(Found::JournalEnd);
+        }
+        if at + BATCH_HEADER_BYTES as u64 > file_len {
+            return Ok(Found::Damaged(format!("the file ends inside the journal, at its byte {offset} (truncated)")));
+        }
+        let mut head = [0u8; BATCH_HEADER_BYTES];
+        self.file.read_exact_at(&mut head, at).map_err(|e| io(&self.path, "read the journal", e))?;
+        let (body_bytes, crc32) = match journal::read_head(&head, epoch, index) {
+            BatchHead::End if journal::is_end(&head, epoch, index) => return Ok(Found::Marker),
+            BatchHead::End => {
+                return Ok(Found::Damaged(format!(
+                    "the journal stops at batch {index} (byte {offset}) without its end marker (its last batch was torn or lost)"
+                )))
+            }
+            BatchHead::Batch { body_bytes, crc32 } => (body_bytes, crc32),
+        };
+        let size = journal::batch_bytes(body_bytes);
+        if offset + size > JOURNAL_BYTES || at + BATCH_HEADER_BYTES as u64 + body_bytes as u64 > file_len {
+            return Ok(Found::Damaged(format!("batch {index} claims {body_bytes} bytes, past the end of the journal or the file (torn or damaged)")));
+        }
+        let mut body = vec![0u8; body_bytes as usize];
+        self.file.read_exact_at(&mut body, at + BATCH_HEADER_BYTES as u64).map_err(|e| io(&self.path, "read the journal", e))?;
+        Ok(match journal::decode_body(&head, &body, crc32) {
+            None => Found::Damaged(format!("batch {index} at journal byte {offset} fails its checksum (torn or damaged)")),
+            Some(records) if records.is_empty() => Found::Damaged(format!("batch {index} at journal byte {offset} holds no records (damaged)")),
+            Some(records) => Found::Batch { records, size },
+        })
+    }
+
     /// Read the journal of the current epoch from its start: every intact batch, in order,
-    /// until one that is missing (the end) or damaged (torn: discarded, and named).
+    /// until its end marker, or until a batch that is missing or damaged (discarded, and named).
     pub fn scan_journal(&mut self) -> Result<JournalScan> {
         let epoch = self.header.epoch();
         let mut scan = JournalScan::default();
         let mut offset = 0u64;
-        let file_len = self.file.metadata().map_err(|e| io(&self.path, "read the backing file's size", e))?.len();
+        let file_len = self.file_len()?;
         loop {
-            let at = JOURNAL_OFFSET + offset;
-            let mut head = [0u8; BATCH_HEADER_BYTES];
-            if offset + BATCH_HEADER_BYTES as u64 > JOURNAL_BYTES {
-                break;
-            }
-            if at + BATCH_HEADER_BYTES as u64 > file_len {
-                scan.discarded = Some(format!("the file ends inside the journal, at its byte {offset} (truncated)"));
-                break;
-            }
-            self.file.read_exact_at(&mut head, at).map_err(|e| io(&self.path, "read the journal", e))?;
-            let (body_bytes, crc32) = match journal::read_head(&head, epoch, scan.batches) {
-                BatchHead::End => {
-                    if !journal::is_end(&head, epoch, scan.batches) {
-                        scan.discarded = Some(format!(
-                            "the journal stops at batch {} (byte {offset}) without its end marker (its last batch was torn or lost)",
-                            scan.batches
-                        ));
-                    }
+            match self.batch_at(offset, epoch, scan.batches, file_len)? {
+                Found::Batch { records, size } => {
+                    scan.records.extend(records);
+                    scan.batches += 1;
+                    offset += size;
+                }
+                Found::Marker | Found::JournalEnd => break,
+                Found::Damaged(why) => {
+                    scan.discarded = Some(why);
                     break;
                 }
-                BatchHead::Batch { body_bytes, crc32 } => (body_bytes, crc32),
-            };
-            let size = journal::batch_bytes(body_bytes);
-            if offset + size > JOURNAL_BYTES || at + BATCH_HEADER_BYTES as u64 + body_bytes as u64 > file_len {
-                scan.discarded = Some(format!("batch {} claims {body_bytes} bytes, past the end of the journal or the file (torn or damaged)", scan.batches));
-                break;
             }
-            let mut body = vec![0u8; body_bytes as usize];
-            self.file.read_exact_at(&mut body, at + BATCH_HEADER_BYTES as u64).map_err(|e| io(&self.path, "read the journal", e))?;
-            let Some(records) = journal::decode_body(&head, &body, crc32) else {
-                scan.discarded = Some(format!("batch {} at journal byte {offset} fails its checksum (torn or damaged)", scan.batches));
-                break;
-            };
-            if records.is_empty() {
-                scan.discarded = Some(format!("batch {} at journal byte {offset} holds no records (damaged)", scan.batches));
-                break;
-            }
-            scan.records.extend(records);
-            scan.batches += 1;
-            offset += size;
         }
-        {
-            // A torn batch is the last one written. An intact batch of this epoch after where the
-            // scan stopped (a damaged batch, or what looks like the end) means the damage is not
-            // a torn tail: later operations were acknowledged as durable and blocks were released
-            // after them, so the shorter journal no longer matches the data.
-            if let Some(later) = self.later_batch(epoch, scan.batches, offset, file_len)? {
-                bail!(
-                    Io,
-                    "{}: journal batch {} is damaged but batch {later} after it is intact (not a torn tail); the journal cannot be replayed consistently, refusing",
-                    self.path,
-                    scan.batches
-                );
-            }
+        // A torn batch is the last one written. An intact batch of this epoch after where the
+        // scan stopped (a damaged batch, or what looks like the end) means the damage is not a
+        // torn tail: later operations were acknowledged as durable and blocks were released
+        // after them, so the shorter journal no longer matches the data.
+        if let Some(later) = self.later_batch(epoch, scan.batches, offset, file_len)? {
+            bail!(
+                Io,
+                "{}: journal batch {} is damaged but batch {later} after it is intact (not a torn tail); the journal cannot be replayed consistently, refusing",
+                self.path,
+                scan.batches
+            );
         }
         scan.bytes_read = offset;
         self.next_batch = scan.batches;
@@ -381,26 +396,17 @@ impl BackingFile {
         Ok(scan)
     }
 
-    /// The index of an intact batch of `epoch` with an index above `after`, page-aligned
-    /// somewhere after journal byte `from`, if there is one.
+    /// The index of an intact batch of `epoch` with an index of at least `after`, page-aligned
+    /// somewhere from journal byte `from` on, if there is one.
     fn later_batch(&self, epoch: u64, after: u64, from: u64, file_len: u64) -> Result<Option<u64>> {
         let mut offset = from;
         while offset + BATCH_HEADER_BYTES as u64 <= JOURNAL_BYTES && JOURNAL_OFFSET + offset + (BATCH_HEADER_BYTES as u64) <= file_len {
-            let at = JOURNAL_OFFSET + offset;
             let mut head = [0u8; BATCH_HEADER_BYTES];
-            self.file.read_exact_at(&mut head, at).map_err(|e| io(&self.path, "read the journal", e))?;
-            if &head[..8] == journal::BATCH_MAGIC {
-                let index = u64::from_le_bytes(head[16..24].try_into().expect("8 bytes"));
-                if index >= after {
-                    if let BatchHead::Batch { body_bytes, crc32 } = journal::read_head(&head, epoch, index) {
-                        if offset + journal::batch_bytes(body_bytes) <= JOURNAL_BYTES && at + BATCH_HEADER_BYTES as u64 + body_bytes as u64 <= file_len {
-                            let mut body = vec![0u8; body_bytes as usize];
-                            self.file.read_exact_at(&mut body, at + BATCH_HEADER_BYTES as u64).map_err(|e| io(&self.path, "read the journal", e))?;
-                            if journal::decode_body(&head, &body, crc32).is_some() {
-                                return Ok(Some(index));
-                            }
-                        }
-                    }
+            self.file.read_exact_at(&mut head, JOURNAL_OFFSET + offset).map_err(|e| io(&self.path, "read the journal", e))?;
+            let index = u64::from_le_bytes(head[16..24].try_into().expect("8 bytes"));
+            if &head[..8] == journal::BATCH_MAGIC && index >= after {
+                if let Found::Batch { .. } = self.batch_at(offset, epoch, index, file_len)? {
+                    return Ok(Some(index));
                 }
             }
             offset += journal::PAGE_BYTES;
@@ -411,12 +417,6 @@ impl BackingFile {
     /// The file's length in bytes.
     pub fn file_len(&self) -> Result<u64> {
         Ok(self.file.metadata().map_err(|e| io(&self.path, "read the backing file's size", e))?.len())
-    }
-
-    /// A copy of the file handle (for statistics of its size).
-    pub fn allocated_bytes(&self) -> u64 {
-        use std::os::unix::fs::MetadataExt;
-        self.file.metadata().map(|m| m.blocks() * 512).unwrap_or(0)
     }
 }
 

@@ -181,6 +181,11 @@ pub fn decode_body(head: &[u8; BATCH_HEADER_BYTES], body: &[u8], crc32: u32) -> 
     bincode::deserialize(body).ok()
 }
 
+/// Bytes the batch of `records` takes on file, without encoding it.
+pub fn batch_bytes_of(records: &[Record]) -> u64 {
+    batch_bytes(bincode::serialized_size(records).expect("records serialize") as u32)
+}
+
 /// Bytes a batch of `body_bytes` takes on file.
 pub fn batch_bytes(body_bytes: u32) -> u64 {
     (BATCH_HEADER_BYTES as u64 + body_bytes as u64).div_ceil(PAGE_BYTES) * PAGE_BYTES
@@ -208,6 +213,7 @@ mod tests {
         let head: [u8; BATCH_HEADER_BYTES] = batch[..BATCH_HEADER_BYTES].try_into().unwrap();
         let BatchHead::Batch { body_bytes, crc32 } = read_head(&head, 4, 2) else { panic!("a batch") };
         assert_eq!(batch_bytes(body_bytes), batch.len() as u64);
+        assert_eq!(batch_bytes_of(&records), batch.len() as u64);
         let body = &batch[BATCH_HEADER_BYTES..BATCH_HEADER_BYTES + body_bytes as usize];
         assert_eq!(decode_body(&head, body, crc32).unwrap(), records);
         // Another epoch or index is the end of the journal, not damage.

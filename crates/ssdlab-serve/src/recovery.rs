@@ -176,6 +176,7 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
             Op::Flush => {}
         }
     }
+    report.replay_ms = replay_started.elapsed().as_secs_f64() * 1e3;
     // Extents are sized whole when first used and the file never shrinks: a file that ends
     // before its last extent was cut short, and what was in the missing part is gone.
     let needed = backing.layout().extent_offset(extents.table().count);
@@ -186,9 +187,7 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
             backing.file_len()?
         );
     }
-    report.replay_ms = replay_started.elapsed().as_secs_f64() * 1e3;
     session.advance_to(last_done_ns);
-
     report.wall_ms = started.elapsed().as_secs_f64() * 1e3;
     // A new file is not a recovery, though its header is not marked clean yet.
     let report = (!header.clean && backing.existed()).then_some(report);
