@@ -204,7 +204,8 @@ def power_cut(control: str) -> str:
 
 
 def stats(control: str, command_word: str = "stats") -> str:
-    """Ask a running server for `stats` (JSON) or `series` (CSV)."""
+    """Send a running server's control socket one command word (`stats`: JSON, `series`: CSV,
+    `power-cut`: its confirmation) and return the answer."""
     try:
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(10)
