@@ -4,11 +4,14 @@
 //! * [`time`]: simulated time in integer nanoseconds ([`time::Nanoseconds`]).
 //! * [`SimRng`]: the seeded random source; one seed drives every random choice of a run.
 //! * [`units`]: byte-size constants and human-readable size parsing.
+//! * [`input`]: opening input files as possibly huge, endless or hostile (regular files only,
+//!   bounded sizes and lines).
 
 #![warn(missing_docs)]
 
 pub mod error;
 pub mod field;
+pub mod input;
 pub mod memory;
 pub mod rng;
 pub mod time;

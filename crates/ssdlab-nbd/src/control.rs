@@ -7,10 +7,12 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixListener;
 use std::sync::Arc;
 
-/// Listen on `path` (replacing a stale socket) in a background thread.
-pub fn listen(path: &str, server: Arc<Server>) -> std::io::Result<()> {
-    let _ = std::fs::remove_file(path);
+/// Listen on `path` in a background thread; returns what was bound, for
+/// [`crate::socket_path::release`]. The path was claimed before ([`crate::socket_path::claim`]):
+/// nothing is removed here, so a file that appeared since makes the bind fail.
+pub fn listen(path: &str, server: Arc<Server>) -> std::io::Result<crate::socket_path::Bound> {
     let listener = UnixListener::bind(path)?;
+    let bound = crate::socket_path::bound(path)?;
     std::thread::Builder::new().name("ssdlab-control".into()).spawn(move || {
         for stream in listener.incoming().flatten() {
             let mut reader = BufReader::new(&stream);
@@ -37,5 +39,5 @@ pub fn listen(path: &str, server: Arc<Server>) -> std::io::Result<()> {
             let _ = writer.write_all(b"\n");
         }
     })?;
-    Ok(())
+    Ok(bound)
 }

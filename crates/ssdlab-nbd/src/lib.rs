@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod control;
+mod socket_path;
 
 use nbdkit::*;
 use ssdlab_serve::{ExtentKind, Faults, Latency, ServeConfig, ServeError};
@@ -38,6 +39,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 static CONFIG: Mutex<Option<ServeConfig>> = Mutex::new(None);
 static CONTROL: Mutex<Option<String>> = Mutex::new(None);
+static BOUND: Mutex<Option<socket_path::Bound>> = Mutex::new(None);
 static SERVER: OnceLock<Arc<ssdlab_serve::Server>> = OnceLock::new();
 
 fn err(e: ServeError) -> Error {
@@ -98,7 +100,7 @@ impl Server for Connection {
                 config.power_cut_after = Some(n);
             }
             "fault" => config.faults = Faults::parse(value).map_err(|e| config_error(e.to_string()))?,
-            "control" => *CONTROL.lock().unwrap_or_else(|p| p.into_inner()) = Some(value.to_string()),
+            "control" => *CONTROL.lock().unwrap_or_else(|p| p.into_inner()) = Some(socket_path::absolute(value)),
             other => {
                 return Err(config_error(format!("unknown key `{other}` (expected profile, backing, set, latency, seed, control, power-cut-after or fault)")))
             }
@@ -118,6 +120,14 @@ impl Server for Connection {
         // Build or restore the drive before nbdkit starts serving, so a bad profile or backing
         // file is reported before anything listens.
         let config = CONFIG.lock().unwrap_or_else(|p| p.into_inner()).clone().expect("config_complete checked");
+        // The control path is checked before the drive opens and before nbdkit forks: only a
+        // stale socket is replaced, anything else is refused (never deleted).
+        if let Some(path) = CONTROL.lock().unwrap_or_else(|p| p.into_inner()).as_deref() {
+            if std::path::absolute(path).ok() == std::path::absolute(&config.backing).ok() {
+                return Err(config_error(format!("control socket {path}: is the backing file; give another path")));
+            }
+            socket_path::claim(path).map_err(config_error)?;
+        }
         let server = ssdlab_serve::Server::start(&config).map_err(|e| Error::new(libc::EINVAL, e.to_string()))?;
         if let Some(report) = server.recovery() {
             eprintln!("ssdlab: recovered {} after an unclean stop: {report}", config.backing);
@@ -129,7 +139,8 @@ impl Server for Connection {
     fn after_fork() -> Result<()> {
         // Threads start after nbdkit has (maybe) forked into the background.
         if let Some(path) = CONTROL.lock().unwrap_or_else(|p| p.into_inner()).clone() {
-            control::listen(&path, server()?.clone()).map_err(|e| Error::new(libc::EIO, format!("control socket {path}: {e}")))?;
+            let bound = control::listen(&path, server()?.clone()).map_err(|e| Error::new(libc::EIO, format!("control socket {path}: {e}")))?;
+            *BOUND.lock().unwrap_or_else(|p| p.into_inner()) = Some(bound);
         }
         Ok(())
     }
@@ -140,8 +151,8 @@ impl Server for Connection {
                 eprintln!("ssdlab: error: clean shutdown failed: {e}");
             }
         }
-        if let Some(path) = CONTROL.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            let _ = std::fs::remove_file(path);
+        if let Some(bound) = BOUND.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            socket_path::release(bound);
         }
     }
 

@@ -21,7 +21,8 @@ pub fn load_profile(name_or_path: &str, overrides: &[String]) -> Result<Profile>
         let known = crate::builtin_names().join(", ");
         bail!(Config, "{name_or_path}: no such profile file, and not a built-in profile (built-in: {known})");
     }
-    let source = std::fs::read_to_string(path).map_err(|e| Error::Config(format!("{name_or_path}: cannot read: {e}")))?;
+    // A regular file of bounded size (a profile is a few KiB): never /dev/zero or a FIFO.
+    let source = ssdlab_core::input::read_text(name_or_path, "profile", ssdlab_core::input::MAX_TEXT_FILE_BYTES).map_err(|e| Error::Config(e.to_string()))?;
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or(name_or_path).to_string();
     parse_profile(&name, name_or_path, &source, overrides)
 }
@@ -99,7 +100,13 @@ fn place(origin: &str, source: &str, overrides: &[String], error: &FieldError) -
 
 fn toml_error(origin: &str, source: &str, error: &toml::de::Error) -> Error {
     let line = error.span().map(|span| line_of_offset(source, span.start));
-    let message = error.message().replace('\n', " ");
+    let mut message = error.message().replace('\n', " ");
+    // toml says "duplicate key" without the key: name it from the span it points at.
+    if message.trim() == "duplicate key" {
+        if let Some(key) = error.span().and_then(|span| source.get(span)).map(|t| t.split('=').next().unwrap_or(t).trim()).filter(|k| !k.is_empty()) {
+            message = format!("duplicate key `{}`", key.chars().take(80).collect::<String>());
+        }
+    }
     match line {
         Some(line) => Error::Config(format!("{origin}:{line}: {message}")),
         None => Error::Config(format!("{origin}: {message}")),
@@ -114,8 +121,13 @@ fn apply_override(table: &mut toml::Table, item: &str) -> Result<()> {
     let Some((section, field)) = key.split_once('.') else {
         bail!(Config, "--set {item}: expected section.field=value (e.g. ftl.gc_policy=greedy)");
     };
+    // One value on one line: a newline or other control character could smuggle more TOML in.
+    if let Some(c) = item.chars().find(|c| c.is_control()) {
+        bail!(Config, "--set {key}: the value contains a control character ({c:?}); give one value on one line");
+    }
     let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {}", value_text.trim())) {
-        Ok(mut t) => t.remove("v").expect("parsed key"),
+        Ok(mut t) if t.len() == 1 => t.remove("v").expect("parsed key"),
+        Ok(_) => bail!(Config, "--set {key}: `{}` is more than one value", value_text.trim()),
         Err(_) => toml::Value::String(value_text.trim().to_string()),
     };
     let Some(toml::Value::Table(section_table)) = table.get_mut(section) else {

@@ -189,6 +189,9 @@ pub(crate) fn energy(e: &RawEnergy) -> FieldResult<Energy> {
 /// `[ftl]`: victim policy and GC thresholds, checked with the spare area they must work in.
 pub(crate) fn ftl(f: &RawFtl, geometry: &Geometry, user_sectors: u64) -> FieldResult<FtlConfig> {
     let gc_policy = GcPolicy::parse(&f.gc_policy, f.gc_window_blocks).map_err(|m| FieldError::new("ftl", "gc_policy", m))?;
+    // A window of no blocks has no victim to choose from (checked for every policy: the field
+    // is meaningless at 0 whichever policy reads it).
+    field_ensure!(f.gc_window_blocks >= 1, "ftl", "gc_window_blocks", "must be at least 1 (got {})", f.gc_window_blocks);
     field_ensure!(
         f.gc_low_free_blocks_per_die <= geometry.blocks_per_die(),
         "ftl",

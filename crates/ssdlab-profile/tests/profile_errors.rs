@@ -103,3 +103,23 @@ fn each_error_names_its_own_field() {
     let line: usize = err.split(':').nth(1).unwrap().trim().parse().unwrap_or_else(|_| panic!("{err}"));
     assert!(line > 5, "{err}");
 }
+
+#[test]
+fn issue19_profile_inputs_are_refused_naming_the_field_key_or_file() {
+    // A GC window of no blocks.
+    let err = override_error("ftl.gc_window_blocks=0");
+    assert!(err.contains("ftl.gc_window_blocks: must be at least 1"), "{err}");
+    // A duplicate key names the key and its line.
+    let err = error_of(&broken("pages_per_block = 256", "pages_per_block = 256\npages_per_block = 128"));
+    assert!(err.starts_with("drive.toml:") && err.contains("duplicate key `pages_per_block`"), "{err}");
+    // --set values with a newline, or with TOML smuggled after the value, are refused.
+    let err = override_error("nand.channels=8\n[ftl]\ngc_policy = \"greedy\"");
+    assert!(err.contains("--set nand.channels") && err.contains("control character"), "{err}");
+    let err = override_error("nand.channels=8\rx=1");
+    assert!(err.contains("control character"), "{err}");
+    // A device or a folder given as a profile.
+    let err = load_profile("/dev/zero", &[]).unwrap_err().to_string();
+    assert!(err.contains("/dev/zero: is a device"), "{err}");
+    let err = load_profile("/", &[]).unwrap_err().to_string();
+    assert!(err.contains("is a folder"), "{err}");
+}

@@ -1,8 +1,8 @@
 //! Streaming trace parsers.
 
 use crate::record::{TraceOp, TraceRecord, MAX_TRACE_BYTES, MAX_TRACE_NS};
+use ssdlab_core::input::{read_line_bounded, MAX_LINE_BYTES};
 use ssdlab_core::{bail, Error, Result};
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 
 /// A trace format.
@@ -174,10 +174,11 @@ impl TraceReader {
 
     /// Open `path` with explicit options.
     pub fn open_with(path: &str, options: ReadOptions) -> Result<Self> {
-        let mut file = File::open(path).map_err(|e| Error::Io(format!("{path}: cannot open trace: {e}")))?;
+        // A regular file only: a FIFO or /dev/zero would be read forever (or read twice here).
+        let mut file = ssdlab_core::input::open_regular(path, "trace")?;
         let mut magic = [0u8; 2];
         let n = file.read(&mut magic).map_err(|e| Error::Io(format!("{path}: cannot read trace: {e}")))?;
-        let file = File::open(path).map_err(|e| Error::Io(format!("{path}: cannot open trace: {e}")))?;
+        let file = ssdlab_core::input::open_regular(path, "trace")?;
         let reader: Box<dyn BufRead + Send> = if n == 2 && magic == [0x1f, 0x8b] {
             Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(file)))
         } else {
@@ -197,13 +198,17 @@ impl TraceReader {
         let mut raw = Vec::new();
         let mut line_no = 0;
         let first = loop {
-            raw.clear();
-            let n = lines.read_until(b'\n', &mut raw).map_err(|e| Error::Io(format!("{origin}: cannot read trace: {e}")))?;
+            let n = read_line_bounded(&mut *lines, &mut raw, MAX_LINE_BYTES, origin, line_no + 1)?;
             if n == 0 {
                 bail!(Workload, "{origin}: the trace is empty");
             }
             line_no += 1;
             let text = String::from_utf8(raw.clone()).map_err(|_| bad(origin, line_no, "the line is not UTF-8 text (is this a binary file?)"))?;
+            // A UTF-8 byte-order mark (Windows editors write one) is not part of the first line.
+            let text = match text.strip_prefix('\u{feff}') {
+                Some(rest) if line_no == 1 => rest.to_string(),
+                _ => text,
+            };
             if !text.trim().is_empty() {
                 break text;
             }
@@ -253,8 +258,7 @@ impl TraceReader {
             self.line_no += 1;
             return Ok(Some(first));
         }
-        self.buffer.clear();
-        let n = self.lines.read_until(b'\n', &mut self.buffer).map_err(|e| Error::Io(format!("{}: cannot read trace: {e}", self.origin)))?;
+        let n = read_line_bounded(&mut *self.lines, &mut self.buffer, MAX_LINE_BYTES, &self.origin, self.line_no + 1)?;
         if n == 0 {
             return Ok(None);
         }
@@ -422,6 +426,12 @@ impl Iterator for TraceReader {
             }
             let line = match self.next_line() {
                 Ok(Some(line)) => line,
+                Ok(None) if self.skipped > 0 && self.first_record_ns.is_none() => {
+                    // --skip-bad over a file where every line was bad: nothing was read, say so.
+                    self.ended = true;
+                    let message = format!("{}: every line was malformed ({} skipped); no request to read", self.origin, self.skipped);
+                    return Some(Err(Error::Workload(message)));
+                }
                 Ok(None) => return None,
                 Err(e) => return Some(Err(e)),
             };
