@@ -7,6 +7,7 @@ live figures from the server's control socket.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -19,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ssdlab import paths
 from ssdlab.drive import profile_source
 from ssdlab.errors import SsdlabError
 
@@ -46,6 +48,9 @@ class ServeOptions:
 #: Exit code of the plugin after a power cut (ssdlab-nbd's POWER_CUT_EXIT).
 POWER_CUT_EXIT = 75
 
+#: Longest answer read from a control socket (a day's per-second series is ~10 MB).
+MAX_CONTROL_REPLY_BYTES = 256 << 20
+
 
 def nbdkit_path() -> str:
     """The nbdkit binary, or a clear error saying how to install it."""
@@ -72,30 +77,103 @@ def uri(options: ServeOptions) -> str:
 
 
 def _defaults(options: ServeOptions) -> ServeOptions:
-    backing = Path(options.backing)
+    """Fill in the default socket and control paths and make every path absolute: nbdkit
+    changes folder to / when it daemonises, so a relative path would land there."""
+    backing = Path(paths.text_path("--backing", options.backing)).absolute()
+    options.backing = str(backing)
     if options.socket is None and options.port is None:
         options.socket = str(backing.with_name(backing.name + ".sock"))
     if options.control is None:
         options.control = str(backing.with_name(backing.name + ".control"))
+    options.control = str(Path(paths.text_path("--control", options.control)).absolute())
+    if options.socket is not None:
+        options.socket = str(Path(paths.text_path("--socket", options.socket)).absolute())
+    if options.pidfile is not None:
+        options.pidfile = str(Path(paths.text_path("--pidfile", options.pidfile)).absolute())
+    if not _is_builtin(options.profile) and Path(options.profile).exists():
+        options.profile = str(Path(options.profile).absolute())
     return options
+
+
+def _is_builtin(profile: str) -> bool:
+    from ssdlab.drive import profile_names
+
+    return profile in profile_names()
 
 
 def check(options: ServeOptions) -> None:
     """Refuse what can be refused before nbdkit starts: the profile, the backing path, the
-    endpoints."""
-    profile_source(options.profile, options.overrides)
-    backing = Path(options.backing)
-    if backing.is_dir():
-        raise SsdlabError(f"--backing {backing}: is a folder; give a file name")
-    folder = backing.resolve().parent
-    if not folder.is_dir():
-        raise SsdlabError(f"--backing {backing}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (backing.exists() and not os.access(backing, os.W_OK)):
-        raise SsdlabError(f"--backing {backing}: not writable")
+    endpoints. No path is ever deleted here except a stale socket (nobody answers on it) at
+    the socket or control path."""
+    if options.pidfile is not None and not options.background:
+        raise SsdlabError("--pidfile: only with --background (a foreground server's process id is this command's)")
     if options.latency not in ("none", "emulate"):
         raise SsdlabError(f"--latency: expected none or emulate (got {options.latency})")
     if options.port is not None and not 1 <= options.port <= 65535:
         raise SsdlabError(f"--port: expected 1 to 65535 (got {options.port})")
+    if not _is_builtin(options.profile):
+        paths.input_file("profile", options.profile, paths.MAX_TEXT_FILE_BYTES)
+    profile_source(options.profile, options.overrides)
+    backing = Path(options.backing)
+    try:
+        info = backing.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise SsdlabError(f"--backing {paths.shown(backing)}: {paths.why(error)}") from None
+    if info is not None and backing.is_dir():
+        raise SsdlabError(f"--backing {paths.shown(backing)}: is a folder; give a file name")
+    if info is not None and not backing.is_file():
+        raise SsdlabError(f"--backing {paths.shown(backing)}: is {paths.kind_of(info.st_mode)}; give a regular file")
+    folder = backing.parent
+    if not folder.is_dir():
+        raise SsdlabError(f"--backing {paths.shown(backing)}: folder {paths.shown(folder)} does not exist")
+    if not os.access(folder, os.W_OK) or (info is not None and not os.access(backing, os.W_OK)):
+        raise SsdlabError(f"--backing {paths.shown(backing)}: not writable")
+    # No two of the paths may be the same file: --control on the backing image or on the NBD
+    # socket would replace it.
+    named = {"--backing": options.backing, "--socket": options.socket, "--control": options.control, "--pidfile": options.pidfile}
+    seen: dict[str, str] = {}
+    for name, path in named.items():
+        if path is None:
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise SsdlabError(f"{name} {paths.shown(path)}: is the same path as {seen[key]}; give another path")
+        seen[key] = name
+    if options.pidfile is not None:
+        paths.output_file("--pidfile", options.pidfile)
+        _check_pidfile(options.pidfile)
+    if options.port is not None:
+        _check_port(options.port)
+    # Only a stale socket of a server that did not stop cleanly may be replaced.
+    if options.socket is not None:
+        paths.claim_socket("--socket", options.socket)
+    paths.claim_socket("--control", str(options.control))
+
+
+def _check_pidfile(path: str) -> None:
+    """nbdkit overwrites the pid file: only a missing file or an old pid file may be there."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise SsdlabError(f"--pidfile {paths.shown(path)}: {paths.why(error)}") from None
+    if not head.strip().isdigit():
+        raise SsdlabError(f"--pidfile {paths.shown(path)}: exists and is not a pid file; give another path (it would be overwritten)")
+
+
+def _check_port(port: int) -> None:
+    """Refuse a TCP port something already listens on, naming it."""
+    with socket.socket(socket.AF_INET) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError as error:
+            reason = "already in use" if error.errno == errno.EADDRINUSE else (error.strerror or str(error))
+            raise SsdlabError(f"--port {port}: {reason}; give another port") from None
 
 
 def command(options: ServeOptions) -> list[str]:
@@ -132,23 +210,62 @@ def _error_of(stderr: str) -> str:
     return line.strip()
 
 
+def _recovery_lines(stderr: str) -> list[str]:
+    """What the plugin said at start (recovery report, data-loss warnings), as the foreground
+    start relays it."""
+    return [line for line in stderr.splitlines() if "ssdlab:" in line and "error" not in line.lower()]
+
+
+def _answers(options: ServeOptions) -> bool:
+    """Does the export answer (an NBD greeting on its socket or port) and the control socket
+    (a JSON `stats`)?"""
+    try:
+        family, address = (socket.AF_INET, ("127.0.0.1", options.port)) if options.port is not None else (socket.AF_UNIX, options.socket)
+        with socket.socket(family) as s:
+            s.settimeout(2)
+            s.connect(address)
+            greeting = s.recv(8)
+        if greeting != b"NBDMAGIC":
+            return False
+        json.loads(stats(str(options.control)))
+        return True
+    except (OSError, SsdlabError, ValueError):
+        return False
+
+
+def _start_background(options: ServeOptions, cmd: list[str], echo) -> int:
+    """Start nbdkit in the background; return only once the export and the control socket
+    answer (else an error saying it is not serving)."""
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SsdlabError(f"nbdkit: {_error_of(result.stderr)}")
+    for line in _recovery_lines(result.stderr):
+        echo(line)
+    deadline = time.monotonic() + BACKGROUND_START_S
+    while not _answers(options):
+        if time.monotonic() > deadline:
+            raise SsdlabError(f"the background server is not serving {uri(options)} after {BACKGROUND_START_S:g} s (nbdkit said: {_error_of(result.stderr)})")
+        time.sleep(0.05)
+    echo(uri(options))
+    echo(f"control: {options.control}")
+    if options.pidfile:
+        echo(f"stop it with: kill $(cat {options.pidfile})")
+    return 0
+
+
+#: How long a background start may take to answer once nbdkit has forked (the drive is built
+#: and recovered before the fork).
+BACKGROUND_START_S = 20.0
+
+
 def serve(options: ServeOptions, echo) -> int:
-    """Run the server (foreground: until Ctrl-C or SIGTERM; background: start it and return)."""
+    """Run the server (foreground: until Ctrl-C or SIGTERM; background: start it and return
+    once it answers)."""
     options = _defaults(options)
     check(options)
     cmd = command(options)
     if options.background:
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise SsdlabError(f"nbdkit: {_error_of(result.stderr)}")
-        echo(uri(options))
-        echo(f"control: {options.control}")
-        if options.pidfile:
-            echo(f"stop it with: kill $(cat {options.pidfile})")
-        return 0
-    for stale in (options.socket, options.control):
-        if stale and Path(stale).is_socket():
-            Path(stale).unlink()  # from a server that did not stop cleanly
+        return _start_background(options, cmd, echo)
     process = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     errors: list[str] = []
     ready = threading.Event()
@@ -183,11 +300,16 @@ def serve(options: ServeOptions, echo) -> int:
         for s, handler in previous.items():
             signal.signal(s, handler)
     reader.join(timeout=5)
-    if options.socket and Path(options.socket).is_socket():
-        Path(options.socket).unlink()
+    # Sockets this server bound and left behind (a killed nbdkit): stale ones only.
+    for path in (options.socket, options.control):
+        if path and paths.socket_state(path) == "stale":
+            Path(path).unlink()
     if code == POWER_CUT_EXIT:
         echo("the drive lost power; `ssdlab serve` of " + options.backing + " recovers it")
         return 0
+    if code < 0 and stop["signal"] is None:
+        name = signal.Signals(-code).name
+        raise SsdlabError(f"the server (nbdkit) was killed ({name}); `ssdlab serve` of {options.backing} recovers the drive from its journal")
     if code != 0 and stop["signal"] is None:
         raise SsdlabError(f"nbdkit: {_error_of(''.join(errors))}")
     echo("stopped; the drive's state is saved in " + options.backing)
@@ -198,8 +320,11 @@ def power_cut(control: str) -> str:
     """Cut a running server's power; returns what it said was lost."""
     text = stats(control, "power-cut")
     try:
-        return json.loads(text)["power_cut"]
-    except (ValueError, KeyError):
+        answer = json.loads(text)["power_cut"]
+        if not isinstance(answer, str):
+            raise TypeError(answer)
+        return answer
+    except (ValueError, KeyError, TypeError):
         raise SsdlabError(f"{control}: the server did not confirm the power cut (answered {text.strip()[:200]!r})") from None
 
 
@@ -212,14 +337,26 @@ def stats(control: str, command_word: str = "stats") -> str:
             s.connect(control)
             s.sendall(command_word.encode() + b"\n")
             chunks = []
+            received = 0
             while True:
                 chunk = s.recv(1 << 16)
                 if not chunk:
                     break
                 chunks.append(chunk)
+                received += len(chunk)
+                if received > MAX_CONTROL_REPLY_BYTES:
+                    raise SsdlabError(f"{control}: the control socket's answer is longer than {MAX_CONTROL_REPLY_BYTES} bytes; is this an ssdlab server?")
     except OSError as error:
         raise SsdlabError(f"{control}: cannot reach the server's control socket: {error.strerror or error}") from None
-    text = b"".join(chunks).decode()
+    try:
+        text = b"".join(chunks).decode()
+    except UnicodeDecodeError:
+        raise SsdlabError(f"{control}: the control socket answered something that is not text; is this an ssdlab server?") from None
     if command_word == "stats":
-        json.loads(text)  # a server answers JSON; anything else is not ours
+        try:
+            document = json.loads(text)  # a server answers a JSON object; anything else is not ours
+        except ValueError:
+            document = None
+        if not isinstance(document, dict):
+            raise SsdlabError(f"{control}: the control socket did not answer ssdlab's statistics (got {text.strip()[:80]!r}); is this an ssdlab server?")
     return text

@@ -1,0 +1,230 @@
+"""One place that checks every path a user hands ssdlab (issue 19).
+
+- :func:`input_file`: an input must be a regular file (a folder, FIFO, device or socket is
+  refused, naming what it is), readable, and within the format's size bound.
+- :func:`output_file`: an output must not be a folder, a device or FIFO (``-`` means standard
+  output), its folder must exist and be writable.
+- :func:`check_distinct`: no output may be the same file as an input or another output.
+- :func:`write_atomic`: outputs are written to a temporary file in the same folder, synced and
+  renamed into place, so a failed write never leaves a half-written file or loses the old one.
+- :func:`claim_socket`: a socket path may only replace a stale socket (nobody answers on it);
+  anything else at the path is refused, never deleted.
+
+Every message names the option and the path (non-UTF-8 bytes shown escaped) and is raised as an
+:class:`~ssdlab.errors.InputOutputError`, which the command line prints as one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import socket
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from ssdlab.errors import InputOutputError
+
+#: Largest text input read whole (profiles, job files, sweep specs are a few KiB).
+MAX_TEXT_FILE_BYTES = 4 << 20
+
+
+def shown(path: str | os.PathLike) -> str:
+    """`path` for a message: bytes that are not UTF-8 shown as ``\\xNN`` escapes."""
+    raw = os.fsencode(path)
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def kind_of(mode: int) -> str:
+    """What kind of file an ``st_mode`` describes, in words."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def why(error: OSError) -> str:
+    if error.errno == errno.ENOENT:
+        return "no such file"
+    if error.errno == errno.ELOOP:
+        return "symbolic link loop"
+    if error.errno == errno.ENAMETOOLONG:
+        return "name too long for the file system"
+    if error.errno == errno.EACCES:
+        return "permission denied"
+    if error.errno == errno.ENOTDIR:
+        return "a part of the path is not a folder"
+    return error.strerror or str(error)
+
+
+def text_path(option: str, path: str | os.PathLike) -> str:
+    """The path as text the core accepts: refuse empty paths and bytes that are not UTF-8."""
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if text == "":
+        raise InputOutputError(f"{option}: empty path; give a file name")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputOutputError(f"{option} {shown(text)}: the path is not valid UTF-8; rename the file") from None
+    if "\0" in text:
+        raise InputOutputError(f"{option}: the path contains a NUL byte")
+    return text
+
+
+def input_file(option: str, path: str | os.PathLike, max_bytes: int | None = None) -> str:
+    """Check an input file and return its path as text. `max_bytes` bounds formats read whole."""
+    text = text_path(option, path)
+    try:
+        info = os.stat(text)
+    except OSError as error:
+        raise InputOutputError(f"{option} {shown(text)}: {why(error)}") from None
+    except ValueError as error:
+        raise InputOutputError(f"{option} {shown(text)}: {error}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputOutputError(f"{option} {shown(text)}: is {kind_of(info.st_mode)}; give a regular file")
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise InputOutputError(f"{option} {shown(text)}: {info.st_size:,} bytes; at most {max_bytes:,} are accepted")
+    if not os.access(text, os.R_OK):
+        raise InputOutputError(f"{option} {shown(text)}: not readable (permission denied)")
+    return text
+
+
+def output_file(option: str, path: str | os.PathLike) -> str:
+    """Check an output path (``-`` is standard output) and return it as text."""
+    text = text_path(option, path)
+    if text == "-":
+        return text
+    try:
+        info = os.stat(text)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise InputOutputError(f"{option} {shown(text)}: {why(error)}") from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        hint = "give a file name" if stat.S_ISDIR(info.st_mode) else "give a regular file (- for standard output)"
+        raise InputOutputError(f"{option} {shown(text)}: is {kind_of(info.st_mode)}; {hint}")
+    try:
+        parent = Path(text).absolute().parent
+        if not parent.is_dir():
+            raise InputOutputError(f"{option} {shown(text)}: folder {shown(parent)} does not exist")
+    except OSError as error:
+        raise InputOutputError(f"{option} {shown(text)}: {why(error)}") from None
+    if not os.access(parent, os.W_OK):
+        raise InputOutputError(f"{option} {shown(text)}: folder {shown(parent)} is not writable")
+    if len(os.fsencode(Path(text).name)) > 200:  # room for the temporary file's prefix and suffix
+        raise InputOutputError(f"{option} {shown(text)}: name too long for the file system")
+    return text
+
+
+def _identity(path: str) -> tuple:
+    """What makes two paths the same file: (device, inode) when it exists, else the resolved path."""
+    try:
+        info = os.stat(path)
+        return ("inode", info.st_dev, info.st_ino)
+    except OSError:
+        return ("path", os.path.realpath(path))
+
+
+def check_distinct(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+    """Refuse an output that is the same file as an input or as another output; refuse two
+    outputs on standard output. Keys are option names (``--json``), values paths or None."""
+    stdout = [name for name, path in outputs.items() if path == "-"]
+    if len(stdout) > 1:
+        raise InputOutputError(f"{' and '.join(stdout)} cannot both write to standard output (-)")
+    seen: dict[tuple, str] = {}
+    for name, path in inputs.items():
+        if path and path != "-":
+            seen.setdefault(_identity(path), name)
+    for name, path in outputs.items():
+        if not path or path == "-":
+            continue
+        key = _identity(path)
+        if key in seen:
+            other = seen[key]
+            raise InputOutputError(f"{name} {shown(path)}: is the same file as {other}; give another file name")
+        seen[key] = name
+
+
+def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "output") -> None:
+    """Write `data` to `path` through a temporary file in the same folder, synced and renamed
+    into place: the old file stays whole until the new one is complete."""
+    with atomic_output(path, option) as temp:
+        mode = "wb" if isinstance(data, bytes) else "w"
+        with open(temp, mode) as f:
+            f.write(data)
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike, option: str = "output") -> Iterator[str]:
+    """Yield a temporary path next to `path`; when the block ends without an error the file is
+    synced and renamed onto `path`, otherwise it is removed (and `path` untouched)."""
+    target = Path(path)
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.absolute().parent)
+        os.close(fd)
+    except OSError as error:
+        raise InputOutputError(f"{option} {shown(target)}: cannot create a file in its folder: {why(error)}") from None
+    try:
+        yield temp
+        with open(temp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(temp, target)
+    except OSError as error:
+        raise InputOutputError(f"{option} {shown(target)}: cannot write: {why(error)}") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+
+
+def socket_state(path: str) -> str:
+    """``missing``, ``stale`` (a socket nobody answers on), ``live`` (a socket that answers)
+    or what else is at `path` (``a regular file``, ``a folder``, ...)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return "missing"
+    if not stat.S_ISSOCK(info.st_mode):
+        return "a symbolic link" if stat.S_ISLNK(info.st_mode) else kind_of(info.st_mode)
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(2)
+        try:
+            s.connect(path)
+        except ConnectionRefusedError:
+            return "stale"
+        except OSError:
+            return "live"  # cannot tell: treat as in use (never delete)
+    return "live"
+
+
+def claim_socket(option: str, path: str) -> None:
+    """Make `path` free for a new socket: nothing there is fine, a stale socket is removed,
+    anything else (a file, a folder, a socket a server answers on) is refused."""
+    text = text_path(option, path)
+    try:
+        state = socket_state(text)
+    except OSError as error:
+        raise InputOutputError(f"{option} {shown(text)}: {why(error)}") from None
+    if state == "missing":
+        parent = Path(text).absolute().parent
+        if not parent.is_dir():
+            raise InputOutputError(f"{option} {shown(text)}: folder {shown(parent)} does not exist")
+        if len(os.fsencode(os.path.abspath(text))) > 107:
+            raise InputOutputError(f"{option} {shown(text)}: a Unix socket path must be at most 107 bytes long")
+        return
+    if state == "stale":
+        os.unlink(text)  # a socket nobody answers on: left by a server that did not stop cleanly
+        return
+    if state == "live":
+        raise InputOutputError(f"{option} {shown(text)}: a running server answers on this socket; stop it or give another path")
+    raise InputOutputError(f"{option} {shown(text)}: is {state}; only a stale socket is replaced, give another path")
