@@ -17,16 +17,27 @@ from pathlib import Path
 
 import click
 
-from ssdlab import __version__
+from ssdlab import __version__, paths
 from ssdlab import preconditions as pre
 from ssdlab.drive import DEFAULT_PROFILE, Drive, jobs_from_file, profile_names, profile_source
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import InputOutputError, SsdlabError
 from ssdlab.progress import ProgressBars
 from ssdlab.report_text import drive_header, run_summary
 
 
+def _one_line(message: str) -> str:
+    """A message as one printable line: newlines become spaces, other control characters and
+    bytes that are not UTF-8 are shown escaped (a binary file's content is never echoed raw)."""
+    message = " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)
+
+
 def _fail(message: str) -> None:
-    click.echo(f"ssdlab: error: {message}", err=True)
+    try:
+        click.echo(f"ssdlab: error: {_one_line(message)}", err=True)
+    except (OSError, ValueError):
+        pass  # standard error is closed too: the exit status says it
     sys.exit(2)
 
 
@@ -56,39 +67,39 @@ def profile_group() -> None:
 def profile_show(name: str, overrides: tuple[str, ...]) -> None:
     """Print a profile's TOML (built-in NAME or a path)."""
     try:
+        _profile_input(name)
         click.echo(profile_source(name, overrides), nl=False)
     except SsdlabError as error:
         _fail(str(error))
 
 
-def _check_outputs(**paths: str | None) -> None:
-    """Refuse output paths that cannot be written, before any simulation runs: a missing
-    folder, a folder where a file is expected, two outputs on standard output."""
-    to_stdout = [f"--{name.replace('_', '-')}" for name, path in paths.items() if path == "-"]
-    if len(to_stdout) > 1:
-        raise SsdlabError(f"{' and '.join(to_stdout)} cannot both write to standard output (-)")
-    for name, path in paths.items():
-        if not path or path == "-":
-            continue
-        target = Path(path)
-        if target.is_dir():
-            raise SsdlabError(f"--{name.replace('_', '-')} {path}: is a folder; give a file name")
-        parent = target.resolve().parent
-        if not parent.is_dir():
-            raise SsdlabError(f"--{name.replace('_', '-')} {path}: folder {parent} does not exist")
-        if not os.access(parent, os.W_OK):
-            raise SsdlabError(f"--{name.replace('_', '-')} {path}: folder {parent} is not writable")
+def _profile_input(profile: str) -> None:
+    """A profile given as a path is an input file like any other (built-in names are not)."""
+    if profile not in profile_names():
+        if os.path.sep in profile or profile.endswith(".toml") or os.path.lexists(profile):
+            paths.input_file("--profile", profile, paths.MAX_TEXT_FILE_BYTES)
 
 
-def _check_input(option: str, path: str | None) -> None:
-    """Refuse an input file that cannot be read, before any simulation runs."""
-    if path is None:
-        return
-    target = Path(path)
-    if not target.is_file():
-        raise SsdlabError(f"{option} {path}: no such file")
-    if not os.access(target, os.R_OK):
-        raise SsdlabError(f"{option} {path}: not readable")
+def _io(inputs: dict[str, str | None], outputs: dict[str, str | None], text_inputs: tuple[str, ...] = ()) -> None:
+    """Check every input and output path of a command before anything runs (issue 19): inputs
+    are readable regular files (text formats within their size bound), outputs are writable
+    files, and no output is the same file as an input or another output."""
+    for name, path in inputs.items():
+        if path is not None:
+            paths.input_file(name, path, paths.MAX_TEXT_FILE_BYTES if name in text_inputs else None)
+    for name, path in outputs.items():
+        if path is not None:
+            paths.output_file(name, path)
+    paths.check_distinct(inputs, outputs)
+
+
+def _write_output(path: str, text: str, option: str) -> None:
+    """Write one output: ``-`` is standard output, anything else goes through a temporary file
+    renamed into place."""
+    if path == "-":
+        click.echo(text, nl=False)
+    else:
+        paths.write_atomic(path, text, option)
 
 
 def _fio_options(args: list[str]) -> list[str]:
@@ -151,8 +162,12 @@ def run_command(
             raise SsdlabError("give either fio options or --job-file, not both")
         for step in steps:
             pre.parse(step)
-        _check_outputs(json=json_path, series=series_path)
-        _check_input("--data-file", data_file)
+        _profile_input(profile)
+        _io(
+            {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
+            {"--json": json_path, "--series": series_path},
+            text_inputs=("--job-file", "--profile"),
+        )
         drive = Drive(profile, overrides, seed=seed, content=content)
         jobs = jobs_from_file(job_file) if job_file else None
         if jobs is None:
@@ -188,17 +203,10 @@ def run_command(
     document["profile"] = {k: v for k, v in drive.info.items() if k != "source"}
     document["preconditions"] = records
     document["jobs"] = [r.summary for r in results]
-    try:
-        if json_path == "-":
-            click.echo(json.dumps(document, indent=2))
-        elif json_path:
-            Path(json_path).write_text(json.dumps(document, indent=2) + "\n")
-        if series_path == "-":
-            click.echo(last.series.to_csv(index=False), nl=False)
-        elif series_path:
-            last.series.to_csv(series_path, index=False)
-    except OSError as error:
-        _fail(f"cannot write output: {error}")
+    if json_path:
+        _write_output(json_path, json.dumps(document, indent=2) + "\n", "--json")
+    if series_path:
+        _write_output(series_path, last.series.to_csv(index=False), "--series")
 
 
 @cli.command("review")
@@ -279,6 +287,9 @@ def _run_lab(
 
     if db_path is not None and Path(db_path).is_dir():
         raise SsdlabError(f"--db {db_path}: is a folder; give the results database's file name")
+    if db_path is not None:
+        paths.output_file("--db", db_path)  # appended to: an existing regular file or a new one
+    _profile_input(profile)
     if label is not None and not label.strip():
         raise SsdlabError("--label: must not be empty")
     bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
@@ -370,6 +381,7 @@ def compare_command(drives: tuple[str, ...], db_path: str, out_dir: str, highlig
     from ssdlab.lab.compare import compare
 
     try:
+        paths.input_file("--db", db_path)
         page = compare(Path(db_path), Path(out_dir), list(drives), highlight, include_scaled)
     except SsdlabError as error:
         _fail(str(error))
@@ -386,6 +398,8 @@ def calibrate_command(db_path: str, out_path: str, scale: float, quiet: bool) ->
     from ssdlab.lab.compare import calibrate
 
     try:
+        _check_scale(scale)
+        _io({}, {"--db": db_path, "--out": out_path})
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
         page = calibrate(Path(db_path), Path(out_path), scale, bars, echo=None if quiet else click.echo)
     except SsdlabError as error:
@@ -409,6 +423,7 @@ def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: s
     from ssdlab import traces
 
     try:
+        paths.input_file("trace", path)
         s = traces.stats(path, fmt, skip_bad, time_unit)
     except SsdlabError as error:
         _fail(str(error))
@@ -438,7 +453,11 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
     from ssdlab import traces
 
     try:
-        n = traces.generate(name, out_path, seed)
+        _io({}, {"--out": out_path})
+        if name not in traces.workloads():
+            raise SsdlabError(f"unknown workload {name!r} (expected one of: {', '.join(traces.workloads())})")
+        with paths.atomic_output(out_path, "--out") as temp:
+            n = traces.generate(name, temp, seed)
     except SsdlabError as error:
         _fail(str(error))
     click.echo(f"wrote {n:,} requests to {out_path}")
@@ -481,9 +500,12 @@ def trace_replay_command(
             pre.parse(step)
         if not (math.isfinite(time_scale) and 0 < time_scale <= 1e6):
             raise SsdlabError(f"--time-scale: expected a positive number no larger than 1e6 (got {time_scale})")
-        _check_outputs(json=json_path)
-        _check_input("trace", path)
-        _check_input("--data-file", data_file)
+        _profile_input(profile)
+        _io(
+            {"trace": path, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
+            {"--json": json_path},
+            text_inputs=("--profile",),
+        )
         drive = Drive(profile, overrides, seed=seed)
         for step in steps:
             drive.precondition(step)
@@ -493,14 +515,10 @@ def trace_replay_command(
     except SsdlabError as error:
         _fail(str(error))
     s = result.summary
-    try:
+    if json_path:
+        _write_output(json_path, json.dumps(s, indent=2) + "\n", "--json")
         if json_path == "-":
-            click.echo(json.dumps(s, indent=2))
             return
-        if json_path:
-            Path(json_path).write_text(json.dumps(s, indent=2) + "\n")
-    except OSError as error:
-        _fail(f"cannot write output: {error}")
     click.echo(f"replayed {s['requests']:,} requests ({s['mode']}) in {s['simulated_seconds']:,.2f} s simulated, {s['wall_seconds']:,.1f} s wall")
     click.echo(
         f"  average {s['average_mbps']:,.1f} MB/s (reads {s['read_mbps']:,.1f}, writes {s['write_mbps']:,.1f}); "
@@ -641,11 +659,11 @@ def sweep_command(spec_path, out_dir, db_path, workers, dask_address, dask_sched
     if dask_address and dask_scheduler_file:
         _fail("give either --dask or --dask-scheduler-file, not both")
     try:
+        _io({"SPEC.toml": spec_path, "--dask-scheduler-file": dask_scheduler_file}, {"--db": db_path}, text_inputs=("SPEC.toml", "--dask-scheduler-file"))
         spec = load(spec_path)
         out = Path(out_dir or f"sweep-{spec.name}")
         if not quiet:
             click.echo(f"sweep {spec.name}: {len(spec.points)} points ({spec.sample}), {len(spec.axes)} axes")
-        _check_outputs(db=db_path)
         result = run_sweep(
             spec,
             out,
@@ -674,11 +692,41 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _check_arguments(args: list[str]) -> None:
+    """Refuse arguments with bytes that are not UTF-8 (paths and values cross into the core as
+    text), naming the argument."""
+    for i, arg in enumerate(args, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputOutputError(f"argument {i} ({paths.shown(arg)}): not valid UTF-8; ssdlab takes UTF-8 paths and values") from None
+        if "\0" in arg:
+            raise InputOutputError(f"argument {i}: contains a NUL byte")
+
+
+class _ClosedStream:
+    """Standard output when the process started with it closed: writing says so."""
+
+    def write(self, text: str) -> int:
+        raise OSError(9, "closed")
+
+    def flush(self) -> None:
+        pass
+
+
 def main() -> None:
-    """Entry point of the ``ssdlab`` command."""
+    """Entry point of the ``ssdlab`` command: every way a command can fail ends here as one
+    line on standard error with exit status 2 (130 when interrupted)."""
     signal.signal(signal.SIGTERM, _terminate)
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream()  # type: ignore[assignment]
     try:
+        _check_arguments(sys.argv[1:])
         cli.main(standalone_mode=False, prog_name="ssdlab")
+        try:
+            sys.stdout.flush()
+        except OSError as error:
+            raise OSError(error.errno, f"cannot write: {error.strerror}", "standard output") from None
     except click.exceptions.Abort:
         click.echo("ssdlab: interrupted", err=True)
         sys.exit(130)
@@ -692,6 +740,19 @@ def main() -> None:
         _fail(error.format_message())
     except click.exceptions.Exit as exit_:
         sys.exit(exit_.exit_code)
+    except SsdlabError as error:
+        _fail(str(error))
+    except MemoryError:
+        _fail("out of memory")
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more to say; keep Python quiet at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(2)
+    except OSError as error:
+        where = f"{paths.shown(error.filename)}: " if error.filename else ""
+        if error.errno == 9 and not error.filename:
+            where = "standard output: "
+        _fail(f"{where}{error.strerror or error}")
 
 
 if __name__ == "__main__":

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ssdlab import _native
+from ssdlab import _native, paths
 from ssdlab import preconditions as pre
-from ssdlab.errors import WorkloadError
+from ssdlab.errors import RequestError, WorkloadError
 
 #: Called during long runs with (job name, fraction done 0..1, simulated seconds, completed IOs).
 ProgressCallback = Callable[[str, float, float, int], None]
@@ -19,6 +20,41 @@ DEFAULT_PROFILE = "force-gs-240"
 
 # Completions simulated per slice between progress reports and Ctrl-C checks.
 _SLICE_COMPLETIONS = 200_000
+
+#: Most bytes one `Drive.read` returns (the bytes are built in memory).
+MAX_READ_BYTES = 1 << 30
+
+
+def _whole(where: str, name: str, value: object, low: int = 0, high: int = 2**64 - 1) -> int:
+    """`value` as a whole number from `low` to `high`, or an error naming the parameter."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{where}: {name} must be a whole number (got {type(value).__name__} {value!r:.60})")
+    if not low <= value <= high:
+        raise RequestError(f"{where}: {name} must be {low} to {high} (got {value})")
+    return value
+
+
+def _strings(where: str, name: str, value: object) -> list[str]:
+    """`value` as a list of strings: a lone string is refused (it would be read character by
+    character), as is any item that is not a string."""
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{where}: {name} must be a list of strings, not a single string (write [{value!r:.60}])")
+    try:
+        items = list(value)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"{where}: {name} must be a list of strings (got {type(value).__name__})") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{where}: every item of {name} must be a string (got {type(item).__name__} {item!r:.60})")
+    return items
+
+
+def _text(where: str, name: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{where}: {name} must be a string (got {type(value).__name__} {value!r:.60})")
+    return value
 
 
 @dataclass
@@ -50,7 +86,9 @@ class Drive:
     readable with :meth:`read` and :meth:`read_sector`); it matters only for drives with data
     reduction. A real-bytes drive keeps its stored data in memory, at most
     ``real_bytes_limit`` bytes (default 8 GiB): a write beyond it fails with a clear error.
-    A drive may be used from any thread; calls on one drive take turns.
+    A drive may be used from any thread; calls on one drive take turns, a whole run or replay
+    being one turn (a second thread's run starts when the first has finished, so each summary
+    counts only its own commands). :meth:`close` (or a ``with`` block) releases the drive.
     """
 
     def __init__(
@@ -62,12 +100,42 @@ class Drive:
         content: str = "modeled",
         real_bytes_limit: int = 8 << 30,
     ) -> None:
-        if seed < 0 or seed >= 2**64:
+        self._turn = threading.RLock()
+        self._native_drive = None
+        _text("Drive", "profile", profile)
+        overrides = _strings("Drive", "overrides", overrides)
+        if isinstance(seed, int) and not isinstance(seed, bool) and not 0 <= seed < 2**64:
             raise WorkloadError(f"seed must be between 0 and 2^64-1 (got {seed})")
-        if real_bytes_limit < 0 or real_bytes_limit >= 2**64:
+        _whole("Drive", "seed", seed)
+        if isinstance(real_bytes_limit, int) and not isinstance(real_bytes_limit, bool) and not 0 <= real_bytes_limit < 2**64:
             raise WorkloadError(f"real_bytes_limit must be between 0 and 2^64-1 bytes (got {real_bytes_limit})")
-        self._native = _native.NativeDrive(profile, list(overrides), seed, track_tags, content, real_bytes_limit)
+        _whole("Drive", "real_bytes_limit", real_bytes_limit)
+        if not isinstance(track_tags, bool):
+            raise TypeError(f"Drive: track_tags must be True or False (got {type(track_tags).__name__})")
+        _text("Drive", "content", content)
+        if profile not in profile_names() and ("/" in profile or profile.endswith(".toml")):
+            paths.input_file("profile", profile, paths.MAX_TEXT_FILE_BYTES)
+        self._track_tags = track_tags
+        self._native_drive = _native.NativeDrive(profile, overrides, seed, track_tags, content, real_bytes_limit)
         self.info: dict = self._native.info()
+
+    @property
+    def _native(self):
+        if self._native_drive is None:
+            raise RequestError("this drive is closed")
+        return self._native_drive
+
+    def close(self) -> None:
+        """Release the drive (its memory); later calls raise. Waits for a run in progress on
+        another thread to finish its turn."""
+        with self._turn:
+            self._native_drive = None
+
+    def __enter__(self) -> Drive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def now_seconds(self) -> float:
@@ -81,19 +149,25 @@ class Drive:
 
     def state(self) -> dict:
         """Free blocks, wear and cumulative counters."""
-        return self._native.state()
+        with self._turn:
+            return self._native.state()
 
     def secure_erase(self) -> float:
         """ATA SECURE ERASE; returns the simulated seconds it took."""
-        return self._native.secure_erase()
+        with self._turn:
+            return self._native.secure_erase()
 
     def flush(self) -> float:
         """FLUSH CACHE; returns the simulated seconds it took."""
-        return self._native.flush()
+        with self._turn:
+            return self._native.flush()
 
     def idle(self, seconds: float) -> int:
         """Stay idle for ``seconds`` (idle-time GC works); returns blocks reclaimed."""
-        return self._native.idle(float(seconds))
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise TypeError(f"Drive.idle: seconds must be a number (got {type(seconds).__name__})")
+        with self._turn:
+            return self._native.idle(float(seconds))
 
     def run(
         self,
@@ -110,8 +184,18 @@ class Drive:
         the 4 KiB blocks of ``data_file`` in order (cycling; the first 256 MiB of a longer
         file), so real files go through the data-reduction engine. Releases the GIL while
         simulating; Ctrl-C raises ``KeyboardInterrupt`` between slices."""
+        with self._turn:
+            return self._run(options, job, name, seed, progress, data_file)
+
+    def _run(self, options, job, name, seed, progress, data_file) -> RunResult:
         if job is None:
-            job = _native.job_from_options(name, list(options or []))
+            job = _native.job_from_options(_text("Drive.run", "name", name), _strings("Drive.run", "options", options))
+        elif options is not None:
+            raise TypeError("Drive.run: give options or job, not both")
+        if seed is not None:
+            _whole("Drive.run", "seed", seed)
+        if data_file is not None:
+            data_file = paths.input_file("data_file", data_file)
         native_run = self._native.start_run(job, seed, data_file)
         started = time.perf_counter()
         while True:
@@ -150,6 +234,19 @@ class Drive:
         carry ``pattern`` data (or the blocks of ``data_file``). Addresses beyond the drive are an
         error unless ``remap``. ``time_unit`` (``ns``, ``us``, ``ms``, ``s``) overrides the
         unit of the format's timestamps (MQSim's DiskSim-style traces use nanoseconds)."""
+        with self._turn:
+            path = paths.input_file("trace", path)
+            if data_file is not None:
+                data_file = paths.input_file("data_file", data_file)
+            if seed is not None:
+                _whole("Drive.replay", "seed", seed)
+            if max_requests is not None:
+                _whole("Drive.replay", "max_requests", max_requests)
+            if isinstance(time_scale, bool) or not isinstance(time_scale, (int, float)):
+                raise TypeError(f"Drive.replay: time_scale must be a number (got {type(time_scale).__name__})")
+            return self._replay(path, format, mode, float(time_scale), remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file)
+
+    def _replay(self, path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file) -> RunResult:
         native_replay = self._native.start_replay(path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, time_unit, data_file)
         started = time.perf_counter()
         while True:
@@ -167,7 +264,11 @@ class Drive:
 
     def precondition(self, step: str, progress: ProgressCallback | None = None) -> dict:
         """Apply one preconditioning step (see :mod:`ssdlab.preconditions`); returns a record of it."""
-        kind, seconds = pre.parse(step)
+        kind, seconds = pre.parse(_text("Drive.precondition", "step", step))
+        with self._turn:
+            return self._precondition(step, kind, seconds, progress)
+
+    def _precondition(self, step: str, kind: str, seconds: float | None, progress: ProgressCallback | None) -> dict:
         started = self.now_seconds
         if kind == "secure-erase":
             self.secure_erase()
@@ -191,26 +292,42 @@ class Drive:
         """Write ``data`` at byte ``offset`` (both in whole 512-byte sectors) as one command and
         wait for it; returns the simulated seconds it took. On a data-reduction drive the bytes
         go through the engine (hash, dedup, compression)."""
-        return self._native.write(offset, bytes(data))
+        _whole("Drive.write", "offset", offset)
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Drive.write: data must be bytes (got {type(data).__name__})")
+        with self._turn:
+            return self._native.write(offset, bytes(data))
 
     def read(self, offset: int, length: int) -> bytes:
         """Read ``length`` bytes at byte ``offset`` as one command and wait for it (drives that
         keep their bytes: data-reduction profiles with ``content="real"``)."""
-        data, _ = self._native.read(offset, length)
+        _whole("Drive.read", "offset", offset)
+        _whole("Drive.read", "length", length, 0, MAX_READ_BYTES)
+        with self._turn:
+            usable = self.info.get("usable_bytes") or self.info.get("capacity_bytes_user")
+            if usable is not None and offset + length > usable:
+                raise RequestError(f"Drive.read: {length} bytes at {offset} reach beyond the drive's {usable} bytes")
+            data, _ = self._native.read(offset, length)
         return data
 
     def read_sector(self, sector: int) -> bytes:
         """The 4096 bytes of a logical sector (data-reduction drives with ``content="real"``)."""
-        return self._native.read_sector(sector)
+        _whole("Drive.read_sector", "sector", sector)
+        with self._turn:
+            return self._native.read_sector(sector)
 
     def read_tag(self, sector: int) -> int:
         """Content tag of a 4 KiB logical sector (drives built with ``track_tags=True``)."""
-        return self._native.read_tag(sector)
+        _whole("Drive.read_tag", "sector", sector)
+        if not self._track_tags:
+            raise RequestError("Drive.read_tag: this drive does not track content tags; build it with Drive(..., track_tags=True)")
+        with self._turn:
+            return self._native.read_tag(sector)
 
 
 def jobs_from_file(path: str) -> list:
     """The jobs of an fio job file, to pass as ``Drive.run(job=...)``."""
-    return _native.jobs_from_file(path)
+    return _native.jobs_from_file(paths.input_file("job file", path, paths.MAX_TEXT_FILE_BYTES))
 
 
 def profile_names() -> list[str]:
@@ -220,4 +337,8 @@ def profile_names() -> list[str]:
 
 def profile_source(name_or_path: str, overrides: Sequence[str] = ()) -> str:
     """TOML text of a profile after overrides (validated)."""
-    return _native.profile_source(name_or_path, list(overrides))
+    name_or_path = _text("profile_source", "name_or_path", name_or_path)
+    overrides = _strings("profile_source", "overrides", overrides)
+    if name_or_path not in profile_names() and ("/" in name_or_path or name_or_path.endswith(".toml")):
+        paths.input_file("profile", name_or_path, paths.MAX_TEXT_FILE_BYTES)
+    return _native.profile_source(name_or_path, overrides)

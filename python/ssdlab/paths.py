@@ -68,7 +68,10 @@ def why(error: OSError) -> str:
 
 def text_path(option: str, path: str | os.PathLike) -> str:
     """The path as text the core accepts: refuse empty paths and bytes that are not UTF-8."""
-    text = os.fspath(path)
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise TypeError(f"{option}: a path must be a string or path-like (got {type(path).__name__})") from None
     if isinstance(text, bytes):
         text = os.fsdecode(text)
     if text == "":
@@ -171,7 +174,8 @@ def atomic_output(path: str | os.PathLike, option: str = "output") -> Iterator[s
     synced and renamed onto `path`, otherwise it is removed (and `path` untouched)."""
     target = Path(path)
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.absolute().parent)
+        # The temporary name keeps the last suffix (a writer may choose gzip by `.gz`).
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + target.suffix, dir=target.absolute().parent)
         os.close(fd)
     except OSError as error:
         raise InputOutputError(f"{option} {shown(target)}: cannot create a file in its folder: {why(error)}") from None
