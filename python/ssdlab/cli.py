@@ -660,6 +660,10 @@ def sweep_command(spec_path, out_dir, db_path, workers, dask_address, dask_sched
         _fail("give either --dask or --dask-scheduler-file, not both")
     try:
         _io({"SPEC.toml": spec_path, "--dask-scheduler-file": dask_scheduler_file}, {"--db": db_path}, text_inputs=("SPEC.toml", "--dask-scheduler-file"))
+        if dask_scheduler_file is not None:
+            from ssdlab.sweep.execute import check_scheduler_file
+
+            check_scheduler_file(dask_scheduler_file)
         spec = load(spec_path)
         out = Path(out_dir or f"sweep-{spec.name}")
         if not quiet:

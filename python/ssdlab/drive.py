@@ -206,6 +206,7 @@ class Drive:
                 break
         wall = time.perf_counter() - started
         summary = self._native.run_summary(native_run, wall)
+        _note_data_file(summary, data_file)
         series = pd.DataFrame({k: v for k, v in native_run.series_columns()})
         if not series.empty:
             series["second"] = series["second"].astype("int64")
@@ -256,6 +257,7 @@ class Drive:
             if done:
                 break
         summary = self._native.replay_summary(native_replay, time.perf_counter() - started)
+        _note_data_file(summary, data_file)
         return RunResult(summary=summary, series=pd.DataFrame())
 
     def check_job(self, job: object) -> None:
@@ -323,6 +325,22 @@ class Drive:
             raise RequestError("Drive.read_tag: this drive does not track content tags; build it with Drive(..., track_tags=True)")
         with self._turn:
             return self._native.read_tag(sector)
+
+
+def _note_data_file(summary: dict, data_file: str | None) -> None:
+    """Say in the summary which data file the writes carried and how many times over: the
+    file is streamed whole and started again only when the run writes more than it holds
+    (passes > 1). Passes = 4 KiB sectors written / 4 KiB blocks of the file."""
+    if data_file is None:
+        return
+    import os
+
+    size = os.stat(data_file).st_size
+    blocks = -(-size // 4096)
+    written = (summary.get("host_write_bytes") or 0) // 4096
+    passes = written / blocks if blocks else 0.0
+    summary["data_file"] = {"path": data_file, "bytes": size, "passes": round(passes, 4), "cycled": passes > 1}
+    summary["data_pattern"] = f"file {data_file}"
 
 
 def jobs_from_file(path: str) -> list:

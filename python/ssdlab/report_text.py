@@ -48,6 +48,10 @@ def run_summary(s: dict) -> str:
             f"zero sectors {pct(red['zero_sector_rate'])}, after dedup {_bytes(red['bytes_after_dedup'])}, "
             f"after compression {_bytes(red['bytes_after_compression'])}, stored {_bytes(red['bytes_stored'])}"
         )
+    data_file = s.get("data_file")
+    if data_file:
+        cycled = "; it was started again from its beginning (the run wrote more than it holds)" if data_file["cycled"] else ""
+        lines.append(f"  data file {data_file['path']} ({_bytes(data_file['bytes'])}) written {data_file['passes']:.2f} times over{cycled}")
     if s.get("map_page_reads"):
         lines.append(f"  map pages read (map cache misses): {s['map_page_reads']:,}")
     if s.get("nand_reads_per_read_sector") is not None:

@@ -52,3 +52,95 @@ CASES = [
         "--highlight",
     ),
 ]
+
+#: Issue 19 ("bad input, round two"): (cause number, description, arguments, expected piece of
+#: the one-line message). Placeholders: the files :func:`make_fixtures` writes, by name.
+ROUND_TWO = [
+    (1, "serve --control on an existing regular file (kept intact)", ["serve", "--backing", "{tmp}/d.img", "--control", "{notes}"], "is a regular file"),
+    (1, "serve --control on the backing image", ["serve", "--backing", "{tmp}/d.img", "--control", "{tmp}/d.img"], "same path as --backing"),
+    (1, "serve --control equal to --socket", ["serve", "--backing", "{tmp}/d.img", "--control", "{tmp}/s", "--socket", "{tmp}/s"], "same path as --socket"),
+    (1, "serve --socket on a folder", ["serve", "--backing", "{tmp}/d.img", "--socket", "{tmp}"], "is a folder"),
+    (2, "serve --pidfile in a missing folder", ["serve", "--backing", "{tmp}/d.img", "--background", "--pidfile", "{tmp}/no/p"], "does not exist"),
+    (2, "serve --pidfile on a file that is not a pid file", ["serve", "--backing", "{tmp}/d.img", "--background", "--pidfile", "{notes}"], "not a pid file"),
+    (3, "trace stats of /dev/zero", ["trace", "stats", "/dev/zero"], "is a device"),
+    (3, "trace stats of a FIFO", ["trace", "stats", "{fifo}"], "is a FIFO"),
+    (3, "trace: a gzip bomb of one 100 MiB line", ["trace", "stats", "{gzbomb}"], "line longer than"),
+    (3, "job file /dev/zero", ["run", "--job-file", "/dev/zero"], "is a device"),
+    (3, "data file /dev/zero", ["run", "--rw=write", "--data-file", "/dev/zero"], "is a device"),
+    (3, "profile /dev/zero", ["run", "--profile", "/dev/zero", "--rw=read"], "is a device"),
+    (3, "sweep spec from a FIFO", ["sweep", "{fifo}"], "is a FIFO"),
+    (3, "job file larger than any job file", ["run", "--job-file", "{huge}"], "at most"),
+    (4, "symbolic link loop as a trace", ["trace", "stats", "{loop}"], "symbolic link loop"),
+    (4, "output name longer than the file system allows", ["run", "--rw=read", "--json", "{tmp}/" + "n" * 300], "name too long"),
+    (4, "/dev/full as an output", ["run", "--rw=read", "--json", "/dev/full"], "is a device"),
+    (4, "path with bytes that are not UTF-8", ["trace", "stats", "{tmp}/\udcff.csv"], "not valid UTF-8"),
+    (4, "option value with bytes that are not UTF-8", ["run", "--rw=\udcffread"], "not valid UTF-8"),
+    (5, "replay output onto its own trace", ["trace", "replay", "{trace}", "--json", "{trace}"], "is the same file as trace"),
+    (5, "--json and --series on one file", ["run", "--rw=read", "--json", "{tmp}/o", "--series", "{tmp}/o"], "is the same file as --json"),
+    (5, "--series onto the data file", ["run", "--rw=write", "--data-file", "{notes}", "--series", "{notes}"], "is the same file as --data-file"),
+    (5, "empty output path", ["run", "--rw=read", "--json", ""], "empty path"),
+    (6, "GC window of zero blocks", ["run", "--set", "ftl.gc_window_blocks=0", "--rw=read"], "ftl.gc_window_blocks: must be at least 1"),
+    (6, "calibrate scale NaN", ["calibrate", "--scale", "nan"], "--scale"),
+    (7, "sweep: sample_seed of the wrong type", ["sweep", "{spec_seed}"], "[sweep] sample_seed: expected `int`, got `str`"),
+    (7, "sweep: overrides as a string", ["sweep", "{spec_overrides}"], "[sweep] overrides: expected `array`, got `str`"),
+    (7, "sweep: preconditions of numbers", ["sweep", "{spec_pre}"], "[sweep] preconditions[0]: expected `str`, got `int`"),
+    (7, "sweep: axis name that is a number", ["sweep", "{spec_axis}"], "axis 1 name: expected `str`, got `int`"),
+    (7, "sweep: heat map over an axis that does not exist", ["sweep", "{spec_plot}"], "[plot] heatmap: 'nope' is not an axis"),
+    (7, "sweep: a grid of 10^7 points", ["sweep", "{spec_grid}"], "at most 10,000 are accepted"),
+    (7, "sweep: 10^9 random points", ["sweep", "{spec_random}"], "[sweep] points: expected `int` <= 10000"),
+    (7, "sweep: a Dask scheduler file that is not one", ["sweep", "{spec_ok}", "--dask-scheduler-file", "{notes}"], "--dask-scheduler-file"),
+    (11, "a folder given as a trace", ["trace", "stats", "{tmp}"], "is a folder"),
+    (11, "duplicate key in a profile", ["run", "--profile", "{dupprofile}", "--rw=read"], "duplicate key `pages_per_block`"),
+    (11, "--set value with a newline and injected TOML", ["run", "--set", "nand.channels=8\n[ftl]\ngc_policy='greedy'", "--rw=read"], "control character"),
+    (11, "--pidfile without --background", ["serve", "--backing", "{tmp}/d.img", "--pidfile", "{tmp}/p"], "only with --background"),
+    (11, "--skip-bad over a trace where every line is bad", ["trace", "replay", "{allbad}", "--skip-bad"], "every line was malformed"),
+]
+
+
+def make_fixtures(folder) -> dict:
+    """Write the files ROUND_TWO's placeholders name into `folder`; returns name -> path."""
+    import gzip
+    import os
+    from pathlib import Path
+
+    from ssdlab.drive import profile_source
+
+    folder = Path(folder)
+    files = {"tmp": folder}
+    files["notes"] = folder / "notes.txt"
+    files["notes"].write_text("precious\n")
+    files["fifo"] = folder / "fifo"
+    os.mkfifo(files["fifo"])
+    files["loop"] = folder / "loop1"
+    os.symlink(folder / "loop2", folder / "loop1")
+    os.symlink(folder / "loop1", folder / "loop2")
+    files["gzbomb"] = folder / "bomb.csv.gz"
+    files["gzbomb"].write_bytes(gzip.compress(b"a" * (100 << 20), compresslevel=1))
+    files["huge"] = folder / "huge.fio"
+    with open(files["huge"], "wb") as f:
+        f.truncate(8 << 20)
+    files["allbad"] = folder / "allbad.csv"
+    files["allbad"].write_text("0,h,0,Read,notanumber,4096,10\n1,h,0,Write,x,4096,10\n")
+    text = profile_source("force-gs-240")
+    files["dupprofile"] = folder / "dup.toml"
+    files["dupprofile"].write_text(text.replace("pages_per_block = ", "pages_per_block = 256\npages_per_block = ", 1))
+    small = 'overrides = ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=7499997184"]'
+    base = '[sweep]\nworkload = ["rw=randwrite", "bs=4k", "number_ios=100"]\n' + small + "\n"
+    axis = '[[axis]]\noption = "iodepth"\nvalues = [1, 2]\n'
+    specs = {
+        "spec_ok": base + axis,
+        "spec_seed": base.replace("[sweep]\n", '[sweep]\nsample = "lhs"\npoints = 2\nsample_seed = "seven"\n') + axis,
+        "spec_overrides": base.replace(
+            'overrides = ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=7499997184"]', 'overrides = "nand.blocks_per_plane=64"'
+        )
+        + axis,
+        "spec_pre": base + "preconditions = [1, 2]\n" + axis,
+        "spec_axis": base + axis + "name = 5\n",
+        "spec_plot": base + axis + '[plot]\nheatmap = ["iodepth", "nope"]\n',
+        "spec_grid": base + "".join(f'[[axis]]\noption = "o{i}"\nrange = [1, 10]\nsteps = 10\n' for i in range(7)),
+        "spec_random": base.replace("[sweep]\n", '[sweep]\nsample = "random"\npoints = 1000000000\n') + '[[axis]]\noption = "iodepth"\nrange = [1, 32]\n',
+    }
+    for name, body in specs.items():
+        files[name] = folder / f"{name}.toml"
+        files[name].write_text(body)
+    return files

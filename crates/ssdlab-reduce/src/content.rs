@@ -64,16 +64,52 @@ impl ContentSource for std::collections::VecDeque<SectorContent> {
 /// Recent content identities kept for duplicates.
 const RECENT: usize = 4096;
 
-/// Most bytes of a data file read into memory; a longer file contributes its first this many.
-pub const MAX_DATA_FILE_BYTES: u64 = 256 << 20;
+/// Bytes of a data file buffered in memory at a time (the file itself is streamed whole).
+pub const DATA_FILE_BUFFER_BYTES: usize = 1 << 20;
+
+/// A user's data file, read 4 KiB block by block as the run writes (bounded memory, whatever
+/// the file's size), starting again at its beginning only when the run writes more than it holds.
+#[derive(Debug)]
+struct DataFile {
+    path: String,
+    reader: std::io::BufReader<std::fs::File>,
+    /// Times the file was started again from its beginning.
+    restarts: u64,
+}
+
+impl DataFile {
+    /// Fill `block` with the next 4 KiB of the file (a short last block padded with zeros),
+    /// starting again at the beginning at the end. A read error (the file changed under the
+    /// run) gives a zero block: the run cannot stop here, and the file was checked at start.
+    fn next_block(&mut self, block: &mut [u8]) {
+        use std::io::{Read, Seek};
+        let mut filled = 0;
+        let mut rewound = false;
+        while filled < block.len() {
+            match self.reader.read(&mut block[filled..]) {
+                Ok(0) if filled > 0 => break,
+                Ok(0) if !rewound => {
+                    rewound = true;
+                    self.restarts += 1;
+                    if self.reader.seek(std::io::SeekFrom::Start(0)).is_err() {
+                        break;
+                    }
+                }
+                Ok(0) => break, // empty now: zeros
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        block[filled..].fill(0);
+    }
+}
 
 /// Produces the content of successive sectors of one job.
 #[derive(Debug)]
 pub struct ContentStream {
-    /// Bytes of a user's data file, whose 4 KiB blocks are written in order (cycling), in place
-    /// of the pattern.
-    file: Option<Arc<Vec<u8>>>,
-    file_next: usize,
+    /// A user's data file, whose 4 KiB blocks are written in order in place of the pattern.
+    file: Option<DataFile>,
     pattern: DataPattern,
     mode: ContentMode,
     rng: SimRng,
@@ -96,7 +132,6 @@ impl ContentStream {
         let sizes = if mode == ContentMode::Modeled && !pattern.is_zeros() { measured_sizes(&pattern) } else { Arc::new(Vec::new()) };
         Self {
             file: None,
-            file_next: 0,
             pattern,
             mode,
             rng: SimRng::new(seed ^ 0x05EE_DC04_7E47),
@@ -107,22 +142,26 @@ impl ContentStream {
         }
     }
 
-    /// A stream of the 4 KiB blocks of the file at `path`, in order, starting again at its
-    /// beginning when it runs out (a short last block is padded with zeros). Only the first
-    /// [`MAX_DATA_FILE_BYTES`] of a longer file are used.
+    /// A stream of the 4 KiB blocks of the file at `path`, in order, read as the run needs
+    /// them (the whole file, with [`DATA_FILE_BUFFER_BYTES`] in memory), starting again at its
+    /// beginning only when the run writes more than the file holds (a short last block is
+    /// padded with zeros). The file must be a regular, non-empty file.
     pub fn from_file(path: &str, mode: ContentMode) -> ssdlab_core::Result<Self> {
-        use std::io::Read;
-        let io = |e: std::io::Error| ssdlab_core::Error::Io(format!("{path}: cannot read the data file: {e}"));
-        let file = std::fs::File::open(path).map_err(io)?;
-        let mut bytes = Vec::new();
-        file.take(MAX_DATA_FILE_BYTES).read_to_end(&mut bytes).map_err(io)?;
-        if bytes.is_empty() {
+        let file = ssdlab_core::input::open_regular(path, "data file")?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len == 0 {
             return Err(ssdlab_core::Error::Io(format!("{path}: the data file is empty")));
         }
-        bytes.resize(bytes.len().div_ceil(SECTOR_BYTES) * SECTOR_BYTES, 0);
         let mut stream = Self::new(DataPattern::default(), mode, 0);
-        stream.file = Some(Arc::new(bytes));
+        let reader = std::io::BufReader::with_capacity(DATA_FILE_BUFFER_BYTES, file);
+        stream.file = Some(DataFile { path: path.to_string(), reader, restarts: 0 });
         Ok(stream)
+    }
+
+    /// The data file being written and how many times it was started again from its beginning
+    /// (0 while the run has written no more than the file holds).
+    pub fn data_file(&self) -> Option<(&str, u64)> {
+        self.file.as_ref().map(|f| (f.path.as_str(), f.restarts))
     }
 
     /// The pattern.
@@ -148,10 +187,9 @@ impl ContentStream {
 
     /// Content of the next sector.
     pub fn next_sector(&mut self) -> SectorContent {
-        if let Some(file) = &self.file {
-            let block = &file[self.file_next..self.file_next + SECTOR_BYTES];
-            self.file_next = (self.file_next + SECTOR_BYTES) % file.len();
-            let mut content = SectorContent::from_bytes(block);
+        if let Some(file) = &mut self.file {
+            file.next_block(&mut self.buffer);
+            let mut content = SectorContent::from_bytes(&self.buffer);
             if self.mode == ContentMode::Modeled {
                 content.payload = None;
             }

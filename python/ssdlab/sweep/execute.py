@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ssdlab import __version__
+from ssdlab.errors import SsdlabError
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.sweep.spec import Point, Spec
 
@@ -133,9 +134,30 @@ def _local(points: list[Point], workers: int) -> Iterable[tuple[Point, dict]]:
             raise
 
 
+def check_scheduler_file(path: str) -> str:
+    """A Dask scheduler file is JSON naming the scheduler's address (what `dask scheduler
+    --scheduler-file` writes); return the address or a one-line error naming the file."""
+    import json
+
+    from ssdlab import paths
+
+    paths.input_file("--dask-scheduler-file", path, paths.MAX_TEXT_FILE_BYTES)
+    try:
+        with open(path, "rb") as f:
+            document = json.loads(f.read().decode("utf-8"))
+    except (ValueError, OSError):
+        document = None
+    address = document.get("address") if isinstance(document, dict) else None
+    if not isinstance(address, str) or "://" not in address:
+        raise SsdlabError(f'--dask-scheduler-file {paths.shown(path)}: not a Dask scheduler file (expected JSON with an "address" such as tcp://host:8786)')
+    return address
+
+
 def _dask(points: list[Point], address: str | None, scheduler_file: str | None) -> Iterable[tuple[Point, dict]]:
     from distributed import Client, as_completed
 
+    if scheduler_file is not None:
+        check_scheduler_file(scheduler_file)
     client = Client(address, scheduler_file=scheduler_file, timeout="30s") if address else Client(scheduler_file=scheduler_file, timeout="30s")
     try:
         futures = client.map(run_point, points, pure=False)

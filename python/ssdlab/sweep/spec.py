@@ -41,9 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ssdlab import __version__, _native
+import msgspec
+
+from ssdlab import __version__, _native, paths
 from ssdlab import preconditions as pre
 from ssdlab.errors import SsdlabError
+from ssdlab.sweep import schema
 
 #: Axis fields computed from others rather than set directly.
 DERIVED = {"spare_factor": "drive.capacity_bytes_user = (1 - spare_factor) x raw bytes, whole 4 KiB sectors"}
@@ -196,23 +199,32 @@ def _sample(spec: Spec, n: int, seed: int) -> list[dict]:
 
 def load(path: str | Path) -> Spec:
     """Parse, expand and validate a sweep spec; every point's profile and job are checked."""
-    path = Path(path)
+    path = Path(paths.input_file("sweep spec", path, paths.MAX_TEXT_FILE_BYTES))
     try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise SsdlabError(f"{path}: no such sweep spec") from None
+        text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise _fail(path, "not UTF-8 text (is this a binary file?)") from None
     except tomllib.TOMLDecodeError as error:
         raise _fail(path, f"not valid TOML: {error}") from None
+    except OSError as error:
+        raise _fail(path, f"cannot read: {paths.why(error)}") from None
     unknown = set(data) - {"sweep", "axis", "plot"}
     if unknown:
         raise _fail(path, f"unknown section [{sorted(unknown)[0]}] (expected [sweep], [[axis]], [plot])")
-    s = data.get("sweep")
-    if not isinstance(s, dict):
+    if not isinstance(data.get("sweep"), dict):
         raise _fail(path, "missing [sweep] section")
-    allowed = {"name", "profile", "overrides", "preconditions", "workload", "seeds", "sample", "points", "sample_seed"}
-    extra = set(s) - allowed
-    if extra:
-        raise _fail(path, f"[sweep]: unknown key {sorted(extra)[0]!r} (expected {', '.join(sorted(allowed))})")
+    # Every key's type, before anything is built (msgspec schema).
+    try:
+        checked = schema.validate(data)
+    except ValueError as error:
+        raise _fail(path, str(error)) from None
+    s = {k: v for k, v in msgspec.structs.asdict(checked.sweep).items() if v is not None}
+    data = {
+        "sweep": s,
+        "axis": [{k: v for k, v in msgspec.structs.asdict(a).items() if v is not None} for a in checked.axis],
+        "plot": {k: v for k, v in msgspec.structs.asdict(checked.plot).items() if v is not None},
+    }
     name = s.get("name") or path.stem
     seeds = s.get("seeds", [1])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**64 for x in seeds):
@@ -255,15 +267,21 @@ def load(path: str | Path) -> Spec:
         raise _fail(path, f"[sweep] profile/overrides: {error}") from None
     spec.base_source = base
     raw_bytes = _raw_bytes(base)
+    _check_plot(spec)
     if sample == "grid":
         for a in spec.axes:
             if not a.values:
                 raise _fail(path, f"axis {a.name!r}: a grid needs values (or range with steps)")
+        count = math.prod(len(a.values) for a in spec.axes) * len(spec.seeds)
+        if count > schema.MAX_POINTS:
+            raise _fail(path, f'the grid has {count:,} points (with seeds); at most {schema.MAX_POINTS:,} are accepted: sample it (sample = "lhs") or split it')
         combos = [dict(zip(names, c, strict=True)) for c in itertools.product(*[a.values for a in spec.axes])]
     else:
         n = s.get("points")
         if not isinstance(n, int) or n < 1:
             raise _fail(path, f"[sweep] points: {sample} sampling needs a whole number of points (got {n!r})")
+        if n * len(spec.seeds) > schema.MAX_POINTS:
+            raise _fail(path, f"{n:,} points x {len(spec.seeds)} seeds; at most {schema.MAX_POINTS:,} are accepted")
         combos = _sample(spec, n, int(s.get("sample_seed", 1)))
     hashes: dict[tuple, str] = {}
     for combo in combos:
@@ -284,6 +302,41 @@ def load(path: str | Path) -> Spec:
                 Point(spec.name, len(spec.points), combo, spec.profile, tuple(overrides), tuple(spec.preconditions), tuple(workload_options), seed, hashes[key])
             )
     return spec
+
+
+def _check_plot(spec: Spec) -> None:
+    """`[plot]`: the heat map's axes are two different axes of the sweep, and the metric is a
+    number every point's summary has (checked before any point runs)."""
+    heat = spec.plots.get("heatmap")
+    names = [a.name for a in spec.axes]
+    if heat is not None:
+        for h in heat:
+            if h not in names:
+                raise _fail(spec.path, f"[plot] heatmap: {h!r} is not an axis of this sweep (axes: {', '.join(names)})")
+        if heat[0] == heat[1]:
+            raise _fail(spec.path, "[plot] heatmap: give two different axes")
+    metric = spec.plots.get("metric")
+    if metric is not None:
+        known = metric_names()
+        if metric not in known:
+            raise _fail(spec.path, f"[plot] metric: {metric!r} is not a number of a point's summary (e.g. {', '.join(sorted(known)[:8])}, ...)")
+
+
+_METRICS: list[str] = []
+
+
+def metric_names() -> list[str]:
+    """The numeric keys of a run's summary (nested ones joined with dots), from a one-command
+    run on a small data-reduction drive (every key a sweep point can have)."""
+    if not _METRICS:
+        import pandas as pd
+
+        from ssdlab.drive import Drive
+
+        summary = Drive("force-gs-240", ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=7499997184"]).run(["rw=write", "number_ios=1"]).summary
+        flat = pd.json_normalize(summary, sep=".").iloc[0].to_dict()
+        _METRICS.extend(k for k, v in flat.items() if isinstance(v, (int, float)) or v is None)
+    return _METRICS
 
 
 def _describe(combo: dict) -> str:
