@@ -92,7 +92,8 @@ def path_value(draw, world):
     return draw(st.one_of(st.sampled_from(world["paths"]), st.text(max_size=20)))
 
 
-FIO = ["rw", "bs", "iodepth", "size", "offset", "rwmixread", "rwmixwrite", "blockalign", "thinktime", "data_pattern", "buffer_compress_percentage", "norandommap"]
+FIO = ["rw", "bs", "iodepth", "size", "offset", "rwmixread", "rwmixwrite", "blockalign", "thinktime", "data_pattern"]
+FIO += ["buffer_compress_percentage", "norandommap"]
 RW = ["read", "write", "randread", "randwrite", "randrw", "trim", "bogus", ""]
 
 
@@ -184,7 +185,13 @@ scalar = st.one_of(
     st.text(max_size=12),
     st.sampled_from(["greedy", "rw=randwrite", "bs=4k", "seq-fill", "idle:5", "grid", "random", "lhs", "nand.blocks_per_plane=64", "iodepth"]),
 )
-value = st.recursive(scalar, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(["a", "b", "x"]), inner, max_size=2)), max_leaves=8)
+
+
+def _nested(inner):
+    return st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(["a", "b", "x"]), inner, max_size=2))
+
+
+value = st.recursive(scalar, _nested, max_leaves=8)
 
 
 def toml_value(v) -> str:
