@@ -284,7 +284,7 @@ class Drive:
             elif kind == "rand-fill":
                 options = pre.RANDOM_FILL + [f"io_size={2 * self.info['usable_bytes']}"]
             else:
-                options = pre.TRIM_ALL
+                options = pre.trim_all_options(self.info["usable_bytes"])
             result = self.run(options, name=kind, progress=progress)
             record = {"step": step, "write_amplification": result.write_amplification, "seed": result.summary["seed"]}
         record["simulated_seconds"] = self.now_seconds - started

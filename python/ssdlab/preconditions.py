@@ -14,6 +14,13 @@ SEQUENTIAL_FILL = ["rw=write", "bs=128k", "iodepth=32"]
 RANDOM_FILL = ["rw=randwrite", "bs=4k", "iodepth=32"]
 TRIM_ALL = ["rw=trim", "bs=1g", "iodepth=1"]
 
+
+def trim_all_options(usable_bytes: int) -> list[str]:
+    """TRIM of the whole usable span: 1 GiB commands, or one command of the whole span on a
+    drive smaller than that (a shortened review's drive)."""
+    bs = min(1 << 30, usable_bytes // 4096 * 4096)
+    return ["rw=trim", f"bs={bs}", "iodepth=1"]
+
 NAMES = ("secure-erase", "seq-fill", "rand-fill", "trim-all", "idle:SECONDS")
 
 

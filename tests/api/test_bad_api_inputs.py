@@ -103,3 +103,12 @@ def test_the_core_refuses_devices_too_without_the_python_checks():
         _native.trace_stats("/dev/zero", None, False, None)
     with pytest.raises(SsdlabError, match="is a device"):
         _native.profile_source("/dev/zero", [])
+
+
+def test_trim_all_works_on_a_drive_smaller_than_1_gib():
+    # Cause 6: trim-all used 1 GiB commands and refused a drive smaller than that (small --scale).
+    drive = Drive("conventional-240", ["nand.blocks_per_plane=16", "drive.capacity_bytes_user=800002048"])
+    drive.run(["rw=write", "bs=128k", "number_ios=100"])
+    record = drive.precondition("trim-all")
+    assert record["simulated_seconds"] > 0
+    assert drive.state()["free_blocks"] > 0

@@ -9,6 +9,7 @@ from ssdlab.lab import charts
 from ssdlab.lab.context import COMPRESSIBLE, INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import SuiteResult
 from ssdlab.lab.suites import as_ssd, atto, hdtach
+from ssdlab.preconditions import TRIM_ALL, trim_all_options
 
 NAME = "resiliency"
 TITLE = "Resiliency: clean, after torture, after TRIM"
@@ -21,7 +22,6 @@ METHOD = (
     "the whole user space, one more HD Tach write pass."
 )
 
-TRIM_ALL = ["rw=trim", "bs=1g", "iodepth=1"]
 
 
 def _torture(ctx: ReviewContext, drive, pattern: str, minutes: float, label: str) -> None:
@@ -56,7 +56,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         if condition == "after torture":
             _torture(ctx, drive, INCOMPRESSIBLE, 60, "incompressible")
         elif condition == "after TRIM":
-            ctx.run(drive, TRIM_ALL, "TRIM all")
+            ctx.run(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all")
         figures = as_ssd.measure(ctx, drive, condition)
         for direction in ("read", "write"):
             result.add(f"as_ssd_seq_{direction}", figures[direction], "MB/s", "incompressible", condition)
@@ -74,7 +74,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         if condition == "after torture":
             _torture(ctx, drive, COMPRESSIBLE, 20, "compressible")
         elif condition == "after TRIM":
-            ctx.run(drive, TRIM_ALL, "TRIM all")
+            ctx.run(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all")
         frame, averages = hdtach.measure(ctx, drive, condition)
         hd_frames.append(frame)
         for direction in ("read", "write"):
@@ -111,7 +111,7 @@ def _trim_validation(ctx: ReviewContext, result: SuiteResult) -> list[dict]:
     frames, rows = [], []
     for condition in ("after torture", "after TRIM"):
         if condition == "after TRIM":
-            ctx.run(drive, TRIM_ALL, "TRIM all (TRIM validation)")
+            ctx.run(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all (TRIM validation)")
         frame, average = hdtach.measure_write(ctx, drive, f"{condition} (30 min)")
         frames.append(frame)
         curve = frame["write_mbps"]
