@@ -21,6 +21,7 @@ def trim_all_options(usable_bytes: int) -> list[str]:
     bs = min(1 << 30, usable_bytes // 4096 * 4096)
     return ["rw=trim", f"bs={bs}", "iodepth=1"]
 
+
 NAMES = ("secure-erase", "seq-fill", "rand-fill", "trim-all", "idle:SECONDS")
 
 

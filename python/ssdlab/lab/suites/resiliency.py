@@ -9,7 +9,7 @@ from ssdlab.lab import charts
 from ssdlab.lab.context import COMPRESSIBLE, INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import SuiteResult
 from ssdlab.lab.suites import as_ssd, atto, hdtach
-from ssdlab.preconditions import TRIM_ALL, trim_all_options
+from ssdlab.preconditions import TRIM_ALL, trim_all_options  # noqa: F401  (TRIM_ALL: re-exported for tests)
 
 NAME = "resiliency"
 TITLE = "Resiliency: clean, after torture, after TRIM"
@@ -21,7 +21,6 @@ METHOD = (
     "at QD32 over the whole span, one HD Tach write pass (how fast it starts, how high GC lets it climb), TRIM of "
     "the whole user space, one more HD Tach write pass."
 )
-
 
 
 def _torture(ctx: ReviewContext, drive, pattern: str, minutes: float, label: str) -> None:
