@@ -16,6 +16,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Take a mutex even if a panic in another thread poisoned it (the state is still the last
 /// consistent one: every mutation completes or raises before it returns).
+/// Most bytes one `read` returns.
+const MAX_READ_BYTES: u64 = 1 << 30;
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -148,6 +151,11 @@ impl NativeDrive {
     /// Read `length` bytes at byte `offset` as one command and wait for it. Returns the bytes
     /// and the simulated seconds it took.
     fn read<'py>(&self, py: Python<'py>, offset: u64, length: u64) -> PyResult<(Bound<'py, pyo3::types::PyBytes>, f64)> {
+        // The bytes are built in memory: a length beyond this is refused rather than left to
+        // the allocator (which aborts the process when it cannot).
+        if length > MAX_READ_BYTES {
+            return Err(RequestError::new_err(format!("read: length {length} bytes is more than the {MAX_READ_BYTES} one read may return")));
+        }
         let (bytes, ns) = self.with(py, |s| s.read_bytes(offset, length)).map_err(to_py)?;
         Ok((pyo3::types::PyBytes::new(py, &bytes), ns as f64 / 1e9))
     }
