@@ -181,8 +181,10 @@ class Drive:
     ) -> RunResult:
         """Run one job closed-loop: fio-style ``options`` (``["rw=randwrite", "bs=4k", ...]``)
         or a job object from :func:`jobs_from_file`. Writes carry the job's data pattern, or
-        the 4 KiB blocks of ``data_file`` in order (cycling; the first 256 MiB of a longer
-        file), so real files go through the data-reduction engine. Releases the GIL while
+        the 4 KiB blocks of ``data_file`` in order (the whole file, streamed with bounded
+        memory; started again from its beginning only when the run writes more than it holds,
+        which the summary's ``data_file`` says), so real files go through the data-reduction
+        engine. Releases the GIL while
         simulating; Ctrl-C raises ``KeyboardInterrupt`` between slices."""
         with self._turn:
             return self._run(options, job, name, seed, progress, data_file)
