@@ -134,7 +134,7 @@ def _fio_options(args: list[str]) -> list[str]:
 @click.option(
     "--content", type=click.Choice(["modeled", "real"]), default="modeled", show_default=True, help="Data-reduction content: modeled (fast) or real bytes."
 )
-@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks in order (streamed whole; started again only past its end, as the summary says) instead of the data pattern.")
+@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks in order, all of it (again only past its end).")
 @click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
 @click.option("--series", "series_path", metavar="FILE.csv|-", help="Write the per-second series of the last job as CSV (- for stdout).")
 @click.option("--quiet", is_flag=True, help="No progress bars and no text summary.")
@@ -472,7 +472,7 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
 @click.option("--remap", is_flag=True, help="Fold addresses beyond the drive into it.")
 @click.option("--skip-bad", is_flag=True)
 @click.option("--data-pattern", default="text", show_default=True, help="Data written by the trace's writes.")
-@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks in order (streamed whole; started again only past its end) instead of --data-pattern.")
+@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks in order instead of --data-pattern.")
 @click.option("--precondition", "steps", multiple=True, metavar="STEP")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
 @click.option("--json", "json_path", metavar="FILE|-")
