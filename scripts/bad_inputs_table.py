@@ -43,6 +43,9 @@ ELSEWHERE = [
     (2, "a busy port is named", "tests/serve/test_serve_paths.py::test_a_busy_port_names_the_port"),
     (3, "`Drive().replay('/dev/zero')`, FIFOs and folders through the Python API; the core refuses devices too", "tests/api/test_bad_api_inputs.py"),
     (4, "closed and full standard output", "tests/cli/test_bad_inputs_round_two.py::test_closed_and_full_standard_output_get_one_line"),
+    (6, "trim-all on a drive smaller than 1 GiB (small --scale)", "tests/api/test_bad_api_inputs.py::test_trim_all_works_on_a_drive_smaller_than_1_gib"),
+    (1, "the plugin itself refuses a file or a live socket; removes only the socket it bound", "crates/ssdlab-nbd/src/socket_path.rs (unit tests)"),
+    (3, "the core refuses devices, bounds lines and text files, drops a BOM", "crates/ssdlab-core/src/input.rs (unit tests)"),
     (
         5,
         "outputs go through a temporary file renamed into place; a failed run keeps the old output",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ssdlab import paths
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.sweep import execute as _execute
 from ssdlab.sweep.spec import Spec, load
@@ -45,7 +46,8 @@ def write_outputs(spec: Spec, db_path: Path, out: Path) -> tuple[Path, Path]:
 
     df = _plots.frame(points)
     parquet = out / f"sweep-{spec.name}.parquet"
-    df.to_parquet(parquet, index=False)
+    with paths.atomic_output(parquet, "sweep data") as temp:
+        df.to_parquet(temp, index=False)
     made = _plots.draw(spec, df, out)
     return parquet, _plots.index_page(spec, df, made, out, parquet)
 

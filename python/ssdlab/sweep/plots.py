@@ -26,7 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ssdlab import _native  # noqa: E402
+from ssdlab import _native, paths  # noqa: E402
 from ssdlab.sweep.spec import Spec  # noqa: E402
 
 
@@ -56,8 +56,10 @@ def frame(points: pd.DataFrame) -> pd.DataFrame:
 
 def _save(fig, out: Path, name: str) -> list[str]:
     fig.tight_layout()
-    fig.savefig(out / f"{name}.png", dpi=110)
-    fig.savefig(out / f"{name}.svg")
+    with paths.atomic_output(out / f"{name}.png", "plot") as temp:
+        fig.savefig(temp, dpi=110, format="png")
+    with paths.atomic_output(out / f"{name}.svg", "plot") as temp:
+        fig.savefig(temp, format="svg")
     plt.close(fig)
     return [f"{name}.png", f"{name}.svg"]
 
@@ -179,5 +181,5 @@ def index_page(spec: Spec, df: pd.DataFrame, made: list[tuple[str, list[str]]], 
     parts.append("<h2>Points</h2>" + df[columns].to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep=""))
     parts.append("</body></html>")
     page = out / "index.html"
-    page.write_text("\n".join(parts))
+    paths.write_atomic(page, "\n".join(parts), "sweep page")
     return page
