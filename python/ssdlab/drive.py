@@ -208,9 +208,11 @@ class Drive:
         return self._native.read_tag(sector)
 
 
-def jobs_from_file(path: str) -> list:
-    """The jobs of an fio job file, to pass as ``Drive.run(job=...)``."""
-    return _native.jobs_from_file(path)
+def jobs_from_file(path: str, overrides: Sequence[str] = ()) -> list:
+    """The groups of jobs of an fio job file, to pass as ``Drive.run(job=...)`` one after the
+    other (the jobs of a group run side by side); ``overrides`` (``key=value``) apply to every
+    job after the file's own options, as fio's command line does."""
+    return _native.jobs_from_file(path, list(overrides))
 
 
 def profile_names() -> list[str]:

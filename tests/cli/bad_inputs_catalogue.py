@@ -45,7 +45,7 @@ CASES = [
         "controller.power_loss_protection",
     ),
     ("unknown fio option", ["run", "--rw=randwrite", "--iodeph=4"], "unknown fio option `iodeph`"),
-    ("queue deeper than NCQ", ["run", "--rw=randread", "--iodepth=64"], "exceeds the drive's queue depth"),
+    ("queue deeper than fio allows", ["run", "--rw=randread", "--iodepth=65537"], "iodepth: must be at most 65536"),
     (
         "compare highlighting a drive not in the database",
         ["compare", "--db", "{db}", "--highlight", "no-such-drive", "--include-scaled", "--out", "{tmp}/cmp"],
