@@ -17,8 +17,28 @@ ProgressCallback = Callable[[str, float, float, int], None]
 
 DEFAULT_PROFILE = "force-gs-240"
 
-# Completions simulated per slice between progress reports and Ctrl-C checks.
-_SLICE_COMPLETIONS = 200_000
+# Completions simulated per slice between progress reports and Ctrl-C checks: the first slice,
+# then sized so that a slice takes about _SLICE_WALL_S of wall time whatever a completion costs
+# (Ctrl-C and SIGTERM are seen between slices, so a run stops within about that long).
+_SLICE_COMPLETIONS = 2_000
+_SLICE_WALL_S = 0.1
+_SLICE_LIMITS = (500, 2_000_000)
+
+
+class _Slices:
+    """Slice sizes that follow the measured wall time per completion."""
+
+    def __init__(self) -> None:
+        self.size = _SLICE_COMPLETIONS
+
+    def timed(self, step):
+        """Run ``step(size)``, then size the next slice from how long this one took."""
+        started = time.perf_counter()
+        out = step(self.size)
+        elapsed = time.perf_counter() - started
+        wanted = self.size * _SLICE_WALL_S / max(elapsed, 1e-6)
+        self.size = int(min(max(wanted, self.size / 4, _SLICE_LIMITS[0]), self.size * 4, _SLICE_LIMITS[1]))
+        return out
 
 
 @dataclass
@@ -114,8 +134,9 @@ class Drive:
             job = _native.job_from_options(name, list(options or []))
         native_run = self._native.start_run(job, seed, data_file)
         started = time.perf_counter()
+        slices = _Slices()
         while True:
-            done, sim_s, fraction, completed = self._native.advance(native_run, _SLICE_COMPLETIONS)
+            done, sim_s, fraction, completed = slices.timed(lambda n: self._native.advance(native_run, n))
             if progress is not None:
                 progress(job.name, fraction if not done else 1.0, sim_s, completed)
             if done:
@@ -152,8 +173,9 @@ class Drive:
         unit of the format's timestamps (MQSim's DiskSim-style traces use nanoseconds)."""
         native_replay = self._native.start_replay(path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, time_unit, data_file)
         started = time.perf_counter()
+        slices = _Slices()
         while True:
-            done, sim_s, completed = self._native.advance_replay(native_replay, _SLICE_COMPLETIONS)
+            done, sim_s, completed = slices.timed(lambda n: self._native.advance_replay(native_replay, n))
             if progress is not None:
                 progress(f"replay {path}", 1.0 if done else 0.0, sim_s, completed)
             if done:

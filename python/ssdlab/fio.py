@@ -202,7 +202,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "error": 0,
                 "eta": 0,
                 "elapsed": round(s["simulated_seconds"] + s.get("ramp_seconds", 0.0)),
-                "job options": {"rw": s["rw"], "iodepth": str(s["iodepth"]), "numjobs": str(s.get("jobs", 1))},
+                "job options": {"rw": s["rw"], "iodepth": str(s["iodepth"]), "numjobs": str(s.get("jobs_in_group", 1))},
                 "read": _direction(s, "read"),
                 "write": _direction(s, "write"),
                 "trim": _direction(s, "trim"),

@@ -143,7 +143,7 @@ pub struct RunSummary {
     /// Whether the per-second series stopped at its row limit (the summary covers the whole run).
     pub series_truncated: bool,
     /// Jobs run side by side (the job, the jobs of its group and `numjobs` copies).
-    pub jobs: u32,
+    pub jobs_in_group: u32,
     /// Most commands the host held because the drive's queue was full (iodepth above it).
     pub host_queued_max: u64,
     /// Bytes read from sectors nobody wrote (or trimmed): answered from the map, no NAND read
@@ -555,7 +555,7 @@ impl Run {
             map_page_reads: d.map_page_reads - db.map_page_reads,
             reduction: self.reduction_report(drive),
             series_truncated: self.metrics.truncated(),
-            jobs: self.streams.len() as u32,
+            jobs_in_group: self.streams.len() as u32,
             host_queued_max: self.host_queued_max,
             unmapped_read_bytes: {
                 let sectors = d.host_read_sectors - db.host_read_sectors;
