@@ -517,19 +517,33 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
 
 @trace_group.command("replay")
 @click.argument("path")
-@click.option("--profile", default=DEFAULT_PROFILE, show_default=True)
-@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE")
-@click.option("--format", "fmt", default=None, metavar="NAME")
-@click.option("--mode", type=click.Choice(["queue-depth", "timestamps"]), default="queue-depth", show_default=True)
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, help="Built-in profile name or TOML path.")
+@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@click.option("--format", "fmt", default=None, metavar="NAME", help="Trace format (detected when not given).")
+@click.option(
+    "--mode",
+    type=click.Choice(["queue-depth", "timestamps"]),
+    default="queue-depth",
+    show_default=True,
+    help="queue-depth: as fast as the drive allows, keeping the trace's queue depths; timestamps: at the recorded times.",
+)
 @click.option("--time-scale", type=float, default=1.0, show_default=True, help="Timestamps mode: factor on inter-arrival times.")
 @click.option("--time-unit", type=click.Choice(["ns", "us", "ms", "s"]), default=None, help="Unit of the trace's timestamps (default: the format's own).")
 @click.option("--remap", is_flag=True, help="Fold addresses beyond the drive into it.")
-@click.option("--skip-bad", is_flag=True)
-@click.option("--data-pattern", default="text", show_default=True, help="Data written by the trace's writes.")
-@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks (in order, cycling) instead of --data-pattern.")
-@click.option("--precondition", "steps", multiple=True, metavar="STEP")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
-@click.option("--json", "json_path", metavar="FILE|-")
+@click.option("--skip-bad", is_flag=True, help="Count and skip malformed lines instead of stopping.")
+@click.option(
+    "--data_pattern",
+    "--data-pattern",
+    "data_pattern",
+    type=click.Choice(["zeros", "repeating", "text", "random"]),
+    default="random",
+    show_default=True,
+    help="Data written by the trace's writes (the same option and default as `run`'s, fio's random).",
+)
+@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks (in order, cycling) instead of --data_pattern.")
+@click.option("--precondition", "steps", multiple=True, metavar="STEP", help=f"Before the replay: {', '.join(pre.NAMES)} (repeatable, in order).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
+@click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
 def trace_replay_command(
     path: str,
     profile: str,
