@@ -45,7 +45,7 @@ CASES = [
         "controller.power_loss_protection",
     ),
     ("unknown fio option", ["run", "--rw=randwrite", "--iodeph=4"], "unknown fio option `iodeph`"),
-    ("queue deeper than fio allows", ["run", "--rw=randread", "--iodepth=65537"], "iodepth: must be at most 65536"),
+    ("queue deeper than fio allows", ["run", "--rw=randread", "--iodepth=65537"], "iodepth: must be 1 to 65536"),
     (
         "compare highlighting a drive not in the database",
         ["compare", "--db", "{db}", "--highlight", "no-such-drive", "--include-scaled", "--out", "{tmp}/cmp"],

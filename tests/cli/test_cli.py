@@ -77,7 +77,7 @@ def test_job_file_runs_jobs_in_order(tmp_path):
         (["--rw=write", "--size=300g"], "beyond the usable capacity"),
         (["--profile", "no-such-drive", "--rw=read"], "no-such-drive"),
         (["--precondition", "warp", "--rw=read"], "unknown precondition"),
-        (["--rw=read", "--iodepth=65537"], "iodepth: must be at most 65536"),
+        (["--rw=read", "--iodepth=65537"], "iodepth: must be 1 to 65536"),
         (["--rw=sideways"], "unknown kind `sideways`"),
     ],
 )

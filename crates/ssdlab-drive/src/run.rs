@@ -373,8 +373,11 @@ impl Run {
         let done_ns =
             if needs_content { drive.submit_with(&io, at_ns, &mut stream.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut stream.content)? };
         self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
-        self.owner_seq += 1;
-        self.owners.push(Reverse((done_ns, self.owner_seq, index)));
+        // A lone job owns every command: no need to track whose each is.
+        if self.streams.len() > 1 {
+            self.owner_seq += 1;
+            self.owners.push(Reverse((done_ns, self.owner_seq, index)));
+        }
         Ok(true)
     }
 
@@ -440,8 +443,13 @@ impl Run {
         let mut processed = 0;
         while processed < max_completions {
             let Some(done) = self.inflight.pop() else { break };
-            let Some(Reverse((owner_done_ns, _, owner))) = self.owners.pop() else { break };
-            debug_assert_eq!(owner_done_ns, done.done_ns, "owner heap out of step with the in-flight queue");
+            let owner = match self.owners.pop() {
+                Some(Reverse((owner_done_ns, _, owner))) => {
+                    debug_assert_eq!(owner_done_ns, done.done_ns, "owner heap out of step with the in-flight queue");
+                    owner
+                }
+                None => 0,
+            };
             self.now_ns = done.done_ns;
             if !self.ramped && done.done_ns >= self.ramp_end_ns {
                 self.end_ramp(drive);

@@ -350,7 +350,7 @@ impl JobSpec {
             let t = need()?;
             let n: u64 = t.parse().map_err(|_| Error::Workload(format!("{at}: {key}: `{t}` is not a whole number")))?;
             if n > max {
-                return Err(Error::Workload(format!("{at}: {key}: must be at most {max} (got {n})")));
+                return Err(Error::Workload(format!("{at}: {key}: must be 0 to {max} (got {n})")));
             }
             Ok(n)
         };
@@ -412,7 +412,13 @@ impl JobSpec {
                 self.block_sizes = (1..=count).map(|k| (k * low, 1)).collect();
             }
             "bssplit" => self.block_sizes = self.parse_bssplit(need()?, at)?,
-            "iodepth" => self.iodepth = int(MAX_IODEPTH as u64)?.max(1) as u32,
+            "iodepth" => {
+                let n = int(u64::MAX)?;
+                if n == 0 || n > MAX_IODEPTH as u64 {
+                    return Err(Error::Workload(format!("{at}: iodepth: must be 1 to {MAX_IODEPTH} (got {n})")));
+                }
+                self.iodepth = n as u32;
+            }
             "offset" => match self.size_or_percent("offset", need()?, at)? {
                 Extent::Bytes(b) => (self.offset_bytes, self.offset_percent) = (b, None),
                 Extent::Percent(p) => (self.offset_bytes, self.offset_percent) = (0, Some(p)),
