@@ -198,6 +198,11 @@ def run_command(
             raise SsdlabError(f"give the job file once (--job-file {job_file} and {positional_file})")
         job_file = job_file or positional_file
         options = _fio_options(rest)
+        own = {opt for param in ctx.command.params for opt in getattr(param, "opts", [])}
+        for option in options:
+            spelled = "--" + option.split("=", 1)[0].replace("_", "-")
+            if spelled in own:
+                raise SsdlabError(f"--{option.split('=', 1)[0]}: did you mean {spelled} (an option of ssdlab run, spelled with hyphens)?")
         for step in steps:
             if step != "layout":
                 pre.parse(step)

@@ -126,7 +126,8 @@ class Drive:
         data_file: str | None = None,
     ) -> RunResult:
         """Run one job closed-loop: fio-style ``options`` (``["rw=randwrite", "bs=4k", ...]``)
-        or a job object from :func:`jobs_from_file`. Writes carry the job's data pattern, or
+        or a job object from :func:`jobs_from_file` (a group of jobs run side by side, sharing
+        the drive's queue; ``numjobs`` copies likewise). Writes carry the job's data pattern, or
         the 4 KiB blocks of ``data_file`` in order (cycling; the first 256 MiB of a longer
         file), so real files go through the data-reduction engine. Releases the GIL while
         simulating; Ctrl-C raises ``KeyboardInterrupt`` between slices."""
@@ -184,7 +185,7 @@ class Drive:
         return RunResult(summary=summary, series=pd.DataFrame())
 
     def check_job(self, job: object) -> None:
-        """Raise if ``job`` cannot run on this drive (span beyond capacity, queue too deep)."""
+        """Raise if ``job`` cannot run on this drive (span beyond capacity, thinktime past the clock)."""
         self._native.check_job(job)
 
     def precondition(self, step: str, progress: ProgressCallback | None = None) -> dict:

@@ -161,3 +161,8 @@ def test_error_in_the_second_job_names_file_and_line(tmp_path):
 def test_rwmixread_and_rwmixwrite_disagreeing_are_refused():
     lines = refused("--rw=randrw", "--rwmixread=60", "--rwmixwrite=30")
     assert len(lines) == 1 and "disagree" in lines[0], lines
+
+
+def test_ssdlab_options_spelled_with_underscores_get_the_hyphenated_spelling():
+    lines = refused("--job_file", "x.fio")
+    assert lines == ["--job_file: did you mean --job-file (an option of ssdlab run, spelled with hyphens)?"], lines
