@@ -184,6 +184,17 @@ impl Reader {
     }
 }
 
+/// A problem's message cut to a readable length (values in files can be megabytes long).
+pub(crate) fn clip(message: String) -> String {
+    const MAX_CHARS: usize = 300;
+    if message.chars().count() <= MAX_CHARS {
+        return message;
+    }
+    let mut short: String = message.chars().take(MAX_CHARS).collect();
+    short.push_str("...");
+    short
+}
+
 fn shorten(text: &str) -> String {
     let mut short: String = text.chars().take(60).collect();
     if short.len() < text.len() {
@@ -260,6 +271,7 @@ fn parse_job_text_in(origin: &str, text: &str, dir: Option<&Path>, overrides: &[
         let mut failed = false;
         let mut note = |message: String, problems: &mut Vec<String>, failed: &mut bool| {
             *failed = true;
+            let message = clip(message);
             if reported.insert(message.clone()) {
                 problems.push(message);
             }
@@ -331,6 +343,9 @@ mod tests {
         let lines: Vec<&str> = err.lines().collect();
         assert_eq!(lines.len(), 4, "{err}");
         assert!(lines[0].starts_with("t.fio:2:") && lines[3].starts_with("t.fio:8:"), "{err}");
+        let long = format!("[a]\nrw={}\n", "x".repeat(100_000));
+        let err = parse_job_text("t.fio", &long).unwrap_err().to_string();
+        assert!(err.len() < 400 && err.starts_with("t.fio:2: rw:"), "{err}");
         let err = text_of(vec![b'[', b'a', b']', b'\n', 0, 1, 2], "g.fio").unwrap_err().to_string();
         assert!(err.starts_with("g.fio:2: binary data"), "{err}");
     }

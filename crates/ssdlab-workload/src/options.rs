@@ -768,7 +768,7 @@ pub fn parse_options(name: &str, items: &[String]) -> Result<JobSpec> {
     }
     for (key, value) in pairs.iter().filter(|(k, _)| k != "kb_base") {
         if let Err(e) = job.set(key, value.as_deref(), &format!("option --{key}")) {
-            problems.push(e.to_string());
+            problems.push(crate::jobfile::clip(e.to_string()));
         }
     }
     if problems.is_empty() {
