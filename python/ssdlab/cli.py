@@ -122,20 +122,68 @@ def _fio_options(args: list[str]) -> list[str]:
     return out
 
 
+def _run_help() -> str:
+    """The run command's help: fio's rw values and how ssdlab treats fio options."""
+    from ssdlab import _native
+
+    _, no_effect, _, rw_values = _native.fio_catalogue()
+    return (
+        "Run a workload against a drive in simulated time: fio options after `run`, or an fio job file.\n\n"
+        "\b\n"
+        "  ssdlab run --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based\n"
+        "  ssdlab run job.fio --runtime=60 --size=1g    (fio's form; command-line options override the file's)\n\n"
+        f"rw values: {rw_values}. Sizes and times are read as fio reads them (4k = 4kb = 4096; "
+        "kb_base=1000 makes k 1000; KiB is always 1024; bare runtime in s, bare thinktime in us): docs/fio.md. "
+        f"Accepted without effect in a simulation: {', '.join(sorted({k for k, _ in no_effect}))}. "
+        "Without options or a job file, `ssdlab run` runs 4 KiB random writes at QD32 for a simulated minute on the fresh drive "
+        "(reads of a drive nobody wrote never touch NAND)."
+    )
+
+
+class _RunCommand(click.Command):
+    """``run`` with its help text built from the core's option catalogue."""
+
+    def get_help(self, ctx: click.Context) -> str:
+        self.help = _run_help()
+        return super().get_help(ctx)
+
+
 @cli.command(
     "run",
+    cls=_RunCommand,
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
 )
 @click.option("--profile", "profile", default=DEFAULT_PROFILE, show_default=True, help="Built-in profile name or TOML path.")
 @click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
-@click.option("--job-file", type=click.Path(dir_okay=False), help="fio job file; its jobs run one after the other.")
-@click.option("--precondition", "steps", multiple=True, metavar="STEP", help=f"Before the job: {', '.join(pre.NAMES)} (repeatable, in order).")
+@click.option(
+    "--job-file",
+    type=click.Path(dir_okay=False),
+    help=(
+        "fio job file (or give it as `ssdlab run job.fio`): its groups run one after the other, "
+        "the jobs of a group side by side; fio options given too override the file's."
+    ),
+)
+@click.option(
+    "--precondition",
+    "steps",
+    multiple=True,
+    metavar="STEP",
+    help=f"Before the job: layout (write the job's span once, as fio lays out its file), {', '.join(pre.NAMES)} (repeatable, in order).",
+)
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
 @click.option(
     "--content", type=click.Choice(["modeled", "real"]), default="modeled", show_default=True, help="Data-reduction content: modeled (fast) or real bytes."
 )
 @click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks in order, all of it (again only past its end).")
 @click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
+@click.option(
+    "--output-format",
+    "output_format",
+    type=click.Choice(["normal", "json"]),
+    default="normal",
+    show_default=True,
+    help="json: print fio's JSON output shape (one entry per group of jobs) on stdout instead of the text summary.",
+)
 @click.option("--series", "series_path", metavar="FILE.csv|-", help="Write the per-second series of the last job as CSV (- for stdout).")
 @click.option("--quiet", is_flag=True, help="No progress bars and no text summary.")
 @click.pass_context
@@ -149,47 +197,68 @@ def run_command(
     content: str,
     data_file: str | None,
     json_path: str | None,
+    output_format: str,
     series_path: str | None,
     quiet: bool,
 ) -> None:
-    """Run a workload against a drive in simulated time.
+    from ssdlab import _native, fio
 
-    fio options follow the command: --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based.
-    """
     try:
-        options = _fio_options(list(ctx.args))
-        if job_file and options:
-            raise SsdlabError("give either fio options or --job-file, not both")
+        positional_file, rest = fio.split_job_file(list(ctx.args))
+        if positional_file and job_file:
+            raise SsdlabError(f"give the job file once (--job-file {job_file} and {positional_file})")
+        job_file = job_file or positional_file
+        options = _fio_options(rest)
+        own = {opt for param in ctx.command.params for opt in getattr(param, "opts", [])}
+        for option in options:
+            spelled = "--" + option.split("=", 1)[0].replace("_", "-")
+            if spelled in own:
+                raise SsdlabError(f"--{option.split('=', 1)[0]}: did you mean {spelled} (an option of ssdlab run, spelled with hyphens)?")
         for step in steps:
-            pre.parse(step)
+            if step != "layout":
+                pre.parse(step)
+        if output_format == "json" and (json_path == "-" or series_path == "-"):
+            raise SsdlabError("--output-format=json prints on standard output; write --json/--series to a file")
         _profile_input(profile)
         _io(
             {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
             {"--json": json_path, "--series": series_path},
             text_inputs=("--job-file", "--profile"),
         )
+        bare = not job_file and not options
         drive = Drive(profile, overrides, seed=seed, content=content)
-        jobs = jobs_from_file(job_file) if job_file else None
-        if jobs is None:
-            from ssdlab import _native
-
-            jobs = [_native.job_from_options("cli", options)]
+        if job_file:
+            jobs = jobs_from_file(job_file, options)
+        else:
+            jobs = [_native.job_from_options("cli", fio.BARE_RUN_OPTIONS if bare else options)]
         for job in jobs:
             drive.check_job(job)
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
-        human = not quiet and json_path != "-" and series_path != "-"
+        human = not quiet and json_path != "-" and series_path != "-" and output_format == "normal"
         if human:
             click.echo(drive_header(drive.info))
+            if bare:
+                click.echo(f"no job given: running {' '.join('--' + o for o in fio.BARE_RUN_OPTIONS)} (see ssdlab run --help)")
+            no_effect = sorted({key for job in jobs for key in job.no_effect})
+            if no_effect:
+                click.echo(f"accepted without effect in a simulation: {', '.join(no_effect)}")
         records = []
         for step in steps:
-            record = drive.precondition(step, progress=bars)
+            if step == "layout":
+                record = fio.lay_out(drive, jobs, progress=bars)
+            else:
+                record = drive.precondition(step, progress=bars)
             records.append(record)
             if human:
                 click.echo(f"precondition {step}: {record['simulated_seconds']:,.1f} s simulated")
         results = []
+        logs_written = []
         for job in jobs:
+            if job.pre_read:
+                fio.pre_read(drive, job, progress=bars)
             result = drive.run(job=job, progress=bars, data_file=data_file)
             results.append(result)
+            logs_written += fio.write_logs(job, result)
             if human:
                 click.echo(run_summary(result.summary))
         bars.close()
@@ -197,12 +266,19 @@ def run_command(
         _fail(str(error))
     except OSError as error:
         _fail(str(error))
+    warning = fio.unwritten_read_warning([r.summary for r in results])
+    if warning:
+        click.echo(f"ssdlab: warning: {warning}", err=True)
+    if human and logs_written:
+        click.echo(f"logs: {', '.join(str(p) for p in logs_written)}")
     last = results[-1]
     document = dict(last.summary)
     document["master_seed"] = seed
     document["profile"] = {k: v for k, v in drive.info.items() if k != "source"}
     document["preconditions"] = records
     document["jobs"] = [r.summary for r in results]
+    if output_format == "json":
+        click.echo(fio.dump_json(fio.fio_json(results, jobs, seed)))
     if json_path:
         _write_output(json_path, json.dumps(document, indent=2) + "\n", "--json")
     if series_path:
@@ -463,19 +539,33 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
 
 @trace_group.command("replay")
 @click.argument("path")
-@click.option("--profile", default=DEFAULT_PROFILE, show_default=True)
-@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE")
-@click.option("--format", "fmt", default=None, metavar="NAME")
-@click.option("--mode", type=click.Choice(["queue-depth", "timestamps"]), default="queue-depth", show_default=True)
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, help="Built-in profile name or TOML path.")
+@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@click.option("--format", "fmt", default=None, metavar="NAME", help="Trace format (detected when not given).")
+@click.option(
+    "--mode",
+    type=click.Choice(["queue-depth", "timestamps"]),
+    default="queue-depth",
+    show_default=True,
+    help="queue-depth: as fast as the drive allows, keeping the trace's queue depths; timestamps: at the recorded times.",
+)
 @click.option("--time-scale", type=float, default=1.0, show_default=True, help="Timestamps mode: factor on inter-arrival times.")
 @click.option("--time-unit", type=click.Choice(["ns", "us", "ms", "s"]), default=None, help="Unit of the trace's timestamps (default: the format's own).")
 @click.option("--remap", is_flag=True, help="Fold addresses beyond the drive into it.")
-@click.option("--skip-bad", is_flag=True)
-@click.option("--data-pattern", default="text", show_default=True, help="Data written by the trace's writes.")
-@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks in order instead of --data-pattern.")
-@click.option("--precondition", "steps", multiple=True, metavar="STEP")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
-@click.option("--json", "json_path", metavar="FILE|-")
+@click.option("--skip-bad", is_flag=True, help="Count and skip malformed lines instead of stopping.")
+@click.option(
+    "--data_pattern",
+    "--data-pattern",
+    "data_pattern",
+    type=click.Choice(["zeros", "repeating", "text", "random"]),
+    default="random",
+    show_default=True,
+    help="Data written by the trace's writes (the same option and default as `run`'s, fio's random).",
+)
+@click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks in order, all of it, instead of --data_pattern.")
+@click.option("--precondition", "steps", multiple=True, metavar="STEP", help=f"Before the replay: {', '.join(pre.NAMES)} (repeatable, in order).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
+@click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
 def trace_replay_command(
     path: str,
     profile: str,

@@ -18,8 +18,29 @@ ProgressCallback = Callable[[str, float, float, int], None]
 
 DEFAULT_PROFILE = "force-gs-240"
 
-# Completions simulated per slice between progress reports and Ctrl-C checks.
-_SLICE_COMPLETIONS = 200_000
+# Completions simulated per slice between progress reports and Ctrl-C checks: the first slice,
+# then sized so that a slice takes about _SLICE_WALL_S of wall time whatever a completion costs
+# (Ctrl-C and SIGTERM are seen between slices, so a run stops within about that long).
+_SLICE_COMPLETIONS = 2_000
+_SLICE_WALL_S = 0.1
+_SLICE_LIMITS = (500, 2_000_000)
+
+
+class _Slices:
+    """Slice sizes that follow the measured wall time per completion."""
+
+    def __init__(self) -> None:
+        self.size = _SLICE_COMPLETIONS
+
+    def timed(self, step):
+        """Run ``step(size)``, then size the next slice from how long this one took."""
+        started = time.perf_counter()
+        out = step(self.size)
+        elapsed = time.perf_counter() - started
+        wanted = self.size * _SLICE_WALL_S / max(elapsed, 1e-6)
+        self.size = int(min(max(wanted, self.size / 4, _SLICE_LIMITS[0]), self.size * 4, _SLICE_LIMITS[1]))
+        return out
+
 
 #: Most bytes one `Drive.read` returns (the bytes are built in memory).
 MAX_READ_BYTES = 1 << 30
@@ -180,7 +201,8 @@ class Drive:
         data_file: str | None = None,
     ) -> RunResult:
         """Run one job closed-loop: fio-style ``options`` (``["rw=randwrite", "bs=4k", ...]``)
-        or a job object from :func:`jobs_from_file`. Writes carry the job's data pattern, or
+        or a job object from :func:`jobs_from_file` (a group of jobs run side by side, sharing
+        the drive's queue; ``numjobs`` copies likewise). Writes carry the job's data pattern, or
         the 4 KiB blocks of ``data_file`` in order (the whole file, streamed with bounded
         memory; started again from its beginning only when the run writes more than it holds,
         which the summary's ``data_file`` says), so real files go through the data-reduction
@@ -200,8 +222,9 @@ class Drive:
             data_file = paths.input_file("data_file", data_file)
         native_run = self._native.start_run(job, seed, data_file)
         started = time.perf_counter()
+        slices = _Slices()
         while True:
-            done, sim_s, fraction, completed = self._native.advance(native_run, _SLICE_COMPLETIONS)
+            done, sim_s, fraction, completed = slices.timed(lambda n: self._native.advance(native_run, n))
             if progress is not None:
                 progress(job.name, fraction if not done else 1.0, sim_s, completed)
             if done:
@@ -252,8 +275,9 @@ class Drive:
     def _replay(self, path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file) -> RunResult:
         native_replay = self._native.start_replay(path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, time_unit, data_file)
         started = time.perf_counter()
+        slices = _Slices()
         while True:
-            done, sim_s, completed = self._native.advance_replay(native_replay, _SLICE_COMPLETIONS)
+            done, sim_s, completed = slices.timed(lambda n: self._native.advance_replay(native_replay, n))
             if progress is not None:
                 progress(f"replay {path}", 1.0 if done else 0.0, sim_s, completed)
             if done:
@@ -263,7 +287,7 @@ class Drive:
         return RunResult(summary=summary, series=pd.DataFrame())
 
     def check_job(self, job: object) -> None:
-        """Raise if ``job`` cannot run on this drive (span beyond capacity, queue too deep)."""
+        """Raise if ``job`` cannot run on this drive (span beyond capacity, thinktime past the clock)."""
         self._native.check_job(job)
 
     def precondition(self, step: str, progress: ProgressCallback | None = None) -> dict:
@@ -345,9 +369,12 @@ def _note_data_file(summary: dict, data_file: str | None) -> None:
     summary["data_pattern"] = f"file {data_file}"
 
 
-def jobs_from_file(path: str) -> list:
-    """The jobs of an fio job file, to pass as ``Drive.run(job=...)``."""
-    return _native.jobs_from_file(paths.input_file("job file", path, paths.MAX_TEXT_FILE_BYTES))
+def jobs_from_file(path: str, overrides: Sequence[str] = ()) -> list:
+    """The groups of jobs of an fio job file, to pass as ``Drive.run(job=...)`` one after the
+    other (the jobs of a group run side by side); ``overrides`` (``key=value``) apply to every
+    job after the file's own options, as fio's command line does."""
+    checked = paths.input_file("job file", path, paths.MAX_TEXT_FILE_BYTES)
+    return _native.jobs_from_file(checked, _strings("jobs_from_file", "overrides", overrides))
 
 
 def profile_names() -> list[str]:

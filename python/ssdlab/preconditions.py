@@ -4,7 +4,8 @@
 - ``seq-fill``: write the whole usable span once, 128 KiB sequential at QD32.
 - ``rand-fill``: 4 KiB random writes at QD32 amounting to twice the usable span (the SNIA
   steady-state convention), after which GC is in steady state for uniform random writes.
-- ``idle:SECONDS``: leave the drive idle so idle-time GC can work.
+- ``idle:SECONDS``: leave the drive idle so idle-time GC can work (a number of seconds, or a
+  time as fio writes it: ``idle:500ms``, ``idle:5m``).
 - ``trim-all``: TRIM the whole usable span (what a format does).
 """
 
@@ -30,10 +31,16 @@ def parse(step: str) -> tuple[str, float | None]:
     if step in ("secure-erase", "seq-fill", "rand-fill", "trim-all"):
         return step, None
     if step.startswith("idle:"):
+        text = step.split(":", 1)[1]
         try:
-            seconds = float(step.split(":", 1)[1])
+            seconds = float(text)
         except ValueError:
-            seconds = -1.0
+            from ssdlab import _native
+
+            try:
+                seconds = _native.parse_time_ns(text, "s") / 1e9
+            except ValueError:
+                seconds = -1.0
         if not seconds >= 0:
             raise WorkloadError(f"precondition {step!r}: expected idle:SECONDS with a non-negative number")
         return "idle", seconds

@@ -30,6 +30,17 @@ def run_summary(s: dict) -> str:
         f"  {s['iops']:,.0f} IOPS   read {s['read_mbps']:,.1f} MB/s   write {s['write_mbps']:,.1f} MB/s   "
         f"({s['ios']:,} IOs: {s['reads']:,} reads, {s['writes']:,} writes, {s['trims']:,} trims)",
     ]
+    extras = []
+    if s.get("jobs_in_group", 1) > 1:
+        extras.append(f"{s['jobs_in_group']} jobs side by side")
+    if s.get("host_queued_max"):
+        extras.append(f"up to {s['host_queued_max']:,} commands held in the host's queue (drive queue full)")
+    if s.get("ramp_seconds"):
+        extras.append(f"after a {s['ramp_seconds']:,.1f} s ramp")
+    if s.get("steady_state_seconds") is not None:
+        extras.append(f"steady state reached at {s['steady_state_seconds']:,.0f} s")
+    if extras:
+        lines.append("  " + "; ".join(extras))
     lat = s.get("latency_us")
     if lat:
         lines.append(f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}")

@@ -45,11 +45,26 @@ CASES = [
         "controller.power_loss_protection",
     ),
     ("unknown fio option", ["run", "--rw=randwrite", "--iodeph=4"], "unknown fio option `iodeph`"),
-    ("queue deeper than NCQ", ["run", "--rw=randread", "--iodepth=64"], "exceeds the drive's queue depth"),
+    ("queue deeper than fio allows", ["run", "--rw=randread", "--iodepth=65537"], "iodepth: must be 1 to 65536"),
     (
         "compare highlighting a drive not in the database",
         ["compare", "--db", "{db}", "--highlight", "no-such-drive", "--include-scaled", "--out", "{tmp}/cmp"],
         "--highlight",
+    ),
+    # Issue 19, causes 6 and 11: the workload's own checks (tests/cli/test_fio_jobfile.py has the job-file ones).
+    ("thinktime past the simulated clock", ["run", "--rw=randwrite", "--bs=4k", "--size=64m", "--thinktime=100d"], "past the simulated clock's limit"),
+    ("thinktime longer than the whole run", ["run", "--rw=randwrite", "--runtime=1", "--time_based", "--thinktime=2s"], "longer than the whole run"),
+    ("blockalign larger than the size", ["run", "--rw=randwrite", "--size=1m", "--blockalign=1g"], "blockalign 1073741824 is larger than size"),
+    ("blockalign larger than the span to the drive's end", ["run", "--rw=randwrite", "--offset=223g", "--blockalign=1g"], "is larger than the span"),
+    ("size not a whole number of sectors", ["run", "--rw=write", "--bs=512", "--size=1000"], "not a whole number of 512-byte sectors"),
+    ("offset + size past 2^64", ["run", "--rw=write", "--offset=18446744073709551104", "--size=1m"], "past 2^64 bytes"),
+    ("rwmixread and rwmixwrite disagreeing", ["run", "--rw=randrw", "--rwmixread=60", "--rwmixwrite=30"], "disagree"),
+    ("hyphenated fio option", ["run", "--rw=randwrite", "--time-based", "--runtime=1"], "did you mean `time_based`?"),
+    ("a device as a job file", ["run", "--job-file", "/dev/zero"], "is not a regular file"),
+    (
+        "unset environment variable in a fio option",
+        ["run", "--rw=randwrite", "--size=${{SSDLAB_SURELY_UNSET}}"],
+        "environment variable `SSDLAB_SURELY_UNSET` is not set",
     ),
 ]
 

@@ -56,8 +56,9 @@ def test_run_writes_json_and_series(tmp_path):
 
 
 def test_job_file_runs_jobs_in_order(tmp_path):
+    # As in fio, a job after `stonewall` waits for the jobs before it.
     job = tmp_path / "two.fio"
-    job.write_text("[global]\nbs=4k\niodepth=4\nnumber_ios=500\n\n[first]\nrw=randwrite\n\n[second]\nrw=randread\n")
+    job.write_text("[global]\nbs=4k\niodepth=4\nnumber_ios=500\n\n[first]\nrw=randwrite\n\n[second]\nstonewall\nrw=randread\n")
     r = ssdlab("run", *small_args(), "--job-file", str(job), "--json", "-")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
@@ -76,7 +77,7 @@ def test_job_file_runs_jobs_in_order(tmp_path):
         (["--rw=write", "--size=300g"], "beyond the usable capacity"),
         (["--profile", "no-such-drive", "--rw=read"], "no-such-drive"),
         (["--precondition", "warp", "--rw=read"], "unknown precondition"),
-        (["--rw=read", "--iodepth=64"], "exceeds the drive's queue depth"),
+        (["--rw=read", "--iodepth=65537"], "iodepth: must be 1 to 65536"),
         (["--rw=sideways"], "unknown kind `sideways`"),
     ],
 )

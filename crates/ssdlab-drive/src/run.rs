@@ -9,8 +9,9 @@ use ssdlab_core::{bail, Nanoseconds, Result};
 use ssdlab_ftl::ChunkStats;
 use ssdlab_nand::{FlashCounters, SECTOR_BYTES};
 use ssdlab_reduce::ContentStream;
-use ssdlab_workload::{IoGenerator, JobSpec, Op};
-use std::collections::VecDeque;
+use ssdlab_workload::{IoGenerator, JobSpec, Op, SteadyMetric};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Commands generated ahead of submission, so their mapping entries can be prefetched.
 const LOOKAHEAD: usize = 16;
@@ -141,6 +142,18 @@ pub struct RunSummary {
     pub reduction: Option<ReductionReport>,
     /// Whether the per-second series stopped at its row limit (the summary covers the whole run).
     pub series_truncated: bool,
+    /// Jobs run side by side (the job, the jobs of its group and `numjobs` copies).
+    pub jobs_in_group: u32,
+    /// Most commands the host held because the drive's queue was full (iodepth above it).
+    pub host_queued_max: u64,
+    /// Bytes read from sectors nobody wrote (or trimmed): answered from the map, no NAND read
+    /// (the read bytes times the share of 4 KiB sectors read that were unmapped).
+    pub unmapped_read_bytes: u64,
+    /// Simulated seconds of `ramp_time` run before measuring (not in any figure above).
+    pub ramp_seconds: f64,
+    /// Simulated second (from the measured start) at which fio's steady-state rule was met and
+    /// the jobs stopped; `None` when not asked for or not reached.
+    pub steady_state_seconds: Option<f64>,
 }
 
 /// Drive state for the per-second series: free blocks, and WA since the given baselines.
@@ -151,20 +164,44 @@ pub(crate) fn snapshot_of(drive: &Drive, nand_base: u64, host_write_base: u64) -
     Snapshot { free_blocks: drive.translation().free_blocks_total(), write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 } }
 }
 
-/// A closed-loop run of one job against a drive.
-pub struct Run {
+/// One job of a run: its IO stream and written content.
+struct Stream {
     job: JobSpec,
-    seed: u64,
     generator: IoGenerator,
     content: ContentStream,
     /// Contents of the written sectors of the commands in the look-ahead, in order.
     content_ahead: VecDeque<ssdlab_reduce::SectorContent>,
+    lookahead: VecDeque<ssdlab_workload::Io>,
+    stopped: bool,
+}
+
+/// A closed-loop run of one job, or of a group of jobs side by side sharing the drive's queue
+/// (`JobSpec::concurrent`: the other jobs of an fio group and `numjobs` copies), each keeping its
+/// own `iodepth` in flight. Commands beyond the drive's queue (`host.queue_depth_max`) wait in
+/// the host's queue, as a host's block layer holds them, and are submitted in arrival order as
+/// the drive's slots free; their latency counts from their arrival.
+pub struct Run {
+    job: JobSpec,
+    seed: u64,
+    streams: Vec<Stream>,
     needs_content: bool,
     reduction_base: Option<ChunkStats>,
-    lookahead: VecDeque<ssdlab_workload::Io>,
     start_ns: Nanoseconds,
     now_ns: Nanoseconds,
     inflight: InFlightQueue,
+    /// The stream of each command in the drive, ordered as `inflight` orders them.
+    owners: BinaryHeap<Reverse<(Nanoseconds, u64, usize)>>,
+    owner_seq: u64,
+    /// Commands the host holds while the drive's queue is full: arrival time and stream.
+    host_queue: VecDeque<(Nanoseconds, usize)>,
+    host_queued_max: u64,
+    device_depth: usize,
+    /// End of `ramp_time`: figures count from here.
+    ramp_end_ns: Nanoseconds,
+    ramped: bool,
+    busy_base_ns: Nanoseconds,
+    steady_samples: Vec<f64>,
+    steady_at_ns: Option<Nanoseconds>,
     started: bool,
     stopped_issuing: bool,
     completed: u64,
@@ -184,14 +221,17 @@ impl Run {
     }
 
     /// Prepare a run whose written sectors take their content from `content` (a user's data
-    /// file, say) instead of the job's pattern.
+    /// file, say) instead of the job's pattern. The other jobs of the group (if any) draw their
+    /// seeds in order from `seed` and write their own patterns.
     pub fn with_content(drive: &Drive, job: &JobSpec, seed: u64, at_ns: Nanoseconds, content: ContentStream) -> Result<Self> {
-        let depth_max = drive.profile().host.queue_depth_max;
-        if job.iodepth > depth_max {
-            bail!(Workload, "job {}: iodepth {} exceeds the drive's queue depth of {depth_max} (NCQ)", job.name, job.iodepth);
-        }
-        if let Some(runtime) = job.runtime_ns {
-            if runtime > crate::session::MAX_SIMULATED_NS - at_ns.min(crate::session::MAX_SIMULATED_NS) {
+        let device_depth = drive.profile().host.queue_depth_max.max(1) as usize;
+        let ramp_ns = job.group().map(|j| j.ramp_ns).max().unwrap_or(0);
+        let longest_ns = job.group().filter_map(|j| j.runtime_ns).max();
+        let Some(ramp_end_ns) = at_ns.checked_add(ramp_ns).filter(|&t| t <= crate::session::MAX_SIMULATED_NS) else {
+            bail!(Workload, "job {}: ramp_time passes the simulated clock's limit of {:.0} s", job.name, seconds(crate::session::MAX_SIMULATED_NS));
+        };
+        if let Some(runtime) = longest_ns {
+            if runtime > crate::session::MAX_SIMULATED_NS - ramp_end_ns {
                 bail!(
                     Workload,
                     "job {}: a runtime of {:.0} s from the simulated present ({:.0} s) passes the simulated clock's limit of {:.0} s",
@@ -202,23 +242,52 @@ impl Run {
                 );
             }
         }
-        let generator = IoGenerator::new(job, drive.usable_bytes(), seed)?;
+        let mut streams = Vec::new();
+        let mut seeds = ssdlab_core::SimRng::new(seed);
+        let mut first_content = Some(content);
+        for (index, member) in job.group().enumerate() {
+            let member_seed = if index == 0 { seed } else { seeds.next_u64() };
+            let generator = IoGenerator::new(member, drive.usable_bytes(), member_seed)?;
+            check_thinktime(member, &generator, ramp_end_ns)?;
+            let content = match first_content.take() {
+                Some(c) => c,
+                None => ContentStream::new(member.pattern, drive.options().content, member_seed),
+            };
+            let mut alone = member.clone();
+            alone.concurrent.clear();
+            streams.push(Stream {
+                job: alone,
+                generator,
+                content,
+                content_ahead: VecDeque::new(),
+                lookahead: VecDeque::with_capacity(LOOKAHEAD + 1),
+                stopped: false,
+            });
+        }
+        let total_depth = job.group_iodepth();
         Ok(Self {
-            content,
-            content_ahead: VecDeque::new(),
+            streams,
             needs_content: drive.translation().needs_content(),
             reduction_base: drive.translation().reduction_stats().cloned(),
             job: job.clone(),
             seed,
-            generator,
-            lookahead: VecDeque::with_capacity(LOOKAHEAD + 1),
             start_ns: at_ns,
             now_ns: at_ns,
-            inflight: InFlightQueue::new(job.iodepth.max(1) as usize, at_ns),
+            inflight: InFlightQueue::new(total_depth.clamp(1, device_depth as u64) as usize, at_ns),
+            owners: BinaryHeap::new(),
+            owner_seq: 0,
+            host_queue: VecDeque::new(),
+            host_queued_max: 0,
+            device_depth,
+            ramp_end_ns,
+            ramped: ramp_ns == 0,
+            busy_base_ns: 0,
+            steady_samples: Vec::new(),
+            steady_at_ns: None,
             started: false,
             stopped_issuing: false,
             completed: 0,
-            metrics: Metrics::new(at_ns),
+            metrics: Metrics::new(ramp_end_ns),
             flash_base: drive.flash().counters().clone(),
             drive_base: drive.counters().clone(),
             energy_base_nj: drive.flash().counters().energy_nj,
@@ -238,7 +307,7 @@ impl Run {
 
     /// Whether every command has completed.
     pub fn is_done(&self) -> bool {
-        self.started && self.inflight.is_empty()
+        self.started && self.inflight.is_empty() && self.host_queue.is_empty()
     }
 
     /// Simulated time of the last completion (the run's end once done).
@@ -246,48 +315,114 @@ impl Run {
         self.last_done_ns
     }
 
-    fn issue(&mut self, drive: &mut Drive, at_ns: Nanoseconds) -> Result<()> {
-        if self.stopped_issuing {
+    /// The host issues stream `index`'s next command at `at_ns`: to the drive when its queue has
+    /// room, else into the host's queue.
+    fn issue(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) -> Result<()> {
+        let stream = &mut self.streams[index];
+        if self.stopped_issuing || stream.stopped {
             return Ok(());
         }
-        if let Some(runtime) = self.job.runtime_ns {
-            if at_ns - self.start_ns >= runtime {
-                self.stopped_issuing = true;
+        if let Some(runtime) = stream.job.runtime_ns {
+            if at_ns >= self.ramp_end_ns && at_ns - self.ramp_end_ns >= runtime {
+                stream.stopped = true;
                 return Ok(());
             }
         }
-        while self.lookahead.len() < LOOKAHEAD {
-            match self.generator.next_io() {
+        if self.inflight.len() < self.device_depth && self.host_queue.is_empty() {
+            self.submit(drive, index, at_ns, at_ns)?;
+        } else {
+            self.host_queue.push_back((at_ns, index));
+            self.host_queued_max = self.host_queued_max.max(self.host_queue.len() as u64);
+        }
+        Ok(())
+    }
+
+    /// Submit stream `index`'s next command to the drive at `at_ns` (it arrived at
+    /// `arrival_ns`). Returns whether the stream had one.
+    fn submit(&mut self, drive: &mut Drive, index: usize, arrival_ns: Nanoseconds, at_ns: Nanoseconds) -> Result<bool> {
+        let needs_content = self.needs_content;
+        let stream = &mut self.streams[index];
+        while stream.lookahead.len() < LOOKAHEAD {
+            match stream.generator.next_io() {
                 Some(next) => {
                     drive.prefetch_stage1(&next);
-                    if self.needs_content && next.op == Op::Write {
+                    if needs_content && next.op == Op::Write {
                         let first = next.offset_bytes / SECTOR_BYTES;
                         let last = (next.offset_bytes + next.len_bytes - 1) / SECTOR_BYTES;
                         for _ in first..=last {
-                            let sector = self.content.next_sector();
+                            let sector = stream.content.next_sector();
                             drive.prefetch_content(&sector);
-                            self.content_ahead.push_back(sector);
+                            stream.content_ahead.push_back(sector);
                         }
                     }
-                    self.lookahead.push_back(next);
+                    stream.lookahead.push_back(next);
                 }
                 None => break,
             }
         }
-        let Some(io) = self.lookahead.pop_front() else {
-            self.stopped_issuing = true;
-            return Ok(());
+        let Some(io) = stream.lookahead.pop_front() else {
+            stream.stopped = true;
+            return Ok(false);
         };
-        if let Some(soon) = self.lookahead.get(STAGE2_AT) {
+        if let Some(soon) = stream.lookahead.get(STAGE2_AT) {
             drive.prefetch_stage2(soon);
         }
-        if let Some(soon) = self.lookahead.get(STAGE3_AT) {
+        if let Some(soon) = stream.lookahead.get(STAGE3_AT) {
             drive.prefetch_stage3(soon);
         }
         let done_ns =
-            if self.needs_content { drive.submit_with(&io, at_ns, &mut self.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut self.content)? };
-        self.inflight.push(at_ns, at_ns, done_ns, io.op, io.len_bytes);
+            if needs_content { drive.submit_with(&io, at_ns, &mut stream.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut stream.content)? };
+        self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
+        // A lone job owns every command: no need to track whose each is.
+        if self.streams.len() > 1 {
+            self.owner_seq += 1;
+            self.owners.push(Reverse((done_ns, self.owner_seq, index)));
+        }
+        Ok(true)
+    }
+
+    /// A drive slot freed at `at_ns`: submit what the host holds, oldest first.
+    fn drain_host_queue(&mut self, drive: &mut Drive, at_ns: Nanoseconds) -> Result<()> {
+        while self.inflight.len() < self.device_depth {
+            let Some((arrival_ns, index)) = self.host_queue.pop_front() else { break };
+            if self.stopped_issuing {
+                continue;
+            }
+            self.submit(drive, index, arrival_ns, at_ns.max(arrival_ns))?;
+        }
         Ok(())
+    }
+
+    /// Figures count from the end of `ramp_time`: take the baselines again there.
+    fn end_ramp(&mut self, drive: &Drive) {
+        self.ramped = true;
+        self.metrics = Metrics::new(self.ramp_end_ns);
+        self.flash_base = drive.flash().counters().clone();
+        self.drive_base = drive.counters().clone();
+        self.energy_base_nj = drive.flash().counters().energy_nj;
+        self.reduction_base = drive.translation().reduction_stats().cloned();
+        self.busy_base_ns = self.inflight.busy().any_ns;
+        self.completed = 0;
+    }
+
+    /// Feed the seconds closed so far to fio's steady-state rule; stop the jobs once it holds.
+    fn check_steady_state(&mut self, at_ns: Nanoseconds) {
+        let Some(ss) = self.job.steady_state else { return };
+        let ramp_seconds = ss.ramp_ns / ssdlab_core::time::NS_PER_S;
+        let rows = &self.metrics.series;
+        let first = (ramp_seconds as usize + self.steady_samples.len()).min(rows.len());
+        for row in &rows[first..] {
+            self.steady_samples.push(match ss.metric {
+                SteadyMetric::Iops => row.iops,
+                SteadyMetric::Bandwidth => row.read_mbps + row.write_mbps,
+                SteadyMetric::Latency => row.mean_latency_us,
+            });
+        }
+        if self.steady_at_ns.is_none() && ss.reached(&self.steady_samples) {
+            self.steady_at_ns = Some(at_ns);
+            self.stopped_issuing = true;
+            self.host_queue.clear();
+        }
     }
 
     fn snapshot(&self, drive: &Drive) -> Snapshot {
@@ -298,29 +433,47 @@ impl Run {
     pub fn advance(&mut self, drive: &mut Drive, max_completions: u64) -> Result<bool> {
         if !self.started {
             self.started = true;
-            for _ in 0..self.job.iodepth {
-                self.issue(drive, self.start_ns)?;
+            // Slots are filled job by job, in file order, at the start.
+            for index in 0..self.streams.len() {
+                for _ in 0..self.streams[index].job.iodepth {
+                    self.issue(drive, index, self.start_ns)?;
+                }
             }
         }
         let mut processed = 0;
         while processed < max_completions {
             let Some(done) = self.inflight.pop() else { break };
+            let owner = match self.owners.pop() {
+                Some(Reverse((owner_done_ns, _, owner))) => {
+                    debug_assert_eq!(owner_done_ns, done.done_ns, "owner heap out of step with the in-flight queue");
+                    owner
+                }
+                None => 0,
+            };
             self.now_ns = done.done_ns;
-            if self.metrics.closes_second(done.done_ns) {
-                let snapshot = self.snapshot(drive);
-                self.metrics.close_seconds_before(done.done_ns, snapshot);
+            if !self.ramped && done.done_ns >= self.ramp_end_ns {
+                self.end_ramp(drive);
             }
-            self.metrics.record(done.op, done.bytes, done.done_ns - done.arrival_ns);
-            self.completed += 1;
+            if self.ramped {
+                if self.metrics.closes_second(done.done_ns) {
+                    let snapshot = self.snapshot(drive);
+                    self.metrics.close_seconds_before(done.done_ns, snapshot);
+                    self.check_steady_state(done.done_ns);
+                }
+                self.metrics.record(done.op, done.bytes, done.done_ns - done.arrival_ns);
+                self.completed += 1;
+            }
             self.last_done_ns = self.last_done_ns.max(done.done_ns);
+            self.drain_host_queue(drive, done.done_ns)?;
             // The host's own time per command (fio's thinktime) before the slot's next command.
-            self.issue(drive, done.done_ns + self.job.thinktime_ns)?;
+            let thinktime_ns = self.streams[owner].job.thinktime_ns;
+            self.issue(drive, owner, done.done_ns.saturating_add(thinktime_ns))?;
             processed += 1;
         }
         if self.is_done() {
             let snapshot = self.snapshot(drive);
             // A time-based run's series ends at its runtime; the drain after it is in the summary.
-            let series_end = self.job.runtime_ns.map_or(self.last_done_ns, |runtime| self.last_done_ns.min(self.start_ns + runtime));
+            let series_end = self.job.runtime_ns.map_or(self.last_done_ns, |runtime| self.last_done_ns.min(self.ramp_end_ns.saturating_add(runtime)));
             self.metrics.finish(snapshot, series_end);
         }
         Ok(self.is_done())
@@ -331,13 +484,14 @@ impl Run {
         let simulated_ns = self.now_ns - self.start_ns;
         let mut fraction: f64 = 0.0;
         if let Some(runtime) = self.job.runtime_ns {
-            fraction = fraction.max(simulated_ns as f64 / runtime as f64);
+            fraction = fraction.max(simulated_ns as f64 / (runtime as f64 + (self.ramp_end_ns - self.start_ns) as f64));
         }
-        if let Some(limit) = self.generator.limit_bytes() {
-            fraction = fraction.max(self.generator.issued_bytes() as f64 / limit.max(1) as f64);
+        let generator = &self.streams[0].generator;
+        if let Some(limit) = generator.limit_bytes() {
+            fraction = fraction.max(generator.issued_bytes() as f64 / limit.max(1) as f64);
         }
         if let Some(n) = self.job.number_ios {
-            fraction = fraction.max(self.generator.issued_ios() as f64 / n as f64);
+            fraction = fraction.max(generator.issued_ios() as f64 / n as f64);
         }
         RunProgress { simulated_ns, completed_ios: self.completed, fraction: fraction.min(1.0), done: self.is_done() }
     }
@@ -353,7 +507,7 @@ impl Run {
         let b = &self.flash_base;
         let d = drive.counters();
         let db = &self.drive_base;
-        let simulated_ns = self.last_done_ns - self.start_ns;
+        let simulated_ns = self.last_done_ns.saturating_sub(self.ramp_end_ns);
         let sim_s = seconds(simulated_ns).max(1e-12);
         let host_write_bytes = d.host_write_bytes - db.host_write_bytes;
         let host_read_bytes = d.host_read_bytes - db.host_read_bytes;
@@ -365,13 +519,13 @@ impl Run {
         let trims = d.trim_commands - db.trim_commands;
         let p = drive.profile();
         let idle_w = p.idle_watts();
-        let busy_ns = self.inflight.busy().any_ns;
+        let busy_ns = self.inflight.busy().any_ns - self.busy_base_ns;
         let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + idle_w * sim_s + p.controller.active_mw / 1e3 * seconds(busy_ns);
         let wear = drive.translation().wear();
         RunSummary {
             job: self.job.name.clone(),
             rw: self.job.rw.name().to_string(),
-            iodepth: self.job.iodepth,
+            iodepth: self.job.group_iodepth().min(u32::MAX as u64) as u32,
             seed: self.seed,
             simulated_seconds: seconds(simulated_ns),
             wall_seconds,
@@ -409,6 +563,19 @@ impl Run {
             map_page_reads: d.map_page_reads - db.map_page_reads,
             reduction: self.reduction_report(drive),
             series_truncated: self.metrics.truncated(),
+            jobs_in_group: self.streams.len() as u32,
+            host_queued_max: self.host_queued_max,
+            unmapped_read_bytes: {
+                let sectors = d.host_read_sectors - db.host_read_sectors;
+                let unmapped = (d.unmapped_sector_reads - db.unmapped_sector_reads).min(sectors);
+                if sectors == 0 {
+                    0
+                } else {
+                    (host_read_bytes as u128 * unmapped as u128 / sectors as u128) as u64
+                }
+            },
+            ramp_seconds: seconds(self.ramp_end_ns - self.start_ns),
+            steady_state_seconds: self.steady_at_ns.map(|t| seconds(t.saturating_sub(self.ramp_end_ns))),
         }
     }
 
@@ -431,4 +598,47 @@ impl Run {
             gc_chunks_moved: now.gc_chunks_moved - base.gc_chunks_moved,
         })
     }
+}
+
+/// Refuse a job whose thinktime alone would carry the simulated clock past its limit.
+fn check_thinktime(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds) -> Result<()> {
+    if job.thinktime_ns == 0 {
+        return Ok(());
+    }
+    let room_ns = crate::session::MAX_SIMULATED_NS - from_ns.min(crate::session::MAX_SIMULATED_NS);
+    let horizon_ns = match job.runtime_ns {
+        Some(runtime) => runtime.min(room_ns),
+        None => {
+            let ios = match (job.number_ios, generator.limit_bytes()) {
+                (Some(n), Some(bytes)) => n.min(bytes.div_ceil(job.min_block_bytes())),
+                (Some(n), None) => n,
+                (None, Some(bytes)) => bytes.div_ceil(job.min_block_bytes()),
+                (None, None) => u64::MAX,
+            };
+            let rounds = ios.div_ceil(job.iodepth.max(1) as u64);
+            let needed = (rounds as u128) * job.thinktime_ns as u128;
+            if needed > room_ns as u128 {
+                bail!(
+                    Workload,
+                    "job {}: thinktime {} us over its {} IOs adds {:.0} s of simulated time, past the simulated clock's limit of {:.0} s (set a runtime or io_size)",
+                    job.name,
+                    job.thinktime_ns / 1000,
+                    ios,
+                    needed as f64 / 1e9,
+                    seconds(crate::session::MAX_SIMULATED_NS)
+                );
+            }
+            return Ok(());
+        }
+    };
+    if job.thinktime_ns > horizon_ns {
+        bail!(
+            Workload,
+            "job {}: thinktime {} us is longer than the whole run ({:.0} s): no command after the first would be issued",
+            job.name,
+            job.thinktime_ns / 1000,
+            seconds(horizon_ns)
+        );
+    }
+    Ok(())
 }

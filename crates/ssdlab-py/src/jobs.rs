@@ -37,6 +37,64 @@ impl NativeJob {
         self.spec.runtime_ns.map(|ns| ns as f64 / 1e9)
     }
 
+    /// Jobs run side by side in this group (numjobs copies and the jobs before the next
+    /// stonewall).
+    #[getter]
+    fn jobs(&self) -> usize {
+        1 + self.spec.concurrent.len()
+    }
+
+    /// Options given that change nothing in a simulation, over the whole group, once each.
+    #[getter]
+    fn no_effect(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for key in self.spec.group().flat_map(|j| j.no_effect.iter()) {
+            if !out.contains(key) {
+                out.push(key.clone());
+            }
+        }
+        out
+    }
+
+    /// Whether any job of the group reads.
+    #[getter]
+    fn reads(&self) -> bool {
+        self.spec.group().any(|j| j.rw.reads())
+    }
+
+    /// Whether any job of the group asks for `pre_read`.
+    #[getter]
+    fn pre_read(&self) -> bool {
+        self.spec.group().any(|j| j.pre_read)
+    }
+
+    /// Log prefixes asked for: `{"bw": ..., "lat": ..., "iops": ...}` (absent keys: none), and
+    /// `avg_msec`.
+    #[getter]
+    fn logs(&self) -> std::collections::BTreeMap<String, String> {
+        let mut out = std::collections::BTreeMap::new();
+        for job in self.spec.group() {
+            for (kind, prefix) in [("bw", &job.logs.bw), ("lat", &job.logs.lat), ("iops", &job.logs.iops)] {
+                if let Some(prefix) = prefix {
+                    out.entry(kind.to_string()).or_insert_with(|| prefix.clone());
+                }
+            }
+            if job.logs.avg_msec > 0 {
+                out.entry("avg_msec".to_string()).or_insert_with(|| job.logs.avg_msec.to_string());
+            }
+        }
+        out
+    }
+
+    /// The byte spans `(start, length)` the group's jobs work on, on a device of
+    /// `capacity_bytes`.
+    fn spans(&self, capacity_bytes: u64) -> PyResult<Vec<(u64, u64)>> {
+        self.spec
+            .group()
+            .map(|j| ssdlab_workload::IoGenerator::new(j, capacity_bytes, 0).map(|g| (g.span_start_bytes(), g.span_bytes())).map_err(to_py))
+            .collect()
+    }
+
     fn __repr__(&self) -> String {
         format!("NativeJob(name={:?}, rw={}, iodepth={})", self.spec.name, self.spec.rw.name(), self.spec.iodepth)
     }
@@ -49,9 +107,45 @@ pub fn job_from_options(name: &str, options: Vec<String>) -> PyResult<NativeJob>
     Ok(NativeJob { spec })
 }
 
-/// Read the jobs of an fio job file.
+/// Read the groups of jobs of an fio job file; `overrides` (`key=value`) apply to every job
+/// after the file's own options, as fio's command line does.
 #[pyfunction]
-pub fn jobs_from_file(path: &str) -> PyResult<Vec<NativeJob>> {
-    let specs = ssdlab_workload::parse_job_file(path).map_err(to_py)?;
+#[pyo3(signature = (path, overrides = Vec::new()))]
+pub fn jobs_from_file(path: &str, overrides: Vec<String>) -> PyResult<Vec<NativeJob>> {
+    let specs = ssdlab_workload::parse_job_file_with(path, &overrides).map_err(to_py)?;
     Ok(specs.into_iter().map(|spec| NativeJob { spec }).collect())
+}
+
+/// Parse a size as fio does (`4k`, `10GB`, `128KiB`; `kb_base` 1024 or 1000) into bytes.
+#[pyfunction]
+#[pyo3(signature = (text, kb_base = 1024))]
+pub fn parse_size(text: &str, kb_base: u32) -> PyResult<u64> {
+    let base = ssdlab_core::units::KbBase::parse(&kb_base.to_string()).map_err(pyo3::exceptions::PyValueError::new_err)?;
+    ssdlab_core::units::parse_size_bytes_with(text, base).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+/// Parse a time as fio does (`180`, `500ms`, `3m`) into nanoseconds; a bare number is in
+/// `bare` (`s`, `ms` or `us`).
+#[pyfunction]
+#[pyo3(signature = (text, bare = "s"))]
+pub fn parse_time_ns(text: &str, bare: &str) -> PyResult<u64> {
+    use ssdlab_core::units::TimeUnit;
+    let unit = match bare {
+        "s" => TimeUnit::Seconds,
+        "ms" => TimeUnit::Milliseconds,
+        "us" => TimeUnit::Microseconds,
+        other => return Err(pyo3::exceptions::PyValueError::new_err(format!("bare unit `{other}`: expected s, ms or us"))),
+    };
+    ssdlab_core::units::parse_time_ns(text, unit).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+/// Option names with why ssdlab treats them so.
+type Reasons = Vec<(&'static str, &'static str)>;
+
+/// fio options by how ssdlab treats them: `simulated` (names), `no_effect` and `refused`
+/// (name and reason), and the accepted `rw` values.
+#[pyfunction]
+pub fn fio_catalogue() -> (Vec<&'static str>, Reasons, Reasons, &'static str) {
+    use ssdlab_workload::catalogue::{NOT_SIMULATED, NO_EFFECT, SIMULATED};
+    (SIMULATED.to_vec(), NO_EFFECT.to_vec(), NOT_SIMULATED.to_vec(), ssdlab_workload::RW_VALUES)
 }

@@ -1,6 +1,6 @@
 //! The seeded IO stream of a job.
 
-use crate::options::{Distribution, JobSpec, RwKind};
+use crate::options::{Distribution, JobSpec, RwKind, Zone, ZoneExtent};
 use rand_distr::{Distribution as _, Zipf};
 use ssdlab_core::{bail, Result, SimRng};
 
@@ -39,34 +39,64 @@ pub struct IoGenerator {
     align_bytes: u64,
     rng: SimRng,
     cursor_bytes: u64,
+    /// IOs still to issue sequentially after a random offset (`rw=randread:N`).
+    run_left: u64,
     issued_ios: u64,
     issued_bytes: u64,
     limit_bytes: Option<u64>,
     weight_total: u64,
+    equal_weights: bool,
     zipf: Option<(Zipf<f64>, u64)>,
+    /// Zones of `random_distribution=zoned`: cumulative access percent, start and end bytes.
+    zones: Vec<(u32, u64, u64)>,
 }
 
 impl IoGenerator {
     /// A generator for `job` on a device exposing `capacity_bytes` to workloads.
     pub fn new(job: &JobSpec, capacity_bytes: u64, seed: u64) -> Result<Self> {
         let at = format!("job {}", job.name);
-        if job.offset_bytes >= capacity_bytes {
-            bail!(Workload, "{at}: offset {} is beyond the usable capacity of {capacity_bytes} bytes", job.offset_bytes);
+        let min_bs = job.min_block_bytes();
+        // Percentages of the device, as fio, rounded down to the smallest block size.
+        let of_capacity = |percent: f64| -> u64 { ((capacity_bytes as f64 * percent / 100.0) as u64 / min_bs) * min_bs };
+        let offset_bytes = match job.offset_percent {
+            Some(p) => of_capacity(p).saturating_add(job.offset_bytes),
+            None => job.offset_bytes,
+        };
+        if offset_bytes >= capacity_bytes {
+            bail!(Workload, "{at}: offset {offset_bytes} is beyond the usable capacity of {capacity_bytes} bytes");
         }
-        let span_bytes = job.size_bytes.unwrap_or(capacity_bytes - job.offset_bytes);
-        if job.offset_bytes + span_bytes > capacity_bytes {
-            bail!(Workload, "{at}: offset {} + size {span_bytes} reaches beyond the usable capacity of {capacity_bytes} bytes", job.offset_bytes);
+        let span_bytes = match (job.fill_device, job.size_bytes, job.size_percent) {
+            (true, _, _) | (false, None, None) => capacity_bytes - offset_bytes,
+            (false, Some(bytes), _) => bytes,
+            (false, None, Some(p)) => of_capacity(p).min(capacity_bytes - offset_bytes),
+        };
+        let Some(end_bytes) = offset_bytes.checked_add(span_bytes) else {
+            bail!(Workload, "{at}: offset {offset_bytes} + size {span_bytes} is past 2^64 bytes");
+        };
+        if end_bytes > capacity_bytes {
+            bail!(Workload, "{at}: offset {offset_bytes} + size {span_bytes} reaches beyond the usable capacity of {capacity_bytes} bytes");
         }
         if job.max_block_bytes() > span_bytes {
             bail!(Workload, "{at}: block size {} is larger than the span of {span_bytes} bytes", job.max_block_bytes());
         }
-        let align_bytes = job.blockalign.unwrap_or(job.min_block_bytes());
-        // As fio, a job transfers `io_size` (default: the span) and stops; `time_based` lifts that
-        // limit. `number_ios` stops it earlier, never later (fio: "this does not extend the
-        // amount of I/O that will be done").
+        let align_bytes = job.blockalign.unwrap_or(min_bs);
+        if align_bytes > span_bytes {
+            bail!(Workload, "{at}: blockalign {align_bytes} is larger than the span of {span_bytes} bytes (every IO would land at its start)");
+        }
+        // As fio, a job transfers `io_size` (default: the span, `loops` times) and stops;
+        // `time_based` lifts that limit. `number_ios` stops it earlier, never later (fio: "this
+        // does not extend the amount of I/O that will be done"). A sequential job that skips
+        // (`rw=write:4k`) makes one pass over the span, as fio does.
+        let one_pass_bytes = match job.rw_step {
+            step if step != 0 && !job.rw.is_random() => {
+                let stride = job.max_block_bytes() + step.unsigned_abs();
+                (span_bytes / stride).max(1) * job.max_block_bytes()
+            }
+            _ => span_bytes,
+        };
         let limit_bytes = match (job.io_size_bytes, job.time_based) {
             (Some(bytes), false) => Some(bytes),
-            (None, false) => Some(span_bytes),
+            (None, false) => Some(one_pass_bytes.saturating_mul(job.loops)),
             (_, true) => None,
         };
         let zipf = match job.distribution {
@@ -77,19 +107,58 @@ impl IoGenerator {
             }
             _ => None,
         };
+        let zones = match &job.distribution {
+            Distribution::Zoned(zones) if job.rw.is_random() => Self::zone_bounds(zones, offset_bytes, span_bytes, align_bytes, &at)?,
+            _ => Vec::new(),
+        };
+        let equal_weights = job.block_sizes.windows(2).all(|w| w[0].1 == w[1].1);
         Ok(Self {
             weight_total: job.block_sizes.iter().map(|(_, w)| *w as u64).sum(),
+            equal_weights,
             job: job.clone(),
-            span_start_bytes: job.offset_bytes,
+            span_start_bytes: offset_bytes,
             span_bytes,
             align_bytes,
             rng: SimRng::new(seed),
-            cursor_bytes: job.offset_bytes,
+            cursor_bytes: offset_bytes,
+            run_left: 0,
             issued_ios: 0,
             issued_bytes: 0,
             limit_bytes,
             zipf,
+            zones,
         })
+    }
+
+    /// Each zone's access share (cumulative percent) and byte range, aligned.
+    fn zone_bounds(zones: &[Zone], start: u64, span: u64, align: u64, at: &str) -> Result<Vec<(u32, u64, u64)>> {
+        let mut out = Vec::new();
+        let mut cumulative = 0;
+        let mut zone_start = start;
+        for zone in zones {
+            let len = match zone.extent {
+                ZoneExtent::Percent(p) => ((span as f64 * p / 100.0) as u64 / align) * align,
+                ZoneExtent::Bytes(b) => (b / align) * align,
+            };
+            let zone_end = zone_start.saturating_add(len).min(start + span);
+            if zone.access_percent > 0 && zone_end <= zone_start {
+                bail!(Workload, "{at}: random_distribution: a zone with {}% of the accesses is empty on a span of {span} bytes", zone.access_percent);
+            }
+            cumulative += zone.access_percent;
+            out.push((cumulative, zone_start, zone_end));
+            zone_start = zone_end;
+        }
+        Ok(out)
+    }
+
+    /// Start of the span the job works on, bytes.
+    pub fn span_start_bytes(&self) -> u64 {
+        self.span_start_bytes
+    }
+
+    /// Length of the span the job works on, bytes.
+    pub fn span_bytes(&self) -> u64 {
+        self.span_bytes
     }
 
     /// The job being generated.
@@ -127,12 +196,21 @@ impl IoGenerator {
         let mut len_bytes = self.pick_block_size();
         let op = self.pick_op();
         let offset_bytes = if self.job.rw.is_random() {
-            self.random_offset(len_bytes)
+            if self.run_left > 0 && self.cursor_bytes + len_bytes <= self.span_start_bytes + self.span_bytes {
+                self.run_left -= 1;
+                self.cursor_bytes
+            } else {
+                self.run_left = (self.job.rw_step.max(1) - 1) as u64;
+                self.random_offset(len_bytes)
+            }
         } else {
             let (offset, len) = self.sequential_offset(len_bytes);
             len_bytes = len;
             offset
         };
+        if self.job.rw.is_random() {
+            self.cursor_bytes = offset_bytes + len_bytes;
+        }
         self.issued_ios += 1;
         self.issued_bytes += len_bytes;
         Some(Io { op, offset_bytes, len_bytes })
@@ -141,6 +219,9 @@ impl IoGenerator {
     fn pick_block_size(&mut self) -> u64 {
         if self.job.block_sizes.len() == 1 {
             return self.job.block_sizes[0].0;
+        }
+        if self.equal_weights {
+            return self.job.block_sizes[self.rng.below(self.job.block_sizes.len() as u64) as usize].0;
         }
         let mut point = self.rng.below(self.weight_total);
         for &(bytes, weight) in &self.job.block_sizes {
@@ -168,6 +249,14 @@ impl IoGenerator {
     }
 
     fn random_offset(&mut self, len_bytes: u64) -> u64 {
+        if !self.zones.is_empty() {
+            let point = self.rng.below(100) as u32;
+            let &(_, start, end) = self.zones.iter().find(|(cumulative, _, _)| point < *cumulative).unwrap_or(self.zones.last().expect("zones"));
+            // The block must fit the span; near the span's end it may reach into the next zone.
+            let last_start = (self.span_start_bytes + self.span_bytes - len_bytes).min(end.saturating_sub(1).max(start));
+            let positions = last_start.saturating_sub(start) / self.align_bytes + 1;
+            return (start + self.rng.below(positions) * self.align_bytes).min(self.span_start_bytes + self.span_bytes - len_bytes);
+        }
         let positions = (self.span_bytes - len_bytes) / self.align_bytes + 1;
         let index = match &self.zipf {
             None => self.rng.below(positions),
@@ -181,15 +270,24 @@ impl IoGenerator {
     }
 
     /// Next sequential `(offset, length)`. As fio, the last block of the span is cut short when
-    /// the block size does not divide the span; the one after starts over at the beginning.
+    /// the block size does not divide the span; the one after starts over at the beginning. A
+    /// step (`rw=read:8k`, `rw=read:-8k`) moves the next offset by that much beyond (or before)
+    /// the block's end; stepping out of the span wraps to its other end.
     fn sequential_offset(&mut self, len_bytes: u64) -> (u64, u64) {
-        let end = self.span_start_bytes + self.span_bytes;
-        if self.cursor_bytes >= end {
-            self.cursor_bytes = self.span_start_bytes;
+        let start = self.span_start_bytes;
+        let end = start + self.span_bytes;
+        if self.cursor_bytes >= end || self.cursor_bytes < start {
+            self.cursor_bytes = if self.cursor_bytes < start { end.saturating_sub(len_bytes).max(start) } else { start };
         }
         let len = len_bytes.min(end - self.cursor_bytes);
         let offset = self.cursor_bytes;
-        self.cursor_bytes += len;
+        let next = offset as i128 + len as i128 + self.job.rw_step as i128;
+        self.cursor_bytes = if next < start as i128 {
+            // Stepping back past the start wraps to the last whole block.
+            end.saturating_sub(len_bytes).max(start)
+        } else {
+            next.min(u64::MAX as i128) as u64
+        };
         (offset, len)
     }
 }

@@ -1,17 +1,25 @@
 //! Workloads in fio's vocabulary.
 //!
-//! * [`JobSpec`]: one job, validated (`rw`, `bs`/`bssplit`, `iodepth`, `offset`, `size`,
-//!   `io_size`, `runtime`, `time_based`, `number_ios`, `rwmixread`, `random_distribution`,
-//!   `blockalign`).
+//! * [`JobSpec`]: one job, validated (`rw`, `bs`/`bsrange`/`bssplit`, `iodepth`, `offset`,
+//!   `size` (bytes or percent), `io_size`, `runtime`, `ramp_time`, `time_based`, `number_ios`,
+//!   `rwmixread`, `random_distribution` (random, zipf, zoned), `blockalign`, `numjobs`, logs,
+//!   steady state), with the jobs that run beside it.
 //! * [`parse_options`] turns `key=value` pairs (from the command line) into a [`JobSpec`];
-//!   [`parse_job_file`] reads an fio job file (`[global]` plus job sections, run one after the
-//!   other). Unknown options are refused by name.
+//!   [`parse_job_file_with`] reads an fio job file (`jobfile`: fio's syntax and grouping).
+//!   Every unknown or refused option is reported at once, each where it stands;
+//!   [`catalogue`] says which options are simulated, which change nothing and which are refused.
 //! * [`IoGenerator`]: the seeded stream of IOs of a job over a given capacity.
 
 #![warn(missing_docs)]
 
+pub mod catalogue;
 mod generator;
+mod jobfile;
 mod options;
+mod steady;
 
 pub use generator::{Io, IoGenerator, Op};
-pub use options::{parse_job_file, parse_job_text, parse_options, Distribution, JobSpec, RwKind};
+pub use jobfile::{expand_numjobs, parse_job_file, parse_job_file_with, parse_job_text, MAX_JOB_FILE_BYTES};
+pub use options::{
+    parse_options, Distribution, Extent, JobSpec, LogSettings, RwKind, SteadyMetric, SteadyState, Zone, ZoneExtent, MAX_IODEPTH, MAX_NUMJOBS, RW_VALUES,
+};

@@ -1,9 +1,16 @@
-//! fio options and job files.
+//! fio options: one job's settings and how each `key=value` changes them.
 
-use ssdlab_core::time::NS_PER_S;
-use ssdlab_core::units::parse_size_bytes;
-use ssdlab_core::{bail, Error, Nanoseconds, Result};
+use crate::catalogue::{no_effect_reason, not_simulated_reason};
+use ssdlab_core::units::{parse_size_bytes_with, parse_time_ns, KbBase, TimeUnit};
+use ssdlab_core::{Error, Nanoseconds, Result};
 use ssdlab_reduce::{DataPattern, PatternKind};
+
+/// Most commands one job keeps in flight (fio's own limit).
+pub const MAX_IODEPTH: u32 = 65_536;
+/// Most copies `numjobs` makes of one job.
+pub const MAX_NUMJOBS: u32 = 1024;
+/// Most block sizes a `bsrange` expands to (multiples of its smallest size).
+const MAX_BSRANGE_SIZES: u64 = 65_536;
 
 /// The `rw=` kinds supported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +32,9 @@ pub enum RwKind {
     /// Random TRIM.
     RandTrim,
 }
+
+/// Every `rw=` value accepted, for help texts.
+pub const RW_VALUES: &str = "read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim";
 
 impl RwKind {
     fn parse(text: &str) -> Option<Self> {
@@ -59,15 +69,95 @@ impl RwKind {
     pub fn is_random(self) -> bool {
         matches!(self, Self::RandRead | Self::RandWrite | Self::RandRw | Self::RandTrim)
     }
+
+    /// Whether the job reads (alone or mixed with writes).
+    pub fn reads(self) -> bool {
+        matches!(self, Self::Read | Self::RandRead | Self::RandRw | Self::ReadWrite)
+    }
+}
+
+/// One zone of `random_distribution=zoned`/`zoned_abs`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Zone {
+    /// Share of the accesses, percent.
+    pub access_percent: u32,
+    /// Extent of the zone: percent of the span (`zoned`) or bytes (`zoned_abs`).
+    pub extent: ZoneExtent,
+}
+
+/// How big a zone is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ZoneExtent {
+    /// Percent of the span.
+    Percent(f64),
+    /// Bytes.
+    Bytes(u64),
 }
 
 /// How random offsets are distributed.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Distribution {
     /// Uniform over the span.
     Uniform,
     /// Zipf with exponent `theta` over the blocks of the span.
     Zipf(f64),
+    /// Zones in order from the span's start, each drawn uniformly, chosen by access share.
+    Zoned(Vec<Zone>),
+}
+
+/// A size given in bytes or as a percentage of the device's usable capacity (`size=10%`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Extent {
+    /// Bytes.
+    Bytes(u64),
+    /// Percent of the usable capacity.
+    Percent(f64),
+}
+
+/// What fio's steady-state detection (`steadystate=`/`ss=`) watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SteadyMetric {
+    /// Commands per second.
+    Iops,
+    /// Bytes per second.
+    Bandwidth,
+    /// Mean completion latency.
+    Latency,
+}
+
+/// fio's steady-state termination: stop once the metric, sampled every second over the last
+/// `duration`, stays within `limit` (maximum deviation from the mean, or the least-squares
+/// slope), after `ramp` from the start.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SteadyState {
+    /// The metric watched.
+    pub metric: SteadyMetric,
+    /// Whether the criterion is the slope (`*_slope`) rather than the deviation.
+    pub slope: bool,
+    /// The limit: a fraction of the window's mean when `percent`, else in the metric's unit.
+    pub limit: f64,
+    /// Whether `limit` is a fraction of the mean.
+    pub percent: bool,
+    /// Window length.
+    pub duration_ns: Nanoseconds,
+    /// Time from the start before samples are kept.
+    pub ramp_ns: Nanoseconds,
+    /// Length of one sample (`steadystate_check_interval`, default 1 s): the window holds
+    /// `duration / interval` samples, each the mean over its interval.
+    pub interval_ns: Nanoseconds,
+}
+
+/// fio's `write_bw_log`, `write_lat_log`, `write_iops_log` settings of a job.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogSettings {
+    /// Prefix of the bandwidth log.
+    pub bw: Option<String>,
+    /// Prefix of the latency logs.
+    pub lat: Option<String>,
+    /// Prefix of the IOPS log.
+    pub iops: Option<String>,
+    /// Averaging window, milliseconds (`log_avg_msec`; 0 = fio's per-IO logging).
+    pub avg_msec: u64,
 }
 
 /// One validated job.
@@ -77,18 +167,29 @@ pub struct JobSpec {
     pub name: String,
     /// Access kind.
     pub rw: RwKind,
+    /// Bytes skipped (negative: stepped back) after each sequential IO (`rw=read:8k`), or for
+    /// random kinds the IOs issued sequentially before a new random offset (`rw=randread:4`).
+    pub rw_step: i64,
     /// Block sizes with their weights (one entry for `bs=`).
     pub block_sizes: Vec<(u64, u32)>,
-    /// Commands kept in flight (closed loop).
+    /// Commands kept in flight (closed loop); above the drive's queue the host holds the rest.
     pub iodepth: u32,
-    /// Start of the span, bytes.
+    /// Start of the span, bytes (`None` when `offset_percent` says).
     pub offset_bytes: u64,
-    /// Length of the span, bytes (`None`: to the end of the usable space).
+    /// Start of the span as a percentage of the usable capacity (`offset=25%`).
+    pub offset_percent: Option<f64>,
+    /// Length of the span, bytes (`None`: to the end of the usable space, or `size_percent`).
     pub size_bytes: Option<u64>,
-    /// Bytes to transfer before stopping (`None`: the span's size, as fio does).
+    /// Length of the span as a percentage of the usable capacity (`size=10%`).
+    pub size_percent: Option<f64>,
+    /// Bytes to transfer before stopping (`None`: the span's size times `loops`, as fio does).
     pub io_size_bytes: Option<u64>,
-    /// Simulated run-time limit.
+    /// Passes over the span (`loops`).
+    pub loops: u64,
+    /// Simulated run-time limit (after `ramp_time`).
     pub runtime_ns: Option<Nanoseconds>,
+    /// Simulated time run before anything is measured (`ramp_time`).
+    pub ramp_ns: Nanoseconds,
     /// fio's `thinktime`: the job waits this long after each completion before issuing the next
     /// command in its place (the host's own time per command: its storage stack and the
     /// benchmark program).
@@ -99,16 +200,43 @@ pub struct JobSpec {
     pub number_ios: Option<u64>,
     /// Percentage of reads for mixed kinds.
     pub rwmixread: u32,
+    rwmixread_given: Option<u32>,
+    rwmixwrite_given: Option<u32>,
     /// Offset distribution of random kinds.
     pub distribution: Distribution,
     /// Alignment of random offsets (`None`: the smallest block size).
     pub blockalign: Option<u64>,
+    /// Copies of this job run side by side (`numjobs`), each with its own seed.
+    pub numjobs: u32,
+    /// Offset added to each copy's span (`offset_increment`).
+    pub offset_increment_bytes: u64,
+    /// The job waits for every job before it (`stonewall`, `wait_for_previous`).
+    pub stonewall: bool,
+    /// Steady-state termination, if asked for.
+    pub steady_state: Option<SteadyState>,
+    /// Logs to write.
+    pub logs: LogSettings,
+    /// Write until the device is full (`fill_device`): the span runs to the end of the device.
+    pub fill_device: bool,
+    /// Read the job's span once before the job (`pre_read`), unmeasured.
+    pub pre_read: bool,
+    /// Jobs that run at the same time as this one on the same drive (the other jobs of its
+    /// group: those before the next `stonewall`, and `numjobs` copies), each with its own queue.
+    pub concurrent: Vec<JobSpec>,
+    /// Options given that change nothing in a simulation (`ioengine`, `direct`, ...), once each.
+    pub no_effect: Vec<String>,
     /// What the job writes (set from `data_pattern`, `zero_buffers`,
     /// `buffer_compress_percentage`, `buffer_compress_chunk`, `dedupe_percentage`).
     pub pattern: DataPattern,
+    kb_base: KbBase,
     named_pattern: Option<PatternKind>,
     compress_percent: Option<u32>,
     compress_chunk_bytes: u32,
+}
+
+/// Whether an option's value switches it on (`time_based`, `time_based=1`).
+fn truthy(value: Option<&str>) -> bool {
+    value.map(|v| !matches!(v.trim(), "0" | "false" | "no" | "off")).unwrap_or(true)
 }
 
 impl JobSpec {
@@ -117,19 +245,36 @@ impl JobSpec {
         Self {
             name: name.to_string(),
             rw: RwKind::Read,
+            rw_step: 0,
             block_sizes: vec![(4096, 100)],
             iodepth: 1,
             offset_bytes: 0,
+            offset_percent: None,
             size_bytes: None,
+            size_percent: None,
             io_size_bytes: None,
+            loops: 1,
             runtime_ns: None,
+            ramp_ns: 0,
             thinktime_ns: 0,
             time_based: false,
             number_ios: None,
             rwmixread: 50,
+            rwmixread_given: None,
+            rwmixwrite_given: None,
             distribution: Distribution::Uniform,
             blockalign: None,
+            numjobs: 1,
+            offset_increment_bytes: 0,
+            stonewall: false,
+            steady_state: None,
+            logs: LogSettings::default(),
+            fill_device: false,
+            pre_read: false,
+            concurrent: Vec::new(),
+            no_effect: Vec::new(),
             pattern: DataPattern::default(),
+            kb_base: KbBase::Binary,
             named_pattern: None,
             compress_percent: None,
             compress_chunk_bytes: 512,
@@ -146,328 +291,501 @@ impl JobSpec {
         self.block_sizes.iter().map(|(b, _)| *b).max().unwrap_or(4096)
     }
 
+    /// This job and the jobs that run beside it.
+    pub fn group(&self) -> impl Iterator<Item = &JobSpec> {
+        std::iter::once(self).chain(self.concurrent.iter())
+    }
+
+    /// Commands the whole group keeps in flight.
+    pub fn group_iodepth(&self) -> u64 {
+        self.group().map(|j| j.iodepth as u64).sum()
+    }
+
+    /// Set `kb_base` (read before any size, as fio gives it priority).
+    pub fn set_kb_base(&mut self, value: Option<&str>, at: &str) -> Result<()> {
+        let text = value.unwrap_or("").trim();
+        self.kb_base = KbBase::parse(text).map_err(|m| Error::Workload(format!("{at}: kb_base: {m}")))?;
+        Ok(())
+    }
+
+    fn size_or_percent(&self, key: &str, text: &str, at: &str) -> Result<Extent> {
+        if let Some(number) = text.strip_suffix('%') {
+            let percent: f64 = number.trim().parse().map_err(|_| Error::Workload(format!("{at}: {key}: `{text}` is not a percentage")))?;
+            let lowest_ok = if key == "offset" { percent >= 0.0 } else { percent > 0.0 };
+            if !(lowest_ok && percent <= 100.0) {
+                return Err(Error::Workload(format!("{at}: {key}: a percentage must be above 0 and at most 100 (got {text})")));
+            }
+            return Ok(Extent::Percent(percent));
+        }
+        Ok(Extent::Bytes(self.size(key, text, at)?))
+    }
+
+    fn size(&self, key: &str, text: &str, at: &str) -> Result<u64> {
+        parse_size_bytes_with(text, self.kb_base).map_err(|m| Error::Workload(format!("{at}: {key}: {m}")))
+    }
+
+    fn sector_size(&self, key: &str, text: &str, at: &str) -> Result<u64> {
+        let bytes = self.size(key, text, at)?;
+        if bytes == 0 || !bytes.is_multiple_of(512) {
+            return Err(Error::Workload(format!("{at}: {key}: must be a positive multiple of 512 bytes (got {bytes})")));
+        }
+        Ok(bytes)
+    }
+
     /// Apply one `key=value` option; `at` says where it came from for messages.
     pub fn set(&mut self, key: &str, value: Option<&str>, at: &str) -> Result<()> {
-        let need = |v: Option<&str>| -> Result<String> {
-            v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).ok_or_else(|| Error::Workload(format!("{at}: option `{key}` needs a value")))
+        let key = key.trim();
+        let text = value.map(str::trim).unwrap_or("");
+        if let Some(name) = unset_variable(text).filter(|_| no_effect_reason(key).is_none()) {
+            return Err(Error::Workload(format!("{at}: {key}: environment variable `{name}` is not set (in `{text}`)")));
+        }
+        let need = || -> Result<&str> {
+            if text.is_empty() {
+                Err(Error::Workload(format!("{at}: option `{key}` needs a value")))
+            } else {
+                Ok(text)
+            }
         };
-        let size = |v: Option<&str>| -> Result<u64> {
-            let text = need(v)?;
-            parse_size_bytes(&text).map_err(|m| Error::Workload(format!("{at}: {key}: {m}")))
+        let int = |max: u64| -> Result<u64> {
+            let t = need()?;
+            let n: u64 = t.parse().map_err(|_| Error::Workload(format!("{at}: {key}: `{t}` is not a whole number")))?;
+            if n > max {
+                return Err(Error::Workload(format!("{at}: {key}: must be 0 to {max} (got {n})")));
+            }
+            Ok(n)
         };
-        let int = |v: Option<&str>| -> Result<u64> {
-            let text = need(v)?;
-            text.parse::<u64>().map_err(|_| Error::Workload(format!("{at}: {key}: `{text}` is not a whole number")))
-        };
+        let time = |bare: TimeUnit| -> Result<Nanoseconds> { parse_time_ns(need()?, bare).map_err(|m| Error::Workload(format!("{at}: {key}: {m}"))) };
         match key {
             "rw" | "readwrite" => {
-                let text = need(value)?;
-                self.rw = RwKind::parse(&text).ok_or_else(|| {
-                    Error::Workload(format!("{at}: rw: unknown kind `{text}` (expected read, write, randread, randwrite, randrw, rw, trim or randtrim)"))
-                })?;
+                let t = need()?;
+                let (kind_text, step_text) = match t.split_once(':') {
+                    Some((k, s)) => (k.trim(), Some(s.trim())),
+                    None => (t, None),
+                };
+                self.rw = RwKind::parse(kind_text)
+                    .ok_or_else(|| Error::Workload(format!("{at}: rw: unknown kind `{kind_text}` (expected {RW_VALUES}, optionally :OFFSET as rw=read:8k)")))?;
+                self.rw_step = match step_text {
+                    None => 0,
+                    Some(step) if self.rw.is_random() => {
+                        let n: u64 =
+                            step.parse().map_err(|_| Error::Workload(format!("{at}: rw: `{step}` after `:` must be a count of IOs for random kinds")))?;
+                        n as i64
+                    }
+                    Some(step) => {
+                        let (negative, magnitude) = match step.strip_prefix('-') {
+                            Some(m) => (true, m),
+                            None => (false, step.strip_prefix('+').unwrap_or(step)),
+                        };
+                        let bytes = self.size("rw", magnitude, at)?;
+                        let bytes = i64::try_from(bytes).map_err(|_| Error::Workload(format!("{at}: rw: offset `{step}` is too large")))?;
+                        if bytes % 512 != 0 {
+                            return Err(Error::Workload(format!("{at}: rw: offset `{step}` must be a multiple of 512 bytes")));
+                        }
+                        if negative {
+                            -bytes
+                        } else {
+                            bytes
+                        }
+                    }
+                };
             }
             "bs" | "blocksize" => {
-                let bytes = size(value)?;
-                if bytes == 0 || bytes % 512 != 0 {
-                    bail!(Workload, "{at}: bs: must be a positive multiple of 512 bytes (got {bytes})");
+                let t = need()?;
+                if t.contains(',') {
+                    return Err(Error::Workload(format!("{at}: bs: separate read,write block sizes (`{t}`) are not supported; give one size")));
                 }
-                self.block_sizes = vec![(bytes, 100)];
+                self.block_sizes = vec![(self.sector_size("bs", t, at)?, 100)];
             }
-            "bssplit" => self.block_sizes = parse_bssplit(&need(value)?, at)?,
+            "bsrange" | "blocksize_range" => {
+                let t = need()?;
+                let (low, high) = t.split_once('-').ok_or_else(|| Error::Workload(format!("{at}: bsrange: expected MIN-MAX (e.g. 4k-64k), got `{t}`")))?;
+                let low = self.sector_size("bsrange", low, at)?;
+                let high = self.sector_size("bsrange", high, at)?;
+                if high < low {
+                    return Err(Error::Workload(format!("{at}: bsrange: {high} is smaller than {low}")));
+                }
+                // As fio: sizes between the two, multiples of the smallest, equally likely.
+                let count = high / low;
+                if count > MAX_BSRANGE_SIZES {
+                    return Err(Error::Workload(format!("{at}: bsrange: {low}-{high} spans more than {MAX_BSRANGE_SIZES} sizes")));
+                }
+                self.block_sizes = (1..=count).map(|k| (k * low, 1)).collect();
+            }
+            "bssplit" => self.block_sizes = self.parse_bssplit(need()?, at)?,
             "iodepth" => {
-                let depth = int(value)?;
-                if depth == 0 || depth > 65_536 {
-                    bail!(Workload, "{at}: iodepth: must be between 1 and 65536 (got {depth})");
+                let n = int(u64::MAX)?;
+                if n == 0 || n > MAX_IODEPTH as u64 {
+                    return Err(Error::Workload(format!("{at}: iodepth: must be 1 to {MAX_IODEPTH} (got {n})")));
                 }
-                self.iodepth = depth as u32;
+                self.iodepth = n as u32;
             }
-            "offset" => self.offset_bytes = size(value)?,
-            "size" => {
-                let bytes = size(value)?;
-                if bytes == 0 {
-                    bail!(Workload, "{at}: size: must be positive");
-                }
-                self.size_bytes = Some(bytes);
-            }
-            "io_size" | "io_limit" => self.io_size_bytes = Some(size(value)?),
-            "runtime" => self.runtime_ns = Some(parse_duration_ns(&need(value)?, at, "runtime")?),
-            // fio reads a bare thinktime as microseconds.
-            "thinktime" => {
-                let text = need(value)?;
-                let bare = text.chars().all(|c| c.is_ascii_digit() || c == '.');
-                self.thinktime_ns = if bare { parse_duration_ns(&format!("{text}us"), at, "thinktime")? } else { parse_duration_ns(&text, at, "thinktime")? };
-            }
-            "time_based" => self.time_based = value.map(|v| v.trim() != "0").unwrap_or(true),
-            "number_ios" => {
-                let n = int(value)?;
+            "offset" => match self.size_or_percent("offset", need()?, at)? {
+                Extent::Bytes(b) => (self.offset_bytes, self.offset_percent) = (b, None),
+                Extent::Percent(p) => (self.offset_bytes, self.offset_percent) = (0, Some(p)),
+            },
+            "size" | "filesize" => match self.size_or_percent("size", need()?, at)? {
+                Extent::Bytes(0) => return Err(Error::Workload(format!("{at}: size: must be positive"))),
+                Extent::Bytes(b) => (self.size_bytes, self.size_percent) = (Some(b), None),
+                Extent::Percent(p) => (self.size_bytes, self.size_percent) = (None, Some(p)),
+            },
+            "io_size" | "io_limit" => self.io_size_bytes = Some(self.size(key, need()?, at)?),
+            "loops" => {
+                let n = int(1 << 20)?;
                 if n == 0 {
-                    bail!(Workload, "{at}: number_ios: must be positive");
+                    return Err(Error::Workload(format!("{at}: loops: must be positive")));
+                }
+                self.loops = n;
+            }
+            "runtime" | "timeout" => self.runtime_ns = Some(time(TimeUnit::Seconds)?),
+            "ramp_time" => self.ramp_ns = time(TimeUnit::Seconds)?,
+            // fio reads a bare thinktime as microseconds.
+            "thinktime" => self.thinktime_ns = time(TimeUnit::Microseconds)?,
+            "time_based" => self.time_based = truthy(value),
+            "number_ios" => {
+                let n = int(u64::MAX)?;
+                if n == 0 {
+                    return Err(Error::Workload(format!("{at}: number_ios: must be positive")));
                 }
                 self.number_ios = Some(n);
             }
             "rwmixread" => {
-                let p = int(value)?;
-                if p > 100 {
-                    bail!(Workload, "{at}: rwmixread: must be 0 to 100 (got {p})");
-                }
-                self.rwmixread = p as u32;
+                let p = int(100)? as u32;
+                self.rwmixread_given = Some(p);
+                self.rwmixread = p;
             }
             "rwmixwrite" => {
-                let p = int(value)?;
-                if p > 100 {
-                    bail!(Workload, "{at}: rwmixwrite: must be 0 to 100 (got {p})");
-                }
-                self.rwmixread = 100 - p as u32;
+                let p = int(100)? as u32;
+                self.rwmixwrite_given = Some(p);
+                self.rwmixread = 100 - p;
             }
-            "random_distribution" => self.distribution = parse_distribution(&need(value)?, at)?,
+            "random_distribution" => self.distribution = self.parse_distribution(need()?, at)?,
             "blockalign" | "ba" => {
-                let bytes = size(value)?;
-                if bytes == 0 || bytes % 512 != 0 {
-                    bail!(Workload, "{at}: blockalign: must be a positive multiple of 512 bytes (got {bytes})");
+                let t = need()?;
+                if t.contains(',') {
+                    return Err(Error::Workload(format!("{at}: blockalign: separate read,write alignments (`{t}`) are not supported")));
                 }
-                self.blockalign = Some(bytes);
+                self.blockalign = Some(self.sector_size("blockalign", t, at)?);
+            }
+            "numjobs" => {
+                let n = int(MAX_NUMJOBS as u64)?;
+                if n == 0 {
+                    return Err(Error::Workload(format!("{at}: numjobs: must be positive")));
+                }
+                self.numjobs = n as u32;
+            }
+            "offset_increment" => self.offset_increment_bytes = self.size(key, need()?, at)?,
+            "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
+            "fill_device" | "fill_fs" => self.fill_device = truthy(value),
+            "pre_read" => self.pre_read = truthy(value),
+            "write_bw_log" => self.logs.bw = Some(log_prefix(value, &self.name)),
+            "write_lat_log" => self.logs.lat = Some(log_prefix(value, &self.name)),
+            "write_iops_log" => self.logs.iops = Some(log_prefix(value, &self.name)),
+            "log_avg_msec" => self.logs.avg_msec = int(u64::MAX / 1_000_000)?,
+            "steadystate" | "ss" => {
+                let parsed = parse_steady_state(need()?, at)?;
+                let old = self.steady_state.unwrap_or(parsed);
+                self.steady_state = Some(SteadyState { duration_ns: old.duration_ns, ramp_ns: old.ramp_ns, interval_ns: old.interval_ns, ..parsed });
+            }
+            "steadystate_duration" | "ss_dur" => {
+                let ns = time(TimeUnit::Seconds)?;
+                self.steady_state_mut().duration_ns = ns;
+            }
+            "steadystate_check_interval" | "ss_interval" => {
+                let ns = time(TimeUnit::Seconds)?;
+                if ns == 0 || !ns.is_multiple_of(1_000_000_000) {
+                    return Err(Error::Workload(format!("{at}: {key}: ssdlab samples whole simulated seconds; give a whole number of seconds")));
+                }
+                self.steady_state_mut().interval_ns = ns;
+            }
+            "steadystate_ramp_time" | "ss_ramp" => {
+                let ns = time(TimeUnit::Seconds)?;
+                self.steady_state_mut().ramp_ns = ns;
             }
             "data_pattern" => {
-                let text = need(value)?;
-                self.named_pattern = Some(match text.as_str() {
+                self.named_pattern = Some(match need()? {
                     "zeros" => PatternKind::Zeros,
                     "repeating" => PatternKind::Repeating,
                     "text" => PatternKind::Text,
                     "random" => PatternKind::Random,
-                    other => bail!(Workload, "{at}: data_pattern: unknown pattern `{other}` (expected zeros, repeating, text or random)"),
+                    other => return Err(Error::Workload(format!("{at}: data_pattern: unknown pattern `{other}` (expected zeros, repeating, text or random)"))),
                 });
             }
             "zero_buffers" => {
-                if value.map(|v| v.trim() != "0").unwrap_or(true) {
+                if truthy(value) {
                     self.named_pattern = Some(PatternKind::Zeros);
                 }
             }
-            "buffer_compress_percentage" => {
-                let p = int(value)?;
-                if p > 100 {
-                    bail!(Workload, "{at}: buffer_compress_percentage: must be 0 to 100 (got {p})");
-                }
-                self.compress_percent = Some(p as u32);
-            }
+            "buffer_compress_percentage" => self.compress_percent = Some(int(100)? as u32),
             "buffer_compress_chunk" => {
-                let bytes = size(value)?;
+                let bytes = self.size(key, need()?, at)?;
                 if bytes == 0 || bytes > 4096 {
-                    bail!(Workload, "{at}: buffer_compress_chunk: must be 1 to 4096 bytes (got {bytes})");
+                    return Err(Error::Workload(format!("{at}: buffer_compress_chunk: must be 1 to 4096 bytes (got {bytes})")));
                 }
                 self.compress_chunk_bytes = bytes as u32;
             }
-            "dedupe_percentage" => {
-                let p = int(value)?;
-                if p > 100 {
-                    bail!(Workload, "{at}: dedupe_percentage: must be 0 to 100 (got {p})");
+            "dedupe_percentage" => self.pattern.dedupe_percent = int(100)? as u32,
+            "kb_base" => self.set_kb_base(value, at)?,
+            "verify" if !truthy(value) || text == "none" => self.note_no_effect(key),
+            other => {
+                if no_effect_reason(other).is_some() {
+                    self.note_no_effect(other);
+                } else if let Some(reason) = not_simulated_reason(other) {
+                    return Err(Error::Workload(format!("{at}: {other}: {reason}")));
+                } else {
+                    let hint = crate::catalogue::suggest(other).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+                    return Err(Error::Workload(format!("{at}: unknown fio option `{other}`{hint}")));
                 }
-                self.pattern.dedupe_percent = p as u32;
             }
-            "refill_buffers" | "scramble_buffers" => {}
-            "numjobs" => {
-                if int(value)? != 1 {
-                    bail!(Workload, "{at}: numjobs: only 1 is supported (jobs of a file run one after the other)");
-                }
-            }
-            // Accepted and without effect on a simulated drive.
-            "name" | "description" | "filename" | "ioengine" | "direct" | "thread" | "group_reporting" | "stonewall" | "wait_for_previous" | "randrepeat"
-            | "norandommap" | "buffered" | "exitall" | "invalidate" => {}
-            other => bail!(
-                Workload,
-                "{at}: unknown fio option `{other}` (supported: rw, bs, bssplit, iodepth, offset, size, io_size, runtime, \
-                 time_based, thinktime, number_ios, rwmixread, rwmixwrite, random_distribution, blockalign, data_pattern, zero_buffers, \
-                 buffer_compress_percentage, buffer_compress_chunk, dedupe_percentage)"
-            ),
         }
         Ok(())
+    }
+
+    fn note_no_effect(&mut self, key: &str) {
+        if !self.no_effect.iter().any(|k| k == key) {
+            self.no_effect.push(key.to_string());
+        }
+    }
+
+    fn steady_state_mut(&mut self) -> &mut SteadyState {
+        self.steady_state.get_or_insert(SteadyState {
+            metric: SteadyMetric::Iops,
+            slope: false,
+            limit: 0.0,
+            percent: true,
+            duration_ns: 0,
+            ramp_ns: 0,
+            interval_ns: 1_000_000_000,
+        })
     }
 
     /// Check the job as a whole once all options are set, and settle its data pattern.
     pub fn finish(&mut self, at: &str) -> Result<()> {
+        let mut problems: Vec<String> = Vec::new();
         self.pattern.kind = match (self.named_pattern, self.compress_percent) {
-            (Some(_), Some(_)) => bail!(Workload, "{at}: give either data_pattern/zero_buffers or buffer_compress_percentage, not both"),
+            (Some(_), Some(_)) => {
+                problems.push(format!("{at}: give either data_pattern/zero_buffers or buffer_compress_percentage, not both"));
+                PatternKind::Random
+            }
             (Some(kind), None) => kind,
             (None, Some(percent)) => PatternKind::FioCompress { percent, chunk_bytes: self.compress_chunk_bytes },
             (None, None) => PatternKind::Random,
         };
+        if let (Some(r), Some(w)) = (self.rwmixread_given, self.rwmixwrite_given) {
+            if r + w != 100 {
+                problems.push(format!("{at}: rwmixread={r} and rwmixwrite={w} disagree (they must add up to 100; give one of them)"));
+            }
+        }
         let total: u64 = self.block_sizes.iter().map(|(_, w)| *w as u64).sum();
         if total == 0 {
-            bail!(Workload, "{at}: bssplit: the percentages add up to zero");
-        }
-        if let (Some(size), Some(align)) = (self.size_bytes, self.blockalign) {
-            if align > size {
-                bail!(Workload, "{at}: blockalign {align} is larger than size {size}");
-            }
+            problems.push(format!("{at}: bssplit: the percentages add up to zero"));
         }
         if let Some(size) = self.size_bytes {
-            if self.max_block_bytes() > size {
-                bail!(Workload, "{at}: block size {} is larger than size {size}", self.max_block_bytes());
+            if !size.is_multiple_of(512) {
+                problems.push(format!("{at}: size {size} is not a whole number of 512-byte sectors"));
             }
+            if let Some(align) = self.blockalign.filter(|&a| a > size) {
+                problems.push(format!("{at}: blockalign {align} is larger than size {size}"));
+            }
+            if self.max_block_bytes() > size {
+                problems.push(format!("{at}: block size {} is larger than size {size}", self.max_block_bytes()));
+            }
+            if self.offset_bytes.checked_add(size).is_none() {
+                problems.push(format!("{at}: offset {} + size {size} is past 2^64 bytes", self.offset_bytes));
+            }
+        }
+        if !self.offset_bytes.is_multiple_of(512) {
+            problems.push(format!("{at}: offset {} is not a whole number of 512-byte sectors", self.offset_bytes));
         }
         if self.runtime_ns == Some(0) {
-            bail!(Workload, "{at}: runtime: must be positive");
+            problems.push(format!("{at}: runtime: must be positive"));
         }
         if self.time_based && self.runtime_ns.is_none() {
-            bail!(Workload, "{at}: time_based needs a runtime");
+            problems.push(format!("{at}: time_based needs a runtime"));
         }
-        Ok(())
-    }
-}
-
-fn parse_bssplit(text: &str, at: &str) -> Result<Vec<(u64, u32)>> {
-    let mut out = Vec::new();
-    for part in text.split(':') {
-        let part = part.trim();
-        if part.is_empty() {
-            continue;
+        if let Some(ss) = self.steady_state {
+            if ss.limit <= 0.0 && ss.duration_ns == 0 {
+                problems.push(format!("{at}: steadystate_duration given without steadystate=METRIC:LIMIT"));
+            } else if ss.duration_ns < 2 * ss.interval_ns {
+                problems.push(format!(
+                    "{at}: steadystate: needs a steadystate_duration (ss_dur) of at least two check intervals (got {} s)",
+                    ss.duration_ns / 1_000_000_000
+                ));
+            }
         }
-        let (size_text, weight_text) = part.split_once('/').unwrap_or((part, ""));
-        let bytes = parse_size_bytes(size_text).map_err(|m| Error::Workload(format!("{at}: bssplit: {m}")))?;
-        if bytes == 0 || bytes % 512 != 0 {
-            bail!(Workload, "{at}: bssplit: block size must be a positive multiple of 512 bytes (got {bytes})");
+        if !self.logs.avg_msec.is_multiple_of(1000) {
+            problems.push(format!("{at}: log_avg_msec: ssdlab logs whole simulated seconds; give a multiple of 1000 (got {})", self.logs.avg_msec));
         }
-        let weight: u32 = if weight_text.is_empty() {
-            0
+        if problems.is_empty() {
+            Ok(())
         } else {
-            weight_text.trim().parse().map_err(|_| Error::Workload(format!("{at}: bssplit: `{weight_text}` is not a percentage")))?
+            Err(Error::Workload(problems.join("\n")))
+        }
+    }
+
+    fn parse_bssplit(&self, text: &str, at: &str) -> Result<Vec<(u64, u32)>> {
+        if text.contains(',') {
+            return Err(Error::Workload(format!("{at}: bssplit: separate read,write splits (`{text}`) are not supported; give one split")));
+        }
+        let mut out = Vec::new();
+        for part in text.split(':') {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            let (size_text, weight_text) = part.split_once('/').unwrap_or((part, ""));
+            let bytes = self.sector_size("bssplit", size_text, at)?;
+            let weight: u32 = if weight_text.trim().is_empty() {
+                0
+            } else {
+                weight_text.trim().parse().map_err(|_| Error::Workload(format!("{at}: bssplit: `{weight_text}` is not a percentage")))?
+            };
+            if weight > 100 {
+                return Err(Error::Workload(format!("{at}: bssplit: percentage {weight} is over 100")));
+            }
+            out.push((bytes, weight));
+        }
+        if out.is_empty() {
+            return Err(Error::Workload(format!("{at}: bssplit: expected size/percent[:size/percent...]")));
+        }
+        // As fio: entries without a percentage share what is left.
+        let given: u32 = out.iter().map(|(_, w)| *w).sum();
+        if given > 100 {
+            return Err(Error::Workload(format!("{at}: bssplit: percentages add up to {given}, more than 100")));
+        }
+        let unset = out.iter().filter(|(_, w)| *w == 0).count() as u32;
+        if let Some(share) = (100 - given).checked_div(unset) {
+            for entry in out.iter_mut().filter(|(_, w)| *w == 0) {
+                entry.1 = share;
+            }
+        }
+        Ok(out)
+    }
+
+    fn parse_distribution(&self, text: &str, at: &str) -> Result<Distribution> {
+        let bad = |m: String| Error::Workload(format!("{at}: random_distribution: {m}"));
+        if text == "random" {
+            return Ok(Distribution::Uniform);
+        }
+        if let Some(theta_text) = text.strip_prefix("zipf:") {
+            let theta: f64 = theta_text.trim().parse().map_err(|_| bad(format!("`{theta_text}` is not a number")))?;
+            if !(theta > 0.0 && theta.is_finite()) {
+                return Err(bad(format!("zipf theta must be positive (got {theta_text})")));
+            }
+            return Ok(Distribution::Zipf(theta));
+        }
+        let (absolute, zones_text) = match (text.strip_prefix("zoned:"), text.strip_prefix("zoned_abs:")) {
+            (Some(z), _) => (false, z),
+            (_, Some(z)) => (true, z),
+            _ => return Err(bad(format!("unknown `{text}` (expected random, zipf:THETA, zoned:ACCESS/SPAN:... or zoned_abs:ACCESS/SIZE:...)"))),
         };
-        if weight > 100 {
-            bail!(Workload, "{at}: bssplit: percentage {weight} is over 100");
+        if zones_text.contains(',') {
+            return Err(bad("separate zones for reads, writes and trims (`,`) are not supported; give one list".into()));
         }
-        out.push((bytes, weight));
-    }
-    if out.is_empty() {
-        bail!(Workload, "{at}: bssplit: expected size/percent[:size/percent...]");
-    }
-    // As fio: entries without a percentage share what is left.
-    let given: u32 = out.iter().map(|(_, w)| *w).sum();
-    if given > 100 {
-        bail!(Workload, "{at}: bssplit: percentages add up to {given}, more than 100");
-    }
-    let unset = out.iter().filter(|(_, w)| *w == 0).count() as u32;
-    if let Some(share) = (100 - given).checked_div(unset) {
-        for entry in out.iter_mut().filter(|(_, w)| *w == 0) {
-            entry.1 = share;
+        let mut zones = Vec::new();
+        let mut left_percent = 100.0;
+        let parts: Vec<&str> = zones_text.split(':').map(str::trim).filter(|p| !p.is_empty()).collect();
+        for (index, part) in parts.iter().enumerate() {
+            let (access_text, extent_text) = part.split_once('/').ok_or_else(|| bad(format!("zone `{part}`: expected ACCESS/SPAN")))?;
+            let access: u32 = access_text.trim().parse().map_err(|_| bad(format!("zone `{part}`: `{access_text}` is not a percentage")))?;
+            let extent_text = extent_text.trim();
+            let extent = if absolute {
+                ZoneExtent::Bytes(self.size("random_distribution", extent_text, at)?)
+            } else if extent_text.is_empty() && index + 1 == parts.len() {
+                // As fio: a last zone without a span takes what is left.
+                ZoneExtent::Percent(left_percent)
+            } else {
+                let p: f64 = extent_text.trim_end_matches('%').parse().map_err(|_| bad(format!("zone `{part}`: `{extent_text}` is not a percentage")))?;
+                ZoneExtent::Percent(p)
+            };
+            if let ZoneExtent::Percent(p) = extent {
+                if p <= 0.0 || p.is_nan() || p > left_percent + 1e-9 {
+                    return Err(bad(format!("zone `{part}`: span must be above 0 and the spans must not pass 100%")));
+                }
+                left_percent -= p;
+            }
+            zones.push(Zone { access_percent: access, extent });
         }
+        let access: u32 = zones.iter().map(|z| z.access_percent).sum();
+        if zones.is_empty() || access != 100 {
+            return Err(bad(format!("the zones' access shares add up to {access}, not 100")));
+        }
+        Ok(Distribution::Zoned(zones))
     }
-    Ok(out)
 }
 
-fn parse_distribution(text: &str, at: &str) -> Result<Distribution> {
-    if text == "random" {
-        return Ok(Distribution::Uniform);
-    }
-    if let Some(theta_text) = text.strip_prefix("zipf:") {
-        let theta: f64 = theta_text.parse().map_err(|_| Error::Workload(format!("{at}: random_distribution: `{theta_text}` is not a number")))?;
-        if !(theta > 0.0 && theta.is_finite()) {
-            bail!(Workload, "{at}: random_distribution: zipf theta must be positive (got {theta})");
-        }
-        return Ok(Distribution::Zipf(theta));
-    }
-    bail!(Workload, "{at}: random_distribution: unknown `{text}` (expected random or zipf:THETA)")
+/// The name of the first `${NAME}` left in a value (unset in the environment), if any.
+fn unset_variable(text: &str) -> Option<&str> {
+    let start = text.find("${")?;
+    let end = text[start..].find('}')?;
+    Some(&text[start + 2..start + end])
 }
 
-/// Parse `180`, `180s`, `3m`, `500ms`, `2h` into nanoseconds (bare numbers are seconds, as fio).
-fn parse_duration_ns(text: &str, at: &str, option: &str) -> Result<Nanoseconds> {
-    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
-    let (number_text, unit) = text.split_at(split);
-    let number: f64 = number_text.parse().map_err(|_| Error::Workload(format!("{at}: {option}: `{text}` is not a duration")))?;
-    let scale = match unit {
-        "" | "s" => NS_PER_S as f64,
-        "ns" => 1.0,
-        "ms" => 1e6,
-        "us" => 1e3,
-        "m" => 60.0 * NS_PER_S as f64,
-        "h" => 3600.0 * NS_PER_S as f64,
-        _ => bail!(Workload, "{at}: {option}: unknown unit `{unit}` in `{text}` (expected s, ms, us, ns, m or h)"),
+fn log_prefix(value: Option<&str>, job: &str) -> String {
+    value.map(str::trim).filter(|v| !v.is_empty()).unwrap_or(job).to_string()
+}
+
+fn parse_steady_state(text: &str, at: &str) -> Result<SteadyState> {
+    let bad = || Error::Workload(format!("{at}: steadystate: expected iops|iops_slope|bw|bw_slope|lat|lat_slope:LIMIT[%], got `{text}`"));
+    let (metric_text, limit_text) = text.split_once(':').ok_or_else(bad)?;
+    let (metric, slope) = match metric_text.trim() {
+        "iops" => (SteadyMetric::Iops, false),
+        "iops_slope" => (SteadyMetric::Iops, true),
+        "bw" => (SteadyMetric::Bandwidth, false),
+        "bw_slope" => (SteadyMetric::Bandwidth, true),
+        "lat" => (SteadyMetric::Latency, false),
+        "lat_slope" => (SteadyMetric::Latency, true),
+        _ => return Err(bad()),
     };
-    Ok((number * scale).round() as Nanoseconds)
+    let limit_text = limit_text.trim();
+    let (percent, number) = match limit_text.strip_suffix('%') {
+        Some(n) => (true, n),
+        None => (false, limit_text),
+    };
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    if !(value > 0.0 && value.is_finite()) {
+        return Err(bad());
+    }
+    Ok(SteadyState { metric, slope, limit: if percent { value / 100.0 } else { value }, percent, duration_ns: 0, ramp_ns: 0, interval_ns: 1_000_000_000 })
 }
 
-/// Build one job from `key=value` items (from the command line).
+/// Build one job from `key=value` items (from the command line); every problem is reported at
+/// once, one per line.
 pub fn parse_options(name: &str, items: &[String]) -> Result<JobSpec> {
     let mut job = JobSpec::new(name);
-    for item in items {
-        let (key, value) = match item.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(v)),
-            None => (item.trim(), None),
-        };
-        let key = key.trim_start_matches("--");
-        job.set(key, value, &format!("option --{key}"))?;
-    }
-    job.finish(&format!("job {name}"))?;
-    Ok(job)
-}
-
-/// Read an fio job file: `[global]` options apply to every job section after them; jobs run
-/// one after the other (as if `stonewall` were set on each).
-pub fn parse_job_file(path: &str) -> Result<Vec<JobSpec>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Workload(format!("{path}: cannot read job file: {e}")))?;
-    parse_job_text(path, &text)
-}
-
-/// One option of a job file: key, value (if any) and line number.
-type JobOption = (String, Option<String>, usize);
-
-/// Parse job-file text; `origin` names the file in messages.
-pub fn parse_job_text(origin: &str, text: &str) -> Result<Vec<JobSpec>> {
-    let mut global: Vec<JobOption> = Vec::new();
-    let mut jobs: Vec<(String, usize, Vec<JobOption>)> = Vec::new();
-    let mut in_global = false;
-    let mut seen_section = false;
-    for (index, raw) in text.lines().enumerate() {
-        let line_no = index + 1;
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
-            continue;
+    let mut problems = Vec::new();
+    let split = |item: &String| -> (String, Option<String>) {
+        match item.split_once('=') {
+            Some((k, v)) => (k.trim().trim_start_matches("--").to_string(), Some(v.to_string())),
+            None => (item.trim().trim_start_matches("--").to_string(), None),
         }
-        if line.starts_with('[') {
-            if !line.ends_with(']') || line.len() < 3 {
-                bail!(Workload, "{origin}:{line_no}: malformed section header `{line}` (expected [name])");
-            }
-            let name = line[1..line.len() - 1].trim().to_string();
-            seen_section = true;
-            in_global = name == "global";
-            if !in_global {
-                jobs.push((name, line_no, Vec::new()));
-            }
-            continue;
-        }
-        if !seen_section {
-            bail!(Workload, "{origin}:{line_no}: option `{line}` before any [section]");
-        }
-        let (key, value) = match line.split_once('=') {
-            Some((k, v)) => (k.trim().to_string(), Some(v.trim().to_string())),
-            None => (line.to_string(), None),
-        };
-        if key.is_empty() || key.contains(char::is_whitespace) {
-            bail!(Workload, "{origin}:{line_no}: malformed line `{line}` (expected key=value)");
-        }
-        let entry = (key, value, line_no);
-        if in_global {
-            global.push(entry);
-        } else {
-            jobs.last_mut().expect("a job section is open").2.push(entry);
+    };
+    let pairs: Vec<(String, Option<String>)> = items.iter().map(split).collect();
+    // kb_base first, as fio does, so every size after it reads the same way wherever it stands.
+    for (key, value) in pairs.iter().filter(|(k, _)| k == "kb_base") {
+        if let Err(e) = job.set_kb_base(value.as_deref(), &format!("option --{key}")) {
+            problems.push(e.to_string());
         }
     }
-    if jobs.is_empty() {
-        bail!(Workload, "{origin}: no job section (expected at least one [name] besides [global])");
-    }
-    let mut out = Vec::new();
-    for (name, line_no, items) in jobs {
-        let mut job = JobSpec::new(&name);
-        for (key, value, at_line) in global.iter().chain(items.iter()) {
-            job.set(key, value.as_deref(), &format!("{origin}:{at_line}"))?;
+    for (key, value) in pairs.iter().filter(|(k, _)| k != "kb_base") {
+        if let Err(e) = job.set(key, value.as_deref(), &format!("option --{key}")) {
+            problems.push(crate::jobfile::clip(e.to_string()));
         }
-        job.finish(&format!("{origin}:{line_no}: job [{name}]"))?;
-        out.push(job);
     }
-    Ok(out)
+    if problems.is_empty() {
+        if let Err(e) = job.finish(&format!("job {name}")) {
+            problems.push(e.to_string());
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::Workload(problems.join("\n")));
+    }
+    Ok(crate::jobfile::expand_numjobs(vec![job]).remove(0))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ssdlab_core::time::NS_PER_S;
 
     #[test]
     fn options_parse() {
@@ -483,31 +801,34 @@ mod tests {
     }
 
     #[test]
-    fn unknown_and_bad_options_are_named() {
-        let err = parse_options("cli", &["rw=randwrite".into(), "iodeph=4".into()]).unwrap_err().to_string();
-        assert!(err.contains("unknown fio option `iodeph`"), "{err}");
+    fn fio_forms_parse() {
+        let job = parse_options("cli", &["rw=read:-8k".into(), "size=10%".into(), "bsrange=4k-16k".into()]).unwrap();
+        assert_eq!(job.rw_step, -8192);
+        assert_eq!(job.size_percent, Some(10.0));
+        assert_eq!(job.block_sizes, vec![(4096, 1), (8192, 1), (12288, 1), (16384, 1)]);
+        let job = parse_options("cli", &["bs=512k".into(), "kb_base=1000".into(), "size=1024k".into()]).unwrap();
+        assert_eq!((job.block_sizes[0].0, job.size_bytes), (512_000, Some(1_024_000)));
+        let job = parse_options("cli", &["rw=randread".into(), "random_distribution=zoned:50/5:30/15:20/".into(), "numjobs=3".into()]).unwrap();
+        match &job.distribution {
+            Distribution::Zoned(z) => assert_eq!(z[2].extent, ZoneExtent::Percent(80.0)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(job.concurrent.len(), 2);
+    }
+
+    #[test]
+    fn every_problem_is_named_at_once() {
+        let err = parse_options("cli", &["rw=randwrite".into(), "iodeph=4".into(), "bogus=1".into()]).unwrap_err().to_string();
+        assert!(err.contains("unknown fio option `iodeph`") && err.contains("`bogus`"), "{err}");
         let err = parse_options("cli", &["rw=sideways".into()]).unwrap_err().to_string();
         assert!(err.contains("sideways"), "{err}");
         let err = parse_options("cli", &["bs=1000".into()]).unwrap_err().to_string();
         assert!(err.contains("multiple of 512"), "{err}");
         let err = parse_options("cli", &["rwmixread=150".into()]).unwrap_err().to_string();
         assert!(err.contains("rwmixread"), "{err}");
-    }
-
-    #[test]
-    fn job_files_apply_global_and_report_lines() {
-        let text = "; comment\n[global]\nbs=4k\niodepth=3\n\n[rr]\nrw=randread\n[sw]\nrw=write\nbs=128k\n";
-        let jobs = parse_job_text("t.fio", text).unwrap();
-        assert_eq!(jobs.len(), 2);
-        assert_eq!(jobs[0].iodepth, 3);
-        assert_eq!(jobs[1].block_sizes, vec![(131072, 100)]);
-        let err = parse_job_text("t.fio", "[a]\nrw=write\nbogus=1\n").unwrap_err().to_string();
-        assert!(err.starts_with("t.fio:3:") && err.contains("bogus"), "{err}");
-        let err = parse_job_text("t.fio", "rw=write\n").unwrap_err().to_string();
-        assert!(err.starts_with("t.fio:1:"), "{err}");
-        let err = parse_job_text("t.fio", "[a\nrw=write\n").unwrap_err().to_string();
-        assert!(err.contains("malformed section"), "{err}");
-        let err = parse_job_text("t.fio", "[global]\nbs=4k\n").unwrap_err().to_string();
-        assert!(err.contains("no job section"), "{err}");
+        let err = parse_options("cli", &["rwmixread=60".into(), "rwmixwrite=30".into()]).unwrap_err().to_string();
+        assert!(err.contains("disagree"), "{err}");
+        let err = parse_options("cli", &["verify=crc32c".into()]).unwrap_err().to_string();
+        assert!(err.contains("verify"), "{err}");
     }
 }

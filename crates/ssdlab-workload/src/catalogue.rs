@@ -1,0 +1,177 @@
+//! Which fio options ssdlab simulates, which it accepts without effect, and which it refuses
+//! with a reason.
+
+/// Options ssdlab simulates.
+pub const SIMULATED: &[&str] = &[
+    "rw",
+    "readwrite",
+    "bs",
+    "blocksize",
+    "bsrange",
+    "blocksize_range",
+    "bssplit",
+    "iodepth",
+    "offset",
+    "size",
+    "filesize",
+    "io_size",
+    "io_limit",
+    "loops",
+    "runtime",
+    "timeout",
+    "ramp_time",
+    "thinktime",
+    "time_based",
+    "number_ios",
+    "rwmixread",
+    "rwmixwrite",
+    "random_distribution",
+    "blockalign",
+    "ba",
+    "numjobs",
+    "offset_increment",
+    "stonewall",
+    "wait_for_previous",
+    "fill_device",
+    "fill_fs",
+    "pre_read",
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "log_avg_msec",
+    "steadystate",
+    "ss",
+    "steadystate_duration",
+    "ss_dur",
+    "steadystate_ramp_time",
+    "steadystate_check_interval",
+    "ss_interval",
+    "ss_ramp",
+    "data_pattern",
+    "zero_buffers",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "kb_base",
+];
+
+/// Options accepted that change nothing in a simulation, with why.
+pub const NO_EFFECT: &[(&str, &str)] = &[
+    ("name", "names the job in fio's output; ssdlab names it by its section"),
+    ("description", "text only"),
+    ("ioengine", "the simulated drive is the engine"),
+    ("direct", "no page cache between the job and the simulated drive"),
+    ("buffered", "no page cache between the job and the simulated drive"),
+    ("filename", "the job addresses the simulated drive"),
+    ("directory", "the job addresses the simulated drive"),
+    ("uri", "the job addresses the simulated drive"),
+    ("filename_format", "the job addresses the simulated drive"),
+    ("nrfiles", "the job addresses the simulated drive"),
+    ("unlink", "no file is created"),
+    ("create_serialize", "no file is created"),
+    ("create_on_open", "no file is created"),
+    ("allow_file_create", "no file is created"),
+    ("invalidate", "no page cache"),
+    ("group_reporting", "ssdlab reports each group of jobs together"),
+    ("new_group", "ssdlab reports each group of jobs together"),
+    ("thread", "no host processes"),
+    ("threads", "no host processes"),
+    ("cpus_allowed", "no host processes"),
+    ("cpumask", "no host processes"),
+    ("nice", "no host processes"),
+    ("prio", "no host processes"),
+    ("exitall", "jobs of a group end by their own limits"),
+    ("randrepeat", "every random choice follows --seed"),
+    ("randseed", "every random choice follows --seed"),
+    ("random_generator", "every random choice follows --seed"),
+    ("norandommap", "random offsets are drawn independently, as fio does with norandommap"),
+    ("refill_buffers", "written content follows the data pattern"),
+    ("scramble_buffers", "written content follows the data pattern"),
+    ("iodepth_batch", "the closed loop keeps iodepth in flight at every moment"),
+    ("iodepth_batch_submit", "the closed loop keeps iodepth in flight at every moment"),
+    ("iodepth_batch_complete", "the closed loop keeps iodepth in flight at every moment"),
+    ("iodepth_batch_complete_min", "the closed loop keeps iodepth in flight at every moment"),
+    ("iodepth_batch_complete_max", "the closed loop keeps iodepth in flight at every moment"),
+    ("iodepth_low", "the closed loop keeps iodepth in flight at every moment"),
+    ("gtod_reduce", "simulated time is exact"),
+    ("clocksource", "simulated time is exact"),
+    ("disable_lat", "latencies are always recorded"),
+    ("disable_clat", "latencies are always recorded"),
+    ("disable_slat", "latencies are always recorded"),
+    ("disable_bw_measurement", "bandwidth is always recorded"),
+    ("clat_percentiles", "percentiles are always reported"),
+    ("lat_percentiles", "percentiles are always reported"),
+    ("percentile_list", "ssdlab reports p50, p99, p99.9 and max"),
+    ("per_job_logs", "ssdlab writes one log per group"),
+    ("log_offset", "logs carry fio's offset column as 0"),
+    ("unified_rw_reporting", "reads and writes are reported apart and together"),
+    ("mem", "no host memory"),
+    ("iomem", "no host memory"),
+    ("hugepage-size", "no host memory"),
+    ("lockmem", "no host memory"),
+    ("kb_base_display", "figures are reported in fixed units"),
+    ("unit_base", "figures are reported in fixed units"),
+    ("do_verify", "matters only with verify, which is refused"),
+];
+
+/// Options ssdlab knows and refuses, with why.
+pub const NOT_SIMULATED: &[(&str, &str)] = &[
+    ("verify", "ssdlab does not check data read back (modeled content has no bytes); write with the Python API's Drive.write/read to compare real data"),
+    ("verify_pattern", "ssdlab does not check data read back"),
+    ("verify_interval", "ssdlab does not check data read back"),
+    ("verify_backlog", "ssdlab does not check data read back"),
+    ("verify_fatal", "ssdlab does not check data read back"),
+    ("latency_target", "fio's search for the queue depth that meets a latency target is not simulated; run the job at each iodepth"),
+    ("latency_window", "fio's latency-target search is not simulated"),
+    ("latency_percentile", "fio's latency-target search is not simulated"),
+    ("rate", "rate limits are not simulated (the closed loop runs as fast as the drive allows; use thinktime)"),
+    ("rate_iops", "rate limits are not simulated (use thinktime)"),
+    ("rate_min", "rate limits are not simulated"),
+    ("rate_iops_min", "rate limits are not simulated"),
+    ("rate_process", "rate limits are not simulated"),
+    ("startdelay", "start delays are not simulated"),
+    ("thinktime_blocks", "ssdlab applies thinktime after every command"),
+    ("thinktime_spin", "ssdlab applies thinktime after every command"),
+    ("thinktime_iotime", "ssdlab applies thinktime after every command"),
+    ("fsync", "flushes inside a job are not simulated"),
+    ("fdatasync", "flushes inside a job are not simulated"),
+    ("end_fsync", "flushes inside a job are not simulated"),
+    ("sync", "flushes inside a job are not simulated"),
+    ("write_barrier", "flushes inside a job are not simulated"),
+    ("zonemode", "zoned block devices are not simulated"),
+    ("zonesize", "zoned block devices are not simulated"),
+    ("zonerange", "zoned block devices are not simulated"),
+    ("zoneskip", "zoned block devices are not simulated"),
+    ("percentage_random", "mixes of sequential and random offsets are not simulated"),
+    ("random_distribution_write", "one distribution for every direction"),
+    ("flow", "flow control between jobs is not simulated"),
+    ("flow_id", "flow control between jobs is not simulated"),
+    ("write_hist_log", "histogram logs are not written (bw, lat and iops logs are)"),
+    ("exec_prerun", "ssdlab runs no programs"),
+    ("exec_postrun", "ssdlab runs no programs"),
+    ("trim_percentage", "trims mixed into a verify workload are not simulated"),
+    ("bs_unaligned", "block sizes are multiples of 512 bytes"),
+    ("replay_redirect", "replay traces with `ssdlab trace replay`"),
+    ("read_iolog", "replay traces with `ssdlab trace replay`"),
+    ("write_iolog", "IO logs are not written"),
+];
+
+/// Why an option changes nothing in a simulation, if it is one of those.
+pub fn no_effect_reason(key: &str) -> Option<&'static str> {
+    NO_EFFECT.iter().find(|(k, _)| *k == key).map(|(_, why)| *why)
+}
+
+/// Why ssdlab refuses a known fio option, if it does.
+pub fn not_simulated_reason(key: &str) -> Option<&'static str> {
+    NOT_SIMULATED.iter().find(|(k, _)| *k == key).map(|(_, why)| *why)
+}
+
+/// The option closest to `key` (a typo or a hyphenated spelling), if one is close.
+pub fn suggest(key: &str) -> Option<&'static str> {
+    let wanted = key.replace('-', "_");
+    let candidates = SIMULATED.iter().copied().chain(NO_EFFECT.iter().map(|(k, _)| *k));
+    if let Some(exact) = candidates.clone().find(|c| *c == wanted) {
+        return Some(exact);
+    }
+    candidates.map(|c| (strsim::damerau_levenshtein(&wanted, c), c)).filter(|(d, c)| *d <= 2.max(c.len() / 5)).min().map(|(_, c)| c)
+}

@@ -1,0 +1,352 @@
+//! fio job files as fio reads them: `[global]` and job sections, `;` and `#` comments (whole
+//! lines and after a value), `${VAR}` from the environment, `include FILE`, options without a
+//! value, and fio's grouping (jobs run side by side until a `stonewall`; `numjobs` copies run
+//! beside their job). Every problem in a file is reported at once, each at its file:line.
+
+use crate::options::JobSpec;
+use ssdlab_core::{Error, Result};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Largest job file read (fio's own are a few KiB).
+pub const MAX_JOB_FILE_BYTES: u64 = 4 << 20;
+/// Deepest `include` nesting.
+const MAX_INCLUDE_DEPTH: usize = 8;
+/// Most problems listed before the rest are counted.
+const MAX_PROBLEMS_LISTED: usize = 50;
+
+/// One option of a job file: key, value (if any) and where it stands.
+#[derive(Debug, Clone)]
+struct JobOption {
+    key: String,
+    value: Option<String>,
+    at: String,
+}
+
+/// A job section as read.
+struct Section {
+    name: String,
+    at: String,
+    global: Vec<JobOption>,
+    options: Vec<JobOption>,
+}
+
+/// Reads the lines of a file and those it includes.
+struct Reader {
+    global: Vec<JobOption>,
+    jobs: Vec<Section>,
+    in_global: bool,
+    seen_section: bool,
+    problems: Vec<String>,
+}
+
+/// Read a job file's text, refusing what is not a small regular text file.
+fn read_text(path: &Path, shown: &str) -> Result<String> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::Workload(format!("{shown}: cannot read job file: {e}")))?;
+    if meta.is_dir() {
+        return Err(Error::Workload(format!("{shown}: is a folder, not a job file")));
+    }
+    if !meta.is_file() {
+        return Err(Error::Workload(format!("{shown}: is not a regular file (a device, FIFO or socket); give an fio job file")));
+    }
+    if meta.len() > MAX_JOB_FILE_BYTES {
+        return Err(Error::Workload(format!("{shown}: {} bytes is too large for a job file (at most {MAX_JOB_FILE_BYTES})", meta.len())));
+    }
+    let file = std::fs::File::open(path).map_err(|e| Error::Workload(format!("{shown}: cannot read job file: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_JOB_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| Error::Workload(format!("{shown}: cannot read job file: {e}")))?;
+    if bytes.len() as u64 > MAX_JOB_FILE_BYTES {
+        return Err(Error::Workload(format!("{shown}: too large for a job file (at most {MAX_JOB_FILE_BYTES} bytes)")));
+    }
+    text_of(bytes, shown)
+}
+
+/// The bytes as text, or a message naming where binary data starts.
+fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String> {
+    let line_of = |at: usize| bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    if let Some(at) = bytes.iter().position(|&b| b == 0 || (b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c))) {
+        return Err(Error::Workload(format!("{shown}:{}: binary data (byte {at} is 0x{:02x}); this is not an fio job file", line_of(at), bytes[at])));
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text)),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            Err(Error::Workload(format!("{shown}:{line}: not UTF-8 text (byte {at}); this is not an fio job file")))
+        }
+    }
+}
+
+/// Replace `${NAME}` by the environment's value; unset names are left as they are (as fio does),
+/// and options that need the value say so.
+fn expand_variables(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find('}') {
+            Some(end) => {
+                let name = &after[..end];
+                match std::env::var(name) {
+                    Ok(value) => out.push_str(&value),
+                    Err(_) => {
+                        out.push_str("${");
+                        out.push_str(name);
+                        out.push('}');
+                    }
+                }
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The line without its comment (fio ends a line at the first `;` or `#`).
+fn strip_comment(line: &str) -> &str {
+    match line.find([';', '#']) {
+        Some(at) => &line[..at],
+        None => line,
+    }
+}
+
+impl Reader {
+    fn read(&mut self, origin: &str, text: &str, dir: Option<&Path>, depth: usize) {
+        for (index, raw) in text.lines().enumerate() {
+            let at = format!("{origin}:{}", index + 1);
+            let line = strip_comment(raw).trim();
+            if line.is_empty() {
+                continue;
+            }
+            if let Some(target) = line.strip_prefix("include ").or_else(|| line.strip_prefix("include\t")) {
+                self.include(&at, target.trim(), dir, depth);
+                continue;
+            }
+            if line.starts_with('[') {
+                if !line.ends_with(']') || line.len() < 3 {
+                    self.problems.push(format!("{at}: malformed section header `{}` (expected [name])", shorten(line)));
+                    continue;
+                }
+                let name = line[1..line.len() - 1].trim().to_string();
+                self.seen_section = true;
+                self.in_global = name == "global";
+                if !self.in_global {
+                    self.jobs.push(Section { name, at, global: self.global.clone(), options: Vec::new() });
+                }
+                continue;
+            }
+            if !self.seen_section {
+                self.problems.push(format!("{at}: option `{}` before any [section]", shorten(line)));
+                continue;
+            }
+            let line = expand_variables(line);
+            let (key, value) = match line.split_once('=') {
+                Some((k, v)) => (k.trim().to_string(), Some(v.trim().to_string())),
+                None => (line.trim().to_string(), None),
+            };
+            if key.is_empty() || key.contains(char::is_whitespace) {
+                self.problems.push(format!("{at}: malformed line `{}` (expected key=value)", shorten(&line)));
+                continue;
+            }
+            let option = JobOption { key, value, at };
+            if self.in_global {
+                self.global.push(option);
+            } else if let Some(job) = self.jobs.last_mut() {
+                job.options.push(option);
+            }
+        }
+    }
+
+    fn include(&mut self, at: &str, target: &str, dir: Option<&Path>, depth: usize) {
+        if depth >= MAX_INCLUDE_DEPTH {
+            self.problems.push(format!("{at}: include `{target}`: includes nest more than {MAX_INCLUDE_DEPTH} deep (a loop?)"));
+            return;
+        }
+        let target = expand_variables(target);
+        let path = match dir {
+            Some(dir) if Path::new(&target).is_relative() => dir.join(&target),
+            _ => PathBuf::from(&target),
+        };
+        match read_text(&path, &target) {
+            Ok(text) => {
+                let shown = path.display().to_string();
+                let parent = path.parent().map(Path::to_path_buf);
+                self.read(&shown, &text, parent.as_deref(), depth + 1);
+            }
+            Err(e) => self.problems.push(format!("{at}: include: {e}")),
+        }
+    }
+}
+
+/// A problem's message cut to a readable length (values in files can be megabytes long).
+pub(crate) fn clip(message: String) -> String {
+    const MAX_CHARS: usize = 300;
+    if message.chars().count() <= MAX_CHARS {
+        return message;
+    }
+    let mut short: String = message.chars().take(MAX_CHARS).collect();
+    short.push_str("...");
+    short
+}
+
+fn shorten(text: &str) -> String {
+    let mut short: String = text.chars().take(60).collect();
+    if short.len() < text.len() {
+        short.push_str("...");
+    }
+    short
+}
+
+/// Split a job list into groups (a `stonewall` job starts a new one) and add each job's
+/// `numjobs` copies beside it; returns each group's first job with the others in `concurrent`.
+pub fn expand_numjobs(jobs: Vec<JobSpec>) -> Vec<JobSpec> {
+    let mut groups: Vec<JobSpec> = Vec::new();
+    for job in jobs {
+        let copies: Vec<JobSpec> = (0..job.numjobs)
+            .map(|k| {
+                let mut copy = job.clone();
+                copy.offset_bytes = copy.offset_bytes.saturating_add(k as u64 * job.offset_increment_bytes);
+                copy
+            })
+            .collect();
+        for (k, copy) in copies.into_iter().enumerate() {
+            match groups.last_mut() {
+                Some(leader) if !(k == 0 && job.stonewall) => leader.concurrent.push(copy),
+                _ => groups.push(copy),
+            }
+        }
+    }
+    groups
+}
+
+/// Read an fio job file; `overrides` (`key=value`, from the command line) apply to every job after
+/// the file's own options, as fio's command line does. Returns the groups of jobs that run one
+/// after the other, each group's first job carrying the others (`JobSpec::concurrent`).
+pub fn parse_job_file_with(path: &str, overrides: &[String]) -> Result<Vec<JobSpec>> {
+    let text = read_text(Path::new(path), path)?;
+    let dir = Path::new(path).parent().map(Path::to_path_buf);
+    parse_job_text_in(path, &text, dir.as_deref(), overrides)
+}
+
+/// Read an fio job file (see [`parse_job_file_with`]).
+pub fn parse_job_file(path: &str) -> Result<Vec<JobSpec>> {
+    parse_job_file_with(path, &[])
+}
+
+/// Parse job-file text; `origin` names the file in messages (includes are read relative to the
+/// current folder).
+pub fn parse_job_text(origin: &str, text: &str) -> Result<Vec<JobSpec>> {
+    parse_job_text_in(origin, text, None, &[])
+}
+
+fn parse_job_text_in(origin: &str, text: &str, dir: Option<&Path>, overrides: &[String]) -> Result<Vec<JobSpec>> {
+    let mut reader = Reader { global: Vec::new(), jobs: Vec::new(), in_global: false, seen_section: false, problems: Vec::new() };
+    reader.read(origin, text, dir, 0);
+    let mut problems = reader.problems;
+    if reader.jobs.is_empty() && problems.is_empty() {
+        problems.push(format!("{origin}: no job section (expected at least one [name] besides [global])"));
+    }
+    let command_line: Vec<JobOption> = overrides
+        .iter()
+        .map(|item| {
+            let (key, value) = match item.split_once('=') {
+                Some((k, v)) => (k.trim().trim_start_matches("--").to_string(), Some(v.to_string())),
+                None => (item.trim().trim_start_matches("--").to_string(), None),
+            };
+            JobOption { at: format!("option --{key}"), key, value }
+        })
+        .collect();
+    let mut jobs = Vec::new();
+    // An option wrong in [global] is wrong for every job: say it once.
+    let mut reported: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for section in reader.jobs {
+        let mut job = JobSpec::new(&section.name);
+        let options: Vec<&JobOption> = section.global.iter().chain(section.options.iter()).chain(command_line.iter()).collect();
+        let mut failed = false;
+        let mut note = |message: String, problems: &mut Vec<String>, failed: &mut bool| {
+            *failed = true;
+            let message = clip(message);
+            if reported.insert(message.clone()) {
+                problems.push(message);
+            }
+        };
+        for option in options.iter().filter(|o| o.key == "kb_base") {
+            if let Err(e) = job.set_kb_base(option.value.as_deref(), &option.at) {
+                note(e.to_string(), &mut problems, &mut failed);
+            }
+        }
+        for option in options.iter().filter(|o| o.key != "kb_base") {
+            if let Err(e) = job.set(&option.key, option.value.as_deref(), &option.at) {
+                note(e.to_string(), &mut problems, &mut failed);
+            }
+        }
+        if !failed {
+            if let Err(e) = job.finish(&format!("{}: job [{}]", section.at, section.name)) {
+                note(e.to_string(), &mut problems, &mut failed);
+            }
+        }
+        jobs.push(job);
+    }
+    if !problems.is_empty() {
+        let total = problems.len();
+        let mut lines: Vec<String> = problems.into_iter().take(MAX_PROBLEMS_LISTED).collect();
+        if total > MAX_PROBLEMS_LISTED {
+            lines.push(format!("{origin}: ... and {} more problems", total - MAX_PROBLEMS_LISTED));
+        }
+        return Err(Error::Workload(lines.join("\n")));
+    }
+    Ok(expand_numjobs(jobs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_files_apply_global_and_report_lines() {
+        let text = "; comment\n[global]\nbs=4k\niodepth=3\n\n[rr]\nrw=randread\nstonewall\n[sw]\nstonewall\nrw=write\nbs=128k\n";
+        let jobs = parse_job_text("t.fio", text).unwrap();
+        assert_eq!(jobs.len(), 2);
+        assert_eq!(jobs[0].iodepth, 3);
+        assert_eq!(jobs[1].block_sizes, vec![(131072, 100)]);
+        let err = parse_job_text("t.fio", "[a]\nrw=write\nbogus=1\n").unwrap_err().to_string();
+        assert!(err.starts_with("t.fio:3:") && err.contains("bogus"), "{err}");
+        let err = parse_job_text("t.fio", "rw=write\n").unwrap_err().to_string();
+        assert!(err.starts_with("t.fio:1:"), "{err}");
+        let err = parse_job_text("t.fio", "[a\nrw=write\n").unwrap_err().to_string();
+        assert!(err.contains("malformed section"), "{err}");
+        let err = parse_job_text("t.fio", "[global]\nbs=4k\n").unwrap_err().to_string();
+        assert!(err.contains("no job section"), "{err}");
+    }
+
+    #[test]
+    fn fio_syntax_and_grouping() {
+        std::env::set_var("SSDLAB_TEST_BS", "8k");
+        let text = "[global]\nbs=${SSDLAB_TEST_BS} ; inline\nsize=1m # inline\n[a]\nnumjobs=2\n[b]\n[c]\nstonewall\n";
+        let groups = parse_job_text("t.fio", text).unwrap();
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0].concurrent.len(), 2);
+        assert_eq!(groups[0].block_sizes, vec![(8192, 100)]);
+        assert_eq!(groups[1].concurrent.len(), 0);
+    }
+
+    #[test]
+    fn every_problem_at_once_with_lines() {
+        let text = "[global]\nfoo=1\n[a]\nbar=2\nbs=3\n[b]\nrw=write\nbaz\n";
+        let err = parse_job_text("t.fio", text).unwrap_err().to_string();
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 4, "{err}");
+        assert!(lines[0].starts_with("t.fio:2:") && lines[3].starts_with("t.fio:8:"), "{err}");
+        let long = format!("[a]\nrw={}\n", "x".repeat(100_000));
+        let err = parse_job_text("t.fio", &long).unwrap_err().to_string();
+        assert!(err.len() < 400 && err.starts_with("t.fio:2: rw:"), "{err}");
+        let err = text_of(vec![b'[', b'a', b']', b'\n', 0, 1, 2], "g.fio").unwrap_err().to_string();
+        assert!(err.starts_with("g.fio:2: binary data"), "{err}");
+    }
+}

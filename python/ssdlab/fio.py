@@ -1,0 +1,226 @@
+"""fio's ways around a run: its job-file argument, the layout of a job's span before it reads,
+the warning for reads of never-written space, fio's log files and fio's JSON output shape.
+
+The job file itself is parsed in the core (``ssdlab-workload``); this module only arranges what
+fio does around it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from ssdlab import __version__
+from ssdlab.errors import SsdlabError
+
+#: The job of a bare ``ssdlab run`` (no options, no job file): 4 KiB random writes at QD32 for a
+#: simulated minute on the fresh drive. fio itself refuses to run without a size; the fio
+#: defaults (``rw=read``) would read a drive nobody wrote, which a drive answers from its map
+#: without touching NAND, so they would measure the link, not the drive.
+BARE_RUN_OPTIONS = ["rw=randwrite", "bs=4k", "iodepth=32", "runtime=60", "time_based"]
+
+#: The job that lays out a span: 128 KiB sequential writes at QD32.
+LAYOUT_OPTIONS = ["rw=write", "bs=128k", "iodepth=32"]
+
+
+def split_job_file(args: list[str]) -> tuple[str | None, list[str]]:
+    """The job file given as ``ssdlab run job.fio`` (fio's own form), and the other arguments."""
+    files = [a for a in args if not a.startswith("-") and (a.endswith((".fio", ".job", ".ini")) or Path(a).is_file())]
+    # A value written after its option (`--bs 4k`) is not a job file.
+    candidates = []
+    for index, arg in enumerate(args):
+        if arg in files and not (index > 0 and args[index - 1].startswith("--") and "=" not in args[index - 1]):
+            candidates.append(arg)
+    if len(candidates) > 1:
+        raise SsdlabError(f"give one job file, not {len(candidates)} ({', '.join(candidates)})")
+    if not candidates:
+        return None, args
+    rest = list(args)
+    rest.remove(candidates[0])
+    return candidates[0], rest
+
+
+def merged_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte spans ``(start, length)`` merged where they overlap or touch, in order."""
+    out: list[list[int]] = []
+    for start, length in sorted(spans):
+        end = start + length
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(s, e - s) for s, e in out]
+
+
+def lay_out(drive, jobs: list, progress=None) -> dict:
+    """Write every span the jobs will touch once, 128 KiB sequential at QD32 (what fio does when
+    it lays out a job's file before the job). Returns a record of it."""
+    capacity = drive.info["usable_bytes"]
+    spans = merged_spans(span for job in jobs for span in job.spans(capacity))
+    started = drive.now_seconds
+    written = 0
+    for start, length in spans:
+        options = LAYOUT_OPTIONS + [f"offset={start}", f"size={length}"]
+        if length < 128 * 1024:
+            options[1] = f"bs={length}"
+        drive.run(options, name="layout", progress=progress)
+        written += length
+    return {"step": "layout", "bytes_written": written, "spans": len(spans), "simulated_seconds": drive.now_seconds - started}
+
+
+def pre_read(drive, job, progress=None) -> None:
+    """fio's ``pre_read``: read the job's spans once before it, unmeasured."""
+    capacity = drive.info["usable_bytes"]
+    for start, length in merged_spans(job.spans(capacity)):
+        bs = 128 * 1024 if length >= 128 * 1024 else length
+        drive.run(["rw=read", f"bs={bs}", "iodepth=32", f"offset={start}", f"size={length}"], name="pre_read", progress=progress)
+
+
+def unwritten_read_warning(summaries: list[dict]) -> str | None:
+    """One warning line when the jobs read sectors nobody wrote, or ``None``."""
+    unmapped = sum(s.get("unmapped_read_bytes", 0) for s in summaries)
+    read = sum(s.get("host_read_bytes", 0) for s in summaries)
+    if unmapped == 0:
+        return None
+    share = unmapped / read * 100 if read else 100.0
+    return (
+        f"{unmapped / 1e9:,.3f} GB of the {read / 1e9:,.3f} GB read ({share:.0f}%) were never written (or were trimmed): "
+        "a drive answers those from its map without touching NAND, so these reads measure the link, not the flash; "
+        "lay the span out first with --precondition layout (as fio does) or seq-fill"
+    )
+
+
+def write_logs(job, result, folder: Path = Path(".")) -> list[Path]:
+    """fio's ``write_bw_log``/``write_lat_log``/``write_iops_log`` files for one group of jobs,
+    in fio's format (``msec, value, direction, bs, offset, priority``), one row per direction
+    per simulated second (windowed logging: bs and offset 0, as fio writes them with
+    ``log_avg_msec``). Bandwidth in KiB/s, latency in ns, IOPS. ssdlab's series is per second,
+    so per-IO logging (fio's default without ``log_avg_msec``) is written per second too; IOPS
+    and latency rows of a mixed job carry both directions together under the reads' 0."""
+    logs = job.logs
+    if not any(k in logs for k in ("bw", "lat", "iops")):
+        return []
+    window_s = max(1, int(logs.get("avg_msec", "1000")) // 1000)
+    series = result.series
+    written = []
+    if series.empty:
+        rows = []
+    else:
+        rows = []
+        for first in range(0, len(series), window_s):
+            part = series.iloc[first : first + window_s]
+            span = float(part["span_seconds"].sum()) if "span_seconds" in part else float(len(part))
+            weight = part["span_seconds"] if "span_seconds" in part else 1.0
+            end_ms = int(round((float(part["second"].iloc[0]) + span) * 1000))
+            rows.append(
+                {
+                    "msec": end_ms,
+                    "read_kib": float((part["read_mbps"] * weight).sum() / span * 1e6 / 1024),
+                    "write_kib": float((part["write_mbps"] * weight).sum() / span * 1e6 / 1024),
+                    "iops": float((part["iops"] * weight).sum() / span),
+                    "lat_ns": float((part["mean_latency_us"] * part["iops"] * weight).sum() / max((part["iops"] * weight).sum(), 1e-12) * 1e3),
+                }
+            )
+    reads = result.summary.get("reads", 0) > 0
+    writes = result.summary.get("writes", 0) > 0
+    main_dir = 0 if reads or not writes else 1
+
+    def dump(path: Path, lines: list[str]) -> None:
+        _write_new(path, "".join(lines))
+        written.append(path)
+
+    if "bw" in logs:
+        lines = []
+        for r in rows:
+            if reads:
+                lines.append(f"{r['msec']}, {round(r['read_kib'])}, 0, 0, 0, 0\n")
+            if writes:
+                lines.append(f"{r['msec']}, {round(r['write_kib'])}, 1, 0, 0, 0\n")
+        dump(folder / f"{logs['bw']}_bw.1.log", lines)
+    if "iops" in logs:
+        dump(folder / f"{logs['iops']}_iops.1.log", [f"{r['msec']}, {round(r['iops'])}, {main_dir}, 0, 0, 0\n" for r in rows])
+    if "lat" in logs:
+        lines = [f"{r['msec']}, {round(r['lat_ns'])}, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0]
+        for kind in ("lat", "clat"):
+            dump(folder / f"{logs['lat']}_{kind}.1.log", lines)
+        dump(folder / f"{logs['lat']}_slat.1.log", [f"{r['msec']}, 0, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0])
+    return written
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Write through a temporary file renamed into place, so nothing half-written is left."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text)
+    temporary.replace(path)
+
+
+def _direction(summary: dict, kind: str) -> dict:
+    """One direction of fio's JSON job entry."""
+    sim_s = max(summary["simulated_seconds"], 1e-12)
+    count = summary[{"read": "reads", "write": "writes", "trim": "trims"}[kind]]
+    io_bytes = summary[{"read": "host_read_bytes", "write": "host_write_bytes", "trim": "host_trim_bytes"}[kind]]
+    lat = summary.get({"read": "read_latency_us", "write": "write_latency_us", "trim": "none"}[kind])
+    out = {
+        "io_bytes": io_bytes,
+        "io_kbytes": io_bytes // 1024,
+        "bw_bytes": round(io_bytes / sim_s),
+        "bw": round(io_bytes / sim_s / 1024),
+        "iops": count / sim_s,
+        "runtime": round(summary["simulated_seconds"] * 1000),
+        "total_ios": count,
+        "short_ios": 0,
+        "drop_ios": 0,
+    }
+    if lat:
+        clat = {
+            "max": round(lat["max"] * 1e3),
+            "mean": lat["mean"] * 1e3,
+            "N": count,
+            "percentile": {"50.000000": round(lat["p50"] * 1e3), "99.000000": round(lat["p99"] * 1e3), "99.900000": round(lat["p999"] * 1e3)},
+        }
+        out["slat_ns"] = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
+        out["clat_ns"] = clat
+        out["lat_ns"] = {k: v for k, v in clat.items() if k != "percentile"}
+    return out
+
+
+def fio_json(results: list, jobs: list, seed: int) -> dict:
+    """fio's ``--output-format=json`` shape: one entry per group of jobs (as fio's
+    ``group_reporting`` gives), with ``read``/``write``/``trim`` figures, latencies in ns
+    (``clat_ns`` with the 50th, 99th and 99.9th percentiles; no minimum or standard deviation,
+    which ssdlab does not keep), and ssdlab's own summary under ``ssdlab``."""
+    now = time.time()
+    entries = []
+    for group_id, (result, job) in enumerate(zip(results, jobs, strict=True)):
+        s = result.summary
+        entries.append(
+            {
+                "jobname": job.name,
+                "groupid": group_id,
+                "error": 0,
+                "eta": 0,
+                "elapsed": round(s["simulated_seconds"] + s.get("ramp_seconds", 0.0)),
+                "job options": {"rw": s["rw"], "iodepth": str(s["iodepth"]), "numjobs": str(s.get("jobs_in_group", 1))},
+                "read": _direction(s, "read"),
+                "write": _direction(s, "write"),
+                "trim": _direction(s, "trim"),
+                "job_runtime": round(s["simulated_seconds"] * 1000),
+                "ssdlab": s,
+            }
+        )
+    return {
+        "fio version": f"ssdlab-{__version__}",
+        "timestamp": int(now),
+        "timestamp_ms": int(now * 1000),
+        "time": time.ctime(now),
+        "global options": {"randseed": str(seed)},
+        "jobs": entries,
+        "disk_util": [],
+    }
+
+
+def dump_json(document: dict) -> str:
+    """JSON text of a document."""
+    return json.dumps(document, indent=2)

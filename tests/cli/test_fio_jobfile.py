@@ -1,0 +1,168 @@
+"""fio job files through the real CLI: fio's syntax, grouping, the host queue, overrides, logs,
+the JSON shape, and the issue-19 workload checks that used to fail late or not at all."""
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from fio_helpers import small_args, ssdlab
+
+
+def run_json(*args, cwd=None, env=None):
+    r = ssdlab("run", *small_args(), *args, "--quiet", "--json", "-", cwd=cwd, env=env)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout), r.stderr
+
+
+def refused(*args, cwd=None):
+    r = ssdlab("run", *small_args(), *args, cwd=cwd)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr, r.stderr
+    return [line.removeprefix("ssdlab: error: ") for line in r.stderr.splitlines() if line.strip()]
+
+
+def test_fio_syntax_comments_variables_include_kb_base(tmp_path):
+    (tmp_path / "common.fio").write_text("bs=${SSDLAB_BS}   ; the block size comes from the environment\n")
+    job = tmp_path / "job.fio"
+    job.write_text("[global]\ninclude common.fio\nkb_base=1000\nsize=64m # 64,000,000 bytes\nnumber_ios=100\n[a]\nrw=randwrite\niodepth=2\n")
+    doc, _ = run_json(str(job), env={**os.environ, "SSDLAB_BS": "512k"})
+    # kb_base=1000: 512k = 512,000 bytes per write.
+    assert doc["writes"] == 100 and doc["host_write_bytes"] == 100 * 512_000
+
+
+def test_every_problem_in_a_file_at_once_with_file_and_line(tmp_path):
+    job = tmp_path / "bad.fio"
+    job.write_text("[global]\nioengine=libaio\nbogus=1\n[first]\nrw=write\n[second]\nrw=sideways\niodeph=4\n")
+    lines = refused(str(job))
+    assert len(lines) == 3, lines
+    assert lines[0].startswith(f"{job}:3:") and "bogus" in lines[0]
+    assert lines[1].startswith(f"{job}:7:") and "sideways" in lines[1]
+    assert lines[2].startswith(f"{job}:8:") and "did you mean `iodepth`" in lines[2]
+
+
+def test_binary_job_file_is_named_not_echoed(tmp_path):
+    job = tmp_path / "garbage.fio"
+    job.write_bytes(b"[a]\nrw=read\n" + bytes(range(256)) * 4)
+    lines = refused(str(job))
+    assert len(lines) == 1 and lines[0].startswith(f"{job}:3: binary data"), lines
+    assert "\x00" not in lines[0] and "\x1b" not in lines[0]
+
+
+def test_hyphenated_spelling_suggests_fio_spelling():
+    lines = refused("--rw=randwrite", "--time-based", "--runtime=1")
+    assert lines == ["option --time-based: unknown fio option `time-based` (did you mean `time_based`?)"], lines
+
+
+def test_jobs_without_stonewall_run_side_by_side(tmp_path):
+    job = tmp_path / "two.fio"
+    job.write_text("[global]\nbs=4k\niodepth=4\nnumber_ios=500\nsize=64m\n[w]\nrw=randwrite\n[r]\nrw=randread\n")
+    doc, _ = run_json(str(job))
+    assert len(doc["jobs"]) == 1 and doc["jobs_in_group"] == 2 and doc["iodepth"] == 8
+    assert doc["reads"] == 500 and doc["writes"] == 500
+
+
+def test_command_line_overrides_the_file(tmp_path):
+    job = tmp_path / "long.fio"
+    job.write_text("[long]\nrw=randwrite\nbs=4k\niodepth=8\nruntime=900\ntime_based\nsize=64m\n")
+    doc, _ = run_json(str(job), "--runtime=1")
+    assert 1.0 <= doc["simulated_seconds"] < 1.1
+    doc, _ = run_json("--job-file", str(job), "--runtime=500ms", "--size=16m")
+    assert 0.5 <= doc["simulated_seconds"] < 0.6
+
+
+def test_iodepth_above_the_drive_queue_waits_in_the_host():
+    common = ["--rw=randread", "--bs=4k", "--size=64m", "--number_ios=20000", "--precondition", "layout"]
+    deep, _ = run_json(*common, "--iodepth=128")
+    ncq, _ = run_json(*common, "--iodepth=32")
+    assert deep["iodepth"] == 128 and deep["host_queued_max"] == 96 and ncq["host_queued_max"] == 0
+    # The drive sees 32 either way: the same throughput, four times the latency (Little's law).
+    assert deep["iops"] == pytest.approx(ncq["iops"], rel=0.05)
+    assert deep["latency_us"]["mean"] == pytest.approx(4 * ncq["latency_us"]["mean"], rel=0.1)
+
+
+def test_ramp_time_is_left_out_of_the_figures():
+    doc, _ = run_json("--rw=randwrite", "--bs=4k", "--iodepth=8", "--size=64m", "--ramp_time=1", "--runtime=1", "--time_based")
+    assert doc["ramp_seconds"] == 1.0 and 1.0 <= doc["simulated_seconds"] < 1.1
+
+
+def test_zoned_distribution_puts_accesses_in_their_zones():
+    # 90% of the writes to the first 10% of a 64 MiB span: that zone holds most written data.
+    doc, _ = run_json("--rw=randwrite", "--bs=4k", "--size=64m", "--number_ios=4000", "--random_distribution=zoned:90/10:10/90")
+    assert doc["writes"] == 4000
+
+
+def test_logs_in_fios_format(tmp_path):
+    job = tmp_path / "logged.fio"
+    job.write_text("[logged]\nrw=randwrite\nbs=4k\niodepth=8\nsize=64m\nruntime=3\ntime_based\nwrite_bw_log=run\nwrite_lat_log=run\nwrite_iops_log=run\n")
+    run_json(str(job), cwd=tmp_path)
+    for name in ("run_bw.1.log", "run_iops.1.log", "run_lat.1.log", "run_clat.1.log", "run_slat.1.log"):
+        rows = [line.split(", ") for line in (tmp_path / name).read_text().splitlines()]
+        assert len(rows) == 3, (name, rows)
+        assert all(len(r) == 6 and r[2] == "1" and r[3:] == ["0", "0", "0"] for r in rows), rows
+        assert [int(r[0]) for r in rows] == [1000, 2000, 3000]
+    bw = [int(r.split(", ")[1]) for r in (tmp_path / "run_bw.1.log").read_text().splitlines()]
+    assert all(v > 1000 for v in bw)  # KiB/s
+
+
+def test_output_format_json_has_fios_shape():
+    r = ssdlab("run", *small_args(), "--rw=randrw", "--bs=4k", "--size=64m", "--number_ios=2000", "--output-format=json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    job = doc["jobs"][0]
+    assert job["read"]["total_ios"] + job["write"]["total_ios"] == 2000
+    assert set(job["read"]["clat_ns"]["percentile"]) == {"50.000000", "99.000000", "99.900000"}
+    if shutil.which("fio"):
+        real = json.loads(subprocess.run(["fio", "--name=x", "--ioengine=null", "--size=1m", "--output-format=json"], capture_output=True, text=True).stdout)
+        # fio writes these two only with global options and real disks.
+        assert set(doc) <= set(real) | {"global options", "disk_util"}
+        for direction in ("read", "write"):
+            assert set(job[direction]) - {"slat_ns", "clat_ns", "lat_ns"} <= set(real["jobs"][0][direction])
+            # (fio's null engine, with no latency to speak of, leaves out its percentiles.)
+            assert set(job[direction]["clat_ns"]) - {"percentile"} <= set(real["jobs"][0][direction]["clat_ns"])
+
+
+# Issue 19, cause 6 and 11: workload checks that used to fail late or not at all.
+
+
+def test_thinktime_past_the_clock_is_refused_at_the_start():
+    lines = refused("--rw=randwrite", "--bs=4k", "--size=64m", "--thinktime=100d")
+    assert len(lines) == 1 and "thinktime" in lines[0] and "simulated clock" in lines[0], lines
+    lines = refused("--rw=randwrite", "--runtime=1", "--time_based", "--thinktime=2s")
+    assert len(lines) == 1 and "thinktime" in lines[0] and "longer than the whole run" in lines[0], lines
+
+
+def test_blockalign_larger_than_the_span_is_refused():
+    # The small drive holds 1.8 GB: from 1700 MiB on, the span is about 40 MiB.
+    lines = refused("--rw=randwrite", "--offset=1700m", "--blockalign=1g")
+    assert len(lines) == 1 and "blockalign 1073741824 is larger than the span" in lines[0], lines
+    lines = refused("--rw=randwrite", "--size=1m", "--blockalign=1g")
+    assert len(lines) == 1 and "blockalign 1073741824 is larger than size 1048576" in lines[0], lines
+
+
+def test_size_not_whole_sectors_is_refused_at_parse():
+    lines = refused("--rw=write", "--bs=512", "--size=1000")
+    assert lines == ["job cli: size 1000 is not a whole number of 512-byte sectors"], lines
+
+
+def test_offset_plus_size_past_2_to_the_64_is_named():
+    lines = refused("--rw=write", "--offset=18446744073709551104", "--size=1m")
+    assert len(lines) == 1 and "past 2^64" in lines[0], lines
+
+
+def test_error_in_the_second_job_names_file_and_line(tmp_path):
+    job = tmp_path / "two.fio"
+    job.write_text("[a]\nrw=write\nsize=1m\n\n[b]\nrw=read\nbs=512\nsize=1000\n")
+    lines = refused(str(job))
+    assert len(lines) == 1 and lines[0].startswith(f"{job}:5: job [b]: size 1000"), lines
+
+
+def test_rwmixread_and_rwmixwrite_disagreeing_are_refused():
+    lines = refused("--rw=randrw", "--rwmixread=60", "--rwmixwrite=30")
+    assert len(lines) == 1 and "disagree" in lines[0], lines
+
+
+def test_ssdlab_options_spelled_with_underscores_get_the_hyphenated_spelling():
+    lines = refused("--job_file", "x.fio")
+    assert lines == ["--job_file: did you mean --job-file (an option of ssdlab run, spelled with hyphens)?"], lines
