@@ -57,3 +57,23 @@ def run_summary(s: dict) -> str:
         f"P/E min/mean/max {s['wear']['min']}/{s['wear']['mean']:.2f}/{s['wear']['max']}, free blocks {s['free_blocks']:,}"
     )
     return "\n".join(lines)
+
+
+def review_summary(headlines, report, database, wall_seconds: float | None = None) -> str:
+    """The end of a review in the terminal: the headline figures (a `lab.results.Table` of
+    test, figure, data and condition, value, unit), then where the report and the results
+    database are."""
+    lines = ["", "Headline figures:"]
+    if headlines.rows:
+        width = max(len(f"{test}: {figure}") for test, figure, *_ in headlines.rows)
+        number_width = max(len(row[3]) for row in headlines.rows)
+        for test, figure, data, value, unit in headlines.rows:
+            name = f"{test}: {figure}"
+            lines.append(f"  {name:<{width}}  {value:>{number_width}} {unit:<4}  {data if data != '-' else ''}".rstrip())
+    else:
+        lines.append("  (none: the suites run record no headline figure)")
+    lines.append(f"report:   {report}")
+    lines.append(f"database: {database}")
+    if wall_seconds is not None:
+        lines.append(f"took {wall_seconds:,.0f} s")
+    return "\n".join(lines)

@@ -34,7 +34,10 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     made = headline_charts(frame, out_dir / "charts", "compare", highlight)
     table = frame.pivot_table(index=["suite", "metric", "title", "pattern", "condition"], columns="drive", values="value", sort=False).reset_index()
     table.to_csv(out_dir / "comparison.csv", index=False)
-    return comparison_page(out_dir, made, table)
+    shown = table.drop(columns=["metric"]).rename(columns={"suite": "test", "title": "figure", "pattern": "data"})
+    units = frame.drop_duplicates(["suite", "metric"]).set_index(["suite", "metric"])["unit"]
+    shown.insert(4, "unit", units.reindex(list(zip(table["suite"], table["metric"], strict=True))).to_numpy())
+    return comparison_page(out_dir, made, shown, highlight, include_scaled)
 
 
 def calibration_runs() -> list[tuple[str, tuple[str, ...], list[str]]]:
