@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from matplotlib.collections import PathCollection
-from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -36,7 +35,8 @@ def _overlap(a, b, tolerance=0.5) -> bool:
 
 
 def _inside(box, frame, clearance) -> bool:
-    return box.x0 >= frame.x0 + clearance - 0.01 and box.x1 <= frame.x1 - clearance + 0.01 and box.y0 >= frame.y0 + clearance - 0.01 and box.y1 <= frame.y1 - clearance + 0.01
+    c = clearance - 0.01
+    return box.x0 >= frame.x0 + c and box.x1 <= frame.x1 - c and box.y0 >= frame.y0 + c and box.y1 <= frame.y1 - c
 
 
 def inspect(fig, name: str) -> list[str]:
@@ -59,7 +59,8 @@ def inspect(fig, name: str) -> list[str]:
             points = ax.transData.transform(line.get_xydata())
             top, bottom = points[:, 1].max(), points[:, 1].min()
             if top > frame.y1 - CLEARANCE_PX or bottom < frame.y0 + CLEARANCE_PX:
-                problems.append(f"{name}: line {line.get_label()!r} lies on the plot frame (y {bottom:.1f}..{top:.1f} px, frame {frame.y0:.1f}..{frame.y1:.1f})")
+                where = f"y {bottom:.1f}..{top:.1f} px, frame {frame.y0:.1f}..{frame.y1:.1f}"
+                problems.append(f"{name}: line {line.get_label()!r} lies on the plot frame ({where})")
             ylim, ydata = ax.get_ylim(), line.get_ydata()
             if max(ydata) >= ylim[1] or min(ydata) <= ylim[0]:
                 problems.append(f"{name}: line {line.get_label()!r} reaches the axis limit {ylim}")
