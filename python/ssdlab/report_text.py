@@ -61,15 +61,20 @@ def run_summary(s: dict) -> str:
 
 def review_summary(headlines, report, database, wall_seconds: float | None = None) -> str:
     """The end of a review in the terminal: the headline figures (a `lab.results.Table` of
-    test, figure, data and condition, value, unit), then where the report and the results
-    database are."""
+    test, figure, data and condition, value, unit) under their tests, then where the report
+    and the results database are."""
     lines = ["", "Headline figures:"]
-    if headlines.rows:
-        width = max(len(f"{test}: {figure}") for test, figure, *_ in headlines.rows)
-        number_width = max(len(row[3]) for row in headlines.rows)
-        for test, figure, data, value, unit in headlines.rows:
-            name = f"{test}: {figure}"
-            lines.append(f"  {name:<{width}}  {value:>{number_width}} {unit:<4}  {data if data != '-' else ''}".rstrip())
+    rows = headlines.rows
+    if rows:
+        width = max(len(f"{figure}, {data}") for _, figure, data, _, _ in rows)
+        number_width = max(len(row[3]) for row in rows)
+        test = None
+        for this_test, figure, data, value, unit in rows:
+            if this_test != test:
+                test = this_test
+                lines.append(f"  {test}")
+            name = figure if data == "-" else f"{figure}, {data}"
+            lines.append(f"    {name:<{width}}  {value:>{number_width}} {unit}")
     else:
         lines.append("  (none: the suites run record no headline figure)")
     lines.append(f"report:   {report}")

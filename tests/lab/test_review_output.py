@@ -38,8 +38,9 @@ def test_review_ends_with_headline_figures_and_paths_and_logs_progress(tmp_path)
     assert r.returncode == 0, r.stderr
     tail = r.stdout.splitlines()[-12:]
     assert any("Headline figures" in line for line in tail)
-    assert any(line.strip().startswith("AS-SSD incompressible sequential: sequential read") and "MB/s" in line for line in tail), tail
-    assert any("Power: 4K random write QD32" in line and " W " in line + " " for line in tail), tail
+    assert "  AS-SSD" in tail, tail
+    assert any(line.strip().startswith("sequential read, incompressible, clean") and line.endswith(" MB/s") for line in tail), tail
+    assert any(line.strip().startswith("4K random write QD32, incompressible, load") and line.endswith(" W") for line in tail), tail
     assert f"report:   {out / 'index.html'}" in r.stdout
     assert f"database: {out / 'results.sqlite'}" in r.stdout
     # stderr is a pipe here: progress comes as lines, one per job at least.
@@ -55,3 +56,13 @@ def test_calibrate_writes_in_the_current_folder_and_refuses_a_foreign_file(tmp_p
     assert r.returncode == 2 and "not a calibration page ssdlab wrote" in r.stderr and "Traceback" not in r.stderr
     assert foreign.read_text() == "my own notes\n"
     assert not (tmp_path / "calibration").exists()  # refused before any run
+
+
+def test_profile_show_prints_no_source_tree_paths():
+    from ssdlab.drive import profile_names
+
+    for name in profile_names():
+        r = ssdlab("profile", "show", name)
+        assert r.returncode == 0, r.stderr
+        for path in ("docs/", "../", "crates/", "python/ssdlab"):
+            assert path not in r.stdout, (name, path)

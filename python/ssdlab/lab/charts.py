@@ -24,6 +24,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+#: Value-axis labels with thousands separators (30,000 rather than 30000).
+THOUSANDS = FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 1000 or v == int(v) else f"{v:g}")
 
 HIGHLIGHT = "#d62728"
 OTHERS = "#8c8c8c"
@@ -78,6 +82,7 @@ def set_value_limits(ax, values: Sequence[float], axis: str = "y") -> None:
     tick appears) to the top with headroom."""
     top = value_top(values)
     (ax.set_ylim if axis == "y" else ax.set_xlim)(-0.03 * top, top)
+    (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(THOUSANDS)
 
 
 def outside_legend(fig, ax, ncol: int | None = None) -> None:
@@ -110,7 +115,7 @@ def line_chart(
     xticklabels: Sequence[str] | None = None,
 ) -> str:
     """Lines against x (ATTO by transfer size, HD Tach against position), headroom above."""
-    fig, ax = figure(4.6)
+    fig, ax = figure(4.0)
     markers = len(x) < 40
     for s in series:
         ax.plot(
@@ -175,6 +180,8 @@ class Bar:
     label: str
     value: float
     highlighted: bool = False
+    #: A colour of its own (e.g. a condition's, as in the line charts); default by highlight.
+    color: str | None = None
 
 
 def _value_text(value: float) -> str:
@@ -193,12 +200,13 @@ def ranked_bars(path: Path, title: str, bars: Sequence[Bar], unit: str, lower_is
     fig, ax = figure(0.95 + 0.32 * len(bars))
     ys = list(range(len(order)))[::-1]  # first (best) at the top
     values = [bars[i].value for i in order]
-    ax.barh(ys, values, color=[HIGHLIGHT if bars[i].highlighted else OTHERS for i in order], height=0.7)
+    ax.barh(ys, values, color=[bars[i].color or (HIGHLIGHT if bars[i].highlighted else OTHERS) for i in order], height=0.7)
     ax.set_yticks(ys, [bars[i].label for i in order], fontsize=9)
     for y, i in zip(ys, order, strict=True):
         ax.text(bars[i].value, y, f" {_value_text(bars[i].value)}", va="center", fontsize=8.5, fontweight="bold" if bars[i].highlighted else None)
     top = max(values, default=0.0)
     ax.set_xlim(0, top * 1.22 if top > 0 else 1.0)
+    ax.xaxis.set_major_formatter(THOUSANDS)
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.set_xlabel(f"{unit} ({'lower' if lower_is_better else 'higher'} is better)" if rank else unit, fontsize=9)
     set_title(ax, title, 10)
@@ -240,9 +248,11 @@ def iops_scatter(path: Path, title: str, seconds: Sequence[float], iops: Sequenc
         ax.set_yscale("log")
         if ylim is None:
             top = max(values, default=1.0)
-            ylim = (0.6, 10 ** max(5, math.ceil(math.log10(top * 1.6))))
+            ylim = (0.6, 10 ** max(5, math.ceil(math.log10(top * 1.2))))
     if ylim is not None:
         ax.set_ylim(*ylim)
+    if not log:
+        ax.yaxis.set_major_formatter(THOUSANDS)
     if not ax.get_xlabel():
         ax.set_xlabel("time (s)")
     ax.set_ylabel("4 KiB random write IOPS")

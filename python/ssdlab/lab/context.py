@@ -134,7 +134,8 @@ class ReviewContext:
 
 
 def duration_text(seconds: float) -> str:
-    """A duration in the words of a review: minutes from two minutes up, else seconds."""
-    if seconds >= 120:
-        return f"{seconds / 60:.3g} min"
+    """A duration in the words of a review: whole minutes from two minutes up (any length from
+    ten), else seconds."""
+    if seconds >= 600 or (seconds >= 120 and seconds % 60 == 0):
+        return f"{seconds / 60:.0f} min"
     return f"{seconds:.3g} s"

@@ -15,9 +15,9 @@ from ssdlab.lab.suites import SUITES
 HEADLINES = [
     ("four-corners", "rand_read_4k.aligned_4k", "incompressible", ""),
     ("four-corners", "rand_read_4k_iops.aligned_4k", "incompressible", ""),
-    ("four-corners", "rand_write_4k_iops.aligned_4k", "incompressible", ""),
     ("four-corners", "rand_write_4k.aligned_4k", "compressible", ""),
     ("four-corners", "rand_write_4k.aligned_4k", "incompressible", ""),
+    ("four-corners", "rand_write_4k_iops.aligned_4k", "incompressible", ""),
     ("four-corners", "seq_read_128k.aligned_4k", "compressible", ""),
     ("four-corners", "seq_write_128k.aligned_4k", "compressible", ""),
     ("four-corners", "seq_write_128k.aligned_4k", "incompressible", ""),
@@ -40,6 +40,8 @@ HEADLINES = [
 ]
 
 
+#: Short test names for the headline table (where the suite's title is long).
+SHORT_TITLES = {"resiliency": "Resiliency", "storage-bench": "Storage Bench 2011", "as-ssd": "AS-SSD", "four-corners": "Four corners"}
 #: Units where a smaller figure is the better one.
 LOWER_IS_BETTER_UNITS = {"s", "W", "us"}
 
@@ -69,12 +71,13 @@ def headline_charts(frame: pd.DataFrame, charts_dir: Path, prefix: str, highligh
 def headline_table(results: list[SuiteResult]) -> Table:
     """This review's headline figures, in the order of `HEADLINES`."""
     by_suite = {r.name: r for r in results}
-    rows = []
+    rows: list[list[str]] = []
     for suite, metric, pattern, condition in HEADLINES:
         result = by_suite.get(suite)
         if result is None:
             continue
         for m in result.metrics:
             if (m.key, m.pattern, m.condition) == (metric, pattern, condition):
-                rows.append([result.title, m.title, ", ".join(x for x in (pattern, condition) if x) or "-", tables.number(m.value, m.unit), m.unit])
+                test = SHORT_TITLES.get(suite, result.title)
+                rows.append([test, m.title, ", ".join(x for x in (pattern, condition) if x) or "-", tables.number(m.value, m.unit), m.unit])
     return Table("This drive's headline figures", ["test", "figure", "data, condition", "value", "unit"], rows, [False, False, False, True, False])

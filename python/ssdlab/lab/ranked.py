@@ -24,12 +24,14 @@ def bars(ranked: Ranked, suite: str, frame: pd.DataFrame, drive: str) -> tuple[l
     unit = ""
     for name in sorted(set(rows["drive"]), key=lambda d: (d != drive, d)):
         mine = rows[rows["drive"] == name]
-        for pattern, condition, suffix in ranked.rows:
+        for i, (pattern, condition, suffix) in enumerate(ranked.rows):
             hit = mine[(mine["pattern"] == pattern) & (mine["condition"] == condition)]
             if hit.empty:
                 continue
             unit = str(hit["unit"].iloc[-1])
-            made.append(charts.Bar(f"{name} ({suffix})" if suffix else name, float(hit["value"].iloc[-1]), name == drive))
+            # Conditions in order (before/after) take the line charts' condition colours.
+            color = charts.CONDITION_COLORS[i % len(charts.CONDITION_COLORS)] if not ranked.rank and name == drive else None
+            made.append(charts.Bar(f"{name} ({suffix})" if suffix else name, float(hit["value"].iloc[-1]), name == drive, color))
     return made, unit
 
 
@@ -43,7 +45,6 @@ def draw(ctx: ReviewContext, result: SuiteResult, frame: pd.DataFrame, drive: st
             continue
         path = ctx.out_dir / "charts" / f"{_slug(result.name)}_{i:02d}_{_slug(ranked.key)}.png"
         drives = len({b.label.split(" (")[0] for b in chart_bars})
-        among = f"{drive} highlighted among {drives} drives reviewed at this scale" if drives > 1 else "the only drive reviewed at this scale so far"
-        caption = f"{unit}; {among}"
+        caption = f"{unit}; {drive} highlighted among {drives} drives reviewed at this scale" if drives > 1 else unit
         made.append((charts.ranked_bars(path, ctx.chart_title(ranked.title), chart_bars, unit, ranked.lower_is_better, ranked.rank), caption))
     return made

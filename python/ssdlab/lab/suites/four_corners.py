@@ -43,7 +43,7 @@ METRICS = {
 SETTINGS = {
     "rand_read_4k": "QD3, 8 GB span",
     "rand_write_4k": "QD3, 8 GB span",
-    "rand_write_4k_qd32": "QD32, 8 GB span",
+    "rand_write_4k_qd32": "8 GB span",
     "seq_write_128k": "QD1, whole span",
     "seq_read_128k": "QD1, whole span",
     "seq_read_2m": "QD1, whole span",

@@ -104,6 +104,8 @@ def run(ctx: ReviewContext) -> SuiteResult:
             "ATTO after the torture and after TRIM; one colour per condition, read solid, write dashed",
         )
     )
+    # The TRIM-validation chart (drawn first) after the clean / torture / TRIM ones.
+    result.charts.append(result.charts.pop(0))
     for key, test, pattern, minutes in (
         ("as_ssd_seq_read", "AS-SSD sequential read", "incompressible", durations["sixty"]),
         ("as_ssd_seq_write", "AS-SSD sequential write", "incompressible", durations["sixty"]),
