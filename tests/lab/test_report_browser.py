@@ -45,14 +45,19 @@ def inspect(fig, name: str) -> list[str]:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     axes = [ax for ax in fig.axes if ax.get_visible()]
+    suptitle = [fig._suptitle] if fig._suptitle is not None else []
     for ax in axes:
         frame = ax.get_window_extent(renderer)
-        title = "\n".join(t.get_text() for t in (ax.title, ax._left_title, ax._right_title) if t.get_text())
+        titles = [t for t in (ax.title, ax._left_title, ax._right_title, *suptitle) if t.get_text()]
+        title = "\n".join(t.get_text() for t in titles)
         if "Corsair Force GS 240 GB" not in title or f"scale {SCALE:g}" not in title:
             problems.append(f"{name}: title does not name the drive and the scale: {title!r}")
-        for t in (ax.title, ax._left_title):
-            if t.get_text() and _overlap(t.get_window_extent(renderer), frame):
+        for t in titles:
+            box = t.get_window_extent(renderer)
+            if _overlap(box, frame):
                 problems.append(f"{name}: the title overlaps the plot")
+            if box.x0 < -0.5 or box.x1 > fig.bbox.x1 + 0.5:
+                problems.append(f"{name}: the title runs off the image")
         for line in ax.get_lines():
             if len(line.get_xydata()) == 0:
                 continue
@@ -84,8 +89,8 @@ def inspect(fig, name: str) -> list[str]:
             box = legend.get_window_extent(renderer)
             if _overlap(box, frame):
                 problems.append(f"{name}: the legend covers the plot")
-            for t in (ax.title, ax._left_title):
-                if t.get_text() and _overlap(box, t.get_window_extent(renderer)):
+            for t in titles:
+                if _overlap(box, t.get_window_extent(renderer)):
                     problems.append(f"{name}: the legend overlaps the title")
     return problems
 
@@ -103,6 +108,15 @@ def test_the_check_finds_a_line_on_the_frame_and_a_legend_over_the_data():
     assert any("lies on the plot frame" in p for p in problems)
     assert any("legend covers the plot" in p for p in problems)
     assert any("does not name the drive" in p for p in problems)
+    # A long title centred on a plot pushed right by long bar labels runs off the image.
+    fig, ax = plt.subplots(figsize=(8, 1.6), layout="constrained")
+    ax.barh([0, 1], [1, 2])
+    ax.set_yticks([0, 1], ["force-gs-240 (incompressible)", "conventional-240 (compressible)"])
+    ax.set_xlim(0, 3)
+    ax.set_title("4K random read, QD3, 8 GB span: MB/s\nCorsair Force GS 240 GB (SF-2281, 24 nm Toggle MLC), scale 0.02, not comparable")
+    problems = inspect(fig, "bars.png")
+    plt.close(fig)
+    assert any("runs off the image" in p for p in problems)
 
 
 @pytest.fixture(scope="module")

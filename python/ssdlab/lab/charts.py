@@ -58,11 +58,14 @@ def _save(fig, path: Path, svg: bool = True) -> str:
     return path.name
 
 
-def set_title(ax, title: str, fontsize: float = 11, loc: str = "center") -> None:
-    """The chart's title, each line wrapped to the width of the axes."""
+def _wrapped(title: str, fontsize: float) -> str:
     width = max(40, int(0.92 * WIDTH_IN * 72 / (fontsize * 0.55)))
-    lines = [wrapped for line in title.split("\n") for wrapped in textwrap.wrap(line, width) or [""]]
-    ax.set_title("\n".join(lines), fontsize=fontsize, loc=loc)
+    return "\n".join(wrapped for line in title.split("\n") for wrapped in textwrap.wrap(line, width) or [""])
+
+
+def set_title(ax, title: str, fontsize: float = 11, loc: str = "center") -> None:
+    """The chart's title over the plot, each line wrapped to the figure's width."""
+    ax.set_title(_wrapped(title, fontsize), fontsize=fontsize, loc=loc)
 
 
 def figure(height_in: float):
@@ -209,7 +212,9 @@ def ranked_bars(path: Path, title: str, bars: Sequence[Bar], unit: str, lower_is
     ax.xaxis.set_major_formatter(THOUSANDS)
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.set_xlabel(f"{unit} ({'lower' if lower_is_better else 'higher'} is better)" if rank else unit, fontsize=9)
-    set_title(ax, title, 10)
+    # Over the whole figure: long drive names push the plot right, a title centred on it would
+    # run off the image.
+    fig.suptitle(_wrapped(title, 10), fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     ax.set_axisbelow(True)
     return _save(fig, path)
