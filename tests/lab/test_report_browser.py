@@ -174,12 +174,13 @@ def test_report_loads_every_chart_in_chromium_without_console_errors(checked_rev
     assert CHROMIUM is not None, "CI must install chromium (see .ci/run)"
     out, _, seen = checked_review
     url = (out / "index.html").as_uri()
-    dom = chromium("--virtual-time-budget=10000", "--enable-logging=stderr", "--v=0", "--dump-dom", url)
+    dom = chromium("--window-size=1400,1000", "--virtual-time-budget=10000", "--enable-logging=stderr", "--v=0", "--dump-dom", url)
     assert dom.returncode == 0, dom.stderr[-2000:]
     body = next(line for line in dom.stdout.splitlines() if "<body" in line)
     assert 'data-broken-images="0"' in body, body
     images = int(body.split('data-images="')[1].split('"')[0])
     assert images == len(seen)
+    assert 'data-overlapping-elements="0"' in body, body  # no chart or table over another
     console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line or "Failed to load resource" in line]
     assert not console, console
     ARTIFACTS.mkdir(exist_ok=True)
