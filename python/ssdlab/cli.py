@@ -11,9 +11,11 @@ import math
 import os
 import signal
 import sys
+import time
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,7 +24,10 @@ from ssdlab import preconditions as pre
 from ssdlab.drive import DEFAULT_PROFILE, Drive, jobs_from_file, profile_names, profile_source
 from ssdlab.errors import InputOutputError, SsdlabError
 from ssdlab.progress import ProgressBars
-from ssdlab.report_text import drive_header, run_summary
+from ssdlab.report_text import drive_header, review_summary, run_summary
+
+if TYPE_CHECKING:
+    from ssdlab.lab.review import Review
 
 
 def _one_line(message: str) -> str:
@@ -320,7 +325,8 @@ def review_command(
     try:
         _check_scale(scale)
         names = parse_suites(suites)
-        report = _run_lab(
+        started = time.monotonic()
+        done = _run_lab(
             profile,
             overrides,
             Path(out_dir or f"review-{Path(profile).stem}"),
@@ -334,7 +340,7 @@ def review_command(
         )
     except SsdlabError as error:
         _fail(str(error))
-    click.echo(f"report: {report}")
+    click.echo(review_summary(done.headlines, done.report, done.database, time.monotonic() - started) if not quiet else f"report: {done.report}")
 
 
 def _check_scale(scale: float) -> None:
@@ -354,19 +360,20 @@ def _run_lab(
     names: list[str],
     heading: Callable[[str], str],
     pts_pattern: str = "random",
-) -> Path:
+) -> Review:
     """What `review` and `pts` share: check the database path and label, build the drive once
-    (the profile is validated before any output), run the suites with progress, return the
-    report's path. `heading` gives the first line from the drive's model name."""
+    (the profile is validated before any output), run the suites with progress (bars on a
+    terminal, lines in a log), return what was written. `heading` gives the first line from
+    the drive's model name."""
     from ssdlab.lab.context import ReviewContext
-    from ssdlab.lab.review import run_review
+    from ssdlab.lab.review import review
 
     if db_path is not None:
         paths.output_file("--db", db_path)  # appended to: an existing regular file or a new one
     _profile_input(profile)
     if label is not None and not label.strip():
         raise SsdlabError("--label: must not be empty")
-    bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
+    bars = ProgressBars(enabled=not quiet)
     ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label, pts_pattern=pts_pattern)
     model = ctx.info()["model"]
     if not quiet:
@@ -377,7 +384,7 @@ def _run_lab(
         if not quiet:
             click.echo(f"  {name}: done in {wall:,.1f} s")
 
-    return run_review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done)
+    return review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done)
 
 
 @cli.command("pts")
@@ -438,7 +445,7 @@ def pts_command(
             names,
             lambda model: f"SNIA PTS on {model} (scale {scale:g}, data {pattern}): {', '.join(names)}",
             pts_pattern=pattern,
-        )
+        ).report
     except SsdlabError as error:
         _fail(str(error))
     click.echo(f"report: {report}")
@@ -464,7 +471,7 @@ def compare_command(drives: tuple[str, ...], db_path: str, out_dir: str, highlig
 
 @cli.command("calibrate")
 @click.option("--db", "db_path", default="calibration/results.sqlite", show_default=True, metavar="FILE")
-@click.option("--out", "out_path", default="docs/calibration.md", show_default=True, metavar="FILE")
+@click.option("--out", "out_path", default="calibration.md", show_default=True, metavar="FILE", help="The calibration page (markdown) to write.")
 @click.option("--scale", type=click.FloatRange(0.001, 1.0), default=1.0, show_default=True)
 @click.option("--quiet", is_flag=True)
 def calibrate_command(db_path: str, out_path: str, scale: float, quiet: bool) -> None:
@@ -474,7 +481,7 @@ def calibrate_command(db_path: str, out_path: str, scale: float, quiet: bool) ->
     try:
         _check_scale(scale)
         _io({}, {"--db": db_path, "--out": out_path})
-        bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
+        bars = ProgressBars(enabled=not quiet)
         page = calibrate(Path(db_path), Path(out_path), scale, bars, echo=None if quiet else click.echo)
     except SsdlabError as error:
         _fail(str(error))

@@ -72,3 +72,28 @@ def run_summary(s: dict) -> str:
         f"P/E min/mean/max {s['wear']['min']}/{s['wear']['mean']:.2f}/{s['wear']['max']}, free blocks {s['free_blocks']:,}"
     )
     return "\n".join(lines)
+
+
+def review_summary(headlines, report, database, wall_seconds: float | None = None) -> str:
+    """The end of a review in the terminal: the headline figures (a `lab.results.Table` of
+    test, figure, data and condition, value, unit) under their tests, then where the report
+    and the results database are."""
+    lines = ["", "Headline figures:"]
+    rows = headlines.rows
+    if rows:
+        width = max(len(f"{figure}, {data}") for _, figure, data, _, _ in rows)
+        number_width = max(len(row[3]) for row in rows)
+        test = None
+        for this_test, figure, data, value, unit in rows:
+            if this_test != test:
+                test = this_test
+                lines.append(f"  {test}")
+            name = figure if data == "-" else f"{figure}, {data}"
+            lines.append(f"    {name:<{width}}  {value:>{number_width}} {unit}")
+    else:
+        lines.append("  (none: the suites run record no headline figure)")
+    lines.append(f"report:   {report}")
+    lines.append(f"database: {database}")
+    if wall_seconds is not None:
+        lines.append(f"took {wall_seconds:,.0f} s")
+    return "\n".join(lines)

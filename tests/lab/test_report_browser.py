@@ -1,40 +1,189 @@
-"""Open a review's report in headless Chromium: every image loads, the console shows no errors.
-The screenshot is kept in test-artifacts/ (needs Debian's `chromium`; required when CI is set)."""
+"""A review's report as a reader sees it (issue 26, item 4).
+
+The review runs in this process with a spy on the chart writer: before each chart is saved,
+its matplotlib artists are checked (every series inside the plot, off the frame; value labels,
+legends and titles clear of the data area and of each other; the title names the drive and the
+scale). Then the page is opened in headless Chromium: every chart written is on the page and
+loads, the console shows no errors. A screenshot is kept in test-artifacts/ (needs Debian's
+`chromium`; required when CI is set)."""
 
 import os
+import re
 import shutil
+import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.patches import Rectangle
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCALE = 0.02
+#: Pixels (at the chart's 200 dpi) a series keeps from the plot frame.
+CLEARANCE_PX = 2.0
 
 
 def chromium(*args):
     return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args], capture_output=True, text=True, timeout=120)
 
 
+def _overlap(a, b, tolerance=0.5) -> bool:
+    """Whether two display-space boxes overlap by more than `tolerance` pixels."""
+    return min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance and min(a.y1, b.y1) - max(a.y0, b.y0) > tolerance
+
+
+def _inside(box, frame, clearance) -> bool:
+    c = clearance - 0.01
+    return box.x0 >= frame.x0 + c and box.x1 <= frame.x1 - c and box.y0 >= frame.y0 + c and box.y1 <= frame.y1 - c
+
+
+def inspect(fig, name: str) -> list[str]:
+    """What is wrong with one chart, from its artists (empty when nothing)."""
+    problems = []
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    suptitle = [fig._suptitle] if fig._suptitle is not None else []
+    for ax in axes:
+        frame = ax.get_window_extent(renderer)
+        titles = [t for t in (ax.title, ax._left_title, ax._right_title, *suptitle) if t.get_text()]
+        title = "\n".join(t.get_text() for t in titles)
+        if "Corsair Force GS 240 GB" not in title or f"scale {SCALE:g}" not in title:
+            problems.append(f"{name}: title does not name the drive and the scale: {title!r}")
+        for t in titles:
+            box = t.get_window_extent(renderer)
+            if _overlap(box, frame):
+                problems.append(f"{name}: the title overlaps the plot")
+            if box.x0 < -0.5 or box.x1 > fig.bbox.x1 + 0.5:
+                problems.append(f"{name}: the title runs off the image")
+        for line in ax.get_lines():
+            if len(line.get_xydata()) == 0:
+                continue
+            points = ax.transData.transform(line.get_xydata())
+            top, bottom = points[:, 1].max(), points[:, 1].min()
+            if top > frame.y1 - CLEARANCE_PX or bottom < frame.y0 + CLEARANCE_PX:
+                where = f"y {bottom:.1f}..{top:.1f} px, frame {frame.y0:.1f}..{frame.y1:.1f}"
+                problems.append(f"{name}: line {line.get_label()!r} lies on the plot frame ({where})")
+            ylim, ydata = ax.get_ylim(), line.get_ydata()
+            if max(ydata) >= ylim[1] or min(ydata) <= ylim[0]:
+                problems.append(f"{name}: line {line.get_label()!r} reaches the axis limit {ylim}")
+        for collection in ax.collections:
+            if isinstance(collection, PathCollection) and len(collection.get_offsets()):
+                points = ax.transData.transform(collection.get_offsets())
+                if points[:, 1].max() > frame.y1 - CLEARANCE_PX or points[:, 1].min() < frame.y0 + CLEARANCE_PX:
+                    problems.append(f"{name}: scatter points lie on the plot frame")
+        bars = [p for p in ax.patches if isinstance(p, Rectangle)]
+        if bars and max(b.get_x() + b.get_width() for b in bars) >= ax.get_xlim()[1]:
+            problems.append(f"{name}: a bar reaches the right edge of the plot")
+        for text in ax.texts:
+            if text.get_text().strip() and not _inside(text.get_window_extent(renderer), frame, 0):
+                problems.append(f"{name}: text {text.get_text()!r} leaves the plot")
+        labels = [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        for a, b in zip(labels, labels[1:], strict=False):
+            if _overlap(a, b):
+                problems.append(f"{name}: x tick labels overlap")
+        legends = [*fig.legends, *([ax.get_legend()] if ax.get_legend() else [])]
+        for legend in legends:
+            box = legend.get_window_extent(renderer)
+            if _overlap(box, frame):
+                problems.append(f"{name}: the legend covers the plot")
+            for t in titles:
+                if _overlap(box, t.get_window_extent(renderer)):
+                    problems.append(f"{name}: the legend overlaps the title")
+    return problems
+
+
+def test_the_check_finds_a_line_on_the_frame_and_a_legend_over_the_data():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1, 2], [100, 402, 300], label="read")
+    ax.set_ylim(0, 402)  # the axis stops at the data's maximum
+    ax.legend(loc="upper right")
+    ax.set_title("HD Tach")
+    problems = inspect(fig, "old.png")
+    plt.close(fig)
+    assert any("lies on the plot frame" in p for p in problems)
+    assert any("legend covers the plot" in p for p in problems)
+    assert any("does not name the drive" in p for p in problems)
+    # A long title centred on a plot pushed right by long bar labels runs off the image.
+    fig, ax = plt.subplots(figsize=(8, 1.6), layout="constrained")
+    ax.barh([0, 1], [1, 2])
+    ax.set_yticks([0, 1], ["force-gs-240 (incompressible)", "conventional-240 (compressible)"])
+    ax.set_xlim(0, 3)
+    ax.set_title("4K random read, QD3, 8 GB span: MB/s\nCorsair Force GS 240 GB (SF-2281, 24 nm Toggle MLC), scale 0.02, not comparable")
+    problems = inspect(fig, "bars.png")
+    plt.close(fig)
+    assert any("runs off the image" in p for p in problems)
+
+
+@pytest.fixture(scope="module")
+def checked_review(tmp_path_factory):
+    """A whole review at a small scale; every chart's artists inspected before it is saved."""
+    from ssdlab.lab import charts
+    from ssdlab.lab.context import ReviewContext
+    from ssdlab.lab.review import review
+    from ssdlab.lab.suites import ARTICLE_SUITES
+
+    out = tmp_path_factory.mktemp("review")
+    seen: dict[str, list[str]] = {}
+    original = charts._save
+
+    def spy(fig, path, svg=True):
+        seen[Path(path).name] = inspect(fig, Path(path).name)
+        return original(fig, path, svg)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(charts, "_save", spy)
+    try:
+        done = review(ReviewContext("force-gs-240", scale=SCALE, out_dir=out), ARTICLE_SUITES, out / "results.sqlite")
+    finally:
+        mp.undo()
+    return out, done, seen
+
+
+def test_every_chart_keeps_its_series_off_the_frame_and_names_drive_and_scale(checked_review):
+    _, _, seen = checked_review
+    assert len(seen) >= 30, sorted(seen)
+    problems = [p for found in seen.values() for p in found]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_chart_is_on_the_page_at_twice_the_resolution_with_its_svg(checked_review):
+    out, _, seen = checked_review
+    page = (out / "index.html").read_text()
+    shown = re.findall(r"<img src='charts/([^']+)'[^>]*width=\"(\d+)\"", page)
+    assert {name for name, _ in shown} == set(seen)
+    for name, width in shown:
+        png = out / "charts" / name
+        real_width = struct.unpack(">II", png.read_bytes()[16:24])[0]
+        assert real_width == 2 * int(width) and real_width >= 1500, (name, real_width, width)
+        assert png.with_suffix(".svg").read_text().lstrip().startswith("<?xml"), name
+    # No internal metric key reaches the page; numbers are right-aligned, text left-aligned.
+    text = re.sub(r"charts/[^'\"]+", "", page)
+    assert "aligned_4k" not in text and "rand_read_4k" not in text and "_metrics" not in text.replace("_metrics.csv", "")
+    assert '<td class="num">' in page and '<td class="text">' in page
+    # Durations follow the scale: nothing says 30 or 60 minutes in a review at 2%.
+    assert not re.search(r"\b(20|30|60) min\b", page), re.findall(r".{40}\b(?:20|30|60) min\b.{20}", page)
+
+
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium is not installed")
-def test_report_loads_every_image_without_console_errors(tmp_path):
+def test_report_loads_every_chart_in_chromium_without_console_errors(checked_review):
     assert CHROMIUM is not None, "CI must install chromium (see .ci/run)"
-    out = tmp_path / "review"
-    r = subprocess.run(
-        [sys.executable, "-m", "ssdlab.cli", "review", "force-gs-240", "--scale", "0.02", "--out", str(out), "--quiet"], capture_output=True, text=True
-    )
-    assert r.returncode == 0, r.stderr
+    out, _, seen = checked_review
     url = (out / "index.html").as_uri()
-    dom = chromium("--virtual-time-budget=10000", "--enable-logging=stderr", "--v=0", "--dump-dom", url)
+    dom = chromium("--window-size=1400,1000", "--virtual-time-budget=10000", "--enable-logging=stderr", "--v=0", "--dump-dom", url)
     assert dom.returncode == 0, dom.stderr[-2000:]
     body = next(line for line in dom.stdout.splitlines() if "<body" in line)
     assert 'data-broken-images="0"' in body, body
     images = int(body.split('data-images="')[1].split('"')[0])
-    assert images >= 12
+    assert images == len(seen)
+    assert 'data-overlapping-elements="0"' in body, body  # no chart or table over another
     console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line or "Failed to load resource" in line]
     assert not console, console
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "review-report.png"
-    s = chromium("--window-size=1100,4000", f"--screenshot={shot}", url)
+    s = chromium("--window-size=1400,4000", f"--screenshot={shot}", url)
     assert s.returncode == 0 and shot.stat().st_size > 50_000

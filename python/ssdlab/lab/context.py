@@ -110,7 +110,32 @@ class ReviewContext:
         """Run one job with progress reporting under `name` (prefixed with the suite's)."""
         return drive.run(options, name=f"{self.suite}: {name}" if self.suite else name, progress=self.progress)
 
+    def scale_label(self) -> str:
+        """The scale as chart titles name it."""
+        return "full scale" if self.scale >= 1.0 else f"scale {self.scale:g}, not comparable"
+
+    def chart_title(self, test: str) -> str:
+        """A chart's title: the test on the first line, the drive (its name in the results
+        database too when that is not the profile's) and the scale on the second, so a chart
+        copied out of the report keeps its context."""
+        label = self.drive_label()
+        drive = self.info()["model"] + (f" [{label}]" if label != self.info()["name"] else "")
+        return f"{test}\n{drive}, {self.scale_label()}"
+
+    def duration_label(self, full_seconds: float, minimum: float = 1.0) -> str:
+        """How long a test that takes `full_seconds` at full scale ran in this review ("30 min"
+        at full scale, "3 min" at scale 0.1, "45 s" below two minutes)."""
+        return duration_text(self.seconds(full_seconds, minimum))
+
     @property
     def comparable(self) -> bool:
         """Whether results can be compared with published figures (full scale only)."""
         return self.scale >= 1.0
+
+
+def duration_text(seconds: float) -> str:
+    """A duration in the words of a review: whole minutes from two minutes up (any length from
+    ten), else seconds."""
+    if seconds >= 600 or (seconds >= 120 and seconds % 60 == 0):
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.3g} s"

@@ -1,128 +1,126 @@
-"""HTML pages: one per review, and a comparison page across drives."""
+"""HTML pages, built from the Jinja2 templates in ``lab/templates`` (shipped with the package):
+one page per review, and a comparison page across drives."""
 
 from __future__ import annotations
 
-import html
+import struct
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import jinja2
 import pandas as pd
 
-from ssdlab.lab.results import SuiteResult
+from ssdlab.lab import tables
+from ssdlab.lab.results import SuiteResult, Table
 
-STYLE = """
-body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1000px; color: #222; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #d62728; padding-bottom: 0.2em; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; } th { background: #f3f3f3; }
-td:first-child, th:first-child { text-align: left; }
-.method { color: #444; font-style: italic; } .warn { background: #fff3cd; padding: 0.6em; border: 1px solid #e0c060; }
-figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; } img { max-width: 100%; }
-"""
-
-
-def _table(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, float_format=lambda x: f"{x:,.2f}", na_rep="-", border=0)
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("ssdlab.lab", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 
 
-# Marks the page once every image has loaded (or not), so headless tests can check it.
-SELF_CHECK = """
-<script>
-window.addEventListener('load', function () {
-  var images = Array.prototype.slice.call(document.images);
-  var broken = images.filter(function (i) { return !(i.complete && i.naturalWidth > 0); });
-  document.body.setAttribute('data-images', images.length);
-  document.body.setAttribute('data-broken-images', broken.length);
-});
-</script>
-"""
+@dataclass(frozen=True)
+class Figure:
+    """A chart on the page: PNG file name, caption, SVG file name (if written) and its size in
+    CSS pixels (half the PNG's: the PNGs are drawn at twice the screen resolution)."""
+
+    file: str
+    caption: str
+    svg: str | None
+    width: int
+    height: int
 
 
-def _figure(out_dir: Path, file_name: str, caption: str) -> str:
-    svg = Path(file_name).with_suffix(".svg").name
-    link = f" (<a href='charts/{html.escape(svg)}'>SVG</a>)" if (out_dir / "charts" / svg).exists() else ""
-    return f"<figure><img src='charts/{html.escape(file_name)}' alt='{html.escape(caption)}'><figcaption>{html.escape(caption)}{link}</figcaption></figure>"
+def figure(out_dir: Path, file_name: str, caption: str) -> Figure:
+    """The page's view of a chart written in `out_dir`/charts."""
+    png = out_dir / "charts" / file_name
+    svg = png.with_suffix(".svg")
+    with png.open("rb") as f:
+        header = f.read(24)  # PNG signature, then the IHDR chunk: width and height first
+    width, height = struct.unpack(">II", header[16:24])
+    return Figure(file_name, caption, svg.name if svg.exists() else None, width // 2, height // 2)
 
 
-def _page(title: str, body: str) -> str:
-    return (
-        f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{STYLE}</style></head><body>\n{body}\n{SELF_CHECK}</body></html>\n"
-    )
+def drive_table(info: dict) -> Table:
+    """The drive's facts."""
+    rows = [
+        ["user capacity", f"{info['capacity_bytes_user'] / 1e9:,.1f} GB"],
+        ["raw NAND", f"{info['raw_bytes'] / 2**30:,.1f} GiB"],
+        ["spare / user", f"{info['spare_over_user'] * 100:.1f}%"],
+        ["spare / raw", f"{info['spare_over_raw'] * 100:.1f}%"],
+        [
+            "NAND",
+            f"{info['dies']} dies, {info['channels']} channels, {info['bus']} at {info['bus_mbps']:.0f} MB/s, "
+            f"{info['page_bytes']:,} B pages x {info['planes_per_die']} planes",
+        ],
+        ["host interface", f"{info['host_interface']} ({info['link_mbps']:.0f} MB/s)"],
+        ["data reduction", "on" if info["data_reduction"] else "off"],
+        ["GC policy", str(info["gc_policy"])],
+    ]
+    return Table("", ["property", "value"], rows, [False, False])
+
+
+def _suite_view(out_dir: Path, suite: SuiteResult, ranked: list[tuple[str, str]]) -> dict:
+    views = suite.views or ([tables.metrics_table(suite)] if suite.metrics else [])
+    shown = {t.csv for t in views}
+    return {
+        "name": suite.name,
+        "title": suite.title,
+        "method": suite.method,
+        "notes": suite.notes,
+        "ranked": [figure(out_dir, f, c) for f, c in ranked],
+        "figures": [figure(out_dir, f, c) for f, c in suite.charts],
+        "grid": suite.figure_columns > 1,
+        "tables": views,
+        "raw": [f"{suite.name}_metrics", *(name for name in suite.tables if name not in shown)],
+    }
 
 
 def review_page(
-    out_dir: Path, info: dict, meta: dict, suites: list[SuiteResult], calibration: pd.DataFrame | None, against: list[tuple[str, str]] = ()
+    out_dir: Path,
+    info: dict,
+    meta: dict,
+    suites: list[SuiteResult],
+    calibration: pd.DataFrame | None,
+    against: list[tuple[str, str]] = (),
+    ranked: dict[str, list[tuple[str, str]]] | None = None,
+    headlines: Table | None = None,
 ) -> Path:
-    """Write `index.html` for one review; `against` are bar charts of this drive among the others
-    in the results database."""
-    parts = [f"<h1>{html.escape(info['model'])}</h1>"]
-    parts.append(
-        f"<p>ssdlab {html.escape(meta['version'])} &middot; profile <code>{html.escape(info['name'])}</code> "
-        f"(hash {html.escape(meta['profile_hash'])}) &middot; seed {meta['seed']} &middot; scale {meta['scale']:g} "
-        f"&middot; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>"
+    """Write `index.html` for one review. `ranked` holds each suite's ranked bar charts (drawn
+    from the results database), `against` the headline charts among the other drives there,
+    `headlines` the figures at a glance."""
+    scale = meta["scale"]
+    page = _ENV.get_template("review.html").render(
+        title=f"{info['model']}: ssdlab review",
+        model=info["model"],
+        profile=info["name"],
+        meta=meta,
+        scale_label="full scale" if scale >= 1 else f"scale {scale:g}",
+        generated=f"{datetime.now(UTC):%Y-%m-%d %H:%M}",
+        headlines=headlines,
+        drive=drive_table(info),
+        suites=[_suite_view(out_dir, s, (ranked or {}).get(s.name, [])) for s in suites],
+        against=[figure(out_dir, f, c) for f, c in against],
+        calibration=tables.from_frame("", calibration) if calibration is not None and len(calibration) else None,
     )
-    if meta.get("overrides"):
-        parts.append(
-            f"<p>Results stored as <code>{html.escape(meta['drive'])}</code>; profile overrides: <code>{html.escape(', '.join(meta['overrides']))}</code></p>"
-        )
-    if meta["scale"] < 1.0:
-        parts.append(
-            f"<p class='warn'>Shortened review (scale {meta['scale']:g}): smaller drive and spans, shorter tests. "
-            "Not comparable with published figures or with full-scale reviews.</p>"
-        )
-    summary = pd.DataFrame(
-        [
-            ("user capacity", f"{info['capacity_bytes_user'] / 1e9:,.1f} GB"),
-            ("raw NAND", f"{info['raw_bytes'] / 2**30:,.1f} GiB"),
-            ("spare / user", f"{info['spare_over_user'] * 100:.1f}%"),
-            ("spare / raw", f"{info['spare_over_raw'] * 100:.1f}%"),
-            (
-                "NAND",
-                f"{info['dies']} dies, {info['channels']} channels, {info['bus']} at {info['bus_mbps']:.0f} MB/s, "
-                f"{info['page_bytes']} B pages x {info['planes_per_die']} planes",
-            ),
-            ("host interface", f"{info['host_interface']} ({info['link_mbps']:.0f} MB/s)"),
-            ("data reduction", "on" if info["data_reduction"] else "off"),
-            ("GC policy", info["gc_policy"]),
-        ],
-        columns=["property", "value"],
-    )
-    parts.append("<h2>The drive</h2>" + _table(summary))
-    for suite in suites:
-        parts.append(f"<h2 id='{suite.name}'>{html.escape(suite.title)}</h2>")
-        parts.append(f"<p class='method'>{html.escape(suite.method)}</p>")
-        for note in suite.notes:
-            parts.append(f"<p class='warn'>{html.escape(note)}</p>")
-        for file_name, caption in suite.charts:
-            parts.append(_figure(out_dir, file_name, caption))
-        if suite.metrics:
-            parts.append(_table(suite.frame()))
-        for name, frame in suite.tables.items():
-            if len(frame) <= 40:
-                parts.append(f"<p>{html.escape(name)} (<a href='data/{html.escape(name)}.csv'>CSV</a>)</p>" + _table(frame))
-            else:
-                parts.append(f"<p>{html.escape(name)}: {len(frame)} rows, <a href='data/{html.escape(name)}.csv'>CSV</a></p>")
-    if against:
-        parts.append(
-            "<h2 id='against'>Against the other drives in the database</h2>"
-            "<p class='method'>Each drive's latest review at the same scale; this drive highlighted.</p>"
-        )
-        for file_name, caption in against:
-            parts.append(_figure(out_dir, file_name, caption))
-    if calibration is not None and len(calibration):
-        parts.append("<h2>Calibration</h2><p>Published figures beside this run's.</p>" + _table(calibration))
     path = out_dir / "index.html"
-    path.write_text(_page(info["model"], "\n".join(parts)))
+    path.write_text(page)
     return path
 
 
-def comparison_page(out_dir: Path, charts: list[tuple[str, str]], table: pd.DataFrame) -> Path:
+def comparison_page(out_dir: Path, charts: list[tuple[str, str]], table: pd.DataFrame, highlight: str | None = None, include_scaled: bool = False) -> Path:
     """Write `index.html` comparing drives."""
-    parts = ["<h1>ssdlab: drives compared</h1>", "<p>Latest full-scale review of each drive in the results database.</p>"]
-    for file_name, caption in charts:
-        parts.append(_figure(out_dir, file_name, caption))
-    parts.append(_table(table))
+    page = _ENV.get_template("comparison.html").render(
+        title="ssdlab comparison",
+        figures=[figure(out_dir, f, c) for f, c in charts],
+        comparison=tables.from_frame("Headline and other figures, one column per drive", table, csv="../comparison"),
+        highlight=highlight,
+        include_scaled=include_scaled,
+    )
     path = out_dir / "index.html"
-    path.write_text(_page("ssdlab comparison", "\n".join(parts)))
+    path.write_text(page)
     return path

@@ -25,10 +25,42 @@ class Metric:
     condition: str = ""
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """A ranked bar chart the review draws once the suite's figures are in the results
+    database: one metric, one bar per drive reviewed at the same scale (and per data pattern or
+    condition listed), this drive highlighted."""
+
+    #: Metric key (of the suite's METRICS).
+    key: str
+    #: The chart's heading (the test and its settings).
+    title: str
+    #: Data patterns and conditions drawn, as (pattern, condition, label suffix) triples; the
+    #: suffix is added to the drive's name on its bar ("" for none).
+    rows: tuple[tuple[str, str, str], ...]
+    lower_is_better: bool = False
+    #: Whether bars are sorted best first (False: in the order of `rows`, e.g. before/after).
+    rank: bool = True
+
+
+@dataclass
+class Table:
+    """A table as the page shows it: column headings, rows of already formatted cells, and
+    which columns hold numbers (right-aligned); text columns are left-aligned."""
+
+    caption: str
+    columns: list[str]
+    rows: list[list[str]]
+    numeric: list[bool]
+    #: Name of the CSV in data/ with the raw figures, if any.
+    csv: str | None = None
+
+
 @dataclass
 class SuiteResult:
     """A suite's figures, raw data frames, charts (file names in the output folder) and the
-    methodology in a sentence or two. ``catalogue`` maps the suite's metric keys to titles."""
+    methodology in a sentence or two. ``catalogue`` maps the suite's metric keys to titles.
+    ``tables`` are raw data (written as CSV); ``views`` are what the page shows."""
 
     name: str
     title: str
@@ -38,6 +70,12 @@ class SuiteResult:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     charts: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Ranked bar charts to draw from the results database (see `Ranked`).
+    ranked: list[Ranked] = field(default_factory=list)
+    #: Tables for the page (default: the metrics, one row per figure).
+    views: list[Table] = field(default_factory=list)
+    #: Charts side by side on the page (2: pairs, e.g. two conditions of one plot).
+    figure_columns: int = 1
 
     def add(self, key: str, value: float | None, unit: str, pattern: str = "", condition: str = "") -> None:
         """Record a metric under one of the suite's keys (skipped when the value is missing)."""

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ssdlab import __version__
 from ssdlab.errors import SsdlabError
 from ssdlab.lab import calibration
+from ssdlab.lab import ranked as ranked_charts
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
-from ssdlab.lab.headlines import headline_charts
+from ssdlab.lab.headlines import headline_charts, headline_table
 from ssdlab.lab.report import review_page
-from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.results import SuiteResult, Table
 from ssdlab.lab.suites import ARTICLE_SUITES, PTS_SUITES, SUITES
 
 
@@ -47,8 +49,22 @@ def check_output(out_dir: Path) -> None:
         raise SsdlabError(f"{out_dir}: output folder is not writable: {error.strerror or error}") from None
 
 
+@dataclass
+class Review:
+    """What a review wrote: the report, the results database, and the figures at a glance."""
+
+    report: Path
+    database: Path
+    headlines: Table
+
+
 def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=None) -> Path:
     """Run `suites` against `ctx`'s drive; returns the report's path."""
+    return review(ctx, suites, db_path, on_suite).report
+
+
+def review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=None) -> Review:
+    """Run `suites` against `ctx`'s drive, write the report and the database rows."""
     check_output(ctx.out_dir)
     db = ResultsDatabase(db_path)
     info = ctx.info()
@@ -77,8 +93,13 @@ def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suit
         cal = calibration.table(frame)
         cal = cal[cal["drive"] == drive]
     others = _against_other_drives(db, ctx, drive)
+    same_scale = db.latest(include_scaled=True)
+    same_scale = same_scale[same_scale["scale"] == ctx.scale]
     db.close()
-    return review_page(ctx.out_dir, info, meta, results, cal, others)
+    ranked = {r.name: ranked_charts.draw(ctx, r, same_scale, drive) for r in results}
+    glance = headline_table(results)
+    report = review_page(ctx.out_dir, info, meta, results, cal, others, ranked, glance)
+    return Review(report, db_path, glance)
 
 
 def _against_other_drives(db: ResultsDatabase, ctx: ReviewContext, drive: str) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ssdlab.lab.charts import _save, plt
+from ssdlab.lab.charts import _save, plt, set_title
 from ssdlab.lab.pts import steady_state as ss
 
 
@@ -22,7 +22,7 @@ def convergence(path: Path, title: str, frame: pd.DataFrame, steps: Sequence[str
     ax.axvspan(window.first_round - 0.5, window.last_round + 0.5, color="#2ca02c", alpha=0.12, label="measurement window")
     ax.set_xlabel("round")
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    set_title(ax, title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
     return _save(fig, path)
@@ -49,7 +49,8 @@ def measurement_window(path: Path, title: str, values: Sequence[float], window: 
     ax.set_xticks(xs)
     ax.set_xlabel("round")
     ax.set_ylabel(ylabel)
-    ax.set_title(f"{title} ({'steady state' if steady else 'NOT in steady state'})")
+    test, _, rest = title.partition("\n")
+    set_title(ax, f"{test} ({'steady state' if steady else 'NOT in steady state'})" + (f"\n{rest}" if rest else ""))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     low, high = min(ys.min(), avg * 0.85), max(ys.max(), avg * 1.15)
@@ -69,7 +70,7 @@ def grouped_bars(path: Path, title: str, table: pd.DataFrame, ylabel: str, log: 
     ax.set_ylabel(ylabel)
     if log:
         ax.set_yscale("log")
-    ax.set_title(title)
+    set_title(ax, title)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=7, ncol=4, title=table.columns.name)
     return _save(fig, path)
@@ -84,7 +85,7 @@ def scatter(path: Path, title: str, x: Sequence[float], y: Sequence[float], xlab
         ax.text(at, ax.get_ylim()[1], f" {label}", fontsize=7, va="top", rotation=90)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    set_title(ax, title)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     return _save(fig, path)

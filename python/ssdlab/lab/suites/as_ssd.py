@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ssdlab.drive import Drive
 from ssdlab.lab.context import GB, INCOMPRESSIBLE, ReviewContext
-from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "as-ssd"
 TITLE = "AS-SSD incompressible sequential"
@@ -34,4 +34,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
     figures = measure(ctx, drive, "clean")
     result.add("seq_read", figures["read"], "MB/s", "incompressible", "clean")
     result.add("seq_write", figures["write"], "MB/s", "incompressible", "clean")
+    clean = (("incompressible", "clean", ""),)
+    result.ranked.append(Ranked("seq_read", "AS-SSD sequential read, incompressible, clean drive", clean))
+    result.ranked.append(Ranked("seq_write", "AS-SSD sequential write, incompressible, clean drive", clean))
     return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ssdlab.drive import Drive
-from ssdlab.lab import charts
+from ssdlab.lab import charts, tables
 from ssdlab.lab.context import COMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import SuiteResult
 
@@ -40,11 +40,11 @@ def measure(ctx: ReviewContext, drive: Drive, condition: str) -> pd.DataFrame:
 
 
 def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str) -> str:
-    """ATTO lines (one per direction and condition) against transfer size."""
+    """ATTO lines (one colour per condition; read solid, write dashed) against transfer size."""
     x = frames[0]["transfer_bytes"].tolist()
     return charts.line_chart(
         ctx.out_dir / "charts" / name,
-        title,
+        ctx.chart_title(title),
         x,
         charts.read_write_series(frames),
         "transfer size",
@@ -63,5 +63,22 @@ def run(ctx: ReviewContext) -> SuiteResult:
         result.add(f"read_{row.transfer_bytes}", row.read_mbps, "MB/s", "compressible", "clean")
         result.add(f"write_{row.transfer_bytes}", row.write_mbps, "MB/s", "compressible", "clean")
     result.tables["atto"] = frame
-    result.charts.append((chart(ctx, [frame], "atto.png", "ATTO (clean)"), "ATTO read and write by transfer size"))
+    result.views.append(view(frame, "ATTO on a clean drive: MB/s by transfer size"))
+    result.charts.append(
+        (chart(ctx, [frame], "atto.png", "ATTO, compressible data, QD4, clean drive"), "ATTO read (solid) and write (dashed) by transfer size")
+    )
     return result
+
+
+def view(frame: pd.DataFrame, caption: str, csv: str = "atto") -> tables.Table:
+    """One row per transfer size; read and write MB/s per condition."""
+    conditions = list(dict.fromkeys(frame["condition"]))
+    wide = pd.DataFrame({"transfer size": frame[frame["condition"] == conditions[0]]["transfer"].to_numpy()})
+    units = {}
+    for condition in conditions:
+        part = frame[frame["condition"] == condition]
+        for direction in ("read", "write"):
+            column = f"{direction} MB/s" if len(conditions) == 1 else f"{direction} MB/s, {condition}"
+            wide[column] = part[f"{direction}_mbps"].to_numpy()
+            units[column] = "MB/s"
+    return tables.from_frame(caption, wide, units, csv)

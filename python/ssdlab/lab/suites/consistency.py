@@ -7,13 +7,13 @@ import pandas as pd
 
 from ssdlab.lab import charts
 from ssdlab.lab.context import INCOMPRESSIBLE, ReviewContext
-from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "consistency"
 TITLE = "IO consistency"
 METHOD = (
     "Secure erase, sequential fill, then 4 KiB random writes of incompressible data at QD32 over the whole "
-    "usable span for 2000 s; IOPS every second. Again with 25% extra over-provisioning: only 75% of the user "
+    "usable span for {duration}; IOPS every second. Again with 25% extra over-provisioning: only 75% of the user "
     "space is used and the rest stays trimmed."
 )
 
@@ -32,8 +32,8 @@ METRICS = {
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     duration = ctx.seconds(2000, minimum=20)
+    result = SuiteResult(NAME, TITLE, METHOD.format(duration=ctx.duration_label(2000, minimum=20)), METRICS)
     late = duration * 0.7  # 1400 s of 2000
     frames = []
     for label, extra in (("default OP", []), ("25% extra OP", ["drive.reserved_user_fraction=0.25"])):
@@ -63,13 +63,25 @@ def run(ctx: ReviewContext) -> SuiteResult:
         out = ctx.out_dir / "charts"
         result.charts.append(
             (
-                charts.iops_scatter(out / f"consistency_{slug}_all.png", f"IOPS over the whole run ({label})", series["second"], series["iops"], log=True),
+                charts.iops_scatter(
+                    out / f"consistency_{slug}_all.png",
+                    ctx.chart_title(f"IO consistency: 4K random write QD32, the whole {duration:g} s run, {label}"),
+                    series["second"],
+                    series["iops"],
+                    log=True,
+                ),
                 f"{label}: whole run, log scale",
             )
         )
         result.charts.append(
             (
-                charts.iops_scatter(out / f"consistency_{slug}_late_log.png", f"IOPS from t = {late:g} s ({label})", tail["second"], tail["iops"], log=True),
+                charts.iops_scatter(
+                    out / f"consistency_{slug}_late_log.png",
+                    ctx.chart_title(f"IO consistency: 4K random write QD32 from t = {late:g} s, {label}, log scale"),
+                    tail["second"],
+                    tail["iops"],
+                    log=True,
+                ),
                 f"{label}: from t = {late:g} s, log scale",
             )
         )
@@ -78,7 +90,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
             (
                 charts.iops_scatter(
                     out / f"consistency_{slug}_late_linear.png",
-                    f"IOPS from t = {late:g} s ({label})",
+                    ctx.chart_title(f"IO consistency: 4K random write QD32 from t = {late:g} s, {label}, linear scale"),
                     tail["second"],
                     tail["iops"],
                     log=False,
@@ -88,4 +100,11 @@ def run(ctx: ReviewContext) -> SuiteResult:
             )
         )
     result.tables["consistency"] = pd.concat(frames, ignore_index=True)
+    # Side by side as the articles showed them: default OP left, 25% extra OP right.
+    per_condition = len(result.charts) // 2
+    result.charts = [result.charts[i + k * per_condition] for i in range(per_condition) for k in (0, 1)]
+    result.figure_columns = 2
+    rows = (("incompressible", "default OP", "default OP"), ("incompressible", "25% extra OP", "25% extra OP"))
+    result.ranked.append(Ranked("steady_iops_mean", f"4K random write QD32, steady state (from t = {late:g} s), mean IOPS", rows))
+    result.ranked.append(Ranked("steady_iops_p01", f"4K random write QD32, steady state (from t = {late:g} s), 1st percentile IOPS", rows))
     return result

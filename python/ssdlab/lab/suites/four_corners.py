@@ -4,16 +4,18 @@ sequential over the whole span, compressible ("normal") and incompressible ("ran
 
 from __future__ import annotations
 
-from ssdlab.lab import charts
+import pandas as pd
+
+from ssdlab.lab import tables
 from ssdlab.lab.context import COMPRESSIBLE, GB, INCOMPRESSIBLE, ReviewContext
-from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "four-corners"
 TITLE = "Four corners (Iometer)"
 METHOD = (
-    "Secure erase per data pattern. 4 KiB random reads (QD3, 3 min) over an 8 GB span written beforehand; "
-    "4 KiB random writes over 8 GB at QD3 for 3 min and at QD32; 4K-aligned and 512 B-aligned. "
-    "128 KiB sequential writes then reads over the whole span at QD1 for 1 min each; 2 MiB sequential for 3 min. "
+    "Secure erase per data pattern. 4 KiB random reads (QD3, {three}) over an 8 GB span written beforehand; "
+    "4 KiB random writes over 8 GB at QD3 for {three} and at QD32; 4K-aligned and 512 B-aligned. "
+    "128 KiB sequential writes then reads over the whole span at QD1 for {one} each; 2 MiB sequential for {three}. "
     "Iometer's compressible ('normal', repeating bytes) and incompressible ('random') data."
 )
 
@@ -29,8 +31,24 @@ TESTS = [
     ("seq_write_2m", "2M sequential write"),
 ]
 ALIGNMENTS = {"4k-aligned": "aligned_4k", "512b-aligned": "aligned_512b"}
-#: Metric keys and titles: one per test and alignment.
-METRICS = {f"{key}.{suffix}": f"{title} ({alignment})" for key, title in TESTS for alignment, suffix in ALIGNMENTS.items()}
+#: Tests also reported in IOPS, as the reviews gave them.
+IOPS_TESTS = ("rand_read_4k", "rand_write_4k", "rand_write_4k_qd32")
+#: Metric keys and titles: MB/s per test and alignment (``KEY.ALIGNMENT``), and IOPS of the 4 KiB
+#: random tests (``KEY_iops.ALIGNMENT``).
+METRICS = {
+    **{f"{key}.{suffix}": f"{title} ({alignment})" for key, title in TESTS for alignment, suffix in ALIGNMENTS.items()},
+    **{f"{key}_iops.{suffix}": f"{title} IOPS ({alignment})" for key, title in TESTS if key in IOPS_TESTS for alignment, suffix in ALIGNMENTS.items()},
+}
+#: Each test's settings, as the ranked charts' headings name them.
+SETTINGS = {
+    "rand_read_4k": "QD3, 8 GB span",
+    "rand_write_4k": "QD3, 8 GB span",
+    "rand_write_4k_qd32": "8 GB span",
+    "seq_write_128k": "QD1, whole span",
+    "seq_read_128k": "QD1, whole span",
+    "seq_read_2m": "QD1, whole span",
+    "seq_write_2m": "QD1, whole span",
+}
 
 
 def metric_key(test: str, alignment: str) -> str:
@@ -39,7 +57,7 @@ def metric_key(test: str, alignment: str) -> str:
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(three=ctx.duration_label(180), one=ctx.duration_label(60)), METRICS)
     span = ctx.span_bytes(8 * GB)
     three_min = f"runtime={ctx.seconds(180)}"
     one_min = f"runtime={ctx.seconds(60)}"
@@ -61,6 +79,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
             s = ctx.run(drive, options, f"{test} {alignment} ({label})").summary
             mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
             result.add(metric_key(test, alignment), mbps, "MB/s", label)
+            _add_iops(result, test, alignment, s["iops"], label)
             rows.append({"test": test, "alignment": alignment, "data": label, "MB/s": mbps, "IOPS": s["iops"]})
         # Sequential reads need the whole span written first.
         ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", data], f"fill for sequential reads ({label})")
@@ -72,16 +91,35 @@ def run(ctx: ReviewContext) -> SuiteResult:
             s = ctx.run(drive, options, f"{test} ({label})").summary
             mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
             result.add(metric_key(test, "4k-aligned"), mbps, "MB/s", label)
+            _add_iops(result, test, "4k-aligned", s["iops"], label)
             rows.append({"test": test, "alignment": "4k-aligned", "data": label, "MB/s": mbps, "IOPS": s["iops"]})
-    import pandas as pd
-
     table = pd.DataFrame(rows)
     result.tables["four_corners"] = table
-    labels = [f"{r['test']} {r['alignment']} {r['data']}" for r in rows]
-    result.charts.append(
-        (
-            charts.bar_chart(ctx.out_dir / "charts" / "four_corners.png", "Four corners", labels, [r["MB/s"] for r in rows], "MB/s"),
-            "Four corners, MB/s by test and data",
-        )
-    )
+    result.views.append(view(table))
+    both = (("compressible", "", "compressible"), ("incompressible", "", "incompressible"))
+    for key, title in TESTS:
+        heading = f"Iometer {title}, 4K-aligned, {SETTINGS[key]}"
+        result.ranked.append(Ranked(f"{key}.aligned_4k", f"{heading}: MB/s", both))
+        if key in IOPS_TESTS:
+            result.ranked.append(Ranked(f"{key}_iops.aligned_4k", f"{heading}: IOPS", both))
     return result
+
+
+def _add_iops(result: SuiteResult, test: str, alignment: str, iops: float, pattern: str) -> None:
+    key = metric_key(test, alignment)
+    name, suffix = key.split(".")
+    if name in IOPS_TESTS:
+        result.add(f"{name}_iops.{suffix}", iops, "IOPS", pattern)
+
+
+def view(table: pd.DataFrame) -> tables.Table:
+    """One row per test and alignment; MB/s and IOPS per data pattern side by side."""
+    wide = table.pivot_table(index=["test", "alignment"], columns="data", values=["MB/s", "IOPS"], sort=False)
+    frame = pd.DataFrame({"test": [t for t, _ in wide.index], "alignment": [a for _, a in wide.index]})
+    units = {}
+    for data in ("compressible", "incompressible"):
+        for unit in ("MB/s", "IOPS"):
+            column = f"{data}, {unit}"
+            frame[column] = wide[(unit, data)].to_numpy() if (unit, data) in wide.columns else float("nan")
+            units[column] = unit
+    return tables.from_frame("Four corners: MB/s and IOPS by test and data pattern", frame, units, "four_corners")

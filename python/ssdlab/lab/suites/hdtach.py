@@ -9,7 +9,7 @@ from ssdlab.drive import Drive
 from ssdlab.lab import charts
 from ssdlab.lab.context import COMPRESSIBLE, ReviewContext
 from ssdlab.lab.host import HD_TACH
-from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "hdtach"
 TITLE = "HD Tach"
@@ -62,9 +62,14 @@ def measure_write(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.
 
 
 def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str) -> str:
-    """HD Tach lines (one per direction and condition) against position."""
+    """HD Tach lines (one colour per condition; read solid, write dashed) against position."""
     return charts.line_chart(
-        ctx.out_dir / "charts" / name, title, frames[0]["position_pct"].tolist(), charts.read_write_series(frames), "position on the drive (%)", "MB/s"
+        ctx.out_dir / "charts" / name,
+        ctx.chart_title(title),
+        frames[0]["position_pct"].tolist(),
+        charts.read_write_series(frames),
+        "position on the drive (%)",
+        "MB/s",
     )
 
 
@@ -81,5 +86,10 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result.add("avg_read", averages["read"], "MB/s", "compressible", "clean")
     result.add("avg_write", averages["write"], "MB/s", "compressible", "clean")
     result.tables["hdtach"] = frame
-    result.charts.append((chart(ctx, [frame], "hdtach.png", "HD Tach (clean)"), "HD Tach, MB/s against position"))
+    result.charts.append(
+        (chart(ctx, [frame], "hdtach.png", "HD Tach, compressible data, clean drive"), "HD Tach read (solid) and write (dashed), MB/s against position")
+    )
+    clean = (("compressible", "clean", ""),)
+    result.ranked.append(Ranked("avg_read", "HD Tach average read, clean drive", clean))
+    result.ranked.append(Ranked("avg_write", "HD Tach average write, compressible data", clean))
     return result

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from ssdlab.lab.context import GB, INCOMPRESSIBLE, ReviewContext
-from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "power"
 TITLE = "Power"
 METHOD = (
     "Mean power from the energy model (energy per page read and program, per block erase, per byte on the "
-    "channels, controller active power, idle power of controller and array): idle for 60 s, 128 KiB "
-    "sequential writes at QD32 for 60 s, 4 KiB random writes at QD32 over 8 GB for 60 s (incompressible)."
+    "channels, controller active power, idle power of controller and array): idle for {d}, 128 KiB "
+    "sequential writes at QD32 for {d}, 4 KiB random writes at QD32 over 8 GB for {d} (incompressible)."
 )
 
 
@@ -18,7 +18,7 @@ METRICS = {"idle": "idle", "seq_write": "sequential write", "rand_write_4k_qd32"
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(d=ctx.duration_label(60)), METRICS)
     drive = ctx.new_drive()
     drive.secure_erase()
     seconds = ctx.seconds(60)
@@ -37,4 +37,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
     ).summary
     result.add("seq_write", seq["mean_power_watts"], "W", "incompressible", "load")
     result.add("rand_write_4k_qd32", rnd["mean_power_watts"], "W", "incompressible", "load")
+    result.ranked.append(Ranked("idle", "Power: idle", (("", "idle", ""),), lower_is_better=True))
+    result.ranked.append(Ranked("seq_write", "Power: 128K sequential write QD32, incompressible", (("incompressible", "load", ""),), lower_is_better=True))
+    result.ranked.append(Ranked("rand_write_4k_qd32", "Power: 4K random write QD32, incompressible", (("incompressible", "load", ""),), lower_is_better=True))
     return result

@@ -104,7 +104,13 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result.charts.append(
         (
             charts.scatter(
-                out / "pts_hir.png", "HIR: IOPS of each burst and of the returns to baseline", frame["minute"], frame["iops"], "time (minutes)", "IOPS", marks
+                out / "pts_hir.png",
+                ctx.chart_title("HIR: IOPS of each burst and of the returns to baseline"),
+                frame["minute"],
+                frame["iops"],
+                "time (minutes)",
+                "IOPS",
+                marks,
             ),
             "IOPS against time",
         )

@@ -56,7 +56,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         (
             charts.convergence(
                 out / "pts_iops_convergence.png",
-                "IOPS steady-state convergence (write-heavy steps)",
+                ctx.chart_title("PTS IOPS: steady-state convergence (write-heavy steps)"),
                 rounds.frame,
                 ["4 KiB 0/100", "8 KiB 0/100", "64 KiB 0/100", "4 KiB 65/35", "0.5 KiB 0/100"],
                 "iops",
@@ -69,14 +69,19 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result.charts.append(
         (
             charts.measurement_window(
-                out / "pts_iops_window.png", "4 KiB 100% write IOPS, measurement window", rounds.tracking, rounds.window, "IOPS", rounds.steady
+                out / "pts_iops_window.png",
+                ctx.chart_title("PTS IOPS: 4 KiB 100% write IOPS, measurement window"),
+                rounds.tracking,
+                rounds.window,
+                "IOPS",
+                rounds.steady,
             ),
             "Measurement window of the tracking variable with its average, range and slope bands",
         )
     )
     result.charts.append(
         (
-            charts.grouped_bars(out / "pts_iops_bars.png", "IOPS by R/W mix and block size (measurement window average)", table, "IOPS"),
+            charts.grouped_bars(out / "pts_iops_bars.png", ctx.chart_title("PTS IOPS: by R/W mix and block size (measurement window average)"), table, "IOPS"),
             "IOPS by block size and mix",
         )
     )

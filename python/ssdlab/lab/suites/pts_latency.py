@@ -58,7 +58,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         (
             charts.convergence(
                 out / "pts_latency_convergence.png",
-                "Average latency convergence",
+                ctx.chart_title("PTS latency: average latency convergence"),
                 rounds.frame,
                 ["4 KiB 0/100", "8 KiB 0/100", "0.5 KiB 0/100", "4 KiB 65/35"],
                 "latency_mean_us",
@@ -71,7 +71,12 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result.charts.append(
         (
             charts.measurement_window(
-                out / "pts_latency_window.png", "4 KiB 100% write average latency, measurement window", rounds.tracking, rounds.window, "us", rounds.steady
+                out / "pts_latency_window.png",
+                ctx.chart_title("PTS latency: 4 KiB 100% write average latency, measurement window"),
+                rounds.tracking,
+                rounds.window,
+                "us",
+                rounds.steady,
             ),
             "Measurement window of the tracking variable",
         )
@@ -79,7 +84,9 @@ def run(ctx: ReviewContext) -> SuiteResult:
     avg = procedure.mix_by_block(means, MIXES, BLOCKS, "latency_mean_us")
     result.charts.append(
         (
-            charts.grouped_bars(out / "pts_latency_bars.png", "Average latency by R/W mix and block size (QD1)", avg, "average latency (us)", log=False),
+            charts.grouped_bars(
+                out / "pts_latency_bars.png", ctx.chart_title("PTS latency: average by R/W mix and block size (QD1)"), avg, "average latency (us)", log=False
+            ),
             "Average latency",
         )
     )

@@ -69,7 +69,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
             (
                 charts.convergence(
                     out / f"pts_tp_{suffix}_convergence.png",
-                    f"Throughput convergence, {label}",
+                    ctx.chart_title(f"PTS throughput: convergence, {label}"),
                     rounds.frame,
                     [write.label, read.label],
                     "mb_per_s",
@@ -82,7 +82,12 @@ def run(ctx: ReviewContext) -> SuiteResult:
         result.charts.append(
             (
                 charts.measurement_window(
-                    out / f"pts_tp_{suffix}_window.png", f"{label} sequential write, measurement window", rounds.tracking, rounds.window, "MB/s", rounds.steady
+                    out / f"pts_tp_{suffix}_window.png",
+                    ctx.chart_title(f"PTS throughput: {label} sequential write, measurement window"),
+                    rounds.tracking,
+                    rounds.window,
+                    "MB/s",
+                    rounds.steady,
                 ),
                 f"{label}: measurement window of the write throughput",
             )

@@ -72,12 +72,21 @@ def run(ctx: ReviewContext) -> SuiteResult:
     out = ctx.out_dir / "charts"
     marks = [(capacity * k / 1e9, f"{k} fill{'s' if k > 1 else ''}") for k in range(1, FILLS + 1) if capacity * k / 1e9 <= written * 1.0001]
     result.charts.append(
-        (charts.scatter(out / "pts_wsat_time.png", "WSAT: IOPS against time", frame["minute"], frame["iops"], "time (minutes)", "IOPS"), "IOPS against time")
+        (
+            charts.scatter(out / "pts_wsat_time.png", ctx.chart_title("WSAT: IOPS against time"), frame["minute"], frame["iops"], "time (minutes)", "IOPS"),
+            "IOPS against time",
+        )
     )
     result.charts.append(
         (
             charts.scatter(
-                out / "pts_wsat_tgbw.png", "WSAT: IOPS against total GB written", frame["tgbw_gb"], frame["iops"], "total GB written", "IOPS", marks
+                out / "pts_wsat_tgbw.png",
+                ctx.chart_title("WSAT: IOPS against total GB written"),
+                frame["tgbw_gb"],
+                frame["iops"],
+                "total GB written",
+                "IOPS",
+                marks,
             ),
             "IOPS against total data written",
         )

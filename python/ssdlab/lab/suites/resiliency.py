@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ssdlab.lab import charts
+from ssdlab.lab import charts, tables
 from ssdlab.lab.context import COMPRESSIBLE, INCOMPRESSIBLE, ReviewContext
-from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.results import Ranked, SuiteResult
 from ssdlab.lab.suites import as_ssd, atto, hdtach
 from ssdlab.preconditions import TRIM_ALL, trim_all_options  # noqa: F401  (TRIM_ALL: re-exported for tests)
 
@@ -15,9 +15,9 @@ NAME = "resiliency"
 TITLE = "Resiliency: clean, after torture, after TRIM"
 METHOD = (
     "Clean: measured on a secure-erased drive. Torture: secure erase, sequential fill of the whole user space, "
-    "then 4 KiB random writes over 100% of it at QD32 (60 min of incompressible data for AS-SSD; 20 min of "
+    "then 4 KiB random writes over 100% of it at QD32 ({sixty} of incompressible data for AS-SSD; {twenty} of "
     "compressible data for HD Tach and ATTO), then measure. TRIM: TRIM the whole user space, measure again. "
-    "TRIM validation (the 2013 method): secure erase, sequential fill, 30 min of incompressible 4 KiB random writes "
+    "TRIM validation (the 2013 method): secure erase, sequential fill, {thirty} of incompressible 4 KiB random writes "
     "at QD32 over the whole span, one HD Tach write pass (how fast it starts, how high GC lets it climb), TRIM of "
     "the whole user space, one more HD Tach write pass."
 )
@@ -29,7 +29,7 @@ def _torture(ctx: ReviewContext, drive, pattern: str, minutes: float, label: str
     ctx.run(
         drive,
         ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={ctx.seconds(minutes * 60)}", "time_based", f"data_pattern={pattern}"],
-        f"torture {minutes:g} min ({label})",
+        f"torture {ctx.duration_label(minutes * 60)} ({label})",
     )
 
 
@@ -38,14 +38,15 @@ METRICS = {
     "as_ssd_seq_write": "AS-SSD sequential write",
     "hdtach_avg_read": "HD Tach average read",
     "hdtach_avg_write": "HD Tach average write",
-    "trim_validation_write_start": "HD Tach write start (30 min torture)",
-    "trim_validation_write_peak": "HD Tach write peak (30 min torture)",
-    "trim_validation_write_average": "HD Tach write average (30 min torture)",
+    "trim_validation_write_start": "TRIM validation: HD Tach write start",
+    "trim_validation_write_peak": "TRIM validation: HD Tach write peak",
+    "trim_validation_write_average": "TRIM validation: HD Tach write average",
 }
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    durations = {"sixty": ctx.duration_label(3600), "twenty": ctx.duration_label(1200), "thirty": ctx.duration_label(1800)}
+    result = SuiteResult(NAME, TITLE, METHOD.format(**durations), METRICS)
     rows = []
 
     # AS-SSD with incompressible data, 60 minutes of torture.
@@ -59,7 +60,8 @@ def run(ctx: ReviewContext) -> SuiteResult:
         figures = as_ssd.measure(ctx, drive, condition)
         for direction in ("read", "write"):
             result.add(f"as_ssd_seq_{direction}", figures[direction], "MB/s", "incompressible", condition)
-            rows.append({"test": f"AS-SSD {direction}", "data": "incompressible (60 min torture)", "condition": condition, "MB/s": figures[direction]})
+            data = f"incompressible ({durations['sixty']} torture)"
+            rows.append({"test": f"AS-SSD {direction}", "data": data, "condition": condition, "MB/s": figures[direction]})
 
     # HD Tach and ATTO with compressible data, 20 minutes of torture.
     hd_frames, atto_frames = [], []
@@ -78,7 +80,8 @@ def run(ctx: ReviewContext) -> SuiteResult:
         hd_frames.append(frame)
         for direction in ("read", "write"):
             result.add(f"hdtach_avg_{direction}", averages[direction], "MB/s", "compressible", condition)
-            rows.append({"test": f"HD Tach {direction}", "data": "compressible (20 min torture)", "condition": condition, "MB/s": averages[direction]})
+            data = f"compressible ({durations['twenty']} torture)"
+            rows.append({"test": f"HD Tach {direction}", "data": data, "condition": condition, "MB/s": averages[direction]})
         atto_frames.append(atto.measure(ctx, drive, condition))
     rows += _trim_validation(ctx, result)
     table = pd.DataFrame(rows).pivot_table(index=["test", "data"], columns="condition", values="MB/s", sort=False)
@@ -86,20 +89,34 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result.tables["resiliency"] = table
     result.tables["resiliency_hdtach"] = pd.concat(hd_frames, ignore_index=True)
     result.tables["resiliency_atto"] = pd.concat(atto_frames, ignore_index=True)
+    result.views.insert(0, tables.from_frame("Resiliency: MB/s clean, after torture, after TRIM", table, dict.fromkeys(CONDITIONS, "MB/s"), "resiliency"))
+    twenty = durations["twenty"]
     result.charts.append(
         (
-            hdtach.chart(ctx, hd_frames, "resiliency_hdtach.png", "HD Tach: clean, after torture, after TRIM"),
-            "HD Tach after a 20 min compressible torture and after TRIM",
+            hdtach.chart(ctx, hd_frames, "resiliency_hdtach.png", f"HD Tach: clean, after a {twenty} compressible torture, after TRIM"),
+            f"HD Tach after a {twenty} compressible torture and after TRIM; one colour per condition, read solid, write dashed",
         )
     )
     result.charts.append(
-        (atto.chart(ctx, atto_frames, "resiliency_atto.png", "ATTO: clean, after torture, after TRIM"), "ATTO after the torture and after TRIM")
+        (
+            atto.chart(ctx, atto_frames, "resiliency_atto.png", f"ATTO: clean, after a {twenty} compressible torture, after TRIM"),
+            "ATTO after the torture and after TRIM; one colour per condition, read solid, write dashed",
+        )
     )
-    labels = [f"{r['test']} {r['condition']}" for r in rows]
-    result.charts.append(
-        (charts.bar_chart(ctx.out_dir / "charts" / "resiliency.png", "Resiliency", labels, [r["MB/s"] for r in rows], "MB/s"), "Resiliency summary")
-    )
+    # The TRIM-validation chart (drawn first) after the clean / torture / TRIM ones.
+    result.charts.append(result.charts.pop(0))
+    for key, test, pattern, minutes in (
+        ("as_ssd_seq_read", "AS-SSD sequential read", "incompressible", durations["sixty"]),
+        ("as_ssd_seq_write", "AS-SSD sequential write", "incompressible", durations["sixty"]),
+        ("hdtach_avg_read", "HD Tach average read", "compressible", twenty),
+        ("hdtach_avg_write", "HD Tach average write", "compressible", twenty),
+    ):
+        rows_ = tuple((pattern, c, c) for c in CONDITIONS)
+        result.ranked.append(Ranked(key, f"{test}: clean, after a {minutes} {pattern} torture, after TRIM", rows_, rank=False))
     return result
+
+
+CONDITIONS = ("clean", "after torture", "after TRIM")
 
 
 def _trim_validation(ctx: ReviewContext, result: SuiteResult) -> list[dict]:
@@ -107,28 +124,34 @@ def _trim_validation(ctx: ReviewContext, result: SuiteResult) -> list[dict]:
     starts (first percent of the surface), its peak as GC catches up, and its average."""
     drive = ctx.new_drive()
     _torture(ctx, drive, INCOMPRESSIBLE, 30, "TRIM validation")
-    frames, rows = [], []
+    thirty = ctx.duration_label(1800)
+    frames, rows, figures = [], [], []
     for condition in ("after torture", "after TRIM"):
         if condition == "after TRIM":
             ctx.run(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all (TRIM validation)")
-        frame, average = hdtach.measure_write(ctx, drive, f"{condition} (30 min)")
+        frame, average = hdtach.measure_write(ctx, drive, condition)
         frames.append(frame)
         curve = frame["write_mbps"]
         for metric, value in (("start", float(curve.iloc[0])), ("peak", float(curve.max())), ("average", average)):
             result.add(f"trim_validation_write_{metric}", value, "MB/s", "incompressible", condition)
-        rows.append({"test": "HD Tach write (TRIM validation)", "data": "incompressible (30 min torture)", "condition": condition, "MB/s": average})
+            figures.append({"figure": f"HD Tach write {metric}", "condition": condition, "MB/s": value})
+        rows.append({"test": "HD Tach write (TRIM validation)", "data": f"incompressible ({thirty} torture)", "condition": condition, "MB/s": average})
     result.tables["trim_validation_hdtach"] = pd.concat(frames, ignore_index=True)
     result.charts.append(
         (
             charts.line_chart(
                 ctx.out_dir / "charts" / "trim_validation_hdtach.png",
-                "HD Tach write after a 30 min torture, and after TRIM",
+                ctx.chart_title(f"TRIM validation: HD Tach write after a {thirty} incompressible torture, and after TRIM"),
                 frames[0]["position_pct"].tolist(),
-                {f"write {f['condition'].iloc[0]}": f["write_mbps"].tolist() for f in frames},
+                charts.condition_series(frames, "write_mbps", "write"),
                 "position on the drive (%)",
                 "MB/s",
             ),
             "TRIM validation: one HD Tach write pass after the torture (GC catching up), one after TRIM",
         )
     )
+    wide = pd.DataFrame(figures).pivot_table(index="figure", columns="condition", values="MB/s", sort=False)
+    wide = wide[["after torture", "after TRIM"]].reset_index()
+    caption = f"TRIM validation: HD Tach write pass after a {thirty} incompressible torture, and after TRIM (MB/s)"
+    result.views.append(tables.from_frame(caption, wide, {"after torture": "MB/s", "after TRIM": "MB/s"}, "trim_validation_hdtach"))
     return rows

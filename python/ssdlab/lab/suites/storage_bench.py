@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ssdlab import traces
-from ssdlab.lab import charts
+from ssdlab.lab import tables
 from ssdlab.lab.context import ReviewContext
-from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "storage-bench"
 TITLE = "Storage Bench 2011 (Heavy and Light)"
@@ -72,23 +72,14 @@ def run(ctx: ReviewContext) -> SuiteResult:
         )
     table = pd.DataFrame(rows)
     result.tables["storage_bench"] = table
-    out = ctx.out_dir / "charts"
-    labels = [f"{r['workload']} {k}" for r in rows for k in ("average", "reads", "writes")]
-    values = [r[k] for r in rows for k in ("average MB/s", "read MB/s", "write MB/s")]
-    result.charts.append(
-        (
-            charts.bar_chart(out / "storage_bench_rates.png", "Storage Bench 2011: average data rates", labels, values, "MB/s"),
-            "Average data rate, read and write rates",
-        )
-    )
-    labels = [f"{r['workload']} {k}" for r in rows for k in ("all", "reads", "writes")]
-    values = [r[k] for r in rows for k in ("busy s", "busy reads s", "busy writes s")]
-    result.charts.append(
-        (
-            charts.bar_chart(out / "storage_bench_busy.png", "Storage Bench 2011: disk busy time", labels, values, "seconds"),
-            "Disk busy time (all, reads, writes)",
-        )
-    )
+    units = {"average MB/s": "MB/s", "read MB/s": "MB/s", "write MB/s": "MB/s", "busy s": "s", "busy reads s": "s", "busy writes s": "s", "WA": "x"}
+    shown = table.rename(columns={"busy s": "busy (s)", "busy reads s": "busy, reads (s)", "busy writes s": "busy, writes (s)", "WA": "write amplification"})
+    units.update({"busy (s)": "s", "busy, reads (s)": "s", "busy, writes (s)": "s", "write amplification": "x"})
+    result.views.append(tables.from_frame("Storage Bench 2011: average data rates and disk busy time", shown, units, "storage_bench"))
+    for name, label in (("heavy2011", "Heavy 2011"), ("light2011", "Light 2011")):
+        rows_ = (("text", name, ""),)
+        result.ranked.append(Ranked("average_rate", f"Storage Bench {label}: average data rate", rows_))
+        result.ranked.append(Ranked("busy", f"Storage Bench {label}: disk busy time", rows_, lower_is_better=True))
     if ctx.scale < 1.0:
         result.notes.append(f"Shortened: only the first {ctx.scale:g} of each trace's requests, folded into the smaller drive.")
     return result
