@@ -14,7 +14,7 @@ use ssdlab_drive::DataPlane;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 /// Extent table entry of a block that holds no data (erased or never written).
 pub const NO_EXTENT: u32 = u32::MAX;
@@ -64,6 +64,10 @@ struct Shared {
 #[derive(Clone)]
 pub struct Extents {
     shared: Arc<Mutex<Shared>>,
+    /// Held (shared) by reads done outside the server's lock, from when they located their data
+    /// until they have read it; taken (exclusive) before an extent's room is given back, so no
+    /// read sees an extent punched or reused under it.
+    gate: Arc<RwLock<()>>,
 }
 
 /// The drive's handle on the data region.
@@ -169,7 +173,7 @@ impl Extents {
             dead: false,
         };
         Self::rebuild_free(&mut shared);
-        Self { shared: Arc::new(Mutex::new(shared)) }
+        Self { shared: Arc::new(Mutex::new(shared)), gate: Arc::new(RwLock::new(())) }
     }
 
     fn rebuild_free(shared: &mut Shared) {
@@ -215,9 +219,36 @@ impl Extents {
         Ok(())
     }
 
+    /// The gate reads outside the server's lock hold while they read (see [`Extents`]).
+    pub fn gate(&self) -> Arc<RwLock<()>> {
+        self.gate.clone()
+    }
+
+    /// Another handle on the backing file, for reads outside any lock.
+    pub fn file_for_reads(&self) -> std::io::Result<File> {
+        self.lock().file.try_clone()
+    }
+
+    /// Where the `len` bytes at physical address `addr` lie in the file: appended to `out` as
+    /// (file offset, bytes), the offset `None` for a block holding no data (reads as zeros).
+    /// Data still waiting in memory is written out first, so the file holds what is located.
+    pub fn locate(&self, addr: u64, len: u64, out: &mut Vec<(Option<u64>, usize)>) -> std::io::Result<()> {
+        let mut shared = self.lock();
+        shared.write_pending()?;
+        for (block, offset, range) in block_pieces(addr, len as usize, shared.layout.block_bytes) {
+            match shared.table.map.get(block).copied() {
+                Some(e) if e != NO_EXTENT => out.push((Some(shared.layout.extent_offset(e) + offset), range.len())),
+                Some(_) => out.push((None, range.len())),
+                None => return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("block {block} is beyond the drive"))),
+            }
+        }
+        Ok(())
+    }
+
     /// After recovery: rebuild the free extents from the table, and give back the room of every
     /// extent no block uses (stale data of operations that did not survive).
     pub fn settle(&self) -> std::io::Result<u32> {
+        let _gate = self.gate.write().unwrap_or_else(|p| p.into_inner());
         let mut shared = self.lock();
         Self::rebuild_free(&mut shared);
         let end = shared.layout.extent_offset(shared.table.count);
@@ -248,6 +279,7 @@ impl Extents {
 
     /// Give back the room of blocks erased before the last synced commit.
     pub fn release(&self) -> std::io::Result<()> {
+        let _gate = self.gate.write().unwrap_or_else(|p| p.into_inner());
         let mut shared = self.lock();
         if shared.dead {
             return Ok(());
