@@ -172,7 +172,9 @@ pub struct Server {
     /// Held by reads outside the lock while they read (crate::read_plan).
     gate: Arc<RwLock<()>>,
     /// The backing file, for those reads.
-    read_file: std::fs::File,
+    read_file: Arc<std::fs::File>,
+    /// The data region, whose complete runs a write request writes after leaving the lock.
+    runs: Extents,
     /// Emulated latency: the measured round trip of the transport (client to plugin and back,
     /// without the plugin's own time), subtracted from when a reply is due.
     transport_ns: AtomicU64,
@@ -250,10 +252,12 @@ impl Server {
         }
         state.backing.mark_in_use()?;
         let gate = state.extents.gate();
-        let read_file = state.extents.file_for_reads().map_err(|e| Error::Io(format!("{}: cannot open the backing file for reads: {e}", config.backing)))?;
+        let read_file = state.extents.file_for_reads();
+        let runs = state.extents.clone();
         Ok(Self {
             gate,
             read_file,
+            runs,
             transport_ns: AtomicU64::new(0),
             late: AtomicU64::new(0),
             late_total_ns: AtomicU64::new(0),
@@ -629,6 +633,13 @@ impl Server {
             state.last_done_ns = state.last_done_ns.max(done);
             done
         };
+        // The runs of data this and earlier writes completed are copied into the file here,
+        // outside the drive's lock (anything that needs them on file first writes them itself).
+        if let Err(e) = self.runs.drain() {
+            // Data the journal will point at did not reach the file: no more writes.
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            return Err(Self::broke(&mut state, Error::Io(format!("cannot write data to the backing file: {e}"))));
+        }
         self.wait_until(done);
         Ok(())
     }
