@@ -384,8 +384,8 @@ impl Drive {
     /// A timed sink for FTL operations: host programs from `host_ready_ns`, GC from
     /// `internal_ready_ns`.
     pub(crate) fn sink(&mut self, host_ready_ns: Nanoseconds, internal_ready_ns: Nanoseconds) -> (&mut dyn Translation, TimedSink<'_>) {
-        let sink =
-            TimedSink::new(&mut self.flash, &mut self.buffer, self.engine.as_mut(), host_ready_ns, internal_ready_ns).with_data(self.data_plane.as_deref_mut());
+        let sink = TimedSink::new(&mut self.flash, &self.profile.media, &mut self.buffer, self.engine.as_mut(), host_ready_ns, internal_ready_ns)
+            .with_data(self.data_plane.as_deref_mut());
         (self.translation.as_mut(), sink)
     }
 

@@ -104,7 +104,8 @@ impl Drive {
                 last_page = p.page;
                 next += 1;
             }
-            let done_ns = self.flash.read(head.die, ready_ns, planes, bytes, OpKind::Host);
+            let sense_ns = self.profile.media.read_ns(self.translation.block_is_slc(head.block), head.unit);
+            let done_ns = self.flash.read_sensed(head.die, ready_ns, planes, bytes, OpKind::Host, sense_ns);
             self.counters.host_nand_reads += 1;
             channel_bytes += bytes;
             first_ns = first_ns.min(done_ns);

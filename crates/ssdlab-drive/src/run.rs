@@ -141,6 +141,9 @@ pub struct RunSummary {
     pub reduction: Option<ReductionReport>,
     /// Whether the per-second series stopped at its row limit (the summary covers the whole run).
     pub series_truncated: bool,
+    /// Write amplification by tier (drives with an SLC cache only; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiers: Option<crate::tiers::TierReport>,
 }
 
 /// Drive state for the per-second series: free blocks, and WA since the given baselines.
@@ -161,6 +164,7 @@ pub struct Run {
     content_ahead: VecDeque<ssdlab_reduce::SectorContent>,
     needs_content: bool,
     reduction_base: Option<ChunkStats>,
+    tier_base: Option<ssdlab_ftl::TierStats>,
     lookahead: VecDeque<ssdlab_workload::Io>,
     start_ns: Nanoseconds,
     now_ns: Nanoseconds,
@@ -208,6 +212,7 @@ impl Run {
             content_ahead: VecDeque::new(),
             needs_content: drive.translation().needs_content(),
             reduction_base: drive.translation().reduction_stats().cloned(),
+            tier_base: drive.translation().tier_stats(),
             job: job.clone(),
             seed,
             generator,
@@ -409,6 +414,7 @@ impl Run {
             map_page_reads: d.map_page_reads - db.map_page_reads,
             reduction: self.reduction_report(drive),
             series_truncated: self.metrics.truncated(),
+            tiers: crate::tiers::TierReport::since(self.tier_base, drive),
         }
     }
 

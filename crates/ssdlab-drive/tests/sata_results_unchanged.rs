@@ -71,8 +71,16 @@ fn results_of(name: &str) -> Value {
     Value::Array(out)
 }
 
+/// The built-in SATA profiles of the drives before issue 20 (today's SATA drives, with a media
+/// model of their own, are not part of the guard).
 fn sata_profiles() -> Vec<&'static str> {
-    builtin_names().into_iter().filter(|n| matches!(load_profile(n, &[]).unwrap().host.interface, HostInterface::Sata3G | HostInterface::Sata6G)).collect()
+    builtin_names()
+        .into_iter()
+        .filter(|n| {
+            let p = load_profile(n, &[]).unwrap();
+            matches!(p.host.interface, HostInterface::Sata3G | HostInterface::Sata6G) && p.media == ssdlab_nand::Media::legacy(&p.timing)
+        })
+        .collect()
 }
 
 #[test]
