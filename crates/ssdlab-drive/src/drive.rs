@@ -173,7 +173,7 @@ impl Drive {
         let flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
         let c = &profile.controller;
-        let map_cache = MapCache::new(c.map_cache_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, translation.user_sectors());
+        let map_cache = MapCache::new(c.map_cache_bytes + c.hmb_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, translation.user_sectors());
         let cap = SmallWriteCap::new(c.small_random_write_cap_iops, c.small_random_write_burst_ios);
         Ok(Self {
             engine: profile.reduction.clone().map(Engine::new),

@@ -9,7 +9,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct FillFigures {
     /// Bytes written before the cliff (the first of two consecutive seconds below
-    /// [`CLIFF_FRACTION`] of the opening rate).
+    /// [`CLIFF_FRACTION`] of the opening rate), plus the share of the cliff's own second written
+    /// at the opening rate (its rate is that mix of the opening and the post-cache rates).
     pub cache_bytes: f64,
     /// Median write rate before the cliff, MB/s.
     pub cache_mbps: f64,
@@ -23,7 +24,7 @@ pub struct FillFigures {
 
 /// A second whose rate is below this fraction of the opening rate (median of the first five
 /// seconds) is past the cliff.
-pub const CLIFF_FRACTION: f64 = 0.7;
+pub const CLIFF_FRACTION: f64 = 0.85;
 
 fn median(values: &mut [f64]) -> f64 {
     if values.is_empty() {
@@ -44,10 +45,19 @@ impl FillFigures {
         let end = cliff_at.unwrap_or(rates.len());
         let total_bytes: f64 = bytes.iter().sum();
         let total_seconds: f64 = rows.iter().map(|r| r.span_seconds).sum();
+        let post_cache_mbps = median(&mut rates[end..].to_vec());
+        // The cliff's own second is part cache, part post-cache: at the opening rate for the
+        // share that makes its average.
+        let cliff_second_bytes = match cliff_at {
+            Some(i) if opening > post_cache_mbps => {
+                ((rates[i] - post_cache_mbps) / (opening - post_cache_mbps)).clamp(0.0, 1.0) * opening * 1e6 * rows[i].span_seconds
+            }
+            _ => 0.0,
+        };
         Self {
-            cache_bytes: bytes[..end].iter().sum(),
+            cache_bytes: bytes[..end].iter().sum::<f64>() + cliff_second_bytes,
             cache_mbps: median(&mut rates[..end].to_vec()),
-            post_cache_mbps: median(&mut rates[end..].to_vec()),
+            post_cache_mbps,
             average_mbps: if total_seconds > 0.0 { total_bytes / 1e6 / total_seconds } else { 0.0 },
             cliff: cliff_at.is_some(),
         }

@@ -52,6 +52,8 @@ impl Drive {
         let mut misses = std::mem::take(&mut self.map_misses);
         misses.clear();
         cache.lookup(span.first, span.last, &mut misses);
+        // With a host memory buffer the cached entry is fetched over PCIe first.
+        let ready_ns = ready_ns + if self.profile.controller.hmb_bytes > 0 { self.profile.controller.hmb_access_ns } else { 0 };
         let mut known_ns = ready_ns;
         let dies = self.profile.geometry.dies() as u64;
         let page_bytes = self.profile.geometry.page_bytes as u64;

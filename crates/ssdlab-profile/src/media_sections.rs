@@ -3,7 +3,7 @@
 //! writes do when it is full). Both are optional: a profile without them behaves exactly as
 //! before (legacy media, no cache).
 
-use crate::raw::{RawMedia, RawSlcCache};
+use crate::raw::{RawController, RawMedia, RawSlcCache};
 use ssdlab_core::{field_ensure, FieldError};
 use ssdlab_ftl::{SlcCacheConfig, WhenCacheFull};
 use ssdlab_nand::{CellMode, Geometry, Media, PslcMode, Timing};
@@ -73,4 +73,19 @@ pub(crate) fn slc_cache(c: Option<&RawSlcCache>, media: &Media, geometry: &Geome
         when_full,
         idle_fold: c.idle_fold,
     }))
+}
+
+/// `[controller] hmb_bytes`: the host memory buffer caching map pages (0: none); an HMB needs
+/// the map in flash (`map_cache_bytes` of SRAM set).
+pub(crate) fn hmb_bytes(c: &RawController, geometry: &Geometry) -> FieldResult<u64> {
+    field_ensure!(c.hmb_bytes <= 1 << 34, "controller", "hmb_bytes", "at most 16 GiB (got {})", c.hmb_bytes);
+    field_ensure!(
+        c.hmb_bytes == 0 || c.map_cache_bytes > 0,
+        "controller",
+        "hmb_bytes",
+        "a host memory buffer caches map pages of a DRAM-less controller: set map_cache_bytes (its SRAM, at least one {}-byte page) too",
+        geometry.page_bytes
+    );
+    field_ensure!(c.hmb_access_ns <= 1_000_000_000, "controller", "hmb_access_ns", "must be at most 1 s (got {})", c.hmb_access_ns);
+    Ok(c.hmb_bytes)
 }

@@ -142,6 +142,16 @@ pub(crate) struct RawController {
     pub firmware: String,
     #[serde(default)]
     pub power_loss_protection: bool,
+    /// Bytes of host memory buffer (NVMe HMB) caching map pages, on top of the SRAM.
+    #[serde(default)]
+    pub hmb_bytes: u64,
+    /// Time to fetch a cached map entry from the host memory buffer over PCIe.
+    #[serde(default = "default_hmb_access_ns")]
+    pub hmb_access_ns: u64,
+}
+
+pub(crate) fn default_hmb_access_ns() -> u64 {
+    1_000
 }
 
 pub(crate) fn default_map_entry_bytes() -> u64 {

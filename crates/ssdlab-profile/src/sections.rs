@@ -191,6 +191,8 @@ pub(crate) fn controller(c: &RawController, geometry: &Geometry) -> FieldResult<
         map_cache_bytes: c.map_cache_bytes,
         map_entry_bytes: c.map_entry_bytes,
         power_loss_protection: c.power_loss_protection,
+        hmb_bytes: crate::media_sections::hmb_bytes(c, geometry)?,
+        hmb_access_ns: c.hmb_access_ns.min(MAX_COMMAND_NS),
     })
 }
 

@@ -114,6 +114,12 @@ pub struct ControllerSettings {
     /// it the write buffer is volatile, as on the consumer drives of the era, and only what a
     /// FLUSH or a FUA write covered survives a power cut.
     pub power_loss_protection: bool,
+    /// Bytes of the host memory buffer (NVMe HMB) a DRAM-less controller caches map pages in,
+    /// on top of `map_cache_bytes` of SRAM; 0 without one.
+    pub hmb_bytes: u64,
+    /// Time to fetch a map entry from the host memory buffer (a PCIe read round trip), paid by
+    /// every map lookup on a drive with an HMB (its small SRAM is not modelled apart).
+    pub hmb_access_ns: Nanoseconds,
 }
 
 /// A validated drive profile.

@@ -248,7 +248,7 @@ def ratios(results: pd.DataFrame) -> pd.DataFrame:
 # fill. The same rule as the Rust `FillFigures` (crates/ssdlab-drive/src/fill.rs).
 
 #: A second below this fraction of the opening rate is past the cliff.
-CLIFF_FRACTION = 0.7
+CLIFF_FRACTION = 0.85
 
 #: Roles of today's figures.
 SET_FROM = "set from"
@@ -304,10 +304,12 @@ def fill_figures(series: pd.DataFrame) -> dict[str, float]:
 
     cliff = next((i for i in range(len(rates)) if below(i) and (below(i + 1) or i + 1 == len(rates))), len(rates))
     written = rates * 1e6 * spans
-    post = rates[cliff:]
+    post = float(pd.Series(rates[cliff:]).median()) if cliff < len(rates) else 0.0
+    # The cliff's own second is part cache, part post-cache (as in the Rust FillFigures).
+    share = min(max((rates[cliff] - post) / (opening - post), 0.0), 1.0) if cliff < len(rates) and opening > post else 0.0
     return {
-        "cache_gb": float(written[:cliff].sum()) / 1e9,
-        "post_cache_mbps": float(pd.Series(post).median()) if len(post) else 0.0,
+        "cache_gb": float(written[:cliff].sum() + (share * opening * 1e6 * spans[cliff] if share else 0.0)) / 1e9,
+        "post_cache_mbps": post,
         "average_mbps": float(written.sum()) / 1e6 / float(spans.sum()) if spans.sum() > 0 else 0.0,
     }
 
