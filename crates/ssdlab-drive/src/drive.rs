@@ -173,7 +173,7 @@ impl Drive {
         let flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
         let c = &profile.controller;
-        let map_cache = MapCache::new(c.map_cache_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, translation.user_sectors());
+        let map_cache = MapCache::new(c.map_cache_bytes + c.hmb_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, translation.user_sectors());
         let cap = SmallWriteCap::new(c.small_random_write_cap_iops, c.small_random_write_burst_ios);
         Ok(Self {
             engine: profile.reduction.clone().map(Engine::new),
@@ -384,8 +384,8 @@ impl Drive {
     /// A timed sink for FTL operations: host programs from `host_ready_ns`, GC from
     /// `internal_ready_ns`.
     pub(crate) fn sink(&mut self, host_ready_ns: Nanoseconds, internal_ready_ns: Nanoseconds) -> (&mut dyn Translation, TimedSink<'_>) {
-        let sink =
-            TimedSink::new(&mut self.flash, &mut self.buffer, self.engine.as_mut(), host_ready_ns, internal_ready_ns).with_data(self.data_plane.as_deref_mut());
+        let sink = TimedSink::new(&mut self.flash, &self.profile.media, &mut self.buffer, self.engine.as_mut(), host_ready_ns, internal_ready_ns)
+            .with_data(self.data_plane.as_deref_mut());
         (self.translation.as_mut(), sink)
     }
 

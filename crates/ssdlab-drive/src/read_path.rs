@@ -52,6 +52,8 @@ impl Drive {
         let mut misses = std::mem::take(&mut self.map_misses);
         misses.clear();
         cache.lookup(span.first, span.last, &mut misses);
+        // With a host memory buffer the cached entry is fetched over PCIe first.
+        let ready_ns = ready_ns + if self.profile.controller.hmb_bytes > 0 { self.profile.controller.hmb_access_ns } else { 0 };
         let mut known_ns = ready_ns;
         let dies = self.profile.geometry.dies() as u64;
         let page_bytes = self.profile.geometry.page_bytes as u64;
@@ -104,7 +106,8 @@ impl Drive {
                 last_page = p.page;
                 next += 1;
             }
-            let done_ns = self.flash.read(head.die, ready_ns, planes, bytes, OpKind::Host);
+            let sense_ns = self.profile.media.read_ns(self.translation.block_is_slc(head.block), head.unit);
+            let done_ns = self.flash.read_sensed(head.die, ready_ns, planes, bytes, OpKind::Host, sense_ns);
             self.counters.host_nand_reads += 1;
             channel_bytes += bytes;
             first_ns = first_ns.min(done_ns);

@@ -154,6 +154,9 @@ pub struct RunSummary {
     /// Simulated second (from the measured start) at which fio's steady-state rule was met and
     /// the jobs stopped; `None` when not asked for or not reached.
     pub steady_state_seconds: Option<f64>,
+    /// Write amplification by tier (drives with an SLC cache only; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiers: Option<crate::tiers::TierReport>,
 }
 
 /// Drive state for the per-second series: free blocks, and WA since the given baselines.
@@ -186,6 +189,7 @@ pub struct Run {
     streams: Vec<Stream>,
     needs_content: bool,
     reduction_base: Option<ChunkStats>,
+    tier_base: Option<ssdlab_ftl::TierStats>,
     start_ns: Nanoseconds,
     now_ns: Nanoseconds,
     inflight: InFlightQueue,
@@ -269,6 +273,7 @@ impl Run {
             streams,
             needs_content: drive.translation().needs_content(),
             reduction_base: drive.translation().reduction_stats().cloned(),
+            tier_base: drive.translation().tier_stats(),
             job: job.clone(),
             seed,
             start_ns: at_ns,
@@ -576,6 +581,7 @@ impl Run {
             },
             ramp_seconds: seconds(self.ramp_end_ns - self.start_ns),
             steady_state_seconds: self.steady_at_ns.map(|t| seconds(t.saturating_sub(self.ramp_end_ns))),
+            tiers: crate::tiers::TierReport::since(self.tier_base, drive),
         }
     }
 

@@ -6,11 +6,12 @@ use crate::data_plane::{encode_region, DataPlane};
 use crate::engine::Engine;
 use ssdlab_core::Nanoseconds;
 use ssdlab_ftl::FlashSink;
-use ssdlab_nand::{FlashArray, OpKind};
+use ssdlab_nand::{FlashArray, Media, OpKind};
 
 /// Books FTL operations on the array at the right times.
 pub(crate) struct TimedSink<'a> {
     flash: &'a mut FlashArray,
+    media: &'a Media,
     buffer: &'a mut WriteBuffer,
     engine: Option<&'a mut Engine>,
     /// Host data placed so far has left the engine (is in the buffer) from this time: a host
@@ -38,6 +39,7 @@ pub(crate) struct TimedSink<'a> {
 impl<'a> TimedSink<'a> {
     pub fn new(
         flash: &'a mut FlashArray,
+        media: &'a Media,
         buffer: &'a mut WriteBuffer,
         engine: Option<&'a mut Engine>,
         host_ready_ns: Nanoseconds,
@@ -48,6 +50,7 @@ impl<'a> TimedSink<'a> {
         let block_bytes = unit_bytes * flash.geometry().units_per_block() as u64;
         Self {
             flash,
+            media,
             buffer,
             engine,
             host_ready_ns,
@@ -91,24 +94,39 @@ impl<'a> TimedSink<'a> {
 
 impl FlashSink for TimedSink<'_> {
     #[inline]
-    fn program(&mut self, die: u32, _block: u32, _unit: u32, kind: OpKind) {
+    fn program(&mut self, die: u32, block: u32, unit: u32, kind: OpKind) {
+        self.program_cells(die, block, unit, kind, false);
+    }
+
+    /// One program unit: a multi-plane page in pSLC mode (or on legacy media), a one-shot word
+    /// line on every plane natively; the media model gives its program time.
+    #[inline]
+    fn program_cells(&mut self, die: u32, _block: u32, _unit: u32, kind: OpKind, slc: bool) {
+        let pages = if slc { 1 } else { self.media.native_pages_per_program() };
+        let (plane_pages, bytes, prog_ns) = (self.planes * pages, self.unit_bytes * pages as u64, self.media.program_ns(slc));
         match kind {
             OpKind::Host => {
-                let done = self.flash.program(die, self.host_ready_ns, self.planes, self.unit_bytes, OpKind::Host);
+                let done = self.flash.program_timed(die, self.host_ready_ns, plane_pages, bytes, OpKind::Host, prog_ns);
                 self.buffer.release_pending(done);
                 self.host_program_done_ns = self.host_program_done_ns.max(done);
             }
             OpKind::Internal => {
                 let read_ready = if die == self.gc_die { self.gc_data_ready_ns } else { 0 };
                 let ready = self.internal_ready_ns.max(read_ready);
-                self.flash.program(die, ready, self.planes, self.unit_bytes, OpKind::Internal);
+                self.flash.program_timed(die, ready, plane_pages, bytes, OpKind::Internal, prog_ns);
             }
         }
     }
 
     #[inline]
-    fn read_for_move(&mut self, die: u32, _block: u32, _unit: u32, bytes: u64) {
-        let read = self.flash.read(die, self.internal_ready_ns, self.planes, bytes, OpKind::Internal);
+    fn read_for_move(&mut self, die: u32, block: u32, unit: u32, bytes: u64) {
+        self.read_for_move_cells(die, block, unit, bytes, false);
+    }
+
+    #[inline]
+    fn read_for_move_cells(&mut self, die: u32, _block: u32, unit: u32, bytes: u64, slc: bool) {
+        let sense_ns = self.media.read_ns(slc, unit);
+        let read = self.flash.read_sensed(die, self.internal_ready_ns, self.planes, bytes, OpKind::Internal, sense_ns);
         let ready = match self.engine.as_deref_mut() {
             Some(engine) => engine.recode(read, bytes),
             None => read,

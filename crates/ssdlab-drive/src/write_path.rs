@@ -120,7 +120,8 @@ impl Drive {
                 self.counters.read_modify_writes += 1;
             }
             for piece in &pieces {
-                ready_ns = ready_ns.max(self.flash.read(piece.die, located_ns, planes, piece.bytes, OpKind::Host));
+                let sense_ns = self.profile.media.read_ns(self.translation.block_is_slc(piece.block), piece.unit);
+                ready_ns = ready_ns.max(self.flash.read_sensed(piece.die, located_ns, planes, piece.bytes, OpKind::Host, sense_ns));
             }
             self.pieces = pieces;
         }

@@ -35,6 +35,8 @@ fn main() {
             gc_idle_target_free_blocks_per_die: 2,
             track_tags: false,
             store_data: false,
+            native_pages_per_program: 1,
+            slc: None,
         };
         let mut ftl = Ftl::new(config, "validation").unwrap();
         let mut sink = NullSink;

@@ -28,10 +28,13 @@ pub(crate) struct Block {
     pub state: BlockState,
     /// Value of the FTL's close sequence when this block closed (its age stamp).
     pub close_seq: u64,
+    /// Programmed in pSLC mode since its last erase (an SLC cache block).
+    #[serde(default)]
+    pub slc: bool,
 }
 
 impl Block {
     pub fn erased() -> Self {
-        Self { valid: 0, written: 0, erase_count: 0, state: BlockState::Free, close_seq: 0 }
+        Self { valid: 0, written: 0, erase_count: 0, state: BlockState::Free, close_seq: 0, slc: false }
     }
 }

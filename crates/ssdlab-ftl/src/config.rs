@@ -140,6 +140,65 @@ pub struct FtlConfig {
     /// Send every written sector's bytes, and every GC move, to the sink (a drive that stores
     /// real data, e.g. in a backing file).
     pub store_data: bool,
+    /// Multi-plane pages in one native program unit: 1, or the bits per cell of NAND programmed
+    /// one word line at a time (one-shot TLC/QLC).
+    #[serde(default = "one")]
+    pub native_pages_per_program: u32,
+    /// The SLC cache, on drives whose NAND has a pSLC mode and whose firmware uses it.
+    #[serde(default)]
+    pub slc: Option<SlcCacheConfig>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// What the firmware does with host writes while its SLC cache is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum WhenCacheFull {
+    /// Write host data directly to native blocks; fold only when free blocks run low or in
+    /// idle time.
+    Native,
+    /// Fold the oldest SLC block in the foreground first, so host data keeps landing in SLC.
+    Fold,
+}
+
+impl WhenCacheFull {
+    /// Parse the profile spelling (`native`, `fold`).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "native" => Some(Self::Native),
+            "fold" => Some(Self::Fold),
+            _ => None,
+        }
+    }
+
+    /// The profile spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::Fold => "fold",
+        }
+    }
+}
+
+/// The SLC cache: blocks programmed in pSLC mode take host writes first; folding copies their
+/// data into native blocks later.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SlcCacheConfig {
+    /// A native block holds this many times the data of the same block in pSLC mode (bits per
+    /// cell).
+    pub ratio: u32,
+    /// SLC blocks per die available whatever the free space (static SLC).
+    pub static_blocks_per_die: u32,
+    /// Most further SLC blocks per die the firmware takes from free native blocks (dynamic
+    /// SLC). Fewer are taken when free blocks run short: a dynamic SLC block is opened only
+    /// while the die keeps more than its GC reserve free, so a fuller drive has a smaller cache.
+    pub dynamic_max_blocks_per_die: u32,
+    /// What host writes do while the cache is full.
+    pub when_full: WhenCacheFull,
+    /// Fold SLC data into native blocks in idle time.
+    pub idle_fold: bool,
 }
 
 impl FtlConfig {
@@ -192,6 +251,32 @@ impl FtlConfig {
             needed_blocks
         );
         check_schedule(self.gc_schedule, self.gc_low_free_blocks_per_die)?;
+        field_ensure!(
+            (1..=4).contains(&self.native_pages_per_program) && g.pages_per_block.is_multiple_of(self.native_pages_per_program),
+            "media",
+            "one_shot",
+            "a one-shot word line of {} pages must divide the {} pages of a block",
+            self.native_pages_per_program,
+            g.pages_per_block
+        );
+        if let Some(slc) = &self.slc {
+            field_ensure!((2..=4).contains(&slc.ratio), "media", "cell", "an SLC cache needs MLC, TLC or QLC cells (ratio {})", slc.ratio);
+            field_ensure!(
+                g.pages_per_block.is_multiple_of(slc.ratio),
+                "nand",
+                "pages_per_block",
+                "must be a multiple of {} so a block in pSLC mode holds whole pages (got {})",
+                slc.ratio,
+                g.pages_per_block
+            );
+            field_ensure!(
+                slc.static_blocks_per_die as u64 + needed_blocks < g.blocks_per_die() as u64,
+                "slc_cache",
+                "static_bytes",
+                "{} static SLC blocks per die leave no room for the GC reserve of {needed_blocks} blocks",
+                slc.static_blocks_per_die
+            );
+        }
         Ok(())
     }
 }

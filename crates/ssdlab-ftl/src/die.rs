@@ -35,6 +35,12 @@ pub(crate) struct DieState {
     /// [`CREDIT_FRACTION_BITS`] fractional bits: integer arithmetic, so no floating-point
     /// rounding ever decides when a GC operation is booked.
     pub gc_credit_fixed: u64,
+    /// Blocks in pSLC mode (open, closed or being folded): the SLC cache in use.
+    #[serde(default)]
+    pub slc_blocks: u32,
+    /// Closed pSLC blocks, oldest first: folding takes them in this order.
+    #[serde(default)]
+    pub slc_closed: VecDeque<u32>,
 }
 
 impl DieState {
@@ -51,6 +57,8 @@ impl DieState {
             victim_unit: 0,
             victim_valid_at_start: 0,
             gc_credit_fixed: 0,
+            slc_blocks: 0,
+            slc_closed: VecDeque::new(),
         }
     }
 

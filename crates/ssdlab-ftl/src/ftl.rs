@@ -6,7 +6,7 @@ use crate::gc::{self, Collector};
 use crate::pool::BlockPool;
 use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
-use crate::translation::{stored_form, DataLocation, Outcome, Piece, Prepared, StoredSector, Translation};
+use crate::translation::{stored_form, DataLocation, Outcome, Piece, Prepared, StoredSector, TierStats, Translation};
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, Result};
@@ -39,6 +39,15 @@ pub struct FtlStats {
     pub gc_blocks_reclaimed: u64,
     /// Sectors unmapped by TRIM.
     pub trimmed_sectors: u64,
+    /// Host sectors written into SLC cache blocks (pSLC mode).
+    #[serde(default)]
+    pub slc_host_sectors: u64,
+    /// 4 KiB slots copied from SLC cache blocks into native blocks by folding.
+    #[serde(default)]
+    pub fold_sectors_moved: u64,
+    /// SLC cache blocks folded and erased.
+    #[serde(default)]
+    pub slc_blocks_folded: u64,
 }
 
 /// Page-level FTL over the whole array.
@@ -55,6 +64,10 @@ pub struct Ftl {
     /// Content tag per physical slot (empty unless tracking).
     pub(crate) tags: Vec<u64>,
     pub(crate) pool: BlockPool,
+    /// Slots in one native program unit (a one-shot word line on every plane, or one unit).
+    native_program_slots: u32,
+    /// Slots a block holds in pSLC mode.
+    slc_block_slots: u32,
     valid_total: u64,
     stats: FtlStats,
 }
@@ -76,6 +89,8 @@ impl Ftl {
             p2l: ssdlab_core::memory::huge_vec(UNMAPPED, total_slots, total_slots),
             tags: if config.track_tags { vec![0; total_slots] } else { Vec::new() },
             pool: BlockPool::new(g.dies(), blocks_per_die, slots_per_block, config.gc_policy),
+            native_program_slots: g.slots_per_unit() * config.native_pages_per_program,
+            slc_block_slots: slots_per_block / config.slc.as_ref().map_or(1, |c| c.ratio),
             valid_total: 0,
             stats: FtlStats::default(),
             config,
@@ -193,6 +208,9 @@ impl Ftl {
         }
         self.stats.host_sectors_written += 1;
         let block = slot / self.slots_per_block;
+        if self.pool.blocks[block as usize].slc {
+            self.stats.slc_host_sectors += 1;
+        }
         self.after_slot_written(block, OpKind::Host, sink);
         Ok(())
     }
@@ -212,7 +230,16 @@ impl Ftl {
     /// Program the partly filled host unit, if any, padding it with invalid slots (a flush).
     /// Returns the number of padding slots.
     pub fn pad_open_unit<S: FlashSink + ?Sized>(&mut self, sink: &mut S) -> u32 {
-        let Some((block, pad)) = self.pool.host_padding_needed(self.slots_per_unit) else { return 0 };
+        let block = self.pool.dies[self.pool.host_cursor_die as usize].host_open;
+        if block == UNMAPPED {
+            return 0;
+        }
+        let unit = self.program_slots(block);
+        let partial = self.pool.blocks[block as usize].written % unit;
+        if partial == 0 {
+            return 0;
+        }
+        let pad = unit - partial;
         for _ in 0..pad {
             self.pool.blocks[block as usize].written += 1;
             self.after_slot_written(block, OpKind::Host, sink);
@@ -243,6 +270,7 @@ impl Ftl {
     fn copy_victim_slots<S: FlashSink + ?Sized>(&mut self, die: u32, quota_slots: u32, sink: &mut S) -> u32 {
         let victim = self.pool.dies[die as usize].victim;
         debug_assert_ne!(victim, UNMAPPED);
+        let folding = self.pool.blocks[victim as usize].slc;
         let units = self.config.geometry.units_per_block();
         let base = victim * self.slots_per_block;
         let mut copied = 0u32;
@@ -264,7 +292,7 @@ impl Ftl {
             if live == 0 {
                 continue;
             }
-            sink.read_for_move(die, victim, unit, live as u64 * ssdlab_nand::SECTOR_BYTES);
+            sink.read_for_move_cells(die, victim, unit, live as u64 * ssdlab_nand::SECTOR_BYTES, folding);
             for slot in first..first + self.slots_per_unit {
                 let lba = self.p2l[slot as usize];
                 if lba == UNMAPPED {
@@ -277,7 +305,11 @@ impl Ftl {
                 if self.config.store_data {
                     sink.relocate(slot as u64 * SECTOR_BYTES, target as u64 * SECTOR_BYTES, SECTOR_BYTES);
                 }
-                self.stats.gc_sectors_moved += 1;
+                if folding {
+                    self.stats.fold_sectors_moved += 1;
+                } else {
+                    self.stats.gc_sectors_moved += 1;
+                }
                 self.after_slot_written(target / self.slots_per_block, OpKind::Internal, sink);
             }
             copied += live;
@@ -285,14 +317,61 @@ impl Ftl {
         if self.pool.blocks[victim as usize].valid == 0 {
             self.pool.dies[die as usize].victim = UNMAPPED;
             self.erase_block(victim, sink);
-            self.stats.gc_blocks_reclaimed += 1;
+            if folding {
+                self.stats.slc_blocks_folded += 1;
+            } else {
+                self.stats.gc_blocks_reclaimed += 1;
+            }
         }
         copied
     }
 
     /// Whether idle-time GC still has work on `die`.
     pub fn wants_idle_gc(&self, die: u32) -> bool {
-        self.pool.wants_idle_gc(die, self.config.gc_idle_target_free_blocks_per_die)
+        let d = &self.pool.dies[die as usize];
+        let folds = self.config.slc.as_ref().is_some_and(|c| c.idle_fold)
+            && (!d.slc_closed.is_empty() || (d.victim != UNMAPPED && self.pool.blocks[d.victim as usize].slc));
+        folds || self.pool.wants_idle_gc(die, self.config.gc_idle_target_free_blocks_per_die)
+    }
+
+    /// Slots in one program unit of `block` (one multi-plane page in pSLC mode; a one-shot word
+    /// line on every plane natively).
+    #[inline]
+    fn program_slots(&self, block: u32) -> u32 {
+        if self.pool.blocks[block as usize].slc {
+            self.slots_per_unit
+        } else {
+            self.native_program_slots
+        }
+    }
+
+    /// Slots `block` holds in its current mode.
+    #[inline]
+    fn block_slots(&self, block: u32) -> u32 {
+        if self.pool.blocks[block as usize].slc {
+            self.slc_block_slots
+        } else {
+            self.slots_per_block
+        }
+    }
+
+    /// Whether `die` may open another SLC cache block: within the static allowance, or within
+    /// the firmware's dynamic maximum while the die keeps more free blocks than GC's low-water
+    /// mark plus one after taking it (a dynamic SLC block is a free native block: the fuller the
+    /// drive, the fewer there are).
+    fn slc_room(&self, die: u32) -> bool {
+        let Some(c) = &self.config.slc else { return false };
+        let d = &self.pool.dies[die as usize];
+        let free = d.free.len() as u64;
+        let used = d.slc_blocks;
+        free >= 2
+            && (used < c.static_blocks_per_die
+                || (used < c.static_blocks_per_die + c.dynamic_max_blocks_per_die && free > self.config.gc_low_free_blocks_per_die as u64 + 1))
+    }
+
+    /// SLC cache state: blocks in pSLC mode over the array, and sectors they hold.
+    pub fn slc_blocks(&self) -> u64 {
+        self.pool.dies.iter().map(|d| d.slc_blocks as u64).sum()
     }
 
     // ----- internals -------------------------------------------------------------------------
@@ -324,17 +403,19 @@ impl Ftl {
     #[inline]
     fn after_slot_written<S: FlashSink + ?Sized>(&mut self, block: u32, kind: OpKind, sink: &mut S) {
         let written = self.pool.blocks[block as usize].written;
-        if !written.is_multiple_of(self.slots_per_unit) {
+        let unit_slots = self.program_slots(block);
+        if !written.is_multiple_of(unit_slots) {
             return;
         }
         let die = block / self.blocks_per_die;
-        sink.program(die, block, written / self.slots_per_unit - 1, kind);
-        if written == self.slots_per_block {
+        let slc = self.pool.blocks[block as usize].slc;
+        sink.program_cells(die, block, written / unit_slots - 1, kind, slc);
+        if written == self.block_slots(block) {
             self.pool.close(block);
         }
         if kind == OpKind::Host {
             self.pool.advance_host_cursor(die);
-            gc::after_host_program(self, die, self.slots_per_unit, self.config.gc_low_free_blocks_per_die, self.config.gc_schedule, sink);
+            gc::after_host_program(self, die, unit_slots, self.config.gc_low_free_blocks_per_die, self.config.gc_schedule, sink);
         }
     }
 
@@ -373,6 +454,32 @@ impl Collector for Ftl {
 
     fn copy_victim<S: FlashSink + ?Sized>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32 {
         self.copy_victim_slots(die, quota, sink)
+    }
+
+    /// The host block of `die` is an SLC cache block while the cache has room there. When it is
+    /// full, firmware that folds first (`when_full = fold`) folds the die's oldest SLC blocks
+    /// in the foreground until there is room; otherwise host data goes directly to a native
+    /// block.
+    fn take_host_block<S: FlashSink + ?Sized>(&mut self, die: u32, sink: &mut S) -> u32 {
+        let Some(cache) = self.config.slc.clone() else { return self.pool.take_free(die, BlockState::OpenHost) };
+        if !self.slc_room(die) && cache.when_full == crate::config::WhenCacheFull::Fold {
+            // Bounded: each round folds (or finishes a victim) and erases a block.
+            while !self.slc_room(die) {
+                let d = &self.pool.dies[die as usize];
+                let folding = d.victim != UNMAPPED && self.pool.blocks[d.victim as usize].slc;
+                if !folding && d.slc_closed.is_empty() {
+                    break;
+                }
+                if !gc::collect_one(self, die, sink) {
+                    break;
+                }
+            }
+        }
+        if self.slc_room(die) {
+            self.pool.take_free_slc(die)
+        } else {
+            self.pool.take_free(die, BlockState::OpenHost)
+        }
     }
 }
 
@@ -430,6 +537,26 @@ impl Translation for Ftl {
 
     fn wants_idle_gc(&self, die: u32) -> bool {
         Ftl::wants_idle_gc(self, die)
+    }
+
+    fn tier_stats(&self) -> Option<TierStats> {
+        self.config.slc.as_ref()?;
+        let s = &self.stats;
+        let slc_blocks = self.pool.blocks.iter().filter(|b| b.slc);
+        Some(TierStats {
+            slc_host_sectors: s.slc_host_sectors,
+            native_host_sectors: s.host_sectors_written - s.slc_host_sectors,
+            fold_sectors: s.fold_sectors_moved,
+            gc_sectors: s.gc_sectors_moved,
+            slc_blocks_folded: s.slc_blocks_folded,
+            slc_blocks_now: self.slc_blocks(),
+            slc_sectors_now: slc_blocks.map(|b| b.valid as u64).sum(),
+        })
+    }
+
+    #[inline]
+    fn block_is_slc(&self, block: u32) -> bool {
+        self.pool.blocks[block as usize].slc
     }
 
     fn free_blocks_total(&self) -> u64 {

@@ -17,6 +17,12 @@ pub(crate) trait Collector {
     /// Copy live data of the die's victim until at least `quota` allocation units were copied
     /// or the victim is empty (then erase it). Returns the units copied.
     fn copy_victim<S: FlashSink + ?Sized>(&mut self, die: u32, quota: u32, sink: &mut S) -> u32;
+
+    /// Take a free block of `die` (which has at least two) as its open host block. An FTL with
+    /// an SLC cache decides here whether the block is programmed in pSLC or native mode.
+    fn take_host_block<S: FlashSink + ?Sized>(&mut self, die: u32, _sink: &mut S) -> u32 {
+        self.pool_mut().take_free(die, BlockState::OpenHost)
+    }
 }
 
 /// One round of GC on `die`: finish the victim in progress, or choose and reclaim a new one.
@@ -108,7 +114,7 @@ pub(crate) fn open_host_block<C: Collector, S: FlashSink + ?Sized>(ftl: &mut C, 
         if make_host_room(ftl, die, sink) {
             // GC may have run, but the cursor only moves on host programs.
             debug_assert_eq!(ftl.pool_mut().host_cursor_die, die);
-            return Some((die, ftl.pool_mut().take_free(die, BlockState::OpenHost)));
+            return Some((die, ftl.take_host_block(die, sink)));
         }
         ftl.pool_mut().advance_host_cursor(die);
     }

@@ -43,10 +43,10 @@ mod wear;
 
 pub use block::BlockState;
 pub use chunk::{ChunkFtl, ChunkFtlConfig, ChunkLocation, ChunkStats, ZERO};
-pub use config::{FtlConfig, GcPolicy, GcSchedule};
+pub use config::{FtlConfig, GcPolicy, GcSchedule, SlcCacheConfig, WhenCacheFull};
 pub use ftl::{Ftl, FtlStats, Location};
 pub use sink::{FlashSink, NullSink};
-pub use translation::{DataLocation, Piece, Prepared, StoredSector, Translation};
+pub use translation::{DataLocation, Piece, Prepared, StoredSector, TierStats, Translation};
 pub use wear::WearSummary;
 
 /// Marker for "no physical slot" in the logical-to-physical map and "no logical sector" in the

@@ -97,6 +97,11 @@ impl BlockPool {
         let b = &mut self.blocks[block as usize];
         b.state = BlockState::Closed;
         b.close_seq = self.close_seq;
+        if b.slc {
+            // An SLC cache block waits for folding, oldest first; GC does not choose it.
+            die.slc_closed.push_back(block);
+            return;
+        }
         self.gc_key[block as usize] = b.valid;
         die.closed_order.push_back((block, self.close_seq));
         die.closed_count += 1;
@@ -111,6 +116,9 @@ impl BlockPool {
         b.state = BlockState::Free;
         b.erase_count += 1;
         let die = block / self.blocks_per_die;
+        if std::mem::take(&mut b.slc) {
+            self.dies[die as usize].slc_blocks -= 1;
+        }
         self.dies[die as usize].free.push_back(block);
     }
 
@@ -128,6 +136,9 @@ impl BlockPool {
     /// Choose a victim on `die` (the die must be able to take `needed_room` units of copies) and
     /// take it out of the candidates. Returns whether one was started.
     pub fn start_victim(&mut self, die: u32) -> bool {
+        if self.start_fold(die) {
+            return true;
+        }
         let Some(victim) = select_victim(self.policy, &mut self.dies[die as usize], &self.blocks, &self.gc_key, self.capacity, self.close_seq) else {
             return false;
         };
@@ -146,6 +157,27 @@ impl BlockPool {
         d.victim_valid_at_start = v;
         self.blocks[victim as usize].state = BlockState::Victim;
         true
+    }
+
+    /// Start folding the oldest closed SLC block of `die` (its data will be copied into native
+    /// blocks like a GC victim's): the firmware folds its cache before it collects native
+    /// blocks, since folding always frees space. Returns whether one was started.
+    pub fn start_fold(&mut self, die: u32) -> bool {
+        let d = &mut self.dies[die as usize];
+        let Some(victim) = d.slc_closed.pop_front() else { return false };
+        d.victim = victim;
+        d.victim_unit = 0;
+        d.victim_valid_at_start = self.blocks[victim as usize].valid;
+        self.blocks[victim as usize].state = BlockState::Victim;
+        true
+    }
+
+    /// Take the oldest-erased free block of `die` as its open host block in pSLC mode.
+    pub fn take_free_slc(&mut self, die: u32) -> u32 {
+        let block = self.take_free(die, BlockState::OpenHost);
+        self.blocks[block as usize].slc = true;
+        self.dies[die as usize].slc_blocks += 1;
+        block
     }
 
     /// Whether `die` has a victim in progress, starting one if it has none and one can be found.
@@ -229,7 +261,7 @@ impl BlockPool {
             if block.state == BlockState::Victim && self.dies[b / self.blocks_per_die as usize].victim != b as u32 {
                 return Err(format!("block {b} is in the victim state but not its die's victim"));
             }
-            let expected = if block.state == BlockState::Closed { block.valid } else { u32::MAX };
+            let expected = if block.state == BlockState::Closed && !block.slc { block.valid } else { u32::MAX };
             if self.gc_key[b] != expected {
                 return Err(format!("block {b} in state {:?} with {} valid has GC key {}", block.state, block.valid, self.gc_key[b]));
             }
@@ -240,9 +272,20 @@ impl BlockPool {
                     return Err(format!("die {d}: free pool holds block {b} in state {:?}", self.blocks[b as usize].state));
                 }
             }
-            let closed = (die.first_block..die.first_block + die.blocks).filter(|&b| self.blocks[b as usize].state == BlockState::Closed).count();
+            let closed = (die.first_block..die.first_block + die.blocks)
+                .filter(|&b| self.blocks[b as usize].state == BlockState::Closed && !self.blocks[b as usize].slc)
+                .count();
             if closed != die.closed_count as usize {
                 return Err(format!("die {d}: {closed} closed blocks but count {}", die.closed_count));
+            }
+            let slc = (die.first_block..die.first_block + die.blocks).filter(|&b| self.blocks[b as usize].slc).count();
+            if slc != die.slc_blocks as usize {
+                return Err(format!("die {d}: {slc} blocks in pSLC mode but count {}", die.slc_blocks));
+            }
+            for &b in die.slc_closed.iter() {
+                if self.blocks[b as usize].state != BlockState::Closed || !self.blocks[b as usize].slc {
+                    return Err(format!("die {d}: fold queue holds block {b} in state {:?}", self.blocks[b as usize].state));
+                }
             }
         }
         Ok(())

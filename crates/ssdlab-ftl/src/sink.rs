@@ -9,6 +9,17 @@ pub trait FlashSink {
     fn program(&mut self, die: u32, block: u32, unit: u32, kind: OpKind);
     /// Garbage collection reads `bytes` of live data from unit `unit` of `block` on `die`.
     fn read_for_move(&mut self, die: u32, block: u32, unit: u32, bytes: u64);
+    /// Like [`FlashSink::program`], saying whether the block is in pSLC mode (`slc`) or native
+    /// (where a unit is a one-shot word line when the media programs so).
+    fn program_cells(&mut self, die: u32, block: u32, unit: u32, kind: OpKind, slc: bool) {
+        let _ = slc;
+        self.program(die, block, unit, kind);
+    }
+    /// Like [`FlashSink::read_for_move`], saying whether the block is in pSLC mode (a fold).
+    fn read_for_move_cells(&mut self, die: u32, block: u32, unit: u32, bytes: u64, slc: bool) {
+        let _ = slc;
+        self.read_for_move(die, block, unit, bytes);
+    }
     /// `block` on `die` is erased.
     fn erase(&mut self, die: u32, block: u32);
     /// Host data (one sector's stored bytes, `payload`) lands in the region of `region_bytes`

@@ -71,6 +71,25 @@ pub(crate) fn stored_form(content: &SectorContent) -> &[u8] {
     content.payload.as_deref().unwrap_or(&[])
 }
 
+/// Where written data landed, by tier, since the drive was built (drives with an SLC cache).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TierStats {
+    /// Host sectors written into SLC cache blocks.
+    pub slc_host_sectors: u64,
+    /// Host sectors written directly into native blocks.
+    pub native_host_sectors: u64,
+    /// Slots folding copied from SLC into native blocks.
+    pub fold_sectors: u64,
+    /// Slots garbage collection copied between native blocks.
+    pub gc_sectors: u64,
+    /// SLC cache blocks folded and erased.
+    pub slc_blocks_folded: u64,
+    /// Blocks in pSLC mode now.
+    pub slc_blocks_now: u64,
+    /// Sectors held in SLC cache blocks now.
+    pub slc_sectors_now: u64,
+}
+
 /// What a logical sector holds, as far as its bytes are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StoredSector<'a> {
@@ -152,6 +171,16 @@ pub trait Translation: std::fmt::Debug + Send {
     /// Data-reduction counters (the data-reduction FTL only).
     fn reduction_stats(&self) -> Option<&ChunkStats> {
         None
+    }
+
+    /// Where written data landed, by tier (drives with an SLC cache only).
+    fn tier_stats(&self) -> Option<TierStats> {
+        None
+    }
+
+    /// Whether `block` is programmed in pSLC mode (an SLC cache block), for read timing.
+    fn block_is_slc(&self, _block: u32) -> bool {
+        false
     }
 
     /// Bytes per ECC unit (the data-reduction FTL only).

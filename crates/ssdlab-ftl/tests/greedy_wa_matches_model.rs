@@ -28,6 +28,8 @@ fn measured_wa(spare_factor: f64, pages_per_block: u32, blocks: u32, dies: u32, 
         gc_idle_target_free_blocks_per_die: 1,
         track_tags: false,
         store_data: false,
+        native_pages_per_program: 1,
+        slc: None,
     };
     let mut ftl = Ftl::new(config, "validation").unwrap();
     let mut sink = NullSink;

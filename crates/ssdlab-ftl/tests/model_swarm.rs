@@ -39,6 +39,8 @@ fn build(rng: &mut SimRng) -> Case {
         gc_idle_target_free_blocks_per_die: low + 2,
         track_tags: true,
         store_data: false,
+        native_pages_per_program: 1,
+        slc: None,
     };
     let ftl = Ftl::new(config, "swarm").expect("generated config must be valid");
     Case { reference: vec![0; user_sectors as usize], ftl }

@@ -138,10 +138,16 @@ impl FlashArray {
     /// Read `planes` pages (one multi-plane sense) on `die` and move `bytes_out` to the
     /// controller. Returns the time the last byte reaches the controller.
     pub fn read(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, kind: OpKind) -> Nanoseconds {
+        self.read_sensed(die, ready_ns, planes, bytes_out, kind, self.timing.t_read_ns)
+    }
+
+    /// [`FlashArray::read`] with the sense time given (the media model's time for the page's
+    /// type and the block's mode).
+    pub fn read_sensed(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, kind: OpKind, sense_ns: Nanoseconds) -> Nanoseconds {
         let d = die as usize;
         let c = self.geometry.channel_of_die(die) as usize;
         let sense_start = ready_ns.max(self.die_free_ns[d]);
-        let sensed = sense_start + self.timing.command_overhead_ns + self.timing.t_read_ns;
+        let sensed = sense_start + self.timing.command_overhead_ns + sense_ns;
         let transfer = self.transfer_time_ns(bytes_out);
         let transfer_start = self.channels[c].book(sensed, transfer);
         let done = transfer_start + transfer;
@@ -159,12 +165,19 @@ impl FlashArray {
     /// Move `bytes_in` to `die` and program `planes` pages with one multi-plane program.
     /// Returns the time the program ends.
     pub fn program(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, bytes_in: u64, kind: OpKind) -> Nanoseconds {
+        self.program_timed(die, ready_ns, planes, bytes_in, kind, self.timing.t_prog_ns)
+    }
+
+    /// Move `bytes_in` to `die` and program `pages` plane pages together (a multi-plane page,
+    /// or a one-shot word line on every plane) in `prog_ns`. Returns the time the program ends.
+    pub fn program_timed(&mut self, die: u32, ready_ns: Nanoseconds, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds) -> Nanoseconds {
+        let planes = pages;
         let d = die as usize;
         let c = self.geometry.channel_of_die(die) as usize;
         let die_ready = ready_ns.max(self.die_free_ns[d]);
         let transfer = self.timing.command_overhead_ns + self.transfer_time_ns(bytes_in);
         let start = self.channels[c].book(die_ready, transfer);
-        let done = start + transfer + self.timing.t_prog_ns;
+        let done = start + transfer + prog_ns;
         self.die_free_ns[d] = done;
         self.die_busy_ns[d] += done - start;
         self.counters.page_programs += planes as u64;

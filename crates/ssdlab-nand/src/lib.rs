@@ -14,9 +14,11 @@
 mod array;
 mod energy;
 mod geometry;
+mod media;
 mod timing;
 
 pub use array::{FlashArray, FlashCounters, OpKind};
 pub use energy::Energy;
 pub use geometry::{Geometry, SECTOR_BYTES};
+pub use media::{CellMode, Media, PslcMode};
 pub use timing::{BusKind, Timing};

@@ -13,6 +13,12 @@ const BUILTINS: &[(&str, &str)] = &[
     ("samsung-830-256", include_str!("../profiles/samsung-830-256.toml")),
     ("neutron-240", include_str!("../profiles/neutron-240.toml")),
     ("force-ls-240", include_str!("../profiles/force-ls-240.toml")),
+    ("samsung-980-pro-1tb", include_str!("../profiles/samsung-980-pro-1tb.toml")),
+    ("samsung-970-evo-500", include_str!("../profiles/samsung-970-evo-500.toml")),
+    ("samsung-980-1tb", include_str!("../profiles/samsung-980-1tb.toml")),
+    ("wd-sn580-1tb", include_str!("../profiles/wd-sn580-1tb.toml")),
+    ("samsung-870-evo-4tb", include_str!("../profiles/samsung-870-evo-4tb.toml")),
+    ("samsung-870-qvo-1tb", include_str!("../profiles/samsung-870-qvo-1tb.toml")),
 ];
 
 /// Names of the built-in profiles, in a stable order.

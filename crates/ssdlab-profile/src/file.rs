@@ -5,8 +5,8 @@
 use crate::builtin::builtin_source;
 use crate::locate::{line_of, line_of_offset};
 use crate::raw::RawProfile;
-use crate::sections;
 use crate::settings::Profile;
+use crate::{media_sections, sections};
 use ssdlab_core::{bail, Error, FieldError, Result};
 use ssdlab_nand::SECTOR_BYTES;
 use std::path::Path;
@@ -62,7 +62,11 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
     let host = sections::host(&raw.host)?;
     let controller = sections::controller(&raw.controller, &geometry)?;
     let energy = sections::energy(&raw.energy)?;
-    let ftl = sections::ftl(&raw.ftl, &geometry, raw.drive.capacity_bytes_user / SECTOR_BYTES)?;
+    let mut ftl = sections::ftl(&raw.ftl, &geometry, raw.drive.capacity_bytes_user / SECTOR_BYTES)?;
+    let media = media_sections::media(raw.media.as_ref(), &timing)?;
+    ftl.native_pages_per_program = media.native_pages_per_program();
+    ftl.slc = media_sections::slc_cache(raw.slc_cache.as_ref(), &media, &geometry)?;
+    ftl.validate()?;
     let reduction = match &raw.reduction {
         Some(r) => sections::reduction(r, &ftl, &raw.controller.firmware)?,
         None => None,
@@ -76,6 +80,7 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
         reserved_user_fraction: raw.drive.reserved_user_fraction,
         geometry,
         timing,
+        media,
         energy,
         host,
         controller,

@@ -12,6 +12,7 @@
 mod builtin;
 mod file;
 mod locate;
+mod media_sections;
 mod raw;
 mod sections;
 mod settings;

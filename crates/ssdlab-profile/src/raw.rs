@@ -12,6 +12,54 @@ pub(crate) struct RawProfile {
     pub ftl: RawFtl,
     pub energy: RawEnergy,
     pub reduction: Option<RawReduction>,
+    /// The media model (issue 20); without it, [`ssdlab_nand::Media::legacy`].
+    pub media: Option<RawMedia>,
+    /// The SLC cache (issue 20); without it, none.
+    pub slc_cache: Option<RawSlcCache>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawMedia {
+    pub cell: String,
+    #[serde(default)]
+    pub one_shot: bool,
+    /// Sense time per page type (LSB, CSB, MSB, TSB); default: `nand.t_read_ns` for each.
+    #[serde(default)]
+    pub t_read_page_ns: Vec<u64>,
+    /// Native program time (a word line when one-shot); default `nand.t_prog_ns`.
+    pub t_prog_ns: Option<u64>,
+    #[serde(default)]
+    pub endurance_cycles: u32,
+    pub pslc_t_read_ns: Option<u64>,
+    pub pslc_t_prog_ns: Option<u64>,
+    #[serde(default)]
+    pub pslc_endurance_cycles: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSlcCache {
+    #[serde(default)]
+    pub static_bytes: u64,
+    #[serde(default)]
+    pub dynamic_max_bytes: u64,
+    #[serde(default = "default_when_full")]
+    pub when_full: String,
+    #[serde(default = "default_true")]
+    pub idle_fold: bool,
+}
+
+pub(crate) fn default_when_full() -> String {
+    "native".to_string()
+}
+
+pub(crate) fn default_true() -> bool {
+    true
+}
+
+pub(crate) fn default_lanes() -> u32 {
+    4
 }
 
 #[derive(Deserialize)]
@@ -67,6 +115,9 @@ pub(crate) struct RawHost {
     pub link_mbps: Option<u64>,
     pub command_overhead_ns: u64,
     pub queue_depth_max: u32,
+    /// PCIe lanes (NVMe interfaces only).
+    #[serde(default = "default_lanes")]
+    pub lanes: u32,
 }
 
 #[derive(Deserialize)]
@@ -91,6 +142,16 @@ pub(crate) struct RawController {
     pub firmware: String,
     #[serde(default)]
     pub power_loss_protection: bool,
+    /// Bytes of host memory buffer (NVMe HMB) caching map pages, on top of the SRAM.
+    #[serde(default)]
+    pub hmb_bytes: u64,
+    /// Time to fetch a cached map entry from the host memory buffer over PCIe.
+    #[serde(default = "default_hmb_access_ns")]
+    pub hmb_access_ns: u64,
+}
+
+pub(crate) fn default_hmb_access_ns() -> u64 {
+    1_000
 }
 
 pub(crate) fn default_map_entry_bytes() -> u64 {

@@ -97,8 +97,26 @@ pub(crate) fn drive(d: &RawDrive, geometry: &Geometry) -> FieldResult<()> {
 /// `[host]`: the link and NCQ.
 pub(crate) fn host(h: &RawHost) -> FieldResult<HostSettings> {
     let interface = HostInterface::parse(&h.interface)
-        .ok_or_else(|| FieldError::new("host", "interface", format!("unknown interface `{}` (expected sata-3g or sata-6g)", h.interface)))?;
-    field_ensure!((1..=32).contains(&h.queue_depth_max), "host", "queue_depth_max", "SATA NCQ allows 1 to 32 outstanding commands (got {})", h.queue_depth_max);
+        .ok_or_else(|| FieldError::new("host", "interface", format!("unknown interface `{}` (expected sata-3g, sata-6g, pcie3 or pcie4)", h.interface)))?;
+    let limit = interface.queue_depth_limit();
+    if interface.is_nvme() {
+        field_ensure!(
+            (1..=limit).contains(&h.queue_depth_max),
+            "host",
+            "queue_depth_max",
+            "an NVMe queue holds 1 to {limit} commands (got {})",
+            h.queue_depth_max
+        );
+        field_ensure!([1, 2, 4, 8, 16].contains(&h.lanes), "host", "lanes", "must be 1, 2, 4, 8 or 16 PCIe lanes (got {})", h.lanes);
+    } else {
+        field_ensure!(
+            (1..=limit).contains(&h.queue_depth_max),
+            "host",
+            "queue_depth_max",
+            "SATA NCQ allows 1 to 32 outstanding commands (got {})",
+            h.queue_depth_max
+        );
+    }
     field_ensure!(
         h.command_overhead_ns <= MAX_COMMAND_NS,
         "host",
@@ -106,11 +124,12 @@ pub(crate) fn host(h: &RawHost) -> FieldResult<HostSettings> {
         "must be at most {MAX_COMMAND_NS} ns (got {})",
         h.command_overhead_ns
     );
+    let lanes = if interface.is_nvme() { h.lanes } else { 0 };
     let link_bytes_per_second = match h.link_mbps {
         Some(mbps) => rate("host", "link_mbps", mbps)?,
-        None => interface.default_payload_bytes_per_second(),
+        None => interface.default_payload_bytes_per_second() * lanes.max(1) as u64,
     };
-    Ok(HostSettings { interface, link_bytes_per_second, command_overhead_ns: h.command_overhead_ns, queue_depth_max: h.queue_depth_max })
+    Ok(HostSettings { interface, link_bytes_per_second, command_overhead_ns: h.command_overhead_ns, queue_depth_max: h.queue_depth_max, lanes })
 }
 
 /// `[controller]`: firmware time, write buffer, write cap, map cache, power.
@@ -172,6 +191,8 @@ pub(crate) fn controller(c: &RawController, geometry: &Geometry) -> FieldResult<
         map_cache_bytes: c.map_cache_bytes,
         map_entry_bytes: c.map_entry_bytes,
         power_loss_protection: c.power_loss_protection,
+        hmb_bytes: crate::media_sections::hmb_bytes(c, geometry)?,
+        hmb_access_ns: c.hmb_access_ns.min(MAX_COMMAND_NS),
     })
 }
 
@@ -227,6 +248,8 @@ pub(crate) fn ftl(f: &RawFtl, geometry: &Geometry, user_sectors: u64) -> FieldRe
         gc_idle_target_free_blocks_per_die: f.gc_idle_target_free_blocks_per_die,
         track_tags: false,
         store_data: false,
+        native_pages_per_program: 1,
+        slc: None,
     };
     config.validate()?;
     Ok(config)

@@ -2,7 +2,7 @@
 
 use ssdlab_core::Nanoseconds;
 use ssdlab_ftl::{ChunkFtlConfig, FtlConfig};
-use ssdlab_nand::{Energy, Geometry, Timing};
+use ssdlab_nand::{Energy, Geometry, Media, Timing};
 
 /// The host link kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,6 +11,10 @@ pub enum HostInterface {
     Sata3G,
     /// SATA 6 Gb/s (about 550 MB/s of payload).
     Sata6G,
+    /// NVMe over PCIe 3.0 (8 GT/s per lane, 128b/130b).
+    Pcie3,
+    /// NVMe over PCIe 4.0 (16 GT/s per lane, 128b/130b).
+    Pcie4,
 }
 
 impl HostInterface {
@@ -19,15 +23,38 @@ impl HostInterface {
         match text {
             "sata-3g" => Some(Self::Sata3G),
             "sata-6g" => Some(Self::Sata6G),
+            "pcie3" => Some(Self::Pcie3),
+            "pcie4" => Some(Self::Pcie4),
             _ => None,
         }
     }
 
-    /// Usable payload bandwidth of the link in bytes per second.
+    /// Usable payload bandwidth of the link in bytes per second (SATA), or of one lane (NVMe).
+    /// PCIe: 985 MB/s (Gen3) or 1969 MB/s (Gen4) per lane after 128b/130b coding, times the
+    /// TLP efficiency of 256-byte payloads with 24 bytes of header, framing and CRC
+    /// (256 / 280, assumed).
     pub fn default_payload_bytes_per_second(self) -> u64 {
         match self {
             Self::Sata3G => 275_000_000,
             Self::Sata6G => 550_000_000,
+            Self::Pcie3 => 984_615_384 * 256 / 280,
+            Self::Pcie4 => 1_969_230_769 * 256 / 280,
+        }
+    }
+
+    /// Whether this is an NVMe interface (queues up to 65536 deep, PCIe lanes).
+    pub fn is_nvme(self) -> bool {
+        matches!(self, Self::Pcie3 | Self::Pcie4)
+    }
+
+    /// Most commands outstanding the interface allows: NCQ's 32 tags, or one NVMe queue of
+    /// 65536 entries. Several NVMe submission/completion queue pairs are modelled as one deep
+    /// queue: the drive serves commands in arrival order whichever queue they came from.
+    pub fn queue_depth_limit(self) -> u32 {
+        if self.is_nvme() {
+            65_536
+        } else {
+            32
         }
     }
 
@@ -36,6 +63,8 @@ impl HostInterface {
         match self {
             Self::Sata3G => "sata-3g",
             Self::Sata6G => "sata-6g",
+            Self::Pcie3 => "pcie3",
+            Self::Pcie4 => "pcie4",
         }
     }
 }
@@ -49,8 +78,10 @@ pub struct HostSettings {
     pub link_bytes_per_second: u64,
     /// Link time per command (FIS exchange), on top of the payload.
     pub command_overhead_ns: Nanoseconds,
-    /// Largest number of outstanding commands (NCQ tags).
+    /// Largest number of outstanding commands (NCQ tags, or NVMe queue entries).
     pub queue_depth_max: u32,
+    /// PCIe lanes (NVMe; 0 on SATA).
+    pub lanes: u32,
 }
 
 /// Controller and firmware settings.
@@ -83,6 +114,12 @@ pub struct ControllerSettings {
     /// it the write buffer is volatile, as on the consumer drives of the era, and only what a
     /// FLUSH or a FUA write covered survives a power cut.
     pub power_loss_protection: bool,
+    /// Bytes of the host memory buffer (NVMe HMB) a DRAM-less controller caches map pages in,
+    /// on top of `map_cache_bytes` of SRAM; 0 without one.
+    pub hmb_bytes: u64,
+    /// Time to fetch a map entry from the host memory buffer (a PCIe read round trip), paid by
+    /// every map lookup on a drive with an HMB (its small SRAM is not modelled apart).
+    pub hmb_access_ns: Nanoseconds,
 }
 
 /// A validated drive profile.
@@ -104,6 +141,8 @@ pub struct Profile {
     pub geometry: Geometry,
     /// Array timing.
     pub timing: Timing,
+    /// The media model of the dies (cell mode, page-type reads, one-shot programs, pSLC).
+    pub media: Media,
     /// Energy model of the array.
     pub energy: Energy,
     /// Host interface.

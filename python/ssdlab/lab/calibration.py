@@ -236,3 +236,108 @@ def ratios(results: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(out)
+
+
+# --- Today's drives (issue 20): whole-drive fill -----------------------------------------------
+#
+# Whole-drive fill: secure erase, then 128 KiB sequential writes at QD32 over the whole user
+# space (`ssdlab run --profile P --precondition secure-erase --rw=write --bs=128k --iodepth=32`).
+# The figures are read off the per-second series: the bytes written before the cliff (the first
+# of two consecutive seconds below CLIFF_FRACTION of the opening rate, the median of the first
+# five seconds), the median rate from the cliff to the end, and bytes over seconds of the whole
+# fill. The same rule as the Rust `FillFigures` (crates/ssdlab-drive/src/fill.rs).
+
+#: A second below this fraction of the opening rate is past the cliff.
+CLIFF_FRACTION = 0.85
+
+#: Roles of today's figures.
+SET_FROM = "set from"
+
+
+@dataclass(frozen=True)
+class FillFigure:
+    """One published whole-drive-fill figure (the issue-20 table) and its role."""
+
+    drive: str
+    figure: str  # "cache_gb", "post_cache_mbps" or "average_mbps"
+    value: float
+    role: str
+    note: str
+
+
+#: The issue-20 table. "set from": a profile parameter was set from this figure (named in the
+#: profile); "set from spec": the figure follows from a data-sheet value; "check": nothing was
+#: set from it.
+TODAYS_PUBLISHED = [
+    FillFigure("samsung-980-pro-1tb", "cache_gb", 113, SPEC, "TurboWrite 6 + 108 GB from the data sheet"),
+    FillFigure("samsung-980-pro-1tb", "post_cache_mbps", 1500, SET_FROM, "media.t_prog_ns"),
+    FillFigure("samsung-980-pro-1tb", "average_mbps", 1900, CHECK, "folding at the end of the fill"),
+    FillFigure("samsung-980-1tb", "cache_gb", 160, SPEC, "TurboWrite 2.0 160 GB from the data sheet"),
+    FillFigure("samsung-980-1tb", "post_cache_mbps", 500, SET_FROM, "media.t_prog_ns"),
+    FillFigure("samsung-980-1tb", "average_mbps", 600, CHECK, "folding at the end of the fill"),
+    FillFigure("samsung-970-evo-500", "cache_gb", 22, SPEC, "TurboWrite 4 + 18 GB from the data sheet"),
+    FillFigure("samsung-970-evo-500", "post_cache_mbps", 600, SET_FROM, "media.t_prog_ns"),
+    FillFigure("samsung-970-evo-500", "average_mbps", 663, CHECK, "folding at the end of the fill"),
+    FillFigure("wd-sn580-1tb", "cache_gb", 341, CHECK, "free-space rule: every free block in pSLC mode"),
+    FillFigure("wd-sn580-1tb", "post_cache_mbps", 450, SET_FROM, "media.t_prog_ns, through folding while writing"),
+    FillFigure("wd-sn580-1tb", "average_mbps", 596, CHECK, "folding while writing"),
+    FillFigure("samsung-870-evo-4tb", "cache_gb", 24, SET_FROM, "slc_cache.dynamic_max_bytes (data sheet says 78 GB)"),
+    FillFigure("samsung-870-evo-4tb", "post_cache_mbps", 400, SET_FROM, "media.t_prog_ns"),
+    FillFigure("samsung-870-evo-4tb", "average_mbps", 416, CHECK, "folding at the end of the fill"),
+]
+
+TODAYS_TITLES = {
+    "cache_gb": "SLC cache written at full speed (GB)",
+    "post_cache_mbps": "post-cache write (MB/s)",
+    "average_mbps": "average over the whole fill (MB/s)",
+}
+
+
+def fill_figures(series: pd.DataFrame) -> dict[str, float]:
+    """Cache size (GB), post-cache rate and average (MB/s) of a whole-drive fill's series."""
+    rates = series["write_mbps"].to_numpy(dtype=float)
+    spans = series["span_seconds"].to_numpy(dtype=float)
+    opening = float(pd.Series(rates[:5]).median()) if len(rates) else 0.0
+
+    def below(i: int) -> bool:
+        return i < len(rates) and rates[i] < CLIFF_FRACTION * opening
+
+    cliff = next((i for i in range(len(rates)) if below(i) and (below(i + 1) or i + 1 == len(rates))), len(rates))
+    written = rates * 1e6 * spans
+    post = float(pd.Series(rates[cliff:]).median()) if cliff < len(rates) else 0.0
+    # The cliff's own second is part cache, part post-cache (as in the Rust FillFigures).
+    share = min(max((rates[cliff] - post) / (opening - post), 0.0), 1.0) if cliff < len(rates) and opening > post else 0.0
+    return {
+        "cache_gb": float(written[:cliff].sum() + (share * opening * 1e6 * spans[cliff] if share else 0.0)) / 1e9,
+        "post_cache_mbps": post,
+        "average_mbps": float(written.sum()) / 1e6 / float(spans.sum()) if spans.sum() > 0 else 0.0,
+    }
+
+
+def whole_drive_fill(profile: str, overrides: tuple[str, ...] = ()) -> dict[str, float]:
+    """Run the whole-drive fill on a fresh drive and return its figures."""
+    from ssdlab.drive import Drive
+
+    drive = Drive(profile, overrides)
+    drive.secure_erase()
+    result = drive.run(["rw=write", "bs=128k", "iodepth=32"], name="whole-drive-fill")
+    return fill_figures(result.series)
+
+
+def todays_table(simulated: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """The issue-20 table beside simulated fills (`simulated`: profile -> `fill_figures`)."""
+    rows = []
+    for p in TODAYS_PUBLISHED:
+        sim = simulated.get(p.drive, {}).get(p.figure)
+        rows.append(
+            {
+                "drive": p.drive,
+                "figure": TODAYS_TITLES[p.figure],
+                "published": float(p.value),
+                "simulated": sim,
+                "difference_pct": None if sim is None else (sim - p.value) / p.value * 100.0,
+                "role": p.role,
+                "what": p.note,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -61,7 +61,13 @@ def calibrate(db_path: Path, out_path: Path, scale: float, progress, echo: Calla
         folder = "-".join([profile, *[o.split("=", 1)[1] for o in overrides]])
         ctx = ReviewContext(profile, overrides, scale=scale, out_dir=db_path.parent / f"review-{folder}", progress=progress)
         run_review(ctx, suites, db_path)
-    return write_calibration_page(db_path, out_path, scale)
+    todays = {}
+    if scale >= 1.0:
+        for profile in dict.fromkeys(p.drive for p in calibration.TODAYS_PUBLISHED):
+            if echo:
+                echo(f"calibration run: {profile} (whole-drive fill)")
+            todays[profile] = calibration.whole_drive_fill(profile)
+    return write_calibration_page(db_path, out_path, scale, todays)
 
 
 #: The first line of every calibration page ssdlab writes.
@@ -80,8 +86,9 @@ def check_calibration_page(out_path: Path) -> None:
             raise SsdlabError(f"--out {out_path}: exists and is not a calibration page ssdlab wrote; not overwriting it (name another file)")
 
 
-def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0) -> Path:
-    """Write the calibration page from the results already in `db_path`."""
+def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0, todays: dict | None = None) -> Path:
+    """Write the calibration page from the results already in `db_path` (and the whole-drive
+    fills of today's drives in `todays`, profile -> figures, when given)."""
     db = ResultsDatabase(db_path, create=False)
     frame = db.latest(include_scaled=scale < 1.0)
     db.close()
@@ -121,6 +128,20 @@ def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0) ->
         "",
         md(ratio_rows),
         "",
+        *(
+            [
+                "## Today's drives: whole-drive fill (issue 20)",
+                "",
+                "128 KiB sequential writes at QD32 over the whole user space from a secure-erased drive, full size "
+                "(docs/todays-drives.md). Roles: 'set from' = a profile parameter was set from this figure; 'set from "
+                "spec' = the figure follows from a data-sheet value; 'check' = nothing was set from it.",
+                "",
+                md(calibration.todays_table(todays)),
+                "",
+            ]
+            if todays
+            else []
+        ),
         "## Not simulated",
         "",
         *[f"- {what}: {why}." for what, why in calibration.NOT_SIMULATED],
