@@ -131,15 +131,16 @@ def test_an_interrupted_sweep_runs_only_the_missing_points(tmp_path):
 
 
 def test_a_failed_point_is_recorded_with_its_seed_and_the_sweep_goes_on(tmp_path):
-    # A queue deeper than NCQ is a valid fio option but fails on the drive: those points fail
-    # with their error and seed stored; the others run.
-    text = TINY.replace("values = [1, 16]", "values = [1, 64]")
+    # A span larger than the drive is a valid fio option but fails on the drive: those points
+    # fail with their error and seed stored; the others run. (A queue deeper than NCQ used to be
+    # the example; since issue 26 the host holds what the drive's queue cannot.)
+    text = TINY.replace('option = "iodepth"\nvalues = [1, 16]', 'option = "size"\nvalues = ["256m", "1g"]')
     result = run_sweep(load(write(tmp_path, text, "failing")), tmp_path / "out", workers=2)
     assert (result.ran, result.failed) == (12, 6)
     df = pd.read_parquet(result.parquet)
     failed = df[df["error"].notna()]
-    assert len(failed) == 6 and (failed["axis.iodepth"] == 64).all() and set(failed["seed"]) == {1, 2}
-    assert failed["error"].str.contains("queue depth").all()
+    assert len(failed) == 6 and (failed["axis.size"] == "1g").all() and set(failed["seed"]) == {1, 2}
+    assert failed["error"].str.contains("beyond the usable capacity").all()
 
 
 def test_example_greedy_sweep_lies_within_three_percent_of_the_analytic_curve(tmp_path):
