@@ -40,8 +40,9 @@ pub type ExtentEvent = (u32, u32);
 
 /// Most contiguous bytes combined into one `pwrite`.
 const COMBINE_BYTES: usize = 1 << 20;
-/// Run buffers kept for reuse (more are freed: the memory stays bounded).
-const SPARE_RUNS: usize = 16;
+/// Run buffers kept for reuse: as many as were ever queued at once, up to this (freeing and
+/// allocating them in different threads left the allocator holding more than it kept).
+const SPARE_RUNS: usize = 4096;
 
 struct Shared {
     file: Arc<File>,
