@@ -41,7 +41,7 @@ fio_json() {  # URI, fio options...: the job's figures as "iops MB/s mean-latenc
 import json, sys
 t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
 r = j["read"] if j["read"]["io_bytes"] > 0 else j["write"]
-print(f"{r[\"iops\"]:.0f} {r[\"bw\"] * 1024 / 1e6:.1f} {r[\"lat_ns\"][\"mean\"] / 1e3:.1f}")'
+print("%.0f %.1f %.1f" % (r["iops"], r["bw"] * 1024 / 1e6, r["lat_ns"]["mean"] / 1e3))'
 }
 
 JOBS=("randwrite 4k 32" "randread 4k 32" "write 128k 8" "read 128k 8")
@@ -141,7 +141,8 @@ if [[ " $PARTS " == *" emulate "* ]]; then
         .venv/bin/ssdlab stats --socket "$work/emu.img.control" | python3 -c '
 import json, sys
 d = json.load(sys.stdin); late = d["late_replies"]
-print(f"    simulated {d[\"iops\"]:,.0f} IOPS in the server; transport round trip {d[\"transport_round_trip_us\"]}; late replies {late[\"late\"]:,} of {late[\"answered\"]:,} (mean {late[\"mean_late_us\"]:.0f} us late, max {late[\"max_late_us\"]:.0f} us)")' >&2
+print("    simulated %.0f IOPS in the server; transport round trip %s; late replies %d of %d (mean %.0f us late, max %.0f us)"
+      % (d["iops"], d["transport_round_trip_us"], late["late"], late["answered"], late["mean_late_us"], late["max_late_us"]))' >&2
         stop_server
         while [ -S "$work/emu.img.control" ]; do sleep 0.2; done
     }
@@ -187,5 +188,6 @@ if [[ " $PARTS " == *" ram "* ]]; then
         alloc=$(($(stat -c %b "$work/rb.img") * 512))
         echo "  $profile: peak RSS $((rss / 1024)) MiB ($(python3 -c "print(f'{$rss/1024/256:.2f}')") MiB per raw GiB); backing file allocated $((alloc >> 20)) MiB for 20480 MiB written (data 50% compressible)"
         stop_server
+        while pgrep -f "nbdkit.*rb.img" >/dev/null; do sleep 0.2; done
     done
 fi

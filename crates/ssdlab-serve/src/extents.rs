@@ -40,6 +40,9 @@ pub type ExtentEvent = (u32, u32);
 
 /// Most contiguous bytes combined into one `pwrite`.
 const COMBINE_BYTES: usize = 1 << 20;
+/// Run buffers kept for reuse: as many as were ever queued at once, up to this (freeing and
+/// allocating them in different threads left the allocator holding more than it kept).
+const SPARE_RUNS: usize = 4096;
 
 struct Shared {
     file: Arc<File>,
@@ -146,7 +149,9 @@ impl Shared {
                 result = self.write_now(addr, &bytes);
             }
             bytes.clear();
-            self.spare.push(bytes);
+            if self.spare.len() < SPARE_RUNS {
+                self.spare.push(bytes);
+            }
         }
         if self.pending.is_empty() || self.dead {
             self.pending.clear();
@@ -264,7 +269,9 @@ impl Extents {
         let mut shared = self.lock();
         for (_, mut bytes) in runs {
             bytes.clear();
-            shared.spare.push(bytes);
+            if shared.spare.len() < SPARE_RUNS {
+                shared.spare.push(bytes);
+            }
         }
         shared.drain_plan = plan;
         result
@@ -376,8 +383,7 @@ impl Extents {
     pub fn cut_power(&self) {
         let (_io, mut shared) = self.settled();
         // Runs not yet written were in the drive's volatile buffer: lost.
-        let lost = std::mem::take(&mut shared.ready);
-        shared.spare.extend(lost.into_iter().map(|r| r.1));
+        shared.ready.clear();
         if !shared.pending.is_empty() {
             let half = shared.pending.len() / 2;
             let bytes = shared.pending[..half].to_vec();
