@@ -126,3 +126,26 @@ fn idle_time_restores_the_cache_at_the_folding_rate_nand_timing_allows() {
     eprintln!("restored cache {:.2} GB; folding freed {:.2} GB of pSLC blocks net", restored as f64 / 1e9, freed / 1e9);
     assert!((restored as f64 - freed).abs() < 0.1 * freed, "restored {restored}, folding freed {freed:.0}");
 }
+
+#[test]
+fn random_overwrites_of_cached_data_keep_the_ftl_consistent() {
+    // Overwrites invalidate data in SLC blocks waiting for folding: GC must not take those
+    // blocks as victims behind folding's back (they would be reclaimed twice).
+    let profile = shrunk_980_pro();
+    let span = profile.usable_bytes();
+    let mut session = Session::new(profile, DriveOptions::default(), 9).unwrap();
+    session.secure_erase();
+    write(&mut session, 0, span / 2 / (128 << 10) * (128 << 10));
+    let items: Vec<String> =
+        ["rw=randwrite", "bs=4k", "iodepth=32", &format!("size={span}"), &format!("io_size={}", span / 4096 * 4096)].map(String::from).to_vec();
+    let job = parse_options("t", &items).unwrap();
+    let mut run = session.start_run(&job, None, None).unwrap();
+    while !session.advance_run(&mut run, u64::MAX).unwrap() {}
+    let summary = session.run_summary(&run, 0.0).unwrap();
+    let tiers = summary.tiers.unwrap();
+    eprintln!("random writes: WA {:.3}, tiers {tiers:?}", summary.write_amplification.unwrap());
+    assert!(tiers.fold_write_bytes > 0 && tiers.gc_write_bytes > 0, "both folding and GC ran");
+    session.drive().translation().check_invariants().unwrap();
+    session.idle(600_000_000_000).unwrap();
+    session.drive().translation().check_invariants().unwrap();
+}

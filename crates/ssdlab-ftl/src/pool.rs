@@ -128,7 +128,8 @@ impl BlockPool {
         let b = &mut self.blocks[block as usize];
         debug_assert!(b.valid >= units);
         b.valid -= units;
-        if b.state == BlockState::Closed {
+        // A closed SLC block waits for folding, not for GC: it never gets a GC key.
+        if b.state == BlockState::Closed && !b.slc {
             self.gc_key[block as usize] = b.valid;
         }
     }
