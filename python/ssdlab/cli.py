@@ -30,17 +30,23 @@ if TYPE_CHECKING:
     from ssdlab.lab.review import Review
 
 
-def _one_line(message: str) -> str:
-    """A message as one printable line: newlines become spaces, other control characters and
-    bytes that are not UTF-8 are shown escaped (a binary file's content is never echoed raw)."""
-    message = " ".join(part.strip() for part in str(message).splitlines() if part.strip())
-    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)
+def _printable(line: str) -> str:
+    """One line of a message, printable: control characters and bytes that are not UTF-8 are
+    shown escaped (a binary file's content is never echoed raw)."""
+    line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line)
+
+
+def _error_lines(message: str) -> list[str]:
+    """A message as error lines: one per problem it reports (a job file's problems are each a
+    line naming file:line), each printable."""
+    return [_printable(part.strip()) for part in str(message).splitlines() if part.strip()] or ["(no message)"]
 
 
 def _fail(message: str) -> None:
     try:
-        click.echo(f"ssdlab: error: {_one_line(message)}", err=True)
+        for line in _error_lines(message):
+            click.echo(f"ssdlab: error: {line}", err=True)
     except (OSError, ValueError):
         pass  # standard error is closed too: the exit status says it
     sys.exit(2)

@@ -60,7 +60,7 @@ CASES = [
     ("offset + size past 2^64", ["run", "--rw=write", "--offset=18446744073709551104", "--size=1m"], "past 2^64 bytes"),
     ("rwmixread and rwmixwrite disagreeing", ["run", "--rw=randrw", "--rwmixread=60", "--rwmixwrite=30"], "disagree"),
     ("hyphenated fio option", ["run", "--rw=randwrite", "--time-based", "--runtime=1"], "did you mean `time_based`?"),
-    ("a device as a job file", ["run", "--job-file", "/dev/zero"], "is not a regular file"),
+    ("a device as a job file", ["run", "--job-file", "/dev/zero"], "is a device"),
     (
         "unset environment variable in a fio option",
         ["run", "--rw=randwrite", "--size=${{SSDLAB_SURELY_UNSET}}"],

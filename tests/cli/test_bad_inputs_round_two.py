@@ -59,7 +59,7 @@ def test_outputs_are_written_whole_through_a_temporary_file(tmp_path):
     assert (tmp_path / "s.csv").read_text().startswith("second,")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv", "summary.json"]  # no temporary left
     # A failing run leaves the old output as it was.
-    r = ssdlab("run", "--rw=randread", "--iodepth=64", "--json", str(out), "--quiet")
+    r = ssdlab("run", "--rw=randread", "--iodepth=65537", "--json", str(out), "--quiet")
     assert r.returncode == 2 and json.loads(out.read_text())["reads"] == 100
 
 
