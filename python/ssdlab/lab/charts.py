@@ -26,6 +26,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
+from ssdlab import paths  # noqa: E402
+
 #: Value-axis labels with thousands separators (30,000 rather than 30000).
 THOUSANDS = FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 1000 or v == int(v) else f"{v:g}")
 
@@ -52,8 +54,12 @@ def _save(fig, path: Path, svg: bool = True) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not fig.get_layout_engine():
         fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    fig.savefig(path.with_suffix(".svg"))
+    # Through a temporary file renamed into place: a chart already there stays whole until the
+    # new one is complete.
+    with paths.atomic_output(path, "chart") as temp:
+        fig.savefig(temp, dpi=DPI, format="png")
+    with paths.atomic_output(path.with_suffix(".svg"), "chart") as temp:
+        fig.savefig(temp, format="svg")
     plt.close(fig)
     return path.name
 

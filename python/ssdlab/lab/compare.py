@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ssdlab import __version__
+from ssdlab import __version__, paths
 from ssdlab.errors import SsdlabError
 from ssdlab.lab import calibration
 from ssdlab.lab.context import ReviewContext
@@ -33,7 +33,8 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
         raise SsdlabError(f"--highlight {highlight!r}: no such drive among the results (drives there: {', '.join(known)})")
     made = headline_charts(frame, out_dir / "charts", "compare", highlight)
     table = frame.pivot_table(index=["suite", "metric", "title", "pattern", "condition"], columns="drive", values="value", sort=False).reset_index()
-    table.to_csv(out_dir / "comparison.csv", index=False)
+    with paths.atomic_output(out_dir / "comparison.csv", "comparison") as temp:
+        table.to_csv(temp, index=False)
     shown = table.drop(columns=["metric"]).rename(columns={"suite": "test", "title": "figure", "pattern": "data"})
     units = frame.drop_duplicates(["suite", "metric"]).set_index(["suite", "metric"])["unit"]
     shown.insert(4, "unit", units.reindex(list(zip(table["suite"], table["metric"], strict=True))).to_numpy())
@@ -147,5 +148,5 @@ def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0, to
         *[f"- {what}: {why}." for what, why in calibration.NOT_SIMULATED],
         "",
     ]
-    out_path.write_text("\n".join(text))
+    paths.write_atomic(out_path, "\n".join(text), "--out")
     return out_path

@@ -11,6 +11,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
+from ssdlab import paths
 from ssdlab.lab import tables
 from ssdlab.lab.results import SuiteResult, Table
 
@@ -108,7 +109,7 @@ def review_page(
         calibration=tables.from_frame("", calibration) if calibration is not None and len(calibration) else None,
     )
     path = out_dir / "index.html"
-    path.write_text(page)
+    paths.write_atomic(path, page, "report")
     return path
 
 
@@ -122,5 +123,5 @@ def comparison_page(out_dir: Path, charts: list[tuple[str, str]], table: pd.Data
         include_scaled=include_scaled,
     )
     path = out_dir / "index.html"
-    path.write_text(page)
+    paths.write_atomic(path, page, "comparison")
     return path

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ssdlab import __version__
+from ssdlab import __version__, paths
 from ssdlab.errors import SsdlabError
 from ssdlab.lab import calibration
 from ssdlab.lab import ranked as ranked_charts
@@ -82,9 +82,11 @@ def review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=No
         ctx.suite = None
         results.append(result)
         db.add_suite(run_id, drive, result)
-        result.frame().to_csv(data_dir / f"{name}_metrics.csv", index=False)
+        with paths.atomic_output(data_dir / f"{name}_metrics.csv", "data") as temp:
+            result.frame().to_csv(temp, index=False)
         for table_name, frame in result.tables.items():
-            frame.to_csv(data_dir / f"{table_name}.csv", index=False)
+            with paths.atomic_output(data_dir / f"{table_name}.csv", "data") as temp:
+                frame.to_csv(temp, index=False)
         if on_suite is not None:
             on_suite(name, time.perf_counter() - started)
     cal = None
