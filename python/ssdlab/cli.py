@@ -749,7 +749,13 @@ def ctl_stats(ctx, control: str, series: bool) -> None:
 @click.option("--out", "out_dir", default=None, metavar="DIR", help="Output folder (default: sweep-NAME).")
 @click.option("--db", "db_path", default=None, metavar="FILE", help="Results database (default: OUT/results.sqlite).")
 @click.option("--workers", type=click.IntRange(1, 1024), default=None, help="Local worker processes (default: one per CPU).")
-@click.option("--dask", "dask_address", default=None, metavar="ADDRESS", help="Run on this Dask scheduler (e.g. tcp://10.0.0.5:8786).")
+@click.option(
+    "--dask",
+    "dask_address",
+    default=None,
+    metavar="ADDRESS",
+    help="A Dask scheduler (tcp://10.0.0.5:8786), or local[:N]: N worker processes started here, stopped with the sweep (default: one per CPU).",
+)
 @click.option("--dask-scheduler-file", default=None, metavar="FILE", help="Run on the Dask cluster this scheduler file describes.")
 @click.option("--open", "open_page", is_flag=True, help="Open the plots' page in a browser when done.")
 @click.option("--quiet", is_flag=True)
@@ -765,6 +771,10 @@ def sweep_command(spec_path, out_dir, db_path, workers, dask_address, dask_sched
             from ssdlab.sweep.execute import check_scheduler_file
 
             check_scheduler_file(dask_scheduler_file)
+        if dask_address is not None:
+            from ssdlab.sweep.execute import local_dask_workers
+
+            local_dask_workers(dask_address)
         spec = load(spec_path)
         out = Path(out_dir or f"sweep-{spec.name}")
         if not quiet:

@@ -96,6 +96,20 @@ def test_a_dask_cluster_gives_the_local_pools_results(tmp_path):
     pd.testing.assert_frame_equal(comparable(a), comparable(b))
 
 
+def test_dask_local_starts_a_cluster_itself_and_gives_the_local_pools_results(tmp_path):
+    pytest.importorskip("distributed")
+    spec_path = write(tmp_path, TINY)
+    local = run_sweep(load(spec_path), tmp_path / "local", workers=2)
+    cli = [sys.executable, "-m", "ssdlab.cli", "sweep", str(spec_path), "--out", str(tmp_path / "dask"), "--quiet"]
+    r = subprocess.run([*cli, "--dask", "local:2"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "ran 12 point(s), 0 failed" in r.stdout, r.stdout
+    a, b = pd.read_parquet(local.parquet), pd.read_parquet(tmp_path / "dask" / local.parquet.name)
+    pd.testing.assert_frame_equal(comparable(a), comparable(b))
+    bad = subprocess.run([*cli, "--dask", "local:0"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.strip() == "ssdlab: error: --dask local:0: expected local or local:N with N from 1 to 1024 workers", bad.stderr
+
+
 def test_an_interrupted_sweep_runs_only_the_missing_points(tmp_path):
     # Points of about half a second each, so the client can be killed in the middle.
     path = write(tmp_path, TINY.replace('"number_ios=4000", "size=256m"', '"size=256m", "io_size=3g"'), "resume")

@@ -120,9 +120,9 @@ fn every_sata_profile_gives_the_results_it_gave_before_the_redesign() {
 /// element); a field of `shape` missing from `value` stays missing, so the comparison fails.
 fn only_fields_of(value: &Value, shape: &Value) -> Value {
     match (value, shape) {
-        (Value::Object(fields), Value::Object(wanted)) => Value::Object(
-            fields.iter().filter(|(key, _)| wanted.contains_key(*key)).map(|(key, v)| (key.clone(), only_fields_of(v, &wanted[key]))).collect(),
-        ),
+        (Value::Object(fields), Value::Object(wanted)) => {
+            Value::Object(fields.iter().filter(|(key, _)| wanted.contains_key(*key)).map(|(key, v)| (key.clone(), only_fields_of(v, &wanted[key]))).collect())
+        }
         (Value::Array(items), Value::Array(shapes)) => {
             Value::Array(items.iter().enumerate().map(|(i, v)| shapes.get(i).map_or_else(|| v.clone(), |s| only_fields_of(v, s))).collect())
         }

@@ -153,12 +153,39 @@ def check_scheduler_file(path: str) -> str:
     return address
 
 
+#: Most workers of a cluster ssdlab starts itself (`--dask local:N`).
+MAX_LOCAL_DASK_WORKERS = 1024
+
+
+def local_dask_workers(address: str | None) -> int | None:
+    """The worker count when `address` asks for a cluster started here (``local`` or
+    ``local:N``), or None for the address of a running scheduler."""
+    if address is None or not (address == "local" or address.startswith("local:")):
+        return None
+    count = address.removeprefix("local").removeprefix(":")
+    if not count:
+        return default_workers()
+    if not count.isdigit() or not 1 <= int(count) <= MAX_LOCAL_DASK_WORKERS:
+        raise SsdlabError(f"--dask {address}: expected local or local:N with N from 1 to {MAX_LOCAL_DASK_WORKERS} workers")
+    return int(count)
+
+
 def _dask(points: list[Point], address: str | None, scheduler_file: str | None) -> Iterable[tuple[Point, dict]]:
-    from distributed import Client, as_completed
+    from distributed import Client, LocalCluster, as_completed
 
     if scheduler_file is not None:
         check_scheduler_file(scheduler_file)
-    client = Client(address, scheduler_file=scheduler_file, timeout="30s") if address else Client(scheduler_file=scheduler_file, timeout="30s")
+    local_workers = local_dask_workers(address)
+    cluster = None
+    if local_workers is not None:
+        # A cluster of worker processes on this machine, on loopback only, stopped with the sweep
+        # (also on Ctrl-C: the generator's `finally` runs as the interrupt unwinds).
+        cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None)
+        client = Client(cluster, timeout="30s")
+    elif address:
+        client = Client(address, scheduler_file=scheduler_file, timeout="30s")
+    else:
+        client = Client(scheduler_file=scheduler_file, timeout="30s")
     try:
         futures = client.map(run_point, points, pure=False)
         by_key = {f.key: p for f, p in zip(futures, points, strict=True)}
@@ -171,6 +198,8 @@ def _dask(points: list[Point], address: str | None, scheduler_file: str | None) 
             yield point, outcome
     finally:
         client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def default_workers() -> int:
