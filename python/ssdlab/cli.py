@@ -486,7 +486,10 @@ def calibrate_command(db_path: str, out_path: str, scale: float, quiet: bool) ->
 
     try:
         _check_scale(scale)
-        _io({}, {"--db": db_path, "--out": out_path})
+        # The database's folder is created by calibrate (its default is calibration/), so only
+        # the page is checked as an output here; the two must still be different files.
+        _io({}, {"--out": out_path})
+        paths.check_distinct({}, {"--db": db_path, "--out": out_path})
         bars = ProgressBars(enabled=not quiet)
         page = calibrate(Path(db_path), Path(out_path), scale, bars, echo=None if quiet else click.echo)
     except SsdlabError as error:

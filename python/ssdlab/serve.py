@@ -80,6 +80,8 @@ def _defaults(options: ServeOptions) -> ServeOptions:
     """Fill in the default socket and control paths and make every path absolute: nbdkit
     changes folder to / when it daemonises, so a relative path would land there."""
     backing = Path(paths.text_path("--backing", options.backing)).absolute()
+    if not backing.name or backing.is_dir():
+        raise SsdlabError(f"--backing {paths.shown(options.backing)}: is a folder; give the backing file's name (created if missing)")
     options.backing = str(backing)
     if options.socket is None and options.port is None:
         options.socket = str(backing.with_name(backing.name + ".sock"))

@@ -74,6 +74,7 @@ ROUND_TWO = [
     (1, "serve --control on an existing regular file (kept intact)", ["serve", "--backing", "{tmp}/d.img", "--control", "{notes}"], "is a regular file"),
     (1, "serve --control on the backing image", ["serve", "--backing", "{tmp}/d.img", "--control", "{tmp}/d.img"], "same path as --backing"),
     (1, "serve --control equal to --socket", ["serve", "--backing", "{tmp}/d.img", "--control", "{tmp}/s", "--socket", "{tmp}/s"], "same path as --socket"),
+    (4, "serve --backing on the root folder", ["serve", "--backing", "/"], "is a folder"),
     (1, "serve --socket on a folder", ["serve", "--backing", "{tmp}/d.img", "--socket", "{tmp}"], "is a folder"),
     (2, "serve --pidfile in a missing folder", ["serve", "--backing", "{tmp}/d.img", "--background", "--pidfile", "{tmp}/no/p"], "does not exist"),
     (2, "serve --pidfile on a file that is not a pid file", ["serve", "--backing", "{tmp}/d.img", "--background", "--pidfile", "{notes}"], "not a pid file"),
