@@ -1,58 +1,193 @@
 #!/usr/bin/env bash
 # Benchmark of the served block device (BENCHMARKS.md, "The drive as a block device"):
 #  1. fio over NBD against `ssdlab serve force-gs-240 --latency none` and against `nbdkit memory`
-#     (the same jobs, the same script run): 4 KiB random writes at QD32 and 1 MiB sequential
-#     writes at QD8, compressible and incompressible data;
-#  2. RAM of the server and allocated size of the backing file after 20 GiB written.
-# Needs nbdkit and fio (Debian packages). Run on an otherwise idle machine.
+#     in the same run, the same jobs: 4 KiB random write QD32, 4 KiB random read QD32, 128 KiB
+#     sequential write QD8 and 128 KiB sequential read QD8, on incompressible and on compressible
+#     data; ROUNDS rounds (default 3), each figure the median; the ratio ssdlab / memory.
+#     With BEFORE_PLUGIN=/path/to/libssdlab_nbd.so, an older build of the plugin runs the same
+#     jobs too (a before/after table).
+#  2. `--latency emulate` against `ssdlab run` on the same job and drive state (QD1 4 KiB random
+#     reads and QD8 128 KiB sequential reads after a sequential fill of the span, QD32 4 KiB
+#     random writes on a fresh drive); the steady-state write comparison needs the whole 240 GB
+#     drive filled twice over NBD (an hour and more here) and runs only with STEADY=1.
+#  3. RAM of the server and allocated size of the backing file after 20 GiB written.
+# Needs nbdkit and fio (Debian packages). Meant for an otherwise idle machine: on a loaded one
+# the ratio against nbdkit memory in the same run is the figure that counts.
+# Knobs: RUNTIME (s per job, default 20), ROUNDS (3), SPAN (bytes addressed, default 4g),
+# PARTS (which of "throughput emulate ram" to run, default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
+RUNTIME=${RUNTIME:-20}
+ROUNDS=${ROUNDS:-3}
+SPAN=${SPAN:-4g}
+PARTS=${PARTS:-"throughput emulate ram"}
+PLUGIN=$(.venv/bin/python -c "from ssdlab._nbd import PLUGIN; print(PLUGIN)")
 work=$(mktemp -d /tmp/ssdlab-bench-serve.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-jobs_for() {  # fio jobs against URI, printing IOPS and MB/s
-    local uri=$1
-    for data in compressible incompressible; do
-        local buffers=()
-        if [ "$data" = compressible ]; then buffers=(--buffer_compress_percentage=90 --buffer_compress_chunk=4096 --refill_buffers); fi
-        for job in "randwrite 4k 32" "write 1m 8"; do
-            set -- $job
-            fio --ioengine=nbd --uri="$uri" --name=bench --rw="$1" --bs="$2" --iodepth="$3" --size=16g --runtime=20 --time_based \
-                --norandommap --randrepeat=0 "${buffers[@]}" --output-format=json 2>/dev/null \
-                | python3 -c "import json,sys; t=sys.stdin.read(); w=json.loads(t[t.index('{'):])['jobs'][0]['write']; print(f'  $1 bs=$2 QD$3 $data: {w[\"iops\"]:,.0f} IOPS, {w[\"bw\"]*1024/1e6:,.1f} MB/s')"
-        done
-    done
+buffers_of() {  # fio options for a data kind
+    if [ "$1" = compressible ]; then
+        echo "--buffer_compress_percentage=90 --buffer_compress_chunk=4096 --refill_buffers"
+    else
+        echo "--refill_buffers"
+    fi
 }
 
-echo "== nbdkit memory 240G (reference) =="
-nbdkit --foreground --exit-with-parent --threads 64 -U "$work/mem.sock" memory 240G &
-mem=$!
-sleep 1
-jobs_for "nbd+unix:///?socket=$work/mem.sock"
-kill $mem; wait $mem 2>/dev/null || true
+fio_json() {  # URI, fio options...: the job's figures as "iops MB/s mean-latency-us"
+    local uri=$1
+    shift
+    fio --ioengine=nbd --uri="$uri" --name=bench --output-format=json "$@" 2>/dev/null | python3 -c '
+import json, sys
+t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
+r = j["read"] if j["read"]["io_bytes"] > 0 else j["write"]
+print("%.0f %.1f %.1f" % (r["iops"], r["bw"] * 1024 / 1e6, r["lat_ns"]["mean"] / 1e3))'
+}
 
-echo "== ssdlab serve force-gs-240 --latency none =="
-.venv/bin/ssdlab serve force-gs-240 --backing "$work/gs.img" >/dev/null 2>&1 &
-server=$!
-while [ ! -S "$work/gs.img.control" ]; do sleep 0.2; done
-jobs_for "nbd+unix:///?socket=$work/gs.img.sock"
-started=$(date +%s)
-kill $server; wait $server 2>/dev/null || true
-echo "  clean stop (state saved): $(( $(date +%s) - started )) s"
+JOBS=("randwrite 4k 32" "randread 4k 32" "write 128k 8" "read 128k 8")
 
-echo "== RAM and backing file after 20 GiB written (force-gs-240, then conventional) =="
-for profile in "force-gs-240" "force-gs-240 --set reduction.enabled=false --set controller.map_cache_bytes=0"; do
-    rm -f "$work"/rb.img*
-    # shellcheck disable=SC2086
-    .venv/bin/ssdlab serve $profile --backing "$work/rb.img" >/dev/null 2>&1 &
+start_server() {  # NAME KIND: start a server of KIND (memory, ssdlab, before) on $work/NAME.sock
+    local name=$1 kind=$2
+    rm -f "$work/$name".*
+    case $kind in
+        memory) nbdkit --foreground --exit-with-parent --threads 64 -U "$work/$name.sock" memory 240G & ;;
+        ssdlab) .venv/bin/ssdlab serve force-gs-240 --backing "$work/$name.img" --socket "$work/$name.sock" >/dev/null 2>&1 & ;;
+        before) nbdkit --foreground --exit-with-parent --threads 64 -U "$work/$name.sock" --filter=blocksize-policy "$BEFORE_PLUGIN" \
+            profile=force-gs-240 backing="$work/$name.img" latency=none control="$work/$name.control" \
+            blocksize-minimum=512 blocksize-preferred=4096 blocksize-maximum=33554432 & ;;
+    esac
     server=$!
-    while [ ! -S "$work/rb.img.control" ]; do sleep 0.2; done
-    fio --ioengine=nbd --uri="nbd+unix:///?socket=$work/rb.img.sock" --name=fill --rw=write --bs=1m --iodepth=8 --size=20g \
-        --buffer_compress_percentage=50 --buffer_compress_chunk=4096 --refill_buffers >/dev/null 2>&1
-    pid=$(pgrep -f "nbdkit.*rb.img" | head -1)
-    rss=$(awk '/VmHWM/ {print $2}' /proc/$pid/status)
-    alloc=$(( $(stat -c %b "$work/rb.img") * 512 ))
-    echo "  $profile: peak RSS $((rss / 1024)) MiB ($(python3 -c "print(f'{$rss/1024/256:.2f}')") MiB per raw GiB); backing file allocated $((alloc >> 20)) MiB for 20480 MiB written (data 50% compressible)"
-    kill $server; wait $server 2>/dev/null || true
-done
+    while [ ! -S "$work/$name.sock" ]; do sleep 0.2; done
+    sleep 0.5
+}
+
+stop_server() {
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+}
+
+if [[ " $PARTS " == *" throughput "* ]]; then
+    kinds=(memory ssdlab)
+    if [ -n "${BEFORE_PLUGIN:-}" ]; then kinds+=(before); fi
+    echo "== throughput: fio over NBD, ${RUNTIME} s per job, span $SPAN, median of $ROUNDS rounds (IOPS, MB/s) =="
+    for data in incompressible compressible; do
+        # shellcheck disable=SC2207
+        opts=($(buffers_of $data))
+        declare -A result=()
+        for kind in "${kinds[@]}"; do
+            start_server "$kind-$data" "$kind"
+            uri="nbd+unix:///?socket=$work/$kind-$data.sock"
+            # The span written once, so reads read stored data.
+            fio_json "$uri" --rw=write --bs=1m --iodepth=8 --size="$SPAN" "${opts[@]}" >/dev/null
+            for round in $(seq "$ROUNDS"); do
+                for job in "${JOBS[@]}"; do
+                    set -- $job
+                    figures=$(fio_json "$uri" --rw="$1" --bs="$2" --iodepth="$3" --size="$SPAN" --runtime="$RUNTIME" --time_based \
+                        --norandommap --randrepeat=0 "${opts[@]}")
+                    result["$kind $job"]+="$figures;"
+                done
+            done
+            stop_server
+        done
+        for job in "${JOBS[@]}"; do
+            line="$job $data"
+            for kind in "${kinds[@]}"; do line+="|$kind=${result["$kind $job"]}"; done
+            python3 - "$line" <<'EOF'
+import statistics, sys
+head, *servers = sys.argv[1].split("|")
+rw, bs, qd, data = head.split()
+med = {}
+for s in servers:
+    kind, runs = s.split("=")
+    runs = [r.split() for r in runs.strip(";").split(";")]
+    med[kind] = (statistics.median(float(r[0]) for r in runs), statistics.median(float(r[1]) for r in runs), [round(float(r[0])) for r in runs])
+m = med["memory"][0]
+cells = " | ".join(f"{k}: {v[0]:,.0f} IOPS ({v[1]:,.1f} MB/s; rounds {v[2]}) = {v[0] / m:.0%}" for k, v in med.items())
+print(f"  {rw} {bs} QD{qd} {data}: {cells}")
+EOF
+        done
+        unset result
+    done
+fi
+
+if [[ " $PARTS " == *" emulate "* ]]; then
+    echo "== --latency emulate on force-gs-240 against ssdlab run (same job, same drive state) =="
+    sim() {  # ssdlab run: IOPS of the job
+        .venv/bin/ssdlab run --quiet --json - "$@" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["iops"]))'
+    }
+    served_emulated() {  # PREFILL(yes/no) fio options of the job: IOPS over NBD, emulated
+        local prefill=$1
+        shift
+        rm -f "$work"/emu.*
+        if [ "$prefill" != no ]; then
+            .venv/bin/ssdlab serve force-gs-240 --backing "$work/emu.img" --socket "$work/emu.sock" >/dev/null 2>&1 &
+            server=$!
+            while [ ! -S "$work/emu.img.control" ]; do sleep 0.2; done
+            # The simulator's seq-fill writes the span sequentially with the default data pattern.
+            fio_json "nbd+unix:///?socket=$work/emu.sock" --rw=write --bs=128k --iodepth=32 --size="$SPAN" --refill_buffers >/dev/null
+            if [ "$prefill" = steady ]; then
+                # Twice the drive in 4 KiB random writes, uniform offsets with repeats (rand-fill).
+                fio_json "nbd+unix:///?socket=$work/emu.sock" --rw=randwrite --bs=4k --iodepth=32 --size=100% --io_size=480g \
+                    --norandommap --randrepeat=0 --refill_buffers >/dev/null
+            fi
+            stop_server
+            while [ -S "$work/emu.img.control" ]; do sleep 0.2; done
+        fi
+        .venv/bin/ssdlab serve force-gs-240 --backing "$work/emu.img" --socket "$work/emu.sock" --latency emulate >/dev/null 2>&1 &
+        server=$!
+        while [ ! -S "$work/emu.img.control" ]; do sleep 0.2; done
+        sleep 1 # the transport probe
+        fio_json "nbd+unix:///?socket=$work/emu.sock" "$@" --size="$SPAN" --runtime="$RUNTIME" --time_based --refill_buffers | cut -d' ' -f1
+        .venv/bin/ssdlab stats --socket "$work/emu.img.control" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); late = d["late_replies"]
+print("    simulated %.0f IOPS in the server; transport round trip %s; late replies %d of %d (mean %.0f us late, max %.0f us)"
+      % (d["iops"], d["transport_round_trip_us"], late["late"], late["answered"], late["mean_late_us"], late["max_late_us"]))' >&2
+        stop_server
+        while [ -S "$work/emu.img.control" ]; do sleep 0.2; done
+    }
+    compare() {  # LABEL PREFILL(yes/no) fio options: the served drive against the simulator
+        local label=$1 prefill=$2
+        shift 2
+        local served simulated jobs=$work/sim.fio
+        served=$(served_emulated "$prefill" "$@")
+        # The same drive state in the simulator: the same sequential fill of the span with
+        # random data, then the job.
+        : >"$jobs"
+        if [ "$prefill" = yes ]; then printf '[fill]\nrw=write\nbs=128k\niodepth=32\nsize=%s\n' "$SPAN" >>"$jobs"; fi
+        printf '[test]\nsize=%s\nruntime=%s\ntime_based\n' "$SPAN" "$RUNTIME" >>"$jobs"
+        for o in "$@"; do echo "${o#--}" >>"$jobs"; done
+        if [ "$prefill" = steady ]; then
+            simulated=$(sim --precondition seq-fill --precondition rand-fill --job-file "$jobs")
+        else
+            simulated=$(sim --job-file "$jobs")
+        fi
+        python3 -c "s, m = $served, $simulated; print(f'  $label: served {s:,} IOPS, ssdlab run {m:,} IOPS, {(s - m) / m:+.1%}')"
+    }
+    compare "QD1 4 KiB random read" yes --rw=randread --bs=4k --iodepth=1
+    compare "QD8 128 KiB sequential read" yes --rw=read --bs=128k --iodepth=8
+    compare "QD32 4 KiB random write, fresh drive" no --rw=randwrite --bs=4k --iodepth=32 --norandommap
+    if [ -n "${STEADY:-}" ]; then
+        # Preconditioning as the simulator's seq-fill and rand-fill do, over the whole drive.
+        SPAN=100% compare "QD32 4 KiB random write, steady state" steady --rw=randwrite --bs=4k --iodepth=32 --norandommap
+    fi
+fi
+
+if [[ " $PARTS " == *" ram "* ]]; then
+    echo "== RAM and backing file after 20 GiB written (force-gs-240, then conventional) =="
+    for profile in "force-gs-240" "force-gs-240 --set reduction.enabled=false --set controller.map_cache_bytes=0"; do
+        rm -f "$work"/rb.img*
+        # shellcheck disable=SC2086
+        .venv/bin/ssdlab serve $profile --backing "$work/rb.img" >/dev/null 2>&1 &
+        server=$!
+        while [ ! -S "$work/rb.img.control" ]; do sleep 0.2; done
+        fio --ioengine=nbd --uri="nbd+unix:///?socket=$work/rb.img.sock" --name=fill --rw=write --bs=1m --iodepth=8 --size=20g \
+            --buffer_compress_percentage=50 --buffer_compress_chunk=4096 --refill_buffers >/dev/null 2>&1
+        pid=$(pgrep -f "nbdkit.*rb.img" | head -1)
+        rss=$(awk '/VmHWM/ {print $2}' /proc/"$pid"/status)
+        alloc=$(($(stat -c %b "$work/rb.img") * 512))
+        echo "  $profile: peak RSS $((rss / 1024)) MiB ($(python3 -c "print(f'{$rss/1024/256:.2f}')") MiB per raw GiB); backing file allocated $((alloc >> 20)) MiB for 20480 MiB written (data 50% compressible)"
+        stop_server
+        while pgrep -f "nbdkit.*rb.img" >/dev/null; do sleep 0.2; done
+    done
+fi

@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod control;
+mod probe;
 mod socket_path;
 
 use nbdkit::*;
@@ -142,6 +143,15 @@ impl Server for Connection {
             let bound = control::listen(&path, server()?.clone()).map_err(|e| Error::new(libc::EIO, format!("control socket {path}: {e}")))?;
             *BOUND.lock().unwrap_or_else(|p| p.into_inner()) = Some(bound);
         }
+        // The transport's round trip, for emulated latency and `ssdlab stats`.
+        let served = server()?.clone();
+        let control = CONTROL.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let holding = served.clone();
+        probe::measure_in_background(
+            control,
+            move |ns| holding.set_probe_hold(ns),
+            move |quick, held| served.set_transport_round_trip(quick.as_nanos() as u64, held.as_nanos() as u64),
+        );
         Ok(())
     }
 
@@ -235,10 +245,12 @@ impl Server for Connection {
 
     fn cache(&self, count: u32, offset: u64) -> Result<()> {
         // Nothing to prefetch into: the data is one read away. Checked like a read.
-        let size = server()?.size();
+        let server = server()?;
+        let size = server.size();
         if offset.checked_add(count as u64).is_none_or(|end| end > size) {
             return Err(Error::new(libc::EINVAL, "cache request beyond the export"));
         }
+        server.cache_hold();
         Ok(())
     }
 

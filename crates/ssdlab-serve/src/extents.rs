@@ -14,7 +14,7 @@ use ssdlab_drive::DataPlane;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 /// Extent table entry of a block that holds no data (erased or never written).
 pub const NO_EXTENT: u32 = u32::MAX;
@@ -40,9 +40,12 @@ pub type ExtentEvent = (u32, u32);
 
 /// Most contiguous bytes combined into one `pwrite`.
 const COMBINE_BYTES: usize = 1 << 20;
+/// Run buffers kept for reuse: as many as were ever queued at once, up to this (freeing and
+/// allocating them in different threads left the allocator holding more than it kept).
+const SPARE_RUNS: usize = 4096;
 
 struct Shared {
-    file: File,
+    file: Arc<File>,
     layout: Layout,
     table: ExtentTable,
     /// Free extents; the lowest is used first.
@@ -55,6 +58,13 @@ struct Shared {
     /// A run of contiguous physical bytes waiting to be written.
     pending_addr: u64,
     pending: Vec<u8>,
+    /// Whole runs waiting to be written by a request after it leaves the drive's lock
+    /// ([`Extents::drain`]), or by whatever next needs the file to hold everything.
+    ready: Vec<(u64, Vec<u8>)>,
+    /// Buffers of runs written, kept for the next runs (no allocation per run).
+    spare: Vec<Vec<u8>>,
+    /// Where the runs being drained go: (file offset, run, bytes of the run).
+    drain_plan: Vec<(u64, usize, std::ops::Range<usize>)>,
     /// Power is off: nothing more reaches the file.
     dead: bool,
 }
@@ -64,6 +74,15 @@ struct Shared {
 #[derive(Clone)]
 pub struct Extents {
     shared: Arc<Mutex<Shared>>,
+    /// Held (shared) by reads done outside the server's lock, from when they located their data
+    /// until they have read it; taken (exclusive) before an extent's room is given back, so no
+    /// read sees an extent punched or reused under it.
+    gate: Arc<RwLock<()>>,
+    /// Held while runs are written outside the drive's lock, and taken (before the shared
+    /// state) by whatever needs the file to hold everything written so far.
+    io: Arc<Mutex<()>>,
+    /// The backing file, for writes and reads outside the shared state's lock.
+    file: Arc<File>,
 }
 
 /// The drive's handle on the data region.
@@ -121,17 +140,38 @@ impl Shared {
         e
     }
 
-    /// Write the pending run, block by block.
+    /// Write the runs waiting and the pending run, block by block (the caller holds the I/O
+    /// lock, so no run is being written elsewhere: the file then holds everything).
     fn write_pending(&mut self) -> std::io::Result<()> {
+        let mut result = Ok(());
+        for (addr, mut bytes) in std::mem::take(&mut self.ready) {
+            if result.is_ok() && !self.dead {
+                result = self.write_now(addr, &bytes);
+            }
+            bytes.clear();
+            if self.spare.len() < SPARE_RUNS {
+                self.spare.push(bytes);
+            }
+        }
         if self.pending.is_empty() || self.dead {
             self.pending.clear();
-            return Ok(());
+            return result;
         }
         let bytes = std::mem::take(&mut self.pending);
-        let result = self.write_now(self.pending_addr, &bytes);
+        let written = self.write_now(self.pending_addr, &bytes);
         self.pending = bytes;
         self.pending.clear();
-        result
+        result.and(written)
+    }
+
+    /// The pending run is complete: queue it for writing and start a new one.
+    fn queue_pending(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let next = self.spare.pop().unwrap_or_default();
+        let run = std::mem::replace(&mut self.pending, next);
+        self.ready.push((self.pending_addr, run));
     }
 
     fn write_now(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
@@ -157,8 +197,9 @@ impl Shared {
 impl Extents {
     /// The data region of `file` with `table` (from a checkpoint, or empty).
     pub fn new(file: File, layout: Layout, table: ExtentTable) -> Self {
+        let file = Arc::new(file);
         let mut shared = Shared {
-            file,
+            file: file.clone(),
             layout,
             table,
             free: Default::default(),
@@ -166,10 +207,13 @@ impl Extents {
             events: Vec::new(),
             pending_addr: 0,
             pending: Vec::new(),
+            ready: Vec::new(),
+            spare: Vec::new(),
+            drain_plan: Vec::new(),
             dead: false,
         };
         Self::rebuild_free(&mut shared);
-        Self { shared: Arc::new(Mutex::new(shared)) }
+        Self { shared: Arc::new(Mutex::new(shared)), gate: Arc::new(RwLock::new(())), io: Arc::new(Mutex::new(())), file }
     }
 
     fn rebuild_free(shared: &mut Shared) {
@@ -185,6 +229,52 @@ impl Extents {
 
     fn lock(&self) -> MutexGuard<'_, Shared> {
         self.shared.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The shared state once no run is being written elsewhere (the I/O lock held; the order
+    /// is always I/O lock, then shared state).
+    fn settled(&self) -> (MutexGuard<'_, ()>, MutexGuard<'_, Shared>) {
+        let io = self.io.lock().unwrap_or_else(|p| p.into_inner());
+        (io, self.lock())
+    }
+
+    /// Write the runs waiting (called by a request after it left the drive's lock, so the copy
+    /// into the file does not hold up other requests' simulation).
+    pub fn drain(&self) -> std::io::Result<()> {
+        let _io = self.io.lock().unwrap_or_else(|p| p.into_inner());
+        let (runs, mut plan) = {
+            let mut shared = self.lock();
+            if shared.ready.is_empty() || shared.dead {
+                return Ok(());
+            }
+            let runs = std::mem::take(&mut shared.ready);
+            let mut plan = std::mem::take(&mut shared.drain_plan);
+            plan.clear();
+            for (i, (addr, bytes)) in runs.iter().enumerate() {
+                for (block, offset, range) in block_pieces(*addr, bytes.len(), shared.layout.block_bytes) {
+                    let e = shared.table.map[block];
+                    debug_assert_ne!(e, NO_EXTENT, "extents are assigned when a write is accepted");
+                    plan.push((shared.layout.extent_offset(e) + offset, i, range));
+                }
+            }
+            (runs, plan)
+        };
+        let file = &self.file;
+        let mut result = Ok(());
+        for (at, i, range) in plan.drain(..) {
+            if result.is_ok() {
+                result = file.write_all_at(&runs[i].1[range], at);
+            }
+        }
+        let mut shared = self.lock();
+        for (_, mut bytes) in runs {
+            bytes.clear();
+            if shared.spare.len() < SPARE_RUNS {
+                shared.spare.push(bytes);
+            }
+        }
+        shared.drain_plan = plan;
+        result
     }
 
     /// The drive's handle.
@@ -215,9 +305,36 @@ impl Extents {
         Ok(())
     }
 
+    /// The gate reads outside the server's lock hold while they read (see [`Extents`]).
+    pub fn gate(&self) -> Arc<RwLock<()>> {
+        self.gate.clone()
+    }
+
+    /// The backing file, for reads outside any lock.
+    pub fn file_for_reads(&self) -> Arc<File> {
+        self.file.clone()
+    }
+
+    /// Where the `len` bytes at physical address `addr` lie in the file: appended to `out` as
+    /// (file offset, bytes), the offset `None` for a block holding no data (reads as zeros).
+    /// Data still waiting in memory is written out first, so the file holds what is located.
+    pub fn locate(&self, addr: u64, len: u64, out: &mut Vec<(Option<u64>, usize)>) -> std::io::Result<()> {
+        let (_io, mut shared) = self.settled();
+        shared.write_pending()?;
+        for (block, offset, range) in block_pieces(addr, len as usize, shared.layout.block_bytes) {
+            match shared.table.map.get(block).copied() {
+                Some(e) if e != NO_EXTENT => out.push((Some(shared.layout.extent_offset(e) + offset), range.len())),
+                Some(_) => out.push((None, range.len())),
+                None => return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("block {block} is beyond the drive"))),
+            }
+        }
+        Ok(())
+    }
+
     /// After recovery: rebuild the free extents from the table, and give back the room of every
     /// extent no block uses (stale data of operations that did not survive).
     pub fn settle(&self) -> std::io::Result<u32> {
+        let _gate = self.gate.write().unwrap_or_else(|p| p.into_inner());
         let mut shared = self.lock();
         Self::rebuild_free(&mut shared);
         let end = shared.layout.extent_offset(shared.table.count);
@@ -243,11 +360,12 @@ impl Extents {
 
     /// Write out what is pending (ordering: data before the records that point at it).
     pub fn write_out(&self) -> std::io::Result<()> {
-        self.lock().write_pending()
+        self.settled().1.write_pending()
     }
 
     /// Give back the room of blocks erased before the last synced commit.
     pub fn release(&self) -> std::io::Result<()> {
+        let _gate = self.gate.write().unwrap_or_else(|p| p.into_inner());
         let mut shared = self.lock();
         if shared.dead {
             return Ok(());
@@ -263,7 +381,9 @@ impl Extents {
     /// Power is off: a program in flight is torn (the first half of the pending run reaches the
     /// file, the rest does not), and nothing more is written.
     pub fn cut_power(&self) {
-        let mut shared = self.lock();
+        let (_io, mut shared) = self.settled();
+        // Runs not yet written were in the drive's volatile buffer: lost.
+        shared.ready.clear();
         if !shared.pending.is_empty() {
             let half = shared.pending.len() / 2;
             let bytes = shared.pending[..half].to_vec();
@@ -284,7 +404,7 @@ impl DataPlane for FilePlane {
         shared.assign(addr, bytes.len() as u64);
         let continues = !shared.pending.is_empty() && shared.pending_addr + shared.pending.len() as u64 == addr;
         if !(continues && shared.pending.len() + bytes.len() <= COMBINE_BYTES) {
-            shared.write_pending()?;
+            shared.queue_pending();
             shared.pending_addr = addr;
         }
         shared.pending.extend_from_slice(bytes);
@@ -292,7 +412,7 @@ impl DataPlane for FilePlane {
     }
 
     fn read_at(&self, addr: u64, buf: &mut [u8]) -> std::io::Result<()> {
-        let mut shared = self.extents.lock();
+        let (_io, mut shared) = self.extents.settled();
         shared.write_pending()?;
         for (block, offset, range) in block_pieces(addr, buf.len(), shared.layout.block_bytes) {
             match shared.table.map.get(block).copied() {
@@ -311,7 +431,7 @@ impl DataPlane for FilePlane {
     }
 
     fn discard(&mut self, addr: u64, len: u64) -> std::io::Result<()> {
-        let mut shared = self.extents.lock();
+        let (_io, mut shared) = self.extents.settled();
         if shared.dead {
             return Ok(());
         }
@@ -329,7 +449,7 @@ impl DataPlane for FilePlane {
     }
 
     fn sync(&mut self) -> std::io::Result<()> {
-        let mut shared = self.extents.lock();
+        let (_io, mut shared) = self.extents.settled();
         shared.write_pending()?;
         if shared.dead {
             return Ok(());

@@ -14,6 +14,7 @@ mod extents;
 mod header;
 mod journal;
 mod layout;
+mod read_plan;
 mod recovery;
 mod server;
 mod stats;

@@ -5,14 +5,25 @@
 use crate::backing::{BackingFile, DriveIdentity};
 use crate::extents::Extents;
 use crate::journal::{Op, Record, SectorDesc};
+use crate::read_plan::ReadPlan;
 use crate::recovery::{self, CheckpointHead, RecoveryReport};
 use crate::stats::ServeStats;
 use ssdlab_core::{bail, Error, Nanoseconds, Result, SimRng};
 use ssdlab_drive::{DriveOptions, Session};
 use ssdlab_ftl::DataLocation;
 use ssdlab_reduce::{ContentMode, SectorContent, SECTOR_BYTES};
-use std::sync::{Mutex, MutexGuard};
+use ssdlab_workload::{Io, Op as IoOp};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, Instant};
+
+thread_local! {
+    /// Each serving thread's read plan, reused from one request to the next.
+    static READ_PLAN: RefCell<ReadPlan> = RefCell::new(ReadPlan::default());
+    /// Whether this thread's timer slack was set for emulated latency.
+    static TIMER_SLACK_SET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 /// How request completion relates to wall time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,10 +169,32 @@ pub struct Server {
     faults: Faults,
     cut_at_write: Option<u64>,
     blocks: u32,
+    /// Held by reads outside the lock while they read (crate::read_plan).
+    gate: Arc<RwLock<()>>,
+    /// The backing file, for those reads.
+    read_file: Arc<std::fs::File>,
+    /// The data region, whose complete runs a write request writes after leaving the lock.
+    runs: Extents,
+    /// Emulated latency: the measured round trip of the transport (client to plugin and back,
+    /// without the plugin's own time), subtracted from when a reply is due.
+    transport_ns: AtomicU64,
+    /// Emulated latency: requests answered after their due time, and by how much in all and at
+    /// most.
+    late: AtomicU64,
+    late_total_ns: AtomicU64,
+    late_max_ns: AtomicU64,
+    answered: AtomicU64,
+    /// The transport's round trip for replies sent at once (reported only).
+    quick_round_trip_ns: AtomicU64,
+    /// While the start-up probe runs: how long CACHE replies are held.
+    probe_hold_ns: AtomicU64,
 }
 
 /// How long before a due time emulated latency stops sleeping and yields instead.
 const SPIN: Duration = Duration::from_micros(60);
+
+/// A reply sent more than this after its due time counts as late (`stats`: `late_replies`).
+const LATE_NS: u64 = 10_000;
 
 /// Bytes of zeros written per piece of a large write-zeroes.
 const ZERO_PIECE_BYTES: u64 = 32 << 20;
@@ -191,11 +224,6 @@ impl Server {
         let mut session = restored.session;
         session.drive_mut().attach_data_plane(Box::new(restored.extents.plane()));
         let base_ns = restored.last_done_ns.max(session.now_ns());
-        if config.latency == Latency::Emulate {
-            // Sleeps end within a microsecond of when asked, not the default 50 us later.
-            // SAFETY: prctl with PR_SET_TIMERSLACK takes a plain integer; no memory involved.
-            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-        }
         let cut_at_write = config.power_cut_after.map(|n| 1 + SimRng::new(config.seed ^ 0x9E37_79B9_7F4A_7C15).below(n.max(1)));
         let mut state = State {
             session,
@@ -223,7 +251,20 @@ impl Server {
             state.backing.write_end_marker()?;
         }
         state.backing.mark_in_use()?;
+        let gate = state.extents.gate();
+        let read_file = state.extents.file_for_reads();
+        let runs = state.extents.clone();
         Ok(Self {
+            gate,
+            read_file,
+            runs,
+            transport_ns: AtomicU64::new(0),
+            late: AtomicU64::new(0),
+            late_total_ns: AtomicU64::new(0),
+            late_max_ns: AtomicU64::new(0),
+            answered: AtomicU64::new(0),
+            quick_round_trip_ns: AtomicU64::new(0),
+            probe_hold_ns: AtomicU64::new(0),
             state: Mutex::new(state),
             start: Instant::now(),
             base_ns,
@@ -384,6 +425,21 @@ impl Server {
         message
     }
 
+    /// Set the transport's measured round trips (client to plugin and back, without the
+    /// plugin's own time): `quick` for a reply sent at once, `held` for a reply held as an
+    /// emulated one is (it adds the time a waiting client and server thread take to wake up).
+    /// Emulated replies are sent `held` before their simulated completion, so the client
+    /// receives them at it. Reported by `stats` (`transport_round_trip_us`).
+    pub fn set_transport_round_trip(&self, quick_ns: u64, held_ns: u64) {
+        self.quick_round_trip_ns.store(quick_ns, Ordering::Relaxed);
+        self.transport_ns.store(held_ns, Ordering::Relaxed);
+    }
+
+    /// Whether requests complete at their simulated completion time (`--latency emulate`).
+    pub fn emulates_latency(&self) -> bool {
+        self.latency == Latency::Emulate
+    }
+
     /// Bytes the export offers (the drive's user capacity).
     pub fn size(&self) -> u64 {
         self.capacity_bytes
@@ -403,10 +459,10 @@ impl Server {
         Ok(state)
     }
 
-    /// When a request that arrives now arrives in simulated time.
-    fn arrival(&self, state: &mut State) -> Nanoseconds {
+    /// When a request that reached the plugin at `arrived` arrives in simulated time.
+    fn arrival(&self, state: &mut State, arrived: Instant) -> Nanoseconds {
         let at = match self.latency {
-            Latency::Emulate => self.base_ns + self.start.elapsed().as_nanos() as Nanoseconds,
+            Latency::Emulate => self.base_ns + arrived.saturating_duration_since(self.start).as_nanos() as Nanoseconds,
             // As fast as the host allows: each request after the one before has completed, so
             // the simulated drive is never handed more than it can do.
             Latency::None => state.last_done_ns,
@@ -416,21 +472,63 @@ impl Server {
         at
     }
 
-    /// Wait until the wall time matching simulated time `done_ns` (emulated latency): sleep
-    /// until shortly before, then yield until it (a plain sleep overshoots by the timer slack,
-    /// tens of microseconds, which would add to every emulated latency).
+    /// Wait until the wall time matching simulated time `done_ns` (emulated latency), less the
+    /// transport's measured round trip (so the client, not the plugin, sees the reply at the
+    /// simulated completion): sleep until shortly before, then yield until it (a plain sleep
+    /// overshoots by the timer slack, tens of microseconds, which would add to every emulated
+    /// latency). A reply sent more than [`LATE_NS`] after its due time is counted as late, with
+    /// by how much.
     fn wait_until(&self, done_ns: Nanoseconds) {
         if self.latency != Latency::Emulate {
             return;
         }
-        let due = Duration::from_nanos(done_ns.saturating_sub(self.base_ns));
+        let due = Duration::from_nanos(done_ns.saturating_sub(self.base_ns).saturating_sub(self.transport_ns.load(Ordering::Relaxed)));
+        let now = self.sleep_until(due);
+        self.answered.fetch_add(1, Ordering::Relaxed);
+        let late = (now - due).as_nanos() as u64;
+        if late > LATE_NS {
+            self.late.fetch_add(1, Ordering::Relaxed);
+            self.late_total_ns.fetch_add(late, Ordering::Relaxed);
+            self.late_max_ns.fetch_max(late, Ordering::Relaxed);
+        }
+    }
+
+    /// Wait until `due` after the start (sleep, then yield for the last [`SPIN`]); returns the
+    /// time after the start when the wait ended.
+    fn sleep_until(&self, due: Duration) -> Duration {
+        TIMER_SLACK_SET.with(|set| {
+            if !set.replace(true) {
+                // Sleeps end within a microsecond of when asked, not the default 50 us later
+                // (the setting is per thread).
+                // SAFETY: prctl with PR_SET_TIMERSLACK takes a plain integer; no memory involved.
+                unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+            }
+        });
         let elapsed = self.start.elapsed();
         if due > elapsed + SPIN {
             std::thread::sleep(due - elapsed - SPIN);
         }
-        while self.start.elapsed() < due {
+        let mut now = self.start.elapsed();
+        while now < due {
             std::thread::yield_now();
+            now = self.start.elapsed();
         }
+        now
+    }
+
+    /// A CACHE request (nothing to prefetch): answered at once, except while the start-up probe
+    /// times held replies, when it is held [`Server::set_probe_hold`] long, as emulated replies
+    /// are.
+    pub fn cache_hold(&self) {
+        let hold = self.probe_hold_ns.load(Ordering::Relaxed);
+        if hold > 0 {
+            self.sleep_until(self.start.elapsed() + Duration::from_nanos(hold));
+        }
+    }
+
+    /// While the start-up probe runs: hold each CACHE reply this long (0: not at all).
+    pub fn set_probe_hold(&self, ns: u64) {
+        self.probe_hold_ns.store(ns, Ordering::Relaxed);
     }
 
     fn check_range(&self, offset: u64, len: u64) -> ServeResult<()> {
@@ -479,24 +577,39 @@ impl Server {
         ServeError::from(e)
     }
 
-    /// Read `buf.len()` bytes at `offset`.
+    /// Read `buf.len()` bytes at `offset`. Under the drive's lock only the simulated read is
+    /// booked and the data located; the bytes are read and decoded after it (crate::read_plan).
     pub fn read(&self, buf: &mut [u8], offset: u64) -> ServeResult<()> {
+        let arrived = Instant::now();
         self.check_range(offset, buf.len() as u64)?;
-        let done = {
-            let mut state = self.lock()?;
-            let at = self.arrival(&mut state);
-            let (bytes, done) = state.session.read_bytes_at(offset, buf.len() as u64, at)?;
-            buf.copy_from_slice(&bytes);
-            state.stats.record_read(at, done, buf.len() as u64);
-            state.last_done_ns = state.last_done_ns.max(done);
-            done
-        };
-        self.wait_until(done);
-        Ok(())
+        if buf.is_empty() {
+            return Ok(());
+        }
+        READ_PLAN.with(|plan| {
+            let mut plan = plan.borrow_mut();
+            let (done, gate) = {
+                let mut state = self.lock()?;
+                let at = self.arrival(&mut state, arrived);
+                let State { session, extents, .. } = &mut *state;
+                plan.locate(session.drive().translation(), extents, offset, buf.len() as u64)
+                    .map_err(|e| ServeError::new(libc::EIO, format!("cannot locate the data of a read at byte {offset}: {e}")))?;
+                let io = Io { op: IoOp::Read, offset_bytes: offset, len_bytes: buf.len() as u64 };
+                let now = session.now_ns();
+                let done = session.drive_mut().submit(&io, at.max(now))?;
+                state.stats.record_read(at, done, buf.len() as u64);
+                state.last_done_ns = state.last_done_ns.max(done);
+                (done, self.gate.read().unwrap_or_else(|p| p.into_inner()))
+            };
+            plan.read_into(&self.read_file, buf).map_err(|e| ServeError::new(libc::EIO, format!("cannot read the data at byte {offset}: {e}")))?;
+            drop(gate);
+            self.wait_until(done);
+            Ok(())
+        })
     }
 
     /// Write `data` at `offset`; with `fua`, durable before the reply.
     pub fn write(&self, data: &[u8], offset: u64, fua: bool) -> ServeResult<()> {
+        let arrived = Instant::now();
         self.check_range(offset, data.len() as u64)?;
         self.check_space(data.len() as u64)?;
         // Whole sectors are hashed and compressed here, before taking the drive's lock, so
@@ -511,7 +624,7 @@ impl Server {
             if self.cut_at_write == Some(state.writes_seen) {
                 return Err(self.cut_during_write(&mut state, data, offset));
             }
-            let at = self.arrival(&mut state);
+            let at = self.arrival(&mut state, arrived);
             let mut done = self.write_locked(&mut state, data, offset, prepared, at)?;
             if fua {
                 done = self.make_durable(&mut state, done)?;
@@ -520,6 +633,13 @@ impl Server {
             state.last_done_ns = state.last_done_ns.max(done);
             done
         };
+        // The runs of data this and earlier writes completed are copied into the file here,
+        // outside the drive's lock (anything that needs them on file first writes them itself).
+        if let Err(e) = self.runs.drain() {
+            // Data the journal will point at did not reach the file: no more writes.
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            return Err(Self::broke(&mut state, Error::Io(format!("cannot write data to the backing file: {e}"))));
+        }
         self.wait_until(done);
         Ok(())
     }
@@ -547,7 +667,7 @@ impl Server {
     fn cut_during_write(&self, state: &mut State, data: &[u8], offset: u64) -> ServeError {
         let half = (data.len() / 2) / 512 * 512;
         if self.faults.shorn_writes && half > 0 {
-            let at = self.arrival(state);
+            let at = self.arrival(state, Instant::now());
             if self.write_locked(state, &data[..half], offset, None, at).is_ok() {
                 let _ = Self::commit(state, true);
             }
@@ -572,13 +692,14 @@ impl Server {
 
     /// FLUSH: everything written before is durable in the backing file when this returns.
     pub fn flush(&self) -> ServeResult<()> {
+        let arrived = Instant::now();
         let done = {
             let mut state = self.lock()?;
             if let Some(why) = &state.broken {
                 // The journal no longer describes the drive: nothing more can be made durable.
                 return Err(ServeError::new(libc::EIO, format!("cannot flush: the drive stopped taking writes: {why}")));
             }
-            let at = self.arrival(&mut state);
+            let at = self.arrival(&mut state, arrived);
             let done = self.make_durable(&mut state, at)?;
             state.stats.record_flush(at, done);
             state.last_done_ns = state.last_done_ns.max(done);
@@ -590,11 +711,12 @@ impl Server {
 
     /// TRIM `len` bytes at `offset` (whole 4 KiB sectors inside the range are deallocated).
     pub fn trim(&self, len: u64, offset: u64, fua: bool) -> ServeResult<()> {
+        let arrived = Instant::now();
         self.check_range(offset, len)?;
         let done = {
             let mut state = self.lock()?;
             Self::fail_if_broken(&state)?;
-            let at = self.arrival(&mut state);
+            let at = self.arrival(&mut state, arrived);
             let mut done = state.session.trim_at(offset, len, at).map_err(|e| Self::broke(&mut state, e))?;
             self.journal(&mut state, at, Op::Trim { offset, len })?;
             if fua {
@@ -683,6 +805,21 @@ impl Server {
         summary["metadata_write_amplification"] = if host > 0 { (state.backing.metadata_bytes() as f64 / host as f64).into() } else { serde_json::Value::Null };
         summary["power_loss_protection"] = self.protected.into();
         summary["recovery"] = serde_json::to_value(&state.recovery).unwrap_or_default();
+        summary["latency_mode"] = if self.latency == Latency::Emulate { "emulate" } else { "none" }.into();
+        let (quick, held) = (self.quick_round_trip_ns.load(Ordering::Relaxed), self.transport_ns.load(Ordering::Relaxed));
+        summary["transport_round_trip_us"] = if quick > 0 {
+            serde_json::json!({"quick": quick as f64 / 1e3, "held": held as f64 / 1e3, "subtracted": if self.latency == Latency::Emulate { held as f64 / 1e3 } else { 0.0 }})
+        } else {
+            serde_json::Value::Null
+        };
+        let (answered, late) = (self.answered.load(Ordering::Relaxed), self.late.load(Ordering::Relaxed));
+        summary["late_replies"] = serde_json::json!({
+            "answered": answered,
+            "late": late,
+            "late_fraction": if answered > 0 { late as f64 / answered as f64 } else { 0.0 },
+            "mean_late_us": if late > 0 { self.late_total_ns.load(Ordering::Relaxed) as f64 / late as f64 / 1e3 } else { 0.0 },
+            "max_late_us": self.late_max_ns.load(Ordering::Relaxed) as f64 / 1e3,
+        });
         summary.to_string()
     }
 

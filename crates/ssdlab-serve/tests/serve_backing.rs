@@ -169,3 +169,62 @@ fn requests_beyond_the_export_are_refused() {
     assert_eq!(server.write(&[0u8; 100], 0, false).err().unwrap().errno, libc::EINVAL);
     server.shutdown().unwrap();
 }
+
+/// Reads served outside the drive's lock and data copied into the file after it (issue 24):
+/// threads write and read their own sectors at once, over a small drive overwritten
+/// (so blocks are erased, GC moves data and erased blocks' extents are given back and reused
+/// meanwhile), and every read returns the last data its thread wrote there.
+#[test]
+fn concurrent_reads_and_writes_see_the_last_data_written() {
+    for reduction in [true, false] {
+        let dir = TempDir::new("serve");
+        let mut cfg = config(dir.path(), reduction);
+        // Four dies, 1 GiB of flash.
+        cfg.overrides =
+            ["nand.channels=2", "nand.packages_per_channel=1", "nand.dies_per_package=2", "nand.blocks_per_plane=64", "drive.capacity_bytes_user=943718400"]
+                .into_iter()
+                .map(String::from)
+                .chain([format!("reduction.enabled={reduction}")])
+                .collect();
+        let server = std::sync::Arc::new(Server::start(&cfg).unwrap());
+        let threads: Vec<_> = (0..4u64)
+            .map(|t| {
+                let server = server.clone();
+                std::thread::spawn(move || {
+                    // Each thread owns 48 MiB; 1.25 GiB written in all on 1 GiB of flash, so
+                    // blocks are erased (and GC moves data) while requests run.
+                    let base = t * (48 << 20);
+                    let mut last: Vec<Option<u64>> = vec![None; 48 * 16];
+                    for i in 0..5000u64 {
+                        let slot = ((i * 2_654_435_761 + t) % last.len() as u64) as usize;
+                        let offset = base + slot as u64 * 65536;
+                        let seed = (t << 32) | i;
+                        // Every fifth write compresses (half of it repeats).
+                        let mut data = pattern(seed, 65536);
+                        if i % 5 == 0 {
+                            data[32768..].fill(7);
+                        }
+                        server.write(&data, offset, false).unwrap();
+                        last[slot] = Some(seed);
+                        let check = ((i * 40_503) % last.len() as u64) as usize;
+                        if let Some(seed) = last[check] {
+                            let mut want = pattern(seed, 65536);
+                            if (seed & 0xffff_ffff) % 5 == 0 {
+                                want[32768..].fill(7);
+                            }
+                            let mut got = vec![0u8; 65536];
+                            server.read(&mut got, base + check as u64 * 65536).unwrap();
+                            assert!(got == want, "thread {t}: slot {check} reads other data than written last");
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let stats: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
+        assert!(stats["nand_block_erases"].as_u64().unwrap() > 0, "no block was erased: {stats}");
+        server.shutdown().unwrap();
+    }
+}
