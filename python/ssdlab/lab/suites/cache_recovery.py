@@ -20,8 +20,11 @@ METHOD = (
     "timed on the simulated clock) until the SLC cache is exhausted (the whole-drive fill's cliff: two consecutive "
     "pieces below 85% of the opening rate, the median of the first five); then the drive idles for {idles} "
     "(folding moves SLC data into native blocks as the NAND allows); then the write continues at the next address "
-    "until the cliff again: two consecutive pieces below 85% of "
-    "the first write's opening rate, after at least one piece at cache speed (or once it wrote the fresh drive's cache and four pieces more). GB at cache speed: the pieces of the second write at 85% of the first write's opening rate or faster (the first pieces after an idle period can be slower: the drive first fills the native blocks it had open when the cache ran out). The fresh drive's figure is the first write's."
+    "until the cliff again (two consecutive pieces below 85% of the first write's opening rate after at least one "
+    "piece at cache speed, or once it has written the fresh drive's cache and four pieces more). GB at cache speed: "
+    "the pieces of the second write at 85% of the first write's opening rate or faster (the first pieces after an "
+    "idle period can be slower: the drive first fills the native blocks it had open when the cache ran out). The "
+    "fresh drive's figure is the first write's."
 )
 
 METRICS = {
