@@ -122,8 +122,8 @@ def cache_rate(series: pd.DataFrame, cache_gb: float) -> float | None:
 
 
 def size_text(bytes_: float) -> str:
-    """A size as a review writes it: GB from 1 GB up, else MB."""
-    return f"{bytes_ / 1e9:,.3g} GB" if bytes_ >= 1e9 else f"{bytes_ / 1e6:,.3g} MB"
+    """A size as a review writes it, three significant digits: GB from 1 GB up (rounded), else MB."""
+    return f"{bytes_ / 1e9:,.3g} GB" if bytes_ >= 0.9995e9 else f"{bytes_ / 1e6:,.3g} MB"
 
 
 def run(ctx: ReviewContext) -> SuiteResult:

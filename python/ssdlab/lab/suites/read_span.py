@@ -46,11 +46,17 @@ def map_cache_note(source: str) -> str | None:
     return f"DRAM-less controller: map pages are cached in {' and '.join(parts)} (as reviewed, scaled with the spans); a miss reads the map page from flash."
 
 
+def span_bytes(ctx: ReviewContext, full: int) -> int:
+    """A span of `full` bytes at full scale, scaled with the drive: whole 4 KiB sectors, at
+    least 64 MiB (as `ReviewContext.span_bytes`)."""
+    return max(64 << 20, int(full * min(ctx.scale, 1.0)) // 4096 * 4096)
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
     seconds, ramp, idle = ctx.seconds(30), ctx.seconds(10), ctx.seconds(600, minimum=10)
     drive = ctx.new_drive()
     capacity = drive.info["usable_bytes"]
-    spans = sorted({s for s in (ctx.span_bytes(full) for full in SPANS) if s < capacity})
+    spans = sorted({s for s in (span_bytes(ctx, full) for full in SPANS) if s < capacity})
     labels = [size_text(s) for s in spans] + ["whole drive"]
     result = SuiteResult(
         NAME,
