@@ -126,7 +126,7 @@ def review_980_pro(tmp_path_factory):
 def test_review_of_an_nvme_drive_runs_todays_preset_with_charts_and_database_rows(review_980_pro):
     out = review_980_pro
     page = (out / "index.html").read_text()
-    assert "2020s preset" in page and "NVMe drive (pcie4)" in page
+    assert "Preset: <strong>2020s (today's tests)</strong>, chosen from the profile: an NVMe drive (pcie4)" in page
     for name in TODAY_SUITES:
         assert f'id="{name}"' in page, name
         assert SUITES[name].TITLE in page

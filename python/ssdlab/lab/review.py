@@ -22,7 +22,7 @@ from ssdlab.lab.results import SuiteResult, Table
 from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, applies
 
 #: What each era's preset is called in the report.
-ERA_TITLES = {"2012": "the articles' tests (2012)", "2020s": "today's tests (2020s)"}
+ERA_TITLES = {"2012": "the articles' tests", "2020s": "today's tests"}
 
 
 def parse_suites(text: str | None, default: list[str] = ARTICLE_SUITES, option: str = "--suites") -> list[str]:
@@ -68,7 +68,7 @@ class Preset:
     #: "2012", "2020s", or "" for suites named by hand.
     era: str
     suites: tuple[str, ...]
-    #: One sentence for the report: which preset ran and why.
+    #: Why these suites, for the report ("chosen from the profile: an NVMe drive (pcie4)").
     reason: str
     #: Suites of the era left out because they do not apply to this drive, with why.
     left_out: tuple[tuple[str, str], ...] = field(default=())
@@ -76,7 +76,7 @@ class Preset:
     @property
     def label(self) -> str:
         """The preset's name as the report gives it."""
-        return f"{self.era} preset: {ERA_TITLES.get(self.era, self.era)}" if self.era else "suites chosen with --suites"
+        return f"{self.era} ({ERA_TITLES.get(self.era, self.era)})" if self.era else "suites chosen with --suites"
 
 
 def preset_for(info: dict) -> Preset:
@@ -96,12 +96,12 @@ def preset_for(info: dict) -> Preset:
         era, why = "2012", f"a SATA drive ({info['host_interface']}) without an SLC cache, as in the articles"
     chosen = tuple(n for n in ERAS.get(era, []) if applies(n, family))
     left = tuple((n, f"applies to {', '.join(SUITES[n].INTERFACES)} drives only") for n in ERAS.get(era, []) if not applies(n, family))
-    return Preset(era, chosen, f"The {era} preset ran ({ERA_TITLES[era]}), chosen from the profile: {why}.", left)
+    return Preset(era, chosen, f"chosen from the profile: {why}", left)
 
 
 def chosen_suites(names: Sequence[str]) -> Preset:
     """The `Preset` of suites named by hand (``--suites``)."""
-    return Preset("", tuple(names), f"Suites chosen with --suites: {', '.join(names)}.")
+    return Preset("", tuple(names), ", ".join(names))
 
 
 @dataclass

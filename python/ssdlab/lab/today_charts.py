@@ -1,10 +1,12 @@
 """Charts of the tests of today's drives that the shared chart forms do not cover: the
-whole-drive fill (MB/s against GB written, the SLC cache and the post-cache rate marked).
+whole-drive fill (MB/s against GB written, the SLC cache and the post-cache rate marked) and
+latency percentiles against queue depth (a log axis: medians and tails differ a thousandfold).
 They follow the rules of `ssdlab.lab.charts` (title with drive and scale, headroom, legend
 outside the plot)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,4 +47,28 @@ def fill_chart(
     charts.set_title(ax, title)
     ax.grid(alpha=0.3)
     charts.outside_legend(fig, ax, ncol=2)
+    return _save(fig, path)
+
+
+def latency_chart(path: Path, title: str, depths: Sequence[int], series: Sequence[charts.Series]) -> str:
+    """Latency percentiles against queue depth: log-2 depth axis, log latency axis with a
+    factor of headroom at both ends (no series on the frame), legend under the plot."""
+    fig, ax = charts.figure(4.2)
+    for s in series:
+        ax.plot(
+            list(depths), list(s.values), color=s.color, linestyle=s.linestyle, marker=s.marker, markersize=4, linewidth=s.linewidth, label=s.label, alpha=0.9
+        )
+    values = [v for s in series for v in s.values if v is not None and math.isfinite(v) and v > 0]
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(depths), [f"QD{d}" for d in depths])
+    ax.minorticks_off()
+    ax.set_yscale("log")
+    if values:
+        ax.set_ylim(min(values) / 2, max(values) * 2)
+    ax.yaxis.set_major_formatter(charts.THOUSANDS)
+    ax.set_xlabel("queue depth")
+    ax.set_ylabel("latency (us, log scale)")
+    charts.set_title(ax, title)
+    ax.grid(alpha=0.3)
+    charts.outside_legend(fig, ax)
     return _save(fig, path)

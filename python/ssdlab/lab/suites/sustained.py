@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ssdlab.lab import charts
+from ssdlab.lab import charts, today_charts
 from ssdlab.lab.context import INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import Ranked, SuiteResult
 
@@ -60,13 +60,14 @@ def run(ctx: ReviewContext) -> SuiteResult:
             "IOPS every second, log scale",
         )
     )
-    top, extended = charts.linear_scale(series["iops"].tolist(), 100_000)
+    # A linear axis from the data (there is no article's scale to keep), with headroom.
+    top = charts.value_top(series["iops"].tolist())
     result.charts.append(
         (
             charts.iops_scatter(
-                out / "sustained_all_linear.png", ctx.chart_title(f"{title}, linear scale"), series["second"], series["iops"], log=False, ylim=(0, 100_000)
+                out / "sustained_all_linear.png", ctx.chart_title(f"{title}, linear scale"), series["second"], series["iops"], log=False, ylim=(0, top)
             ),
-            f"IOPS every second, linear 0-{top / 1000:g}K" + (f" ({extended})" if extended else ""),
+            "IOPS every second, linear scale",
         )
     )
     rows = []
@@ -105,15 +106,11 @@ def run(ctx: ReviewContext) -> SuiteResult:
     ]
     result.charts.append(
         (
-            charts.line_chart(
+            today_charts.latency_chart(
                 out / "sustained_mixed_latency.png",
                 ctx.chart_title("70/30 random read/write mix, 4 KiB: latency percentiles against queue depth"),
                 depths,
                 lines,
-                "queue depth",
-                "latency (us)",
-                logx=True,
-                xticklabels=labels,
             ),
             "Latency percentiles of the 70/30 mix, reads solid and writes dashed",
         )
