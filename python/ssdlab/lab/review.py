@@ -158,7 +158,9 @@ def review(ctx: ReviewContext, suites: Sequence[str] | None, db_path: Path, on_s
     if ctx.comparable:
         frame = db.latest([drive])
         cal = pd.concat([calibration.table(frame), published_today.table(frame)], ignore_index=True)
-        cal = cal[cal["drive"] == drive]
+        cal = cal[cal["drive"] == drive].copy()
+        for column in ("published", "simulated", "difference_pct"):
+            cal[column] = pd.to_numeric(cal[column], errors="coerce")
     others = _against_other_drives(db, ctx, drive)
     same_scale = db.latest(include_scaled=True)
     same_scale = same_scale[same_scale["scale"] == ctx.scale]

@@ -122,7 +122,10 @@ def cache_rate(series: pd.DataFrame, cache_gb: float) -> float | None:
 
 
 def size_text(bytes_: float) -> str:
-    """A size as a review writes it, three significant digits: GB from 1 GB up (rounded), else MB."""
+    """A size as a review writes it, three significant digits (whole GB from 100 GB up): GB from
+    1 GB up (rounded), else MB."""
+    if bytes_ >= 99.95e9:
+        return f"{bytes_ / 1e9:,.0f} GB"
     return f"{bytes_ / 1e9:,.3g} GB" if bytes_ >= 0.9995e9 else f"{bytes_ / 1e6:,.3g} MB"
 
 
