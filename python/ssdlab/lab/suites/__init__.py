@@ -71,6 +71,8 @@ _ORDER = [
     pts_hir,
 ]
 
+# (A module both imported above and found as optional is listed once.)
+_ORDER = list(dict.fromkeys(_ORDER))
 SUITES = {m.NAME: m for m in _ORDER}
 
 #: Suite names per review era, in the order a review runs them.
