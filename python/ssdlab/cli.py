@@ -349,7 +349,7 @@ def review_command(
             label,
             quiet,
             names,
-            lambda model, chosen, preset: f"reviewing {model} (scale {scale:g}), preset {preset}: {', '.join(chosen)}",
+            lambda model, chosen, preset: f"reviewing {model} (scale {scale:g}){'' if preset == 'none' else ', preset ' + preset}: {', '.join(chosen)}",
         )
     except SsdlabError as error:
         _fail(str(error))

@@ -76,7 +76,7 @@ class Preset:
     @property
     def label(self) -> str:
         """The preset's name as the report gives it."""
-        return f"{self.era} ({ERA_TITLES.get(self.era, self.era)})" if self.era else "suites chosen with --suites"
+        return f"{self.era} ({ERA_TITLES.get(self.era, self.era)})" if self.era else "none"
 
 
 def preset_for(info: dict) -> Preset:
@@ -101,7 +101,7 @@ def preset_for(info: dict) -> Preset:
 
 def chosen_suites(names: Sequence[str]) -> Preset:
     """The `Preset` of suites named by hand (``--suites``)."""
-    return Preset("", tuple(names), ", ".join(names))
+    return Preset("", tuple(names), f"suites chosen with --suites: {', '.join(names)}")
 
 
 @dataclass
