@@ -4,6 +4,7 @@ back with idle time and no further than the fresh drive's; the presets pick each
 `ssdlab review samsung-980-pro-1tb --scale 0.05` writes a report with every suite, its charts
 and its database rows; every published figure of today's drives names a figure a suite records."""
 
+import html
 import re
 import sqlite3
 import subprocess
@@ -125,7 +126,7 @@ def review_980_pro(tmp_path_factory):
 
 def test_review_of_an_nvme_drive_runs_todays_preset_with_charts_and_database_rows(review_980_pro):
     out = review_980_pro
-    page = (out / "index.html").read_text()
+    page = html.unescape((out / "index.html").read_text())
     assert "Preset: <strong>2020s (today's tests)</strong>, chosen from the profile: an NVMe drive (pcie4)" in page
     for name in TODAY_SUITES:
         assert f'id="{name}"' in page, name
