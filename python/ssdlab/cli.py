@@ -308,7 +308,12 @@ def run_command(
     show_default=True,
     help="Shorten the review (smaller drive and spans, shorter tests); below 1 it is marked not comparable.",
 )
-@click.option("--suites", default=None, metavar="A,B", help="Run only these suites.")
+@click.option(
+    "--suites",
+    default=None,
+    metavar="A,B",
+    help="Run these suites (names, or 2012 / 2020s for an era's preset, pts for the SNIA tests); default: the preset of the drive's era.",
+)
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
 @click.option(
     "--label", default=None, metavar="NAME", help="The drive's name in the results database and charts (default: the profile's name, plus any --set overrides)."
@@ -325,12 +330,14 @@ def review_command(
     label: str | None,
     quiet: bool,
 ) -> None:
-    """Run every test of the articles against a drive and write a report (charts, tables, raw data)."""
+    """Review a drive: run its era's tests and write a report (charts, tables, raw data). The
+    preset follows the drive: the articles' tests (2012) for the SATA drives of the articles,
+    today's tests (2020s) for NVMe drives and SATA drives with an SLC cache."""
     from ssdlab.lab.review import parse_suites
 
     try:
         _check_scale(scale)
-        names = parse_suites(suites)
+        names = parse_suites(suites) if suites is not None else None
         started = time.monotonic()
         done = _run_lab(
             profile,
@@ -342,7 +349,7 @@ def review_command(
             label,
             quiet,
             names,
-            lambda model: f"reviewing {model} (scale {scale:g}): {', '.join(names)}",
+            lambda model, chosen, preset: f"reviewing {model} (scale {scale:g}){'' if preset == 'none' else ', preset ' + preset}: {', '.join(chosen)}",
         )
     except SsdlabError as error:
         _fail(str(error))
@@ -363,16 +370,17 @@ def _run_lab(
     seed: int,
     label: str | None,
     quiet: bool,
-    names: list[str],
-    heading: Callable[[str], str],
+    names: list[str] | None,
+    heading: Callable[[str, list[str], str], str],
     pts_pattern: str = "random",
 ) -> Review:
     """What `review` and `pts` share: check the database path and label, build the drive once
-    (the profile is validated before any output), run the suites with progress (bars on a
-    terminal, lines in a log), return what was written. `heading` gives the first line from
-    the drive's model name."""
+    (the profile is validated before any output), choose the drive's preset when no suites are
+    named, run the suites with progress (bars on a terminal, lines in a log), return what was
+    written. `heading` gives the first line from the drive's model name, the suites and the
+    preset's label."""
     from ssdlab.lab.context import ReviewContext
-    from ssdlab.lab.review import review
+    from ssdlab.lab.review import chosen_suites, preset_for, review
 
     if db_path is not None:
         paths.output_file("--db", db_path)  # appended to: an existing regular file or a new one
@@ -382,15 +390,17 @@ def _run_lab(
     bars = ProgressBars(enabled=not quiet)
     ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label, pts_pattern=pts_pattern)
     model = ctx.info()["model"]
+    preset = preset_for(ctx.info()) if names is None else chosen_suites(names)
+    names = list(preset.suites)
     if not quiet:
-        click.echo(heading(model))
+        click.echo(heading(model, names, preset.label))
 
     def done(name: str, wall: float) -> None:
         bars.close()
         if not quiet:
             click.echo(f"  {name}: done in {wall:,.1f} s")
 
-    return review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done)
+    return review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done, preset=preset)
 
 
 @cli.command("pts")
@@ -449,7 +459,7 @@ def pts_command(
             label,
             quiet,
             names,
-            lambda model: f"SNIA PTS on {model} (scale {scale:g}, data {pattern}): {', '.join(names)}",
+            lambda model, _names, _preset: f"SNIA PTS on {model} (scale {scale:g}, data {pattern}): {', '.join(names)}",
             pts_pattern=pattern,
         ).report
     except SsdlabError as error:

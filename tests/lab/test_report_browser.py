@@ -5,7 +5,8 @@ its matplotlib artists are checked (every series inside the plot, off the frame;
 legends and titles clear of the data area and of each other; the title names the drive and the
 scale). Then the page is opened in headless Chromium: every chart written is on the page and
 loads, the console shows no errors. A screenshot is kept in test-artifacts/ (needs Debian's
-`chromium`; required when CI is set)."""
+`chromium`; required when CI is set). The same checks run on the review of a drive of today
+(Samsung 980 PRO, the 2020s preset, issue 22)."""
 
 import os
 import re
@@ -21,6 +22,9 @@ from matplotlib.patches import Rectangle
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCALE = 0.02
+#: The drive each review names in its chart titles.
+FORCE_GS = "Corsair Force GS 240 GB"
+TODAY = "Samsung 980 PRO 1 TB"
 #: Pixels (at the chart's 200 dpi) a series keeps from the plot frame.
 CLEARANCE_PX = 2.0
 
@@ -39,8 +43,9 @@ def _inside(box, frame, clearance) -> bool:
     return box.x0 >= frame.x0 + c and box.x1 <= frame.x1 - c and box.y0 >= frame.y0 + c and box.y1 <= frame.y1 - c
 
 
-def inspect(fig, name: str) -> list[str]:
-    """What is wrong with one chart, from its artists (empty when nothing)."""
+def inspect(fig, name: str, model: str = FORCE_GS) -> list[str]:
+    """What is wrong with one chart, from its artists (empty when nothing); its title must name
+    `model` and the scale."""
     problems = []
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -50,7 +55,7 @@ def inspect(fig, name: str) -> list[str]:
         frame = ax.get_window_extent(renderer)
         titles = [t for t in (ax.title, ax._left_title, ax._right_title, *suptitle) if t.get_text()]
         title = "\n".join(t.get_text() for t in titles)
-        if "Corsair Force GS 240 GB" not in title or f"scale {SCALE:g}" not in title:
+        if model not in title or f"scale {SCALE:g}" not in title:
             problems.append(f"{name}: title does not name the drive and the scale: {title!r}")
         for t in titles:
             box = t.get_window_extent(renderer)
@@ -119,40 +124,63 @@ def test_the_check_finds_a_line_on_the_frame_and_a_legend_over_the_data():
     assert any("runs off the image" in p for p in problems)
 
 
-@pytest.fixture(scope="module")
-def checked_review(tmp_path_factory):
-    """A whole review at a small scale; every chart's artists inspected before it is saved."""
-    from ssdlab.lab import charts
+def _checked(tmp_path_factory, profile: str, model: str, suites):
+    """A whole review at a small scale (`suites`, or the drive's preset when None); every
+    chart's artists inspected before it is saved (through the shared writer, which today's
+    chart module uses too)."""
+    from ssdlab.lab import charts, today_charts
     from ssdlab.lab.context import ReviewContext
+    from ssdlab.lab.pts import charts as pts_charts
     from ssdlab.lab.review import review
-    from ssdlab.lab.suites import ARTICLE_SUITES
 
-    out = tmp_path_factory.mktemp("review")
+    out = tmp_path_factory.mktemp(f"review-{profile}")
     seen: dict[str, list[str]] = {}
     original = charts._save
 
     def spy(fig, path, svg=True):
-        seen[Path(path).name] = inspect(fig, Path(path).name)
+        seen[Path(path).name] = inspect(fig, Path(path).name, model)
         return original(fig, path, svg)
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(charts, "_save", spy)
+    for module in (charts, today_charts, pts_charts):
+        mp.setattr(module, "_save", spy)
     try:
-        done = review(ReviewContext("force-gs-240", scale=SCALE, out_dir=out), ARTICLE_SUITES, out / "results.sqlite")
+        done = review(ReviewContext(profile, scale=SCALE, out_dir=out), suites, out / "results.sqlite")
     finally:
         mp.undo()
     return out, done, seen
 
 
-def test_every_chart_keeps_its_series_off_the_frame_and_names_drive_and_scale(checked_review):
-    _, _, seen = checked_review
-    assert len(seen) >= 30, sorted(seen)
+@pytest.fixture(scope="module")
+def checked_review(tmp_path_factory):
+    """The articles' review of the Force GS."""
+    from ssdlab.lab.suites import ARTICLE_SUITES
+
+    return _checked(tmp_path_factory, "force-gs-240", FORCE_GS, ARTICLE_SUITES)
+
+
+@pytest.fixture(scope="module")
+def checked_today_review(tmp_path_factory):
+    """The review of a drive of today (its preset: the 2020s suites)."""
+    return _checked(tmp_path_factory, "samsung-980-pro-1tb", TODAY, None)
+
+
+def _no_chart_problems(seen, at_least: int) -> None:
+    assert len(seen) >= at_least, sorted(seen)
     problems = [p for found in seen.values() for p in found]
     assert not problems, "\n".join(problems)
 
 
-def test_every_chart_is_on_the_page_at_twice_the_resolution_with_its_svg(checked_review):
-    out, _, seen = checked_review
+def test_every_chart_keeps_its_series_off_the_frame_and_names_drive_and_scale(checked_review):
+    _no_chart_problems(checked_review[2], 30)
+
+
+def test_every_chart_of_todays_review_keeps_its_series_off_the_frame_and_names_drive_and_scale(checked_today_review):
+    _no_chart_problems(checked_today_review[2], 8)
+
+
+def _charts_on_page(out: Path, seen) -> str:
+    """Every chart written is on the page at twice the resolution, with its SVG; returns the page."""
     page = (out / "index.html").read_text()
     shown = re.findall(r"<img src='charts/([^']+)'[^>]*width=\"(\d+)\"", page)
     assert {name for name, _ in shown} == set(seen)
@@ -161,6 +189,12 @@ def test_every_chart_is_on_the_page_at_twice_the_resolution_with_its_svg(checked
         real_width = struct.unpack(">II", png.read_bytes()[16:24])[0]
         assert real_width == 2 * int(width) and real_width >= 1500, (name, real_width, width)
         assert png.with_suffix(".svg").read_text().lstrip().startswith("<?xml"), name
+    return page
+
+
+def test_every_chart_is_on_the_page_at_twice_the_resolution_with_its_svg(checked_review):
+    out, _, seen = checked_review
+    page = _charts_on_page(out, seen)
     # No internal metric key reaches the page; numbers are right-aligned, text left-aligned.
     text = re.sub(r"charts/[^'\"]+", "", page)
     assert "aligned_4k" not in text and "rand_read_4k" not in text and "_metrics" not in text.replace("_metrics.csv", "")
@@ -169,10 +203,21 @@ def test_every_chart_is_on_the_page_at_twice_the_resolution_with_its_svg(checked
     assert not re.search(r"\b(20|30|60) min\b", page), re.findall(r".{40}\b(?:20|30|60) min\b.{20}", page)
 
 
-@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium is not installed")
-def test_report_loads_every_chart_in_chromium_without_console_errors(checked_review):
-    assert CHROMIUM is not None, "CI must install chromium (see .ci/run)"
-    out, _, seen = checked_review
+def test_todays_review_shows_every_chart_its_preset_and_durations_as_run(checked_today_review):
+    from ssdlab.lab.suites import TODAY_SUITES
+
+    out, _, seen = checked_today_review
+    page = _charts_on_page(out, seen)
+    assert "Preset: <strong>2020s" in page and 'id="methodology"' in page
+    for name in TODAY_SUITES:
+        assert f'id="{name}"' in page, name
+    text = re.sub(r"charts/[^'\"]+", "", page)
+    assert "cache_gb" not in text and "_metrics" not in text.replace("_metrics.csv", "")
+    # Durations follow the scale: the 30 s / 5 min / 30 min idle periods are shown as run.
+    assert not re.search(r"\b(5|30) min\b", page), re.findall(r".{40}\b(?:5|30) min\b.{20}", page)
+
+
+def _loads_in_chromium(out: Path, seen, shot_name: str) -> None:
     url = (out / "index.html").as_uri()
     dom = chromium("--window-size=1400,1000", "--virtual-time-budget=10000", "--enable-logging=stderr", "--v=0", "--dump-dom", url)
     assert dom.returncode == 0, dom.stderr[-2000:]
@@ -184,6 +229,20 @@ def test_report_loads_every_chart_in_chromium_without_console_errors(checked_rev
     console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line or "Failed to load resource" in line]
     assert not console, console
     ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / "review-report.png"
+    shot = ARTIFACTS / shot_name
     s = chromium("--window-size=1400,4000", f"--screenshot={shot}", url)
     assert s.returncode == 0 and shot.stat().st_size > 50_000
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium is not installed")
+def test_report_loads_every_chart_in_chromium_without_console_errors(checked_review):
+    assert CHROMIUM is not None, "CI must install chromium (see .ci/run)"
+    out, _, seen = checked_review
+    _loads_in_chromium(out, seen, "review-report.png")
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium is not installed")
+def test_todays_report_loads_every_chart_in_chromium_without_console_errors(checked_today_review):
+    assert CHROMIUM is not None, "CI must install chromium (see .ci/run)"
+    out, _, seen = checked_today_review
+    _loads_in_chromium(out, seen, "review-report-980-pro.png")

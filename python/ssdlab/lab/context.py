@@ -73,6 +73,7 @@ class ReviewContext:
         if map_cache:
             page = base["nand"]["page_bytes"]
             overrides.append(f"controller.map_cache_bytes={max(page, int(map_cache * self.scale) // page * page)}")
+        overrides += _scaled_today(base, new_blocks / blocks, self.scale)
         return overrides
 
     def new_drive(self, extra: Sequence[str] = (), content: str = "modeled") -> Drive:
@@ -131,6 +132,23 @@ class ReviewContext:
     def comparable(self) -> bool:
         """Whether results can be compared with published figures (full scale only)."""
         return self.scale >= 1.0
+
+
+def _scaled_today(base: dict, capacity_ratio: float, scale: float) -> list[str]:
+    """Overrides that shrink today's drives' SLC cache with the capacity (so the cache keeps its
+    share of the drive, and a static cache never outgrows a small array) and the host memory
+    buffer with the spans (as the SRAM map cache is), for scaled runs."""
+    overrides = []
+    slc = base.get("slc_cache")
+    if slc:
+        for key in ("static_bytes", "dynamic_max_bytes"):
+            if key in slc:
+                overrides.append(f"slc_cache.{key}={int(slc[key] * capacity_ratio)}")
+    hmb = base["controller"].get("hmb_bytes", 0)
+    if hmb:
+        page = base["nand"]["page_bytes"]
+        overrides.append(f"controller.hmb_bytes={max(page, int(hmb * scale) // page * page)}")
+    return overrides
 
 
 def duration_text(seconds: float) -> str:

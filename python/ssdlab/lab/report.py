@@ -90,10 +90,12 @@ def review_page(
     against: list[tuple[str, str]] = (),
     ranked: dict[str, list[tuple[str, str]]] | None = None,
     headlines: Table | None = None,
+    methodology: Table | None = None,
 ) -> Path:
     """Write `index.html` for one review. `ranked` holds each suite's ranked bar charts (drawn
     from the results database), `against` the headline charts among the other drives there,
-    `headlines` the figures at a glance."""
+    `headlines` the figures at a glance, `methodology` each test's era and procedure. The
+    preset that ran is named from `meta` (``preset``, ``preset_reason``, ``left_out``)."""
     scale = meta["scale"]
     page = _ENV.get_template("review.html").render(
         title=f"{info['model']}: ssdlab review",
@@ -107,6 +109,10 @@ def review_page(
         suites=[_suite_view(out_dir, s, (ranked or {}).get(s.name, [])) for s in suites],
         against=[figure(out_dir, f, c) for f, c in against],
         calibration=tables.from_frame("", calibration) if calibration is not None and len(calibration) else None,
+        preset=meta.get("preset"),
+        preset_reason=meta.get("preset_reason"),
+        left_out=meta.get("left_out", []),
+        methodology=methodology,
     )
     path = out_dir / "index.html"
     paths.write_atomic(path, page, "report")

@@ -3,34 +3,40 @@
 from __future__ import annotations
 
 import time
+import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import pandas as pd
 
 from ssdlab import __version__, paths
 from ssdlab.errors import SsdlabError
-from ssdlab.lab import calibration
+from ssdlab.lab import calibration, published_today, tables
 from ssdlab.lab import ranked as ranked_charts
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
-from ssdlab.lab.headlines import headline_charts, headline_table
+from ssdlab.lab.headlines import HEADLINES, headline_charts, headline_table
 from ssdlab.lab.report import review_page
 from ssdlab.lab.results import SuiteResult, Table
-from ssdlab.lab.suites import ARTICLE_SUITES, PTS_SUITES, SUITES
+from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, applies
+
+#: What each era's preset is called in the report.
+ERA_TITLES = {"2012": "the articles' tests", "2020s": "today's tests"}
 
 
 def parse_suites(text: str | None, default: list[str] = ARTICLE_SUITES, option: str = "--suites") -> list[str]:
     """Suite names from a comma-separated list (`default` when not given); ``pts`` stands for
-    every PTS test."""
+    every PTS test, an era (``2012``, ``2020s``) for every suite of that era."""
     if text is None:
         return list(default)
     names = [s.strip() for s in text.split(",") if s.strip()]
-    expected = ", ".join([*SUITES, "pts"])
+    expected = ", ".join([*SUITES, "pts", *ERAS])
     if not names:
         raise SsdlabError(f"{option} {text!r} names no suite (expected some of: {expected})")
     expanded: list[str] = []
     for n in names:
-        for name in PTS_SUITES if n == "pts" else [n]:
+        for name in PTS_SUITES if n == "pts" else ERAS.get(n, [n]):
             if name not in SUITES:
                 raise SsdlabError(f"{option}: unknown suite {name!r} (expected some of: {expected})")
             if name not in expanded:
@@ -49,6 +55,55 @@ def check_output(out_dir: Path) -> None:
         raise SsdlabError(f"{out_dir}: output folder is not writable: {error.strerror or error}") from None
 
 
+def interface_family(interface: str) -> str:
+    """The family of a profile's host interface: "nvme" (PCIe) or "sata"."""
+    return "nvme" if interface.startswith("pcie") else "sata"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """The suites a review runs and why: an era's preset chosen from the drive, or the suites
+    named with ``--suites``."""
+
+    #: "2012", "2020s", or "" for suites named by hand.
+    era: str
+    suites: tuple[str, ...]
+    #: Why these suites, for the report ("chosen from the profile: an NVMe drive (pcie4)").
+    reason: str
+    #: Suites of the era left out because they do not apply to this drive, with why.
+    left_out: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def label(self) -> str:
+        """The preset's name as the report gives it."""
+        return f"{self.era} ({ERA_TITLES.get(self.era, self.era)})" if self.era else "none"
+
+
+def preset_for(info: dict) -> Preset:
+    """The preset a review of this drive runs (`info`: the drive's facts, with its profile's
+    TOML as ``source``). NVMe drives get today's tests (era ``2020s``). SATA drives with an SLC
+    cache (the Samsung 870 EVO and QVO) get them too: their defining behaviour is the cache, and
+    reviews of them run today's tests (docs/todays-lab.md). Other SATA drives, the drives of
+    the articles, get the articles' tests (``2012``). Suites that declare host interfaces they
+    apply to (``INTERFACES``) are left out of other drives' presets, and the report says so."""
+    family = interface_family(str(info["host_interface"]))
+    cache = "slc_cache" in tomllib.loads(info["source"])
+    if family == "nvme":
+        era, why = "2020s", f"an NVMe drive ({info['host_interface']})"
+    elif cache:
+        era, why = "2020s", f"a SATA drive ({info['host_interface']}) with an SLC cache"
+    else:
+        era, why = "2012", f"a SATA drive ({info['host_interface']}) without an SLC cache, as in the articles"
+    chosen = tuple(n for n in ERAS.get(era, []) if applies(n, family))
+    left = tuple((n, f"applies to {', '.join(SUITES[n].INTERFACES)} drives only") for n in ERAS.get(era, []) if not applies(n, family))
+    return Preset(era, chosen, f"chosen from the profile: {why}", left)
+
+
+def chosen_suites(names: Sequence[str]) -> Preset:
+    """The `Preset` of suites named by hand (``--suites``)."""
+    return Preset("", tuple(names), f"suites chosen with --suites: {', '.join(names)}")
+
+
 @dataclass
 class Review:
     """What a review wrote: the report, the results database, and the figures at a glance."""
@@ -63,13 +118,23 @@ def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suit
     return review(ctx, suites, db_path, on_suite).report
 
 
-def review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=None) -> Review:
-    """Run `suites` against `ctx`'s drive, write the report and the database rows."""
+def review(ctx: ReviewContext, suites: Sequence[str] | None, db_path: Path, on_suite=None, preset: Preset | None = None) -> Review:
+    """Run `suites` against `ctx`'s drive, write the report and the database rows. Without
+    `suites`, the drive's preset runs (`preset_for`); `preset` says which preset the suites
+    given are, for the report (default: suites named by hand)."""
+    if suites is None:
+        preset = preset_for(ctx.info())
+        suites = list(preset.suites)
+    elif preset is None:
+        preset = chosen_suites(suites)
     check_output(ctx.out_dir)
     db = ResultsDatabase(db_path)
     info = ctx.info()
     meta = {"version": __version__, "profile_hash": ctx.profile_hash(), "seed": ctx.seed, "scale": ctx.scale}
     meta["overrides"] = list(ctx.overrides)
+    meta["preset"] = preset.label
+    meta["preset_reason"] = preset.reason
+    meta["left_out"] = [f"{SUITES[n].TITLE}: {why}" for n, why in preset.left_out]
     drive = meta["drive"] = ctx.drive_label()
     run_id = db.start_run(drive, info["model"], meta["profile_hash"], __version__, ctx.seed, ctx.scale, ctx.out_dir)
     data_dir = ctx.out_dir / "data"
@@ -92,16 +157,43 @@ def review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=No
     cal = None
     if ctx.comparable:
         frame = db.latest([drive])
-        cal = calibration.table(frame)
-        cal = cal[cal["drive"] == drive]
+        cal = pd.concat([calibration.table(frame), published_today.table(frame)], ignore_index=True)
+        cal = cal[cal["drive"] == drive].copy()
+        for column in ("published", "simulated", "difference_pct"):
+            cal[column] = pd.to_numeric(cal[column], errors="coerce")
     others = _against_other_drives(db, ctx, drive)
     same_scale = db.latest(include_scaled=True)
     same_scale = same_scale[same_scale["scale"] == ctx.scale]
     db.close()
     ranked = {r.name: ranked_charts.draw(ctx, r, same_scale, drive) for r in results}
-    glance = headline_table(results)
-    report = review_page(ctx.out_dir, info, meta, results, cal, others, ranked, glance)
+    glance = at_a_glance(results)
+    report = review_page(ctx.out_dir, info, meta, results, cal, others, ranked, glance, methodology(results))
     return Review(report, db_path, glance)
+
+
+def at_a_glance(results: list[SuiteResult]) -> Table:
+    """The headline figures (`headlines.HEADLINES`), and for suites without any there (today's
+    tests), the figures each suite draws as ranked charts."""
+    glance = headline_table(results)
+    with_headlines = {suite for suite, *_ in HEADLINES}
+    for result in results:
+        if result.name in with_headlines:
+            continue
+        shown = set()
+        for ranked in result.ranked:
+            for pattern, condition, _ in ranked.rows:
+                for m in result.metrics:
+                    if (m.key, m.pattern, m.condition) == (ranked.key, pattern, condition) and (m.key, pattern, condition) not in shown:
+                        shown.add((m.key, pattern, condition))
+                        data = ", ".join(x for x in (pattern, condition) if x) or "-"
+                        glance.rows.append([result.title, m.title, data, tables.number(m.value, m.unit), m.unit])
+    return glance
+
+
+def methodology(results: list[SuiteResult]) -> Table:
+    """Each test that ran: its era and its procedure (as run, with this review's durations)."""
+    rows = [[r.title, getattr(SUITES.get(r.name), "ERA", "") or "-", r.method] for r in results]
+    return Table("Tests run and their procedures", ["test", "era", "procedure"], rows, [False, False, False])
 
 
 def _against_other_drives(db: ResultsDatabase, ctx: ReviewContext, drive: str) -> list[tuple[str, str]]:

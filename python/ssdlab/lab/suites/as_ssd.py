@@ -7,6 +7,7 @@ from ssdlab.lab.context import GB, INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "as-ssd"
+ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "AS-SSD incompressible sequential"
 METHOD = (
     "AS-SSD writes a 1 GB test file of incompressible data, reads it back sequentially in 16 MiB transfers at "

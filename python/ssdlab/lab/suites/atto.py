@@ -10,6 +10,7 @@ from ssdlab.lab.context import COMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import SuiteResult
 
 NAME = "atto"
+ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "ATTO"
 METHOD = (
     "ATTO writes then reads a 256 MB file in each transfer size from 0.5 KiB to 8 MiB, overlapped I/O at QD4, with highly compressible data; MB/s per size."

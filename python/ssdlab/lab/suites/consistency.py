@@ -10,6 +10,7 @@ from ssdlab.lab.context import INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "consistency"
+ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "IO consistency"
 METHOD = (
     "Secure erase, sequential fill, then 4 KiB random writes of incompressible data at QD32 over the whole "

@@ -11,6 +11,7 @@ from ssdlab.lab.context import COMPRESSIBLE, GB, INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "four-corners"
+ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "Four corners (Iometer)"
 METHOD = (
     "Secure erase per data pattern. 4 KiB random reads (QD3, {three}) over an 8 GB span written beforehand; "

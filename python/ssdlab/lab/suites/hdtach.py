@@ -12,6 +12,7 @@ from ssdlab.lab.host import HD_TACH
 from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "hdtach"
+ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "HD Tach"
 METHOD = (
     "HD Tach reads the whole surface sequentially, then writes it (highly compressible data), at QD1 in "

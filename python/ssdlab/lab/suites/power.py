@@ -6,6 +6,7 @@ from ssdlab.lab.context import GB, INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "power"
+ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "Power"
 METHOD = (
     "Mean power from the energy model (energy per page read and program, per block erase, per byte on the "

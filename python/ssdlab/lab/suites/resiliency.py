@@ -12,6 +12,7 @@ from ssdlab.lab.suites import as_ssd, atto, hdtach
 from ssdlab.preconditions import TRIM_ALL, trim_all_options  # noqa: F401  (TRIM_ALL: re-exported for tests)
 
 NAME = "resiliency"
+ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "Resiliency: clean, after torture, after TRIM"
 METHOD = (
     "Clean: measured on a secure-erased drive. Torture: secure erase, sequential fill of the whole user space, "

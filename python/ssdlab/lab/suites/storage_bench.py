@@ -11,6 +11,7 @@ from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "storage-bench"
+ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "Storage Bench 2011 (Heavy and Light)"
 METHOD = (
     "The 2011 Heavy (2,168,893 reads, 1,783,447 writes, 106 GB written) and Light (372,630 reads, 459,709 writes) "

@@ -1,0 +1,109 @@
+"""SLC cache recovery: how much the cache takes at full speed again after the drive idled for a
+while, once a sequential write has exhausted it."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ssdlab.lab import charts
+from ssdlab.lab.context import ReviewContext
+from ssdlab.lab.results import Ranked, SuiteResult
+from ssdlab.lab.suites import fill
+
+NAME = "cache-recovery"
+ERA = "2020s"
+TITLE = "SLC cache recovery"
+#: Idle periods at full scale, seconds.
+IDLE_SECONDS = (30, 300, 1800)
+METHOD = (
+    "For each idle period, a secure-erased drive: 128 KiB sequential writes at QD32 (incompressible, pieces of {piece} "
+    "timed on the simulated clock) until the SLC cache is exhausted (the whole-drive fill's cliff: two consecutive "
+    "pieces below 85% of the opening rate, the median of the first five); then the drive idles for {idles} "
+    "(folding moves SLC data into native blocks as the NAND allows); then the write continues at the next address "
+    "until the cliff again (two consecutive pieces below 85% of the first write's opening rate after at least one "
+    "piece at cache speed, or once it has written the fresh drive's cache and four pieces more). GB at cache speed: "
+    "the pieces of the second write at 85% of the first write's opening rate or faster (the first pieces after an "
+    "idle period can be slower: the drive first fills the native blocks it had open when the cache ran out). The "
+    "fresh drive's figure is the first write's."
+)
+
+METRICS = {
+    "cache_speed_gb": "GB written at cache speed",
+    "recovered_fraction": "share of the fresh drive's cache recovered",
+}
+
+
+def until_cliff(fraction: float, reference: float | None = None, limit_bytes: float | None = None):
+    """A stop rule for `fill.write_pieces`: two consecutive pieces below `fraction` of the
+    reference rate (default: the median of the first five pieces, as the fill rule takes it)
+    after at least one piece at or above it; or `limit_bytes` written."""
+
+    def stop(pieces: list[fill.Piece]) -> bool:
+        rates = [p.mbps for p in pieces]
+        opening = reference if reference is not None else (float(pd.Series(rates[:5]).median()) if len(rates) >= 5 else None)
+        if limit_bytes is not None and sum(p.bytes for p in pieces) >= limit_bytes:
+            return True
+        if opening is None or len(rates) < 2:
+            return False
+        fast = [r >= fraction * opening for r in rates]
+        return any(fast) and not fast[-1] and not fast[-2]
+
+    return stop
+
+
+def gb_at_speed(pieces: list[fill.Piece], reference: float, fraction: float) -> float:
+    """GB written in pieces at or above `fraction` of `reference`. (After an idle period the
+    first pieces may be slower: the drive first fills the native blocks it had open when the
+    cache ran out, so the fast pieces are counted wherever they are.)"""
+    return sum(p.bytes for p in pieces if p.mbps >= fraction * reference) / 1e9
+
+
+def run(ctx: ReviewContext) -> SuiteResult:
+    # (Imported here: the calibration module reads the suites' tables.)
+    from ssdlab.lab.calibration import CLIFF_FRACTION
+
+    piece = fill.piece_bytes(ctx.info())
+    idles = [(ctx.seconds(s), ctx.duration_label(s)) for s in IDLE_SECONDS]
+    result = SuiteResult(NAME, TITLE, METHOD.format(piece=fill.size_text(piece), idles=" / ".join(label for _, label in idles)), METRICS)
+    rows = []
+    fresh_gb = None
+    frames = []
+    for seconds, label in idles:
+        drive = ctx.new_drive()
+        capacity = drive.info["usable_bytes"]
+        drive.secure_erase()
+        first = fill.write_pieces(ctx, drive, 0, capacity, piece, "exhaust the cache", until_cliff(CLIFF_FRACTION))
+        opening = float(pd.Series([p.mbps for p in first[:5]]).median())
+        if fresh_gb is None:
+            fresh_gb = gb_at_speed(first, opening, CLIFF_FRACTION)
+            rows.append(("fresh drive", 0.0, fresh_gb))
+        drive.idle(seconds)
+        start = first[-1].end_bytes
+        # At most the fresh drive's cache and four pieces more: a recovered cache is no larger.
+        limit = fresh_gb * 1e9 + 4 * piece
+        again = fill.write_pieces(ctx, drive, start, capacity, piece, f"write after {label} idle", until_cliff(CLIFF_FRACTION, opening, limit))
+        drive.close()
+        rows.append((f"after {label} idle", seconds, gb_at_speed(again, opening, CLIFF_FRACTION)))
+        for phase, pieces, offset in (("exhaust", first, 0), ("after idle", again, start)):
+            f = fill.frame(pieces, offset)
+            f["idle"] = label
+            f["phase"] = phase
+            frames.append(f)
+    for condition, _, gb in rows:
+        result.add("cache_speed_gb", gb, "GB", "incompressible", condition)
+        result.add("recovered_fraction", gb / fresh_gb if fresh_gb else None, "x", "incompressible", condition)
+    result.tables["cache_recovery"] = pd.DataFrame(rows, columns=["condition", "idle_seconds", "gb_at_cache_speed"])
+    result.tables["cache_recovery_pieces"] = pd.concat(frames, ignore_index=True)
+    bars = [charts.Bar(condition, gb, True, charts.CONDITION_COLORS[i % len(charts.CONDITION_COLORS)]) for i, (condition, _, gb) in enumerate(rows)]
+    chart = charts.ranked_bars(
+        ctx.out_dir / "charts" / "cache_recovery.png",
+        ctx.chart_title("SLC cache recovery: GB written at cache speed after an idle period"),
+        bars,
+        "GB at cache speed",
+        rank=False,
+    )
+    result.charts.append((chart, "GB written at cache speed on a fresh drive and after each idle period"))
+    result.ranked.append(
+        Ranked("cache_speed_gb", f"SLC cache recovery: GB at cache speed after {idles[0][1]} idle", (("incompressible", f"after {idles[0][1]} idle", ""),))
+    )
+    return result

@@ -1,0 +1,174 @@
+"""Whole-drive fill: write speed against GB written from a secure-erased drive, the SLC cache's
+size, the rate after it and the average (the figures reviews of today's drives give)."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ssdlab.drive import Drive
+from ssdlab.lab import today_charts
+from ssdlab.lab.context import INCOMPRESSIBLE, ReviewContext
+from ssdlab.lab.results import Ranked, SuiteResult
+
+NAME = "fill"
+ERA = "2020s"
+TITLE = "Whole-drive fill"
+#: Pieces a whole fill is written in (at most): each is timed on the simulated clock, so the
+#: speed is known per 1/2000 of the drive (0.5 GB of a 1 TB drive) however short the run.
+PIECES = 2000
+BLOCK = 128 * 1024
+METHOD = (
+    "Secure erase, then 128 KiB sequential writes of incompressible data at QD32 over the whole user space "
+    "({capacity}), in {pieces:,} consecutive pieces of {piece} (one fio job each, timed on the simulated clock): "
+    "write speed against GB written. The figures follow the calibration page's whole-drive-fill rule "
+    "(fill_figures in lab/calibration.py) applied to the pieces: the opening rate is the median of the first five; "
+    "the cliff is the first of two consecutive pieces below 85% of it; the SLC cache is what was written before "
+    "the cliff; the post-cache rate is the median from the cliff on; the average is all bytes over all time. "
+    "Where the data landed (SLC, native blocks, folding) comes from the drive's own tier counters."
+)
+
+METRICS = {
+    "cache_gb": "SLC cache written at full speed",
+    "cache_write_mbps": "write speed in the SLC cache",
+    "post_cache_mbps": "write speed after the cache",
+    "average_mbps": "average over the whole fill",
+    "slc_host_gb": "host data written into SLC (drive's counters)",
+    "native_host_gb": "host data written directly to native blocks (drive's counters)",
+    "fold_gb": "data folded from SLC into native blocks (drive's counters)",
+}
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One timed piece of a sequential write."""
+
+    end_bytes: int
+    seconds: float
+    bytes: int
+    slc_bytes: int
+    native_bytes: int
+    fold_bytes: int
+
+    @property
+    def mbps(self) -> float:
+        return self.bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
+
+
+def piece_bytes(info: dict) -> int:
+    """The size of one piece: 1/`PIECES` of the user space (`info`: the drive's facts), but at
+    least twice the drive's write buffer; whole 128 KiB blocks. The first pieces of a write
+    run faster than the NAND while the buffer fills (it fills at the link's rate less the
+    NAND's, so it takes up to 3.3 buffers of data on today's profiles): with pieces of two
+    buffers that is at most two pieces, and the fill rule's median of the first five skips
+    them."""
+    buffer = tomllib.loads(info["source"]).get("controller", {}).get("write_buffer_bytes", 0)
+    return max(BLOCK, info["usable_bytes"] // PIECES, 2 * buffer) // BLOCK * BLOCK
+
+
+def write_pieces(
+    ctx: ReviewContext, drive: Drive, start: int, end: int, piece: int, label: str, stop: Callable[[list[Piece]], bool] | None = None
+) -> list[Piece]:
+    """128 KiB sequential writes at QD32 from byte `start` to `end` in pieces of `piece` bytes,
+    each timed on the simulated clock; stops early when `stop(pieces so far)` says so. Progress
+    is reported as one job (`label`), not one per piece."""
+    pieces: list[Piece] = []
+    offset = start
+    began = drive.now_seconds
+    name = f"{ctx.suite}: {label}" if ctx.suite else label
+    options = ["rw=write", f"bs={BLOCK}", "iodepth=32", f"data_pattern={INCOMPRESSIBLE}"]
+    while offset < end:
+        size = min(piece, end - offset)
+        before = drive.now_seconds
+        run = drive.run([*options, f"offset={offset}", f"size={size}"], name=label)
+        tiers = run.summary.get("tiers") or {}
+        offset += size
+        pieces.append(
+            Piece(
+                offset, drive.now_seconds - before, size, tiers.get("slc_write_bytes", 0), tiers.get("native_write_bytes", 0), tiers.get("fold_write_bytes", 0)
+            )
+        )
+        done = offset >= end or (stop is not None and stop(pieces))
+        if ctx.progress is not None:
+            ctx.progress(name, 1.0 if done else (offset - start) / (end - start), drive.now_seconds - began, (offset - start) // BLOCK)
+        if done:
+            break
+    return pieces
+
+
+def frame(pieces: list[Piece], start_bytes: int = 0) -> pd.DataFrame:
+    """The pieces as a series: GB written (at each piece's end, from `start_bytes`), MB/s, the
+    seconds each took (`span_seconds`, as fill_figures reads it), cumulative tier counters."""
+    return pd.DataFrame(
+        {
+            "gb_written": [(p.end_bytes - start_bytes) / 1e9 for p in pieces],
+            "write_mbps": [p.mbps for p in pieces],
+            "span_seconds": [p.seconds for p in pieces],
+            "slc_gb": pd.Series([p.slc_bytes for p in pieces], dtype="float64").cumsum() / 1e9,
+            "native_gb": pd.Series([p.native_bytes for p in pieces], dtype="float64").cumsum() / 1e9,
+            "fold_gb": pd.Series([p.fold_bytes for p in pieces], dtype="float64").cumsum() / 1e9,
+        }
+    )
+
+
+def cache_rate(series: pd.DataFrame, cache_gb: float) -> float | None:
+    """Mean write speed of the pieces wholly inside the cache (bytes over seconds)."""
+    inside = series[series["gb_written"] <= cache_gb]
+    seconds = inside["span_seconds"].sum()
+    return float(inside["gb_written"].iloc[-1] * 1e3 / seconds) if len(inside) and seconds > 0 else None
+
+
+def size_text(bytes_: float) -> str:
+    """A size as a review writes it, three significant digits (whole GB from 100 GB up): GB from
+    1 GB up (rounded), else MB."""
+    if bytes_ >= 99.95e9:
+        return f"{bytes_ / 1e9:,.0f} GB"
+    return f"{bytes_ / 1e9:,.3g} GB" if bytes_ >= 0.9995e9 else f"{bytes_ / 1e6:,.3g} MB"
+
+
+def run(ctx: ReviewContext) -> SuiteResult:
+    # (Imported here: the calibration module reads the suites' tables.)
+    from ssdlab.lab.calibration import fill_figures
+
+    drive = ctx.new_drive()
+    capacity = drive.info["usable_bytes"]
+    piece = piece_bytes(drive.info)
+    result = SuiteResult(NAME, TITLE, METHOD.format(capacity=size_text(capacity), pieces=-(-capacity // piece), piece=size_text(piece)), METRICS)
+    drive.secure_erase()
+    series = frame(write_pieces(ctx, drive, 0, capacity, piece, "whole-drive fill"))
+    figures = fill_figures(series)
+    pattern = "incompressible"
+    result.add("cache_gb", figures["cache_gb"], "GB", pattern)
+    result.add("cache_write_mbps", cache_rate(series, figures["cache_gb"]), "MB/s", pattern)
+    result.add("post_cache_mbps", figures["post_cache_mbps"] or None, "MB/s", pattern)
+    result.add("average_mbps", figures["average_mbps"], "MB/s", pattern)
+    last = series.iloc[-1]
+    result.add("slc_host_gb", last["slc_gb"], "GB", pattern)
+    result.add("native_host_gb", last["native_gb"], "GB", pattern)
+    result.add("fold_gb", last["fold_gb"], "GB", pattern)
+    result.tables["fill"] = series
+    if figures["post_cache_mbps"] and figures["cache_gb"] * 1e9 < 5 * piece:
+        result.notes.append(
+            f"The cache found ({figures['cache_gb']:,.3g} GB) is under five pieces of {size_text(piece)}: the rule's opening rate "
+            "is partly the post-cache rate, so these figures are not reliable at this scale."
+        )
+    if not figures["post_cache_mbps"]:
+        result.notes.append("No cliff: the whole fill ran at the opening rate (no SLC cache, or one as large as the drive).")
+    chart = today_charts.fill_chart(
+        ctx.out_dir / "charts" / "fill.png",
+        ctx.chart_title("Whole-drive fill: 128 KiB sequential writes QD32 from a secure-erased drive"),
+        series["gb_written"].tolist(),
+        series["write_mbps"].tolist(),
+        figures["cache_gb"] if figures["post_cache_mbps"] else None,
+        figures["post_cache_mbps"] or None,
+        figures["average_mbps"],
+    )
+    result.charts.append((chart, "Write speed against GB written; the SLC cache found and the post-cache rate marked"))
+    one = ((pattern, "", ""),)
+    result.ranked.append(Ranked("average_mbps", "Whole-drive fill: average write speed", one))
+    result.ranked.append(Ranked("cache_gb", "Whole-drive fill: GB written at SLC-cache speed", one))
+    result.ranked.append(Ranked("post_cache_mbps", "Whole-drive fill: write speed after the SLC cache", one))
+    return result

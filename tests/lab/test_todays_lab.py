@@ -1,0 +1,165 @@
+"""The lab's tests of today's drives (issue 22) at a small scale: the whole-drive fill's cliff
+lies where the profile's SLC cache and the drive's own tier counters put it; the cache comes
+back with idle time and no further than the fresh drive's; the presets pick each era's suites;
+`ssdlab review samsung-980-pro-1tb --scale 0.05` writes a report with every suite, its charts
+and its database rows; every published figure of today's drives names a figure a suite records."""
+
+import html
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from ssdlab.lab import calibration, published_today
+from ssdlab.lab.context import ReviewContext
+from ssdlab.lab.review import parse_suites, preset_for
+from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, SUITES, TODAY_SUITES, cache_recovery, fill, read_span
+
+SCALE = 0.05
+
+
+def run_suite(module, profile: str, tmp_path: Path, scale: float = SCALE):
+    ctx = ReviewContext(profile, scale=scale, out_dir=tmp_path)
+    ctx.suite = module.NAME
+    return ctx, module.run(ctx)
+
+
+def figures(result) -> dict[tuple[str, str], float]:
+    return {(m.key, m.condition): m.value for m in result.metrics}
+
+
+@pytest.mark.parametrize("profile", ["samsung-980-pro-1tb", "samsung-980-1tb"])
+def test_the_fill_cliff_is_at_the_cache_the_profile_and_the_drive_counters_give(profile, tmp_path):
+    ctx, result = run_suite(fill, profile, tmp_path)
+    got = figures(result)
+    piece_gb = fill.piece_bytes(ctx.info()) / 1e9
+    # The profile's mechanism: static + dynamic SLC (scaled with the drive), room permitting.
+    settings = tomllib.loads(ctx.info()["source"])["slc_cache"]
+    profile_gb = (settings["static_bytes"] + settings["dynamic_max_bytes"]) / 1e9
+    cache_gb = got[("cache_gb", "")]
+    assert abs(cache_gb - profile_gb) <= max(piece_gb, 0.05 * profile_gb), (cache_gb, profile_gb)
+    # The drive's own counters: host data written into SLC by the end of the cliff's piece.
+    series = result.tables["fill"]
+    at_cliff = series[series["gb_written"] >= cache_gb].iloc[0]
+    assert abs(at_cliff["slc_gb"] - cache_gb) <= piece_gb, (at_cliff["slc_gb"], cache_gb)
+    # Past the cliff nothing more went into SLC during the fill (the profile writes native blocks
+    # when the cache is full), and the rate fell well below the cache's.
+    assert series["slc_gb"].iloc[-1] - at_cliff["slc_gb"] <= piece_gb
+    assert got[("post_cache_mbps", "")] < 0.5 * got[("cache_write_mbps", "")]
+    assert (tmp_path / "charts" / "fill.png").stat().st_size > 5000
+
+
+def test_the_free_space_rule_sets_the_cache_of_a_drive_without_a_firmware_limit(tmp_path):
+    ctx, result = run_suite(fill, "wd-sn580-1tb", tmp_path)
+    got = figures(result)
+    series = result.tables["fill"]
+    capacity_gb = ctx.info()["usable_bytes"] / 1e9
+    # About a third of the free space (a pSLC block holds a third of a TLC one), as the drive's
+    # counters say too.
+    assert 0.25 * capacity_gb < got[("cache_gb", "")] < 0.4 * capacity_gb
+    at_cliff = series[series["gb_written"] >= got[("cache_gb", "")]].iloc[0]
+    assert abs(at_cliff["slc_gb"] - got[("cache_gb", "")]) <= fill.piece_bytes(ctx.info()) / 1e9
+
+
+def test_cache_recovery_grows_with_idle_time_and_saturates_at_the_full_cache(tmp_path):
+    ctx, result = run_suite(cache_recovery, "samsung-980-pro-1tb", tmp_path)
+    got = figures(result)
+    piece_gb = fill.piece_bytes(ctx.info()) / 1e9
+    fresh = got[("cache_speed_gb", "fresh drive")]
+    idles = [got[("cache_speed_gb", f"after {ctx.duration_label(s)} idle")] for s in cache_recovery.IDLE_SECONDS]
+    assert idles == sorted(idles), idles  # more idle time, more cache back
+    assert idles[0] < 0.6 * fresh, (idles, fresh)  # the shortest idle folds only part of it
+    assert idles[-1] >= fresh - 2 * piece_gb, (idles, fresh)  # the longest brings it all back
+    assert all(v <= fresh + piece_gb for v in idles)  # and never more than the fresh drive's
+    assert (tmp_path / "charts" / "cache_recovery.png").stat().st_size > 5000
+
+
+def test_presets_pick_each_eras_suites():
+    assert ARTICLE_SUITES == ["four-corners", "as-ssd", "atto", "hdtach", "resiliency", "consistency", "power", "storage-bench"]
+    assert TODAY_SUITES == [name for name, m in SUITES.items() if getattr(m, "ERA", None) == "2020s"]
+    assert {"fill", "cache-recovery", "sustained", "read-span"} <= set(TODAY_SUITES)
+    assert parse_suites("2020s") == TODAY_SUITES and parse_suites("2012,fill") == [*ARTICLE_SUITES, "fill"]
+    for profile, era in (("force-gs-240", "2012"), ("samsung-980-pro-1tb", "2020s"), ("samsung-980-1tb", "2020s"), ("samsung-870-evo-4tb", "2020s")):
+        preset = preset_for(ReviewContext(profile, scale=0.01).info())
+        assert preset.era == era and list(preset.suites) == ERAS[era], (profile, preset)
+        assert era in preset.label and preset.reason
+
+
+def test_a_suite_for_nvme_only_is_left_out_of_a_sata_drives_preset(monkeypatch):
+    monkeypatch.setattr(SUITES["sustained"], "INTERFACES", ("nvme",), raising=False)
+    sata = preset_for(ReviewContext("samsung-870-evo-4tb", scale=0.01).info())
+    nvme = preset_for(ReviewContext("samsung-980-pro-1tb", scale=0.01).info())
+    assert "sustained" not in sata.suites and sata.left_out == (("sustained", "applies to nvme drives only"),)
+    assert "sustained" in nvme.suites and not nvme.left_out
+
+
+def test_every_published_figure_of_todays_drives_names_a_figure_its_suite_records():
+    rows = published_today.published_today()
+    assert len(rows) >= 15
+    for p in rows:
+        assert p.metric in SUITES[p.suite].METRICS, p
+        assert getattr(SUITES[p.suite], "ERA", None) == "2020s", p
+        assert p.role in (calibration.CHECK, calibration.CALIBRATED, calibration.INFORMED, calibration.SPEC), p
+        assert p.source, p
+    # The read-span figure's condition is the span label a full-scale review records.
+    full = ReviewContext("samsung-980-1tb")
+    labels = {fill.size_text(read_span.span_bytes(full, s)) for s in read_span.SPANS}
+    assert {p.condition for p in rows if p.suite == "read-span"} <= labels | {"whole drive"}
+
+
+@pytest.fixture(scope="module")
+def review_980_pro(tmp_path_factory):
+    out = tmp_path_factory.mktemp("review-980-pro")
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "ssdlab.cli", "review", "samsung-980-pro-1tb", "--scale", str(SCALE), "--out", str(out), "--quiet"]
+    r = subprocess.run(command, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # Wall time is measured, never asserted (a shared machine): BENCHMARKS.md has the figure.
+    print(f"ssdlab review samsung-980-pro-1tb --scale {SCALE}: {time.perf_counter() - started:.1f} s wall")
+    return out
+
+
+def test_review_of_an_nvme_drive_runs_todays_preset_with_charts_and_database_rows(review_980_pro):
+    out = review_980_pro
+    page = html.unescape((out / "index.html").read_text())
+    assert "Preset: <strong>2020s (today's tests)</strong>, chosen from the profile: an NVMe drive (pcie4)" in page
+    for name in TODAY_SUITES:
+        assert f'id="{name}"' in page, name
+        assert SUITES[name].TITLE in page
+    assert 'id="methodology"' in page and "Secure erase, then 128 KiB sequential writes" in page
+    images = re.findall(r"src='charts/([^']+)'", page)
+    for wanted in ("fill.png", "cache_recovery.png", "sustained_all_log.png", "sustained_mixed_latency.png", "read_span_iops.png"):
+        assert wanted in images, (wanted, images)
+    for name in images:
+        assert (out / "charts" / name).stat().st_size > 5000
+    with sqlite3.connect(out / "results.sqlite") as db:
+        suites = {row[0] for row in db.execute("SELECT DISTINCT suite FROM results")}
+        runs = db.execute("SELECT drive, scale FROM runs").fetchall()
+    assert set(TODAY_SUITES) <= suites
+    assert runs == [("samsung-980-pro-1tb", SCALE)]
+    for name in TODAY_SUITES:
+        assert (out / "data" / f"{name}_metrics.csv").stat().st_size > 100
+
+
+def test_the_review_finds_every_fill_figure_published_for_its_drive(review_980_pro):
+    from ssdlab.lab.db import ResultsDatabase
+
+    frame = ResultsDatabase(review_980_pro / "results.sqlite", create=False).latest(include_scaled=True)
+    table = published_today.table(frame)
+    mine = table[table["drive"] == "samsung-980-pro-1tb"]
+    assert len(mine) >= 4 and mine["simulated"].notna().all(), mine.to_string()
+
+
+def test_a_read_span_of_a_dram_less_drive_reads_map_pages_a_dram_drive_does_not(tmp_path):
+    _, dramless = run_suite(read_span, "samsung-980-1tb", tmp_path / "980")
+    _, dram = run_suite(read_span, "samsung-980-pro-1tb", tmp_path / "980pro")
+    small, whole = dramless.metrics[0].condition, "whole drive"
+    got = figures(dramless)
+    assert got[("map_reads_per_1000", whole)] > 100 * max(got[("map_reads_per_1000", small)], 1)
+    assert got[("iops", whole)] < got[("iops", small)]
+    assert all(v == 0 for (k, _), v in figures(dram).items() if k == "map_reads_per_1000")
