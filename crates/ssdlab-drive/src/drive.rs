@@ -334,7 +334,7 @@ impl Drive {
         }
     }
 
-    fn forget_before(&mut self, now_ns: Nanoseconds) {
+    pub(crate) fn forget_before(&mut self, now_ns: Nanoseconds) {
         self.flash.forget_before(now_ns);
         self.link.forget_before(now_ns);
         if let Some(engine) = self.engine.as_mut() {
@@ -368,7 +368,7 @@ impl Drive {
 
     /// Content tags for a write's sectors (the page FTL keeps them in checked runs): sector `i`
     /// of the write gets the first tag plus `i`, and no two writes share a tag.
-    fn next_tags(&mut self, io: &Io) -> u64 {
+    pub(crate) fn next_tags(&mut self, io: &Io) -> u64 {
         let first = self.tag_counter + 1;
         self.last_write_sectors = io.len_bytes.div_ceil(SECTOR_BYTES) + 1;
         self.tag_counter += self.last_write_sectors;

@@ -30,13 +30,13 @@ use ssdlab_workload::Io;
 
 /// Sectors `first..first + sectors` of a write, moving through the buffer together.
 #[derive(Debug, Clone, Copy)]
-struct WritePiece {
-    first: u64,
-    sectors: u64,
+pub(crate) struct WritePiece {
+    pub first: u64,
+    pub sectors: u64,
     /// Host bytes of the piece (less than `sectors * 4096` at an unaligned end).
-    bytes: u64,
+    pub bytes: u64,
     /// Whether this is the command's first piece (it carries the link's per-command overhead).
-    leading: bool,
+    pub leading: bool,
 }
 
 /// When a piece crossed the link: it started, and its last byte arrived.
@@ -84,7 +84,7 @@ impl Drive {
     }
 
     /// The command's sectors in pieces of at most a quarter of the buffer.
-    fn pieces_of(&self, io: &Io, span: SectorSpan) -> impl Iterator<Item = WritePiece> {
+    pub(crate) fn pieces_of(&self, io: &Io, span: SectorSpan) -> impl Iterator<Item = WritePiece> {
         let piece_max = (self.buffer.capacity() / 4).max(1) as u64;
         let (start, end) = (io.offset_bytes, io.offset_bytes + io.len_bytes);
         (0..span.sectors().div_ceil(piece_max)).map(move |i| {
