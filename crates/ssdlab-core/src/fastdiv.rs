@@ -58,7 +58,7 @@ impl FastDiv {
     /// Whether `divisor` divides `n`.
     #[inline(always)]
     pub fn divides(&self, n: u32) -> bool {
-        self.magic == 0 || self.magic.wrapping_mul(n as u64) <= self.magic - 1
+        self.magic == 0 || self.magic.wrapping_mul(n as u64) < self.magic
     }
 }
 

@@ -177,7 +177,7 @@ mod tests {
             let capacity = 1 + rng.below(40) as usize;
             let mut cache = MapCache::new(capacity as u64 * 4096, 4, 4096, 200 * 1024).unwrap();
             let mut reference: lru::LruCache<u64, ()> = lru::LruCache::new(std::num::NonZeroUsize::new(capacity).unwrap());
-            let mut in_flash = vec![false; 200];
+            let mut in_flash = [false; 200];
             for step in 0..5000 {
                 let first = rng.below(200 * 1024);
                 let last = (first + rng.below(3 * 1024)).min(200 * 1024 - 1);
