@@ -171,8 +171,10 @@ impl FastForward {
             if let Some(soon) = self.lookahead.get(STAGE2_AT) {
                 drive.prefetch_stage2(soon);
             }
-            if let Some(soon) = self.lookahead.get(STAGE3_AT) {
-                drive.prefetch_stage3(soon);
+            if self.needs_content {
+                if let Some(soon) = self.lookahead.get(STAGE3_AT) {
+                    drive.prefetch_stage3(soon);
+                }
             }
             if self.needs_content {
                 drive.submit_untimed(&io, &mut self.content_ahead, &mut self.work)?;

@@ -36,7 +36,10 @@ pub struct UntimedWork {
     die_ns: Vec<Nanoseconds>,
     channel_ns: Vec<Nanoseconds>,
     channel_of_die: Vec<u32>,
+    /// Command overheads on the host link, and the bytes it carried.
     link_ns: Nanoseconds,
+    link_bytes: u64,
+    link_rate: u64,
     controller_ns: Nanoseconds,
     front_end_ns: Nanoseconds,
     back_end_ns: Nanoseconds,
@@ -61,7 +64,8 @@ impl UntimedWork {
     pub fn busiest_ns(&self) -> Nanoseconds {
         let dies = self.die_ns.iter().copied().max().unwrap_or(0);
         let channels = self.channel_ns.iter().copied().max().unwrap_or(0);
-        dies.max(channels).max(self.link_ns).max(self.controller_ns).max(self.front_end_ns).max(self.back_end_ns)
+        let link = self.link_ns + transfer_ns(self.link_bytes, self.link_rate);
+        dies.max(channels).max(link).max(self.controller_ns).max(self.front_end_ns).max(self.back_end_ns)
     }
 
     #[inline]
@@ -139,6 +143,8 @@ impl Drive {
             channel_ns: vec![0; g.channels as usize],
             channel_of_die: (0..g.dies()).map(|d| g.channel_of_die(d)).collect(),
             link_ns: 0,
+            link_bytes: 0,
+            link_rate: self.profile.host.link_bytes_per_second,
             controller_ns: 0,
             front_end_ns: 0,
             back_end_ns: 0,
@@ -211,12 +217,13 @@ impl Drive {
             cache.update(span.first, span.last);
         }
         let needs_content = self.translation.needs_content();
-        let link_rate = self.profile.host.link_bytes_per_second;
         let planes = self.profile.geometry.planes_per_die;
         let unit_bytes = self.profile.geometry.unit_bytes();
         for piece in self.pieces_of(io, span) {
-            let overhead_ns = if piece.leading { self.profile.host.command_overhead_ns } else { 0 };
-            work.link_ns += overhead_ns + transfer_ns(piece.bytes, link_rate);
+            if piece.leading {
+                work.link_ns += self.profile.host.command_overhead_ns;
+            }
+            work.link_bytes += piece.bytes;
             let mut sink = UntimedSink {
                 flash: &mut self.flash,
                 media: &self.profile.media,
@@ -234,6 +241,13 @@ impl Drive {
                 sink.work.front_end_ns += engine.count_front_end_write(piece.sectors);
             }
             let tags = first_tag + (piece.first - span.first);
+            if sink.engine.is_none() && self.translation.slot_per_sector() {
+                for index in 0..piece.sectors {
+                    sink.buffer.push();
+                    self.translation.write_slot(piece.first + index, tags + index, &mut sink)?;
+                }
+                continue;
+            }
             for index in 0..piece.sectors {
                 let sector = self.translation.prepare(tags + index, needs_content.then(|| content.next_content()))?;
                 let stored_bytes = sector.stored_bytes();

@@ -73,6 +73,10 @@ pub struct Ftl {
     /// Divisions of the per-slot address arithmetic, precomputed (see [`FastDiv`]).
     #[serde(skip)]
     div: Divisors,
+    /// Per die: the slot up to which GC has started loading mapping entries (within the
+    /// current victim; a hint, not state: it changes no result).
+    #[serde(skip)]
+    gc_prefetched: Vec<u32>,
 }
 
 /// The FTL's fixed divisors: slots per block, blocks per die, and the slots of a program unit
@@ -121,6 +125,7 @@ impl Ftl {
             valid_total: 0,
             stats: FtlStats::default(),
             div: Divisors::default(),
+            gc_prefetched: Vec::new(),
             config,
         }
         .with_divisors())
@@ -129,6 +134,7 @@ impl Ftl {
     /// The FTL with its divisors computed (after building or loading it).
     fn with_divisors(mut self) -> Self {
         self.div = Divisors::of(&self);
+        self.gc_prefetched = vec![0; self.pool.dies.len()];
         self
     }
 
@@ -318,11 +324,18 @@ impl Ftl {
         let end = base + units * spu;
         let mut copied = 0u32;
         let mut unit = self.pool.dies[die as usize].victim_unit;
-        // Rolling prefetch of the mapping entries of the sectors about to move.
-        let mut ahead = base + unit * spu;
+        // Rolling prefetch of the mapping entries of the sectors about to move, carried on from
+        // where the last call on this die left it.
+        let mut ahead = self.gc_prefetched[die as usize];
+        if ahead < base + unit * spu || ahead > end {
+            ahead = base + unit * spu;
+        }
         // The GC block and the slots left until its program unit is full (0: look it up).
         let mut target_block = UNMAPPED;
         let mut left = 0u32;
+        // Where the next slot moved goes (valid while `left > 0`).
+        let mut next_target = 0u32;
+        let track_or_store = self.config.track_tags || self.config.store_data;
         while copied < quota_slots && unit < units && self.pool.blocks[victim as usize].valid > 0 {
             let first = base + unit * spu;
             unit += 1;
@@ -344,8 +357,11 @@ impl Ftl {
             // The victim's valid count drops by the unit's live slots (GC keys are not kept for
             // a victim); the drive's total is unchanged (each slot moves).
             self.pool.sub_valid(victim, live);
+            let (l2p, p2l) = (&mut self.l2p[..], &mut self.p2l[..]);
+            // Slots moved into the GC block since its metadata was last brought up to date.
+            let mut pending = 0u32;
             for slot in first..first + spu {
-                let lba = self.p2l[slot as usize];
+                let lba = p2l[slot as usize];
                 if lba == UNMAPPED {
                     continue;
                 }
@@ -354,31 +370,42 @@ impl Ftl {
                     if target_block == UNMAPPED {
                         target_block = self.pool.take_free(die, BlockState::OpenGc);
                     }
+                    let written = self.pool.blocks[target_block as usize].written;
                     debug_assert!(!self.pool.blocks[target_block as usize].slc, "a GC block is native");
-                    left = program_slots - self.div.native_program.rem(self.pool.blocks[target_block as usize].written);
+                    left = program_slots - self.div.native_program.rem(written);
+                    next_target = target_block * spb + written;
                 }
-                let target_meta = &mut self.pool.blocks[target_block as usize];
-                let target = target_block * spb + target_meta.written;
-                target_meta.valid += 1;
-                target_meta.written += 1;
-                let written = target_meta.written;
-                self.p2l[slot as usize] = UNMAPPED;
-                debug_assert_eq!(self.p2l[target as usize], UNMAPPED);
-                self.l2p[lba as usize] = target;
-                self.p2l[target as usize] = lba;
-                if self.config.track_tags {
-                    self.tags[target as usize] = self.tags[slot as usize];
+                p2l[slot as usize] = UNMAPPED;
+                debug_assert_eq!(p2l[next_target as usize], UNMAPPED);
+                l2p[lba as usize] = next_target;
+                p2l[next_target as usize] = lba;
+                if track_or_store {
+                    if self.config.track_tags {
+                        self.tags[next_target as usize] = self.tags[slot as usize];
+                    }
+                    if self.config.store_data {
+                        sink.relocate(slot as u64 * SECTOR_BYTES, next_target as u64 * SECTOR_BYTES, SECTOR_BYTES);
+                    }
                 }
-                if self.config.store_data {
-                    sink.relocate(slot as u64 * SECTOR_BYTES, target as u64 * SECTOR_BYTES, SECTOR_BYTES);
-                }
+                next_target += 1;
+                pending += 1;
                 left -= 1;
                 if left == 0 {
+                    let meta = &mut self.pool.blocks[target_block as usize];
+                    meta.valid += pending;
+                    meta.written += pending;
+                    let written = meta.written;
+                    pending = 0;
                     sink.program_cells(die, target_block, written / program_slots - 1, OpKind::Internal, false);
                     if written == spb {
                         self.pool.close(target_block);
                     }
                 }
+            }
+            if pending > 0 {
+                let meta = &mut self.pool.blocks[target_block as usize];
+                meta.valid += pending;
+                meta.written += pending;
             }
             if folding {
                 self.stats.fold_sectors_moved += live as u64;
@@ -387,6 +414,7 @@ impl Ftl {
             }
             copied += live;
         }
+        self.gc_prefetched[die as usize] = ahead;
         if self.pool.blocks[victim as usize].valid == 0 {
             self.pool.dies[die as usize].victim = UNMAPPED;
             self.erase_block(victim, sink);
@@ -571,6 +599,16 @@ impl Translation for Ftl {
         debug_assert_eq!(sector.outcome, Outcome::Slot);
         let payload = sector.content.as_ref().map(stored_form);
         Ftl::write_data(self, lba, sector.tag, payload, sink)
+    }
+
+    fn slot_per_sector(&self) -> bool {
+        !self.config.store_data
+    }
+
+    #[inline]
+    fn write_slot(&mut self, lba: u64, tag: u64, sink: &mut dyn FlashSink) -> Result<()> {
+        debug_assert!(!self.config.store_data);
+        Ftl::write_data(self, lba, tag, None, sink)
     }
 
     fn trim(&mut self, lba: u64) -> Result<()> {
