@@ -26,12 +26,22 @@
 #            this tree serially with timed preconditioning, and the largest difference between
 #            the two reports' figures
 #   engine   real-bytes engine throughput per core (this tree only)
+#
+# Knobs for a quick check of the script itself (the figures are only comparable at the
+# defaults): SS_SECONDS (600), SIZES_GIB ("64 1024"), TIB_GIB ("1024 4096"), MEASURED_IOS
+# (10000000), REVIEW_SCALE (1), CLI_IOS (5000000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 BASE=${BASE:-58da2f5}
 PARTS=${PARTS:-"steady size tib cli review engine"}
 OUT=${OUT:-/tmp/ssdlab-bench.md}
+SS_SECONDS=${SS_SECONDS:-600}
+SIZES_GIB=${SIZES_GIB:-"64 1024"}
+TIB_GIB=${TIB_GIB:-"1024 4096"}
+MEASURED_IOS=${MEASURED_IOS:-10000000}
+REVIEW_SCALE=${REVIEW_SCALE:-1}
+CLI_IOS=${CLI_IOS:-5000000}
 HERE=$PWD
 WORK=$(mktemp -d /tmp/ssdlab-bench-XXXXXX)
 BASE_TREE="$WORK/base"
@@ -81,11 +91,11 @@ conv_overrides() { conv_sets "$1" | sed 's/--set //g'; }
 if want steady; then
     for engine in off on; do
         extra=(); [ $engine = off ] && extra=(reduction.enabled=false)
-        echo "== steady state, engine $engine: force-gs-240, fill, 600 s warm-up, 600 s measured (load $(load))"
-        timed "$NEW_SS" force-gs-240 600 random "${extra[@]}"; new=$(rate); new_rss=$RSS_MIB
-        timed "$OLD_SS" force-gs-240 600 random "${extra[@]}"; old=$(rate)
+        echo "== steady state, engine $engine: force-gs-240, fill, $SS_SECONDS s warm-up, $SS_SECONDS s measured (load $(load))"
+        timed "$NEW_SS" force-gs-240 "$SS_SECONDS" random "${extra[@]}"; new=$(rate); new_rss=$RSS_MIB
+        timed "$OLD_SS" force-gs-240 "$SS_SECONDS" random "${extra[@]}"; old=$(rate)
         row "steady-state host writes per wall second, engine $engine (force-gs-240)" "$new" "$old" "$(ratio "$new" "$old")" \
-            "examples/steady_state force-gs-240 600 random ${extra[*]}"
+            "examples/steady_state force-gs-240 $SS_SECONDS random ${extra[*]}"
         row "  peak RSS, engine $engine" "${new_rss} MiB" "${RSS_MIB} MiB" "" ""
         eval "rate_$engine=$new; old_rate_$engine=$old"
     done
@@ -93,54 +103,56 @@ if want steady; then
 fi
 
 if want size; then
-    for gib in 64 1024; do
+    set -- $SIZES_GIB
+    first_gib=$1; last_gib=${!#}
+    for gib in $SIZES_GIB; do
         echo "== steady-state rate at $gib GiB raw (conventional drive, fast-forwarded preconditioning; load $(load))"
-        timed ./target/release/examples/steady_state_ff conventional-240 10000000 $(conv_overrides $gib)
+        timed ./target/release/examples/steady_state_ff conventional-240 "$MEASURED_IOS" $(conv_overrides $gib)
         r=$(grep '^measured:' "$WORK/stdout" | sed -E 's/.*= ([0-9.]+) million host writes per wall second/\1/')
         eval "size_$gib=$r"
-        row "steady-state rate at $gib GiB raw, million host writes per wall second" "$r" "not run" "" "examples/steady_state_ff conventional-240 10000000 $(conv_overrides $gib)"
+        row "steady-state rate at $gib GiB raw, million host writes per wall second" "$r" "not run" "" "examples/steady_state_ff conventional-240 $MEASURED_IOS $(conv_overrides $gib)"
     done
-    row "rate at 1 TiB / rate at 64 GiB" "$(ratio "$size_1024" "$size_64")" "" "" "(target: within 10%)"
+    last=size_$last_gib; first=size_$first_gib
+    row "rate at $last_gib GiB / rate at $first_gib GiB" "$(ratio "${!last}" "${!first}")" "" "" "(target: within 10%)"
 fi
 
 if want tib; then
-    for gib in 1024 4096; do
+    for gib in $TIB_GIB; do
         cmd=(ssdlab run --profile conventional-240 $(conv_sets $gib) --precondition seq-fill --precondition rand-fill
-            --rw=randwrite --bs=4k --iodepth=32 --number_ios=10000000 --quiet --json "$WORK/tib.json")
+            --rw=randwrite --bs=4k --iodepth=32 --number_ios=$MEASURED_IOS --quiet --json "$WORK/tib.json")
         echo "== ${cmd[*]} (load $(load))"
         timed .venv/bin/"${cmd[@]}"; new_wall=$WALL; new_rss=$RSS_MIB
         old_wall="not run"; old_rss=""
-        if [ "$gib" = 1024 ] || [ "${BASE_4TIB:-0}" = 1 ]; then
+        if [ "$gib" -le 1024 ] || [ "${BASE_4TIB:-0}" = 1 ]; then
             timed "$BASE_TREE/.venv/bin/${cmd[0]}" "${cmd[@]:1}"; old_wall=$WALL; old_rss="$RSS_MIB MiB"
         fi
-        row "steady state at $gib GiB raw + 10 M measured writes, all-in wall s" "$new_wall" "$old_wall" "$(ratio "$old_wall" "$new_wall" 2>/dev/null || true)" "${cmd[*]}"
+        row "steady state at $gib GiB raw + $MEASURED_IOS measured writes, all-in wall s" "$new_wall" "$old_wall" "$(ratio "$old_wall" "$new_wall" 2>/dev/null || true)" "${cmd[*]}"
         row "  peak RSS per raw GiB" "$(python3 -c "print(f'{$new_rss / $gib:.2f} MiB')")" "${old_rss:+$(python3 -c "print(f'{${old_rss% MiB} / $gib:.2f} MiB')")}" "" ""
     done
 fi
 
 if want cli; then
     echo "== the CLI's measured phase against the Rust example on identical work (load $(load))"
-    sets="reduction.enabled=false"
     for i in 1 2 3; do
-        timed ./target/release/examples/steady_state_ff force-gs-240 5000000 $sets
+        timed ./target/release/examples/steady_state_ff conventional-240 "$CLI_IOS" $(conv_overrides 64)
         example=$(grep '^measured:' "$WORK/stdout" | sed -E 's/.*, ([0-9.]+) s wall.*/\1/')
-        .venv/bin/ssdlab run --quiet --set $sets --precondition seq-fill --precondition rand-fill --rw=randwrite --bs=4k --iodepth=32 \
-            --number_ios=5000000 --json "$WORK/cli.json"
+        .venv/bin/ssdlab run --quiet --profile conventional-240 $(conv_sets 64) --precondition seq-fill --precondition rand-fill \
+            --rw=randwrite --bs=4k --iodepth=32 --number_ios="$CLI_IOS" --json "$WORK/cli.json"
         cli=$(python3 -c "import json; print(round(json.load(open('$WORK/cli.json'))['wall_seconds'], 2))")
-        row "measured phase, 5 M writes (force-gs-240 engine off), CLI / example wall, round $i" "$cli / $example s" "" "$(ratio "$cli" "$example")" \
-            "ssdlab run --set $sets --precondition seq-fill --precondition rand-fill --rw=randwrite --bs=4k --iodepth=32 --number_ios=5000000"
+        row "measured phase of $CLI_IOS writes at 64 GiB (conventional), CLI / Rust example wall, round $i" "$cli / $example s" "" "$(ratio "$cli" "$example")" \
+            "ssdlab run --profile conventional-240 $(conv_sets 64) --precondition seq-fill --precondition rand-fill --rw=randwrite --bs=4k --iodepth=32 --number_ios=$CLI_IOS"
     done
 fi
 
 if want review; then
     echo "== full review of the default drive: this tree (default: parallel, fast-forward) (load $(load))"
-    timed .venv/bin/ssdlab review force-gs-240 --out "$WORK/review-new" --quiet; new_wall=$WALL; new_rss=$RSS_MIB
+    timed .venv/bin/ssdlab review force-gs-240 --scale "$REVIEW_SCALE" --out "$WORK/review-new" --quiet; new_wall=$WALL; new_rss=$RSS_MIB
     echo "== the same on $BASE (load $(load))"
-    timed "$BASE_TREE/.venv/bin/ssdlab" review force-gs-240 --out "$WORK/review-old" --quiet; old_wall=$WALL
-    row "full review of force-gs-240, wall s" "$new_wall" "$old_wall" "$(ratio "$old_wall" "$new_wall")" "ssdlab review force-gs-240 --quiet (target: this tree under 240 s)"
+    timed "$BASE_TREE/.venv/bin/ssdlab" review force-gs-240 --scale "$REVIEW_SCALE" --out "$WORK/review-old" --quiet; old_wall=$WALL
+    row "full review of force-gs-240 (scale $REVIEW_SCALE), wall s" "$new_wall" "$old_wall" "$(ratio "$old_wall" "$new_wall")" "ssdlab review force-gs-240 --quiet (target: this tree under 240 s)"
     row "  peak RSS of the largest process" "$new_rss MiB" "$RSS_MIB MiB" "" ""
     echo "== this tree serially with timed preconditioning (load $(load))"
-    timed .venv/bin/ssdlab review force-gs-240 --out "$WORK/review-serial" --jobs 1 --precondition-timing full --quiet
+    timed .venv/bin/ssdlab review force-gs-240 --scale "$REVIEW_SCALE" --out "$WORK/review-serial" --jobs 1 --precondition-timing full --quiet
     diff=$(.venv/bin/python - "$WORK/review-new/results.sqlite" "$WORK/review-serial/results.sqlite" <<'PY'
 import sqlite3, sys
 def rows(path):
