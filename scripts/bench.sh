@@ -29,7 +29,7 @@
 #
 # Knobs for a quick check of the script itself (the figures are only comparable at the
 # defaults): SS_SECONDS (600), SIZES_GIB ("64 1024"), TIB_GIB ("1024 4096"), MEASURED_IOS
-# (10000000), REVIEW_SCALE (1), CLI_IOS (5000000).
+# (10000000), REVIEW_SCALE (1), CLI_IOS (5000000); BASE_TREE (a checkout of $BASE to reuse).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -44,9 +44,11 @@ REVIEW_SCALE=${REVIEW_SCALE:-1}
 CLI_IOS=${CLI_IOS:-5000000}
 HERE=$PWD
 WORK=$(mktemp -d /tmp/ssdlab-bench-XXXXXX)
-BASE_TREE="$WORK/base"
+# BASE_TREE: an existing checkout of $BASE to reuse (kept); by default a temporary worktree.
+KEEP_BASE=${BASE_TREE:+1}
+BASE_TREE=${BASE_TREE:-"$WORK/base"}
 cleanup() {
-    git -C "$HERE" worktree remove --force "$BASE_TREE" >/dev/null 2>&1 || true
+    [ -n "$KEEP_BASE" ] || git -C "$HERE" worktree remove --force "$BASE_TREE" >/dev/null 2>&1 || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -62,7 +64,7 @@ row() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$ROWS"; }
 echo "== building this tree and $BASE (load $(load))"
 bash scripts/setup.sh >/dev/null
 cargo build --release --locked -q -p ssdlab-drive --example steady_state --example steady_state_ff --example engine_throughput
-git worktree add --detach "$BASE_TREE" "$BASE" >/dev/null 2>&1
+[ -n "$KEEP_BASE" ] || git worktree add --detach "$BASE_TREE" "$BASE" >/dev/null 2>&1
 (cd "$BASE_TREE" && cargo build --release --locked -q -p ssdlab-drive --example steady_state)
 if want tib || want review || want cli; then
     (cd "$BASE_TREE" && bash scripts/setup.sh >/dev/null)
@@ -78,7 +80,7 @@ timed() {
     RSS_MIB=$((RSS_KIB / 1024))
 }
 # rate LINE: host writes per wall second from the steady_state example's "random write:" line.
-rate() { grep '^random write:' "$WORK/stdout" | sed -E 's/.*wall, ([0-9]+) host writes per wall second/\1/'; }
+rate() { grep '^random write:' "$WORK/stdout" | sed -E 's/.*, ([0-9]+) host writes per wall second/\1/'; }
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.2f}x' if b else '-')" "$1" "$2"; }
 # Sizes of the conventional drive (conventional-240: 2048 blocks per plane, 256 GiB raw, 240 GB user).
 conv_sets() { # RAW_GIB -> --set options

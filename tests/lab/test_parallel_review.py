@@ -63,3 +63,33 @@ def test_jobs_run_longest_first_and_split_suites_into_their_parts():
     assert [(j.suite, j.part) for j in jobs][:3] == [("resiliency", "as-ssd"), ("resiliency", "hdtach-atto"), ("resiliency", "trim-validation")]
     assert ("power", None) in [(j.suite, j.part) for j in jobs]
     assert [j.weight for j in jobs] == sorted((j.weight for j in jobs), reverse=True)
+
+
+def test_sigterm_stops_a_parallel_review_and_its_workers(tmp_path):
+    import os
+    import signal
+    import time
+
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ssdlab.cli", "review", "force-gs-240", "--scale", "0.05", "--jobs", "2", "--out", str(tmp_path), "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(workers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        children = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
+        workers = {int(c) for c in children}
+    assert len(workers) >= 2, "the review started no worker processes"
+    time.sleep(2)
+    started = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    assert time.monotonic() - started < 20
+    time.sleep(1)
+    alive = [w for w in workers if os.path.exists(f"/proc/{w}") and "spawn_main" in open(f"/proc/{w}/cmdline").read()]
+    assert not alive, f"workers left running: {alive}"

@@ -166,6 +166,14 @@ class _Display:
             bars.close()
 
 
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's worker processes (Python 3.11 has no public way to)."""
+    for process in list(getattr(pool, "_processes", {}).values()):
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, SuiteResult]]:
     planned = plan(reviews)
     workers = min(jobs, len(planned))
@@ -207,8 +215,11 @@ def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, 
                         if on_suite is not None:
                             on_suite(job.review, job.suite, walls[key], out[job.review][job.suite])
             except BaseException:
+                # Ctrl-C (which the workers see too) or SIGTERM or a failed job: stop every
+                # worker now rather than wait for the jobs they are running.
                 for future in futures:
                     future.cancel()
+                _stop_workers(pool)
                 raise
     finally:
         display.close()
