@@ -118,7 +118,12 @@ pub struct Drive {
     pub(crate) data_plane: Option<Box<dyn DataPlane>>,
     /// The first data-plane failure; once set, the drive refuses writes.
     pub(crate) data_failure: Option<String>,
+    /// Commands until past bookings are next dropped.
+    forget_countdown: u32,
 }
+
+/// Commands between two clean-ups of past bookings.
+const FORGET_EVERY: u32 = 16;
 
 impl Drive {
     /// A factory-fresh drive built from a profile.
@@ -196,6 +201,7 @@ impl Drive {
             last_write_sectors: 0,
             data_plane: None,
             data_failure: None,
+            forget_countdown: 1,
             profile,
         })
         .map(|mut drive: Self| {
@@ -322,7 +328,7 @@ impl Drive {
     /// `content`. Returns its completion time.
     pub fn submit_with<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
         self.check_range(io)?;
-        self.forget_before(at_ns);
+        self.forget_now_and_then(at_ns);
         let admitted_ns = self.admit(io, at_ns);
         match io.op {
             Op::Read => Ok(self.serve_read(io, admitted_ns)),
@@ -334,7 +340,20 @@ impl Drive {
         }
     }
 
-    fn forget_before(&mut self, now_ns: Nanoseconds) {
+    /// Drop bookings that ended before the present, every [`FORGET_EVERY`] commands: keeping
+    /// past intervals longer changes no booking (every booking starts at or after the present,
+    /// and a past interval can only merge with one that starts exactly at its end), only how
+    /// long the lists are between two clean-ups.
+    #[inline]
+    fn forget_now_and_then(&mut self, now_ns: Nanoseconds) {
+        self.forget_countdown = self.forget_countdown.wrapping_sub(1);
+        if self.forget_countdown == 0 {
+            self.forget_countdown = FORGET_EVERY;
+            self.forget_before(now_ns);
+        }
+    }
+
+    pub(crate) fn forget_before(&mut self, now_ns: Nanoseconds) {
         self.flash.forget_before(now_ns);
         self.link.forget_before(now_ns);
         if let Some(engine) = self.engine.as_mut() {
@@ -368,7 +387,7 @@ impl Drive {
 
     /// Content tags for a write's sectors (the page FTL keeps them in checked runs): sector `i`
     /// of the write gets the first tag plus `i`, and no two writes share a tag.
-    fn next_tags(&mut self, io: &Io) -> u64 {
+    pub(crate) fn next_tags(&mut self, io: &Io) -> u64 {
         let first = self.tag_counter + 1;
         self.last_write_sectors = io.len_bytes.div_ceil(SECTOR_BYTES) + 1;
         self.tag_counter += self.last_write_sectors;

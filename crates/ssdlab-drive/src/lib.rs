@@ -13,6 +13,8 @@
 //!   record latencies and a per-second series, stop on the job's limits. Resumable in slices so
 //!   a front end can show progress and stop on Ctrl-C.
 //! * [`TraceRun`]: a trace replay, keeping the trace's queue depths or its timestamps.
+//! * [`FastForward`]: a preconditioning job run without timing (`untimed.rs`: the same FTL
+//!   work, no bookings), leaving the drive idle at a well-defined simulated time.
 //! * [`RunSummary`], [`ReplaySummary`] and [`SeriesRow`]: what runs report.
 //!
 //! How a write travels: admission (the small-random-write cap, the command processor), room in
@@ -30,6 +32,7 @@ mod buffer;
 mod data_plane;
 mod drive;
 mod engine;
+mod fast_forward;
 mod fill;
 mod inflight;
 mod map_cache;
@@ -41,11 +44,13 @@ mod session;
 mod sink;
 mod throttle;
 mod tiers;
+mod untimed;
 mod write_path;
 
 pub use data_plane::{decode_region, encode_region, DataPlane, REGION_PREFIX_BYTES};
 pub use drive::{Drive, DriveCounters, DriveOptions, DEFAULT_REAL_BYTES_LIMIT};
 pub use engine::EngineCounters;
+pub use fast_forward::{fast_forward_refusal, FastForward, FastForwardSummary};
 pub use fill::{FillFigures, CLIFF_FRACTION};
 pub use metrics::{LatencySummary, SeriesRow};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};
@@ -53,3 +58,4 @@ pub use run::{ReductionReport, Run, RunProgress, RunSummary, WearReport};
 pub use session::{DriveInfo, DriveState, Session, WearState, MAX_SIMULATED_NS};
 pub use ssdlab_ftl::{Piece, Translation};
 pub use tiers::TierReport;
+pub use untimed::UntimedWork;

@@ -372,8 +372,10 @@ impl Run {
         if let Some(soon) = stream.lookahead.get(STAGE2_AT) {
             drive.prefetch_stage2(soon);
         }
-        if let Some(soon) = stream.lookahead.get(STAGE3_AT) {
-            drive.prefetch_stage3(soon);
+        if needs_content {
+            if let Some(soon) = stream.lookahead.get(STAGE3_AT) {
+                drive.prefetch_stage3(soon);
+            }
         }
         let done_ns =
             if needs_content { drive.submit_with(&io, at_ns, &mut stream.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut stream.content)? };

@@ -133,6 +133,20 @@ pub trait Translation: std::fmt::Debug + Send {
     /// the FTL in between). Full program units go out through `sink`, and GC runs as needed.
     fn write(&mut self, lba: u64, sector: Prepared, sink: &mut dyn FlashSink) -> Result<()>;
 
+    /// Whether every sector written takes one whole 4 KiB slot whatever its content (the
+    /// page-mapped FTL without stored data): then [`Translation::write_slot`] may replace
+    /// `prepare` and `write`.
+    fn slot_per_sector(&self) -> bool {
+        false
+    }
+
+    /// Write sector `lba` with content tag `tag` as one 4 KiB slot: the same as `write` of what
+    /// `prepare(tag, None)` returns, for an FTL where [`Translation::slot_per_sector`] holds.
+    fn write_slot(&mut self, lba: u64, tag: u64, sink: &mut dyn FlashSink) -> Result<()> {
+        let sector = self.prepare(tag, None)?;
+        self.write(lba, sector, sink)
+    }
+
     /// Unmap sector `lba` (TRIM): it reads as zeros and its old data becomes invalid.
     fn trim(&mut self, lba: u64) -> Result<()>;
 

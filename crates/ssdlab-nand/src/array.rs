@@ -19,6 +19,15 @@ pub enum OpKind {
     Internal,
 }
 
+/// How long an operation counted without timing occupies its die and its channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OpTime {
+    /// Time on the die (command, sense or program, and its transfer).
+    pub die_ns: Nanoseconds,
+    /// Time on the die's channel (the transfer).
+    pub channel_ns: Nanoseconds,
+}
+
 /// Counts of flash operations and bytes since power-on (or since the last reset of counters).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlashCounters {
@@ -53,11 +62,18 @@ pub struct FlashArray {
     page_read_nj: f64,
     page_program_nj: f64,
     block_erase_nj: f64,
+    /// Channel transfer time of `i` whole 4 KiB sectors, for the sizes operations move most
+    /// (up to [`SECTOR_TABLE_SECTORS`]): a table instead of a 128-bit division per operation.
+    sector_transfer_ns: Vec<Nanoseconds>,
 }
+
+/// Sizes (in 4 KiB sectors) whose transfer time is precomputed.
+const SECTOR_TABLE_SECTORS: u64 = 256;
 
 impl FlashArray {
     /// An idle array at time zero.
     pub fn new(geometry: Geometry, timing: Timing, energy: Energy) -> Self {
+        let sector_transfer_ns = (0..=SECTOR_TABLE_SECTORS).map(|i| transfer_ns(i * crate::SECTOR_BYTES, timing.bus_bytes_per_second)).collect();
         let dies = geometry.dies() as usize;
         let channels = geometry.channels as usize;
         Self {
@@ -71,6 +87,7 @@ impl FlashArray {
             channels: vec![Timeline::new(); channels],
             die_busy_ns: vec![0; dies],
             counters: FlashCounters::default(),
+            sector_transfer_ns,
         }
     }
 
@@ -132,6 +149,11 @@ impl FlashArray {
     /// Channel transfer time for `bytes`.
     #[inline]
     pub fn transfer_time_ns(&self, bytes: u64) -> Nanoseconds {
+        if bytes.is_multiple_of(crate::SECTOR_BYTES) {
+            if let Some(&ns) = self.sector_transfer_ns.get((bytes / crate::SECTOR_BYTES) as usize) {
+                return ns;
+            }
+        }
         transfer_ns(bytes, self.timing.bus_bytes_per_second)
     }
 
@@ -153,13 +175,20 @@ impl FlashArray {
         let done = transfer_start + transfer;
         self.die_free_ns[d] = done;
         self.die_busy_ns[d] += done - sense_start;
+        self.tally_read(planes, bytes_out, kind);
+        done
+    }
+
+    /// Counters and energy of a read (shared by the timed and the untimed paths, so both count
+    /// alike).
+    #[inline]
+    fn tally_read(&mut self, planes: u32, bytes_out: u64, kind: OpKind) {
         self.counters.page_reads += planes as u64;
         self.counters.bytes_read += bytes_out;
         if kind == OpKind::Internal {
             self.counters.bytes_read_internal += bytes_out;
         }
         self.counters.energy_nj += self.page_read_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_out as f64 / 1000.0;
-        done
     }
 
     /// Move `bytes_in` to `die` and program `planes` pages with one multi-plane program.
@@ -180,13 +209,19 @@ impl FlashArray {
         let done = start + transfer + prog_ns;
         self.die_free_ns[d] = done;
         self.die_busy_ns[d] += done - start;
+        self.tally_program(planes, bytes_in, kind);
+        done
+    }
+
+    /// Counters and energy of a program.
+    #[inline]
+    fn tally_program(&mut self, planes: u32, bytes_in: u64, kind: OpKind) {
         self.counters.page_programs += planes as u64;
         match kind {
             OpKind::Host => self.counters.bytes_programmed_host += bytes_in,
             OpKind::Internal => self.counters.bytes_programmed_internal += bytes_in,
         }
         self.counters.energy_nj += self.page_program_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_in as f64 / 1000.0;
-        done
     }
 
     /// Erase one block group (`planes` blocks with one multi-plane erase) on `die`.
@@ -197,9 +232,47 @@ impl FlashArray {
         let done = start + self.timing.command_overhead_ns + self.timing.t_erase_ns;
         self.die_free_ns[d] = done;
         self.die_busy_ns[d] += done - start;
+        self.tally_erase(planes);
+        done
+    }
+
+    /// Counters and energy of an erase.
+    #[inline]
+    fn tally_erase(&mut self, planes: u32) {
         self.counters.block_erases += planes as u64;
         self.counters.energy_nj += self.block_erase_nj * planes as f64;
-        done
+    }
+
+    /// A read counted as [`FlashArray::read_sensed`] counts it (operations, bytes, energy) but
+    /// not booked on any die or channel: the untimed path of a fast-forward. Returns the time
+    /// it occupies its die and its channel.
+    #[inline]
+    pub fn count_read(&mut self, die: u32, planes: u32, bytes_out: u64, kind: OpKind, sense_ns: Nanoseconds) -> OpTime {
+        let transfer = self.transfer_time_ns(bytes_out);
+        let die_ns = self.timing.command_overhead_ns + sense_ns + transfer;
+        self.die_busy_ns[die as usize] += die_ns;
+        self.tally_read(planes, bytes_out, kind);
+        OpTime { die_ns, channel_ns: transfer }
+    }
+
+    /// A program counted as [`FlashArray::program_timed`] counts it, not booked (see
+    /// [`FlashArray::count_read`]).
+    #[inline]
+    pub fn count_program(&mut self, die: u32, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds) -> OpTime {
+        let transfer = self.timing.command_overhead_ns + self.transfer_time_ns(bytes_in);
+        let die_ns = transfer + prog_ns;
+        self.die_busy_ns[die as usize] += die_ns;
+        self.tally_program(pages, bytes_in, kind);
+        OpTime { die_ns, channel_ns: transfer }
+    }
+
+    /// An erase counted as [`FlashArray::erase`] counts it, not booked.
+    #[inline]
+    pub fn count_erase(&mut self, die: u32, planes: u32) -> OpTime {
+        let die_ns = self.timing.command_overhead_ns + self.timing.t_erase_ns;
+        self.die_busy_ns[die as usize] += die_ns;
+        self.tally_erase(planes);
+        OpTime { die_ns, channel_ns: 0 }
     }
 
     /// Erase every block of the array (secure erase) starting no earlier than `ready_ns`; dies

@@ -35,6 +35,9 @@ class ReviewContext:
     label: str | None = None
     #: Data pattern of the SNIA PTS tests: "random" (the specification's), "text" or "repeating".
     pts_pattern: str = "random"
+    #: How steps whose timing is not measured (fills, TRIM of everything, PTS WIPC) run:
+    #: "fast" (fast-forward) or "full" (timed); see `precondition`.
+    precondition_timing: str = "fast"
     _info: dict | None = field(default=None, repr=False)
 
     def scaled_overrides(self) -> list[str]:
@@ -78,7 +81,7 @@ class ReviewContext:
 
     def new_drive(self, extra: Sequence[str] = (), content: str = "modeled") -> Drive:
         """A factory-fresh drive for a suite."""
-        return Drive(self.profile, self.scaled_overrides() + list(extra), seed=self.seed, content=content)
+        return Drive(self.profile, self.scaled_overrides() + list(extra), seed=self.seed, content=content, precondition_timing=self.precondition_timing)
 
     def info(self) -> dict:
         """Profile facts (of the drive as reviewed, scaled if so)."""
@@ -110,6 +113,19 @@ class ReviewContext:
     def run(self, drive: Drive, options: list[str], name: str) -> RunResult:
         """Run one job with progress reporting under `name` (prefixed with the suite's)."""
         return drive.run(options, name=f"{self.suite}: {name}" if self.suite else name, progress=self.progress)
+
+    def precondition(self, drive: Drive, options: list[str], name: str, progress=None) -> dict:
+        """Run a step whose timing the test does not measure (a fill, a TRIM of the whole
+        span): fast-forwarded when the review's precondition timing is "fast" (the FTL's work
+        without timing, docs/fast-forward.md), else with timing; either way it ends with the
+        drive idle, so what follows starts from the same state. Returns the step's summary."""
+        label = f"{self.suite}: {name}" if self.suite else name
+        progress = self.progress if progress is None else progress
+        if self.precondition_timing == "fast":
+            return drive.fast_forward(options, name=label, progress=progress)
+        summary = drive.run(options, name=label, progress=progress).summary
+        drive.wait_until_idle()
+        return summary
 
     def scale_label(self) -> str:
         """The scale as chart titles name it."""

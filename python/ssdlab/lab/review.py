@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from ssdlab.lab import ranked as ranked_charts
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import HEADLINES, headline_charts, headline_table
+from ssdlab.lab.parallel import run_reviews
 from ssdlab.lab.report import review_page
 from ssdlab.lab.results import SuiteResult, Table
 from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, applies
@@ -113,15 +113,30 @@ class Review:
     headlines: Table
 
 
-def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=None) -> Path:
+def run_review(
+    ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=None, jobs: int = 1, precomputed: dict[str, SuiteResult] | None = None
+) -> Path:
     """Run `suites` against `ctx`'s drive; returns the report's path."""
-    return review(ctx, suites, db_path, on_suite).report
+    return review(ctx, suites, db_path, on_suite, jobs=jobs, precomputed=precomputed).report
 
 
-def review(ctx: ReviewContext, suites: Sequence[str] | None, db_path: Path, on_suite=None, preset: Preset | None = None) -> Review:
+def review(
+    ctx: ReviewContext,
+    suites: Sequence[str] | None,
+    db_path: Path,
+    on_suite=None,
+    preset: Preset | None = None,
+    jobs: int = 1,
+    precomputed: dict[str, SuiteResult] | None = None,
+) -> Review:
     """Run `suites` against `ctx`'s drive, write the report and the database rows. Without
     `suites`, the drive's preset runs (`preset_for`); `preset` says which preset the suites
-    given are, for the report (default: suites named by hand)."""
+    given are, for the report (default: suites named by hand). The suites run as `jobs`
+    independent jobs on a process pool (`ssdlab.lab.parallel`; 1: one after another in this
+    process); each suite is stored once it and every suite before it are done, so the database
+    holds what a serial run stores, in its order. `precomputed` (suite name -> result) skips
+    running: the suites were run already (a calibration runs several reviews' suites on one
+    pool)."""
     if suites is None:
         preset = preset_for(ctx.info())
         suites = list(preset.suites)
@@ -139,21 +154,32 @@ def review(ctx: ReviewContext, suites: Sequence[str] | None, db_path: Path, on_s
     run_id = db.start_run(drive, info["model"], meta["profile_hash"], __version__, ctx.seed, ctx.scale, ctx.out_dir)
     data_dir = ctx.out_dir / "data"
     data_dir.mkdir(exist_ok=True)
-    results: list[SuiteResult] = []
-    for name in suites:
-        started = time.perf_counter()
-        ctx.suite = name
-        result = SUITES[name].run(ctx)
-        ctx.suite = None
-        results.append(result)
+    order = list(suites)
+    ready: dict[str, SuiteResult] = {}
+    stored: list[SuiteResult] = []
+
+    def store(name: str, result: SuiteResult) -> None:
         db.add_suite(run_id, drive, result)
         with paths.atomic_output(data_dir / f"{name}_metrics.csv", "data") as temp:
             result.frame().to_csv(temp, index=False)
         for table_name, frame in result.tables.items():
             with paths.atomic_output(data_dir / f"{table_name}.csv", "data") as temp:
                 frame.to_csv(temp, index=False)
+        stored.append(result)
+
+    def done(_review: int, name: str, wall: float, result: SuiteResult) -> None:
+        ready[name] = result
+        while len(stored) < len(order) and order[len(stored)] in ready:
+            store(order[len(stored)], ready[order[len(stored)]])
         if on_suite is not None:
-            on_suite(name, time.perf_counter() - started)
+            on_suite(name, wall)
+
+    if precomputed is None:
+        run_reviews([(ctx, order)], jobs, done)
+    else:
+        for name in order:
+            done(0, name, 0.0, precomputed[name])
+    results = stored
     cal = None
     if ctx.comparable:
         frame = db.latest([drive])
