@@ -118,6 +118,14 @@ pub struct Drive {
     pub(crate) data_plane: Option<Box<dyn DataPlane>>,
     /// The first data-plane failure; once set, the drive refuses writes.
     pub(crate) data_failure: Option<String>,
+    /// NVMe power states with APST (profiles with `[power]`).
+    pub(crate) power: Option<crate::power::PowerStates>,
+    /// Heat and throttling (profiles with `[thermal]`).
+    pub(crate) thermal: Option<crate::thermal::Thermal>,
+    /// Whether either model is present (the hot path checks only this).
+    pub(crate) models_power: bool,
+    /// When the controller was busy with host commands (for the models above).
+    pub(crate) activity: crate::drive_power::Activity,
 }
 
 impl Drive {
@@ -196,6 +204,10 @@ impl Drive {
             last_write_sectors: 0,
             data_plane: None,
             data_failure: None,
+            power: None,
+            thermal: None,
+            models_power: false,
+            activity: Default::default(),
             profile,
         })
         .map(|mut drive: Self| {
@@ -203,6 +215,7 @@ impl Drive {
                 drive.flash.set_counters(saved.flash);
                 drive.counters = saved.drive;
             }
+            drive.build_power_models();
             drive
         })
     }
@@ -323,6 +336,15 @@ impl Drive {
     pub fn submit_with<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
         self.check_range(io)?;
         self.forget_before(at_ns);
+        if self.models_power {
+            return self.submit_powered(io, at_ns, content);
+        }
+        self.serve(io, at_ns, content)
+    }
+
+    /// Admit a command arriving (or woken) at `at_ns` and serve it on its path.
+    #[inline]
+    fn serve<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
         let admitted_ns = self.admit(io, at_ns);
         match io.op {
             Op::Read => Ok(self.serve_read(io, admitted_ns)),
@@ -332,6 +354,15 @@ impl Drive {
             }
             Op::Trim => self.serve_trim(io, admitted_ns),
         }
+    }
+
+    /// A command on a drive with power states or heat: catch the models up, wake the drive if
+    /// it rests, serve the command, note the drive busy until it completes.
+    fn submit_powered<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
+        let start_ns = self.before_command(at_ns);
+        let done_ns = self.serve(io, start_ns, content)?;
+        self.after_command(at_ns, done_ns);
+        Ok(done_ns)
     }
 
     fn forget_before(&mut self, now_ns: Nanoseconds) {
@@ -432,7 +463,13 @@ impl Drive {
         if let Some(cache) = self.map_cache.as_mut() {
             cache.clear();
         }
+        if self.models_power {
+            self.advance_thermal(start, start);
+        }
         let done = self.flash.erase_all(start);
+        if self.models_power {
+            self.busy_with_work(done);
+        }
         if let Some(engine) = self.engine.as_mut() {
             engine.reset();
         }
@@ -449,6 +486,17 @@ impl Drive {
     /// below their idle target, starting only while a die is free before `until_ns`.
     /// Returns the number of blocks reclaimed.
     pub fn idle(&mut self, from_ns: Nanoseconds, until_ns: Nanoseconds) -> u64 {
+        if self.thermal.is_some() {
+            self.advance_thermal(from_ns, from_ns);
+        }
+        let reclaimed = self.idle_gc(from_ns, until_ns);
+        self.idle_heat(from_ns, until_ns);
+        reclaimed
+    }
+
+    /// Idle-time GC and folding from `from_ns`, starting only while a die is free before
+    /// `until_ns`. Returns the number of blocks reclaimed.
+    fn idle_gc(&mut self, from_ns: Nanoseconds, until_ns: Nanoseconds) -> u64 {
         let mut reclaimed = 0;
         for die in 0..self.profile.geometry.dies() {
             loop {

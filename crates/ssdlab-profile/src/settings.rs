@@ -153,6 +153,10 @@ pub struct Profile {
     pub ftl: FtlConfig,
     /// The data-reduction engine, when the controller has one and it is enabled.
     pub reduction: Option<ReductionSettings>,
+    /// NVMe power states and the host's APST table (`[power]`); `None`: one idle power.
+    pub power: Option<crate::PowerSettings>,
+    /// The thermal model and throttling steps (`[thermal]`); `None`: no heat modelled.
+    pub thermal: Option<crate::ThermalSettings>,
 }
 
 /// Data-reduction engine settings (SandForce-style compression and deduplication).
