@@ -318,6 +318,13 @@ def run_command(
 @click.option(
     "--label", default=None, metavar="NAME", help="The drive's name in the results database and charts (default: the profile's name, plus any --set overrides)."
 )
+@click.option(
+    "--ambient-c",
+    type=click.FloatRange(-40.0, 100.0),
+    default=None,
+    metavar="C",
+    help="Ambient temperature of the thermal test, degrees C (default: 40, a warm case).",
+)
 @click.option("--quiet", is_flag=True, help="No progress output.")
 def review_command(
     profile: str,
@@ -328,6 +335,7 @@ def review_command(
     suites: str | None,
     seed: int,
     label: str | None,
+    ambient_c: float | None,
     quiet: bool,
 ) -> None:
     """Review a drive: run its era's tests and write a report (charts, tables, raw data). The
@@ -350,6 +358,7 @@ def review_command(
             quiet,
             names,
             lambda model, chosen, preset: f"reviewing {model} (scale {scale:g}){'' if preset == 'none' else ', preset ' + preset}: {', '.join(chosen)}",
+            ambient_c=ambient_c,
         )
     except SsdlabError as error:
         _fail(str(error))
@@ -373,6 +382,7 @@ def _run_lab(
     names: list[str] | None,
     heading: Callable[[str, list[str], str], str],
     pts_pattern: str = "random",
+    ambient_c: float | None = None,
 ) -> Review:
     """What `review` and `pts` share: check the database path and label, build the drive once
     (the profile is validated before any output), choose the drive's preset when no suites are
@@ -388,7 +398,7 @@ def _run_lab(
     if label is not None and not label.strip():
         raise SsdlabError("--label: must not be empty")
     bars = ProgressBars(enabled=not quiet)
-    ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label, pts_pattern=pts_pattern)
+    ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label, pts_pattern=pts_pattern, ambient_c=ambient_c)
     model = ctx.info()["model"]
     preset = preset_for(ctx.info()) if names is None else chosen_suites(names)
     names = list(preset.suites)

@@ -489,6 +489,7 @@ impl Drive {
         if self.thermal.is_some() {
             self.advance_thermal(from_ns, from_ns);
         }
+        self.translation.idle_began();
         let reclaimed = self.idle_gc(from_ns, until_ns);
         self.idle_heat(from_ns, until_ns);
         reclaimed

@@ -74,8 +74,12 @@ impl Drive {
     /// evenly until `spread_until_ns`. A throttling step engaged or released sets the dies'
     /// duty.
     pub(crate) fn advance_thermal(&mut self, to_ns: Nanoseconds, spread_until_ns: Nanoseconds) {
-        let Some(thermal) = self.thermal.as_mut() else { return };
-        thermal.add_work(self.flash.counters().energy_nj, self.activity.busy_total_ns, self.profile.controller.active_mw, spread_until_ns);
+        if self.thermal.is_none() {
+            return;
+        }
+        let controller_nj = self.controller_work_nj();
+        let thermal = self.thermal.as_mut().expect("checked above");
+        thermal.add_work(self.flash.counters().energy_nj, controller_nj, spread_until_ns);
         let quiesce = if self.power.is_some() { self.flash.all_idle_ns().max(self.controller_free_ns) } else { 0 };
         let idle_mw = self.profile.idle_watts() * 1e3;
         let power = self.power.as_ref();
@@ -88,11 +92,19 @@ impl Drive {
         }
     }
 
+    /// The controller's work energy since power-on, nanojoules: its active power while host
+    /// commands are outstanding and its energy per host byte moved (data path, link).
+    pub(crate) fn controller_work_nj(&self) -> f64 {
+        let c = &self.profile.controller;
+        let moved = (self.counters.host_read_bytes + self.counters.host_write_bytes) as f64;
+        c.active_mw * self.activity.busy_total_ns as f64 * 1e-3 + c.data_pj_per_byte * moved * 1e-3
+    }
+
     /// Temperatures and throttling at `at_ns` if nothing arrives before (`None` without a
     /// thermal model). Does not change the drive.
     pub fn thermal_state_at(&self, at_ns: Nanoseconds) -> Option<ThermalState> {
         let mut thermal = self.thermal.clone()?;
-        thermal.add_work(self.flash.counters().energy_nj, self.activity.busy_total_ns, self.profile.controller.active_mw, at_ns);
+        thermal.add_work(self.flash.counters().energy_nj, self.controller_work_nj(), at_ns);
         let quiesce = self.quiesce_ns();
         let idle_mw = self.profile.idle_watts() * 1e3;
         let power = self.power.as_ref();
@@ -157,8 +169,9 @@ impl Drive {
         if let Some(power) = self.power.as_mut() {
             power.busy_until(until_ns);
         }
+        let controller_nj = self.controller_work_nj();
         if let Some(thermal) = self.thermal.as_mut() {
-            thermal.add_work(self.flash.counters().energy_nj, self.activity.busy_total_ns, self.profile.controller.active_mw, until_ns);
+            thermal.add_work(self.flash.counters().energy_nj, controller_nj, until_ns);
         }
     }
 

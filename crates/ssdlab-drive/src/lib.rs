@@ -50,7 +50,7 @@ pub use data_plane::{decode_region, encode_region, DataPlane, REGION_PREFIX_BYTE
 pub use drive::{Drive, DriveCounters, DriveOptions, DEFAULT_REAL_BYTES_LIMIT};
 pub use drive_power::PowerStateNow;
 pub use engine::EngineCounters;
-pub use fill::{FillFigures, CLIFF_FRACTION};
+pub use fill::{FillFigures, CLIFF_FRACTION, POST_CACHE_SHARE};
 pub use metrics::{LatencySummary, SeriesRow};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};
 pub use run::{ReductionReport, Run, RunProgress, RunSummary, WearReport};

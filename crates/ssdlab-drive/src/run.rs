@@ -539,7 +539,9 @@ impl Run {
             (Some(start), Some(end)) => (end - start) / 1e9,
             _ => idle_w * sim_s,
         };
-        let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + base_joules + p.controller.active_mw / 1e3 * seconds(busy_ns);
+        // The controller's energy per byte moved (profiles that give it; 0 otherwise).
+        let data_joules = p.controller.data_pj_per_byte * (host_read_bytes + host_write_bytes) as f64 * 1e-12;
+        let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + base_joules + p.controller.active_mw / 1e3 * seconds(busy_ns) + data_joules;
         let wear = drive.translation().wear();
         RunSummary {
             job: self.job.name.clone(),

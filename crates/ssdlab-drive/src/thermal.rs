@@ -51,7 +51,7 @@ pub struct Thermal {
     pending_until_ns: Nanoseconds,
     /// Counters already taken into account.
     ops_nj_seen: f64,
-    active_ns_seen: Nanoseconds,
+    controller_nj_seen: f64,
 }
 
 impl Thermal {
@@ -69,7 +69,7 @@ impl Thermal {
             pending_nand_nj: 0.0,
             pending_until_ns: 0,
             ops_nj_seen: 0.0,
-            active_ns_seen: 0,
+            controller_nj_seen: 0.0,
         }
     }
 
@@ -92,14 +92,15 @@ impl Thermal {
         }
     }
 
-    /// Take in the work done since the last call: the flash array's operation energy counter
-    /// (`ops_nj_total`) and the controller's busy time (`active_ns_total` at `active_mw`), to be
+    /// Take in the work done since the last call, from two running totals: the flash array's
+    /// operation energy (`ops_nj_total`, heating the NAND) and the controller's work energy
+    /// (`controller_nj_total`: its active power while busy and its energy per byte moved), to be
     /// spread evenly until `until_ns`.
-    pub fn add_work(&mut self, ops_nj_total: f64, active_ns_total: Nanoseconds, active_mw: f64, until_ns: Nanoseconds) {
+    pub fn add_work(&mut self, ops_nj_total: f64, controller_nj_total: f64, until_ns: Nanoseconds) {
         self.pending_nand_nj += ops_nj_total - self.ops_nj_seen;
-        self.pending_controller_nj += active_mw * (active_ns_total - self.active_ns_seen) as f64 * 1e-3;
+        self.pending_controller_nj += controller_nj_total - self.controller_nj_seen;
         self.ops_nj_seen = ops_nj_total;
-        self.active_ns_seen = active_ns_total;
+        self.controller_nj_seen = controller_nj_total;
         self.pending_until_ns = self.pending_until_ns.max(until_ns);
     }
 
@@ -194,7 +195,7 @@ mod tests {
     fn throttling_engages_and_releases_with_hysteresis() {
         let mut t = model();
         // 4 W of NAND work spread over 200 s heats the NAND node towards 105 C.
-        t.add_work(4.0 * 200e9, 0, 0.0, 200_000_000_000);
+        t.add_work(4.0 * 200e9, 0.0, 200_000_000_000);
         let mut changes = vec![];
         for s in 1..=200u64 {
             if let Some(duty) = t.advance(s * 1_000_000_000, |_, _| 0.0) {

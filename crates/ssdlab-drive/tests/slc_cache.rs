@@ -149,3 +149,54 @@ fn random_overwrites_of_cached_data_keep_the_ftl_consistent() {
     session.idle(600_000_000_000).unwrap();
     session.drive().translation().check_invariants().unwrap();
 }
+
+#[test]
+fn a_flushing_drive_folds_one_slc_block_per_native_block_then_writes_faster_and_caches_again_after_a_pause() {
+    let full = shrunk_980_pro();
+    let user = full.usable_bytes();
+    let g = &full.geometry;
+    let profile = load_profile(
+        "samsung-980-pro-1tb",
+        &[
+            format!("nand.blocks_per_plane={}", g.blocks_per_plane),
+            format!("drive.capacity_bytes_user={}", full.capacity_bytes_user),
+            "slc_cache.static_bytes=0".to_string(),
+            "slc_cache.dynamic_max_bytes=6000000000".to_string(),
+            "slc_cache.when_full=flush".to_string(),
+        ],
+    )
+    .unwrap();
+    let ratio = profile.media.pslc_ratio() as f64;
+    let mut session = Session::new(profile, DriveOptions::default(), 11).unwrap();
+    session.secure_erase();
+    let (cached, mut offset) = slc_bytes_until_exhausted(&mut session, 0);
+    assert!(cached > 4_000_000_000, "cache {cached}");
+    // While SLC blocks remain, every native block the host fills brings one SLC block's data
+    // (a third of it, on TLC) into native blocks; then the drive writes TLC alone, faster.
+    let chunk = 1u64 << 30;
+    let (mut flushing, mut alone) = (vec![], vec![]);
+    while offset + chunk <= user && alone.len() < 2 {
+        let slc_before = session.drive().translation().tier_stats().unwrap().slc_blocks_now;
+        let summary = write(&mut session, offset, chunk);
+        offset += chunk;
+        let tiers = summary.tiers.unwrap();
+        assert_eq!(tiers.slc_write_bytes, 0, "no host data goes into SLC until the host pauses");
+        let slc_after = session.drive().translation().tier_stats().unwrap().slc_blocks_now;
+        if slc_after > 0 && slc_before > 0 {
+            let share = tiers.fold_write_bytes as f64 / tiers.native_write_bytes as f64;
+            assert!((share - 1.0 / ratio).abs() < 0.03, "folded {share:.3} of the native bytes written, expected {:.3}", 1.0 / ratio);
+            flushing.push(summary.write_mbps);
+        } else if slc_before == 0 {
+            assert_eq!(tiers.fold_write_bytes, 0);
+            alone.push(summary.write_mbps);
+        }
+    }
+    assert!(flushing.len() >= 3 && alone.len() == 2, "flushing {flushing:?}, alone {alone:?}");
+    let (f, a) = (flushing[1], alone[1]);
+    eprintln!("flushing {f:.0} MB/s, TLC alone {a:.0} MB/s");
+    assert!(a > 1.25 * f, "writing TLC alone ({a:.0} MB/s) should be faster than while flushing ({f:.0} MB/s)");
+    // After a pause the drive takes host data into SLC again.
+    session.idle(1_000_000).unwrap();
+    let again = write(&mut session, offset, chunk).tiers.unwrap();
+    assert!(again.slc_write_bytes > chunk / 2, "after a pause: {again:?}");
+}

@@ -2,6 +2,7 @@
 
 use crate::block::BlockState;
 use crate::config::FtlConfig;
+use crate::die::CREDIT_FRACTION_BITS;
 use crate::gc::{self, Collector};
 use crate::pool::BlockPool;
 use crate::prefetch::prefetch;
@@ -374,6 +375,40 @@ impl Ftl {
         self.pool.dies.iter().map(|d| d.slc_blocks as u64).sum()
     }
 
+    /// Firmware that flushes its full cache behind host writes (`when_full = flush`): after a
+    /// native host program unit of `unit_slots` on `die`, fold SLC data in proportion, one SLC
+    /// block's slots per native block's (a third of the slots written, on TLC), from the die's
+    /// oldest SLC block. A native GC victim in progress on the die goes first (the flush waits).
+    fn flush_behind<S: FlashSink + ?Sized>(&mut self, die: u32, unit_slots: u32, sink: &mut S) {
+        let d = &mut self.pool.dies[die as usize];
+        d.flush_credit_fixed += ((unit_slots as u64 * self.slc_block_slots as u64) << CREDIT_FRACTION_BITS) / self.slots_per_block as u64;
+        let quota = (d.flush_credit_fixed >> CREDIT_FRACTION_BITS).min(u32::MAX as u64) as u32;
+        if quota == 0 {
+            return;
+        }
+        if d.victim == UNMAPPED {
+            if !self.pool.start_fold(die) {
+                // Nothing left to flush on this die.
+                self.pool.dies[die as usize].flush_credit_fixed = 0;
+                return;
+            }
+        } else if !self.pool.blocks[d.victim as usize].slc {
+            return;
+        }
+        let copied = self.copy_victim_slots(die, quota, sink);
+        let d = &mut self.pool.dies[die as usize];
+        d.flush_credit_fixed = d.flush_credit_fixed.saturating_sub((copied as u64) << CREDIT_FRACTION_BITS);
+    }
+
+    /// The host paused: firmware that flushes takes host data into SLC again where the cache
+    /// has room.
+    pub fn idle_began(&mut self) {
+        for d in &mut self.pool.dies {
+            d.slc_exhausted = false;
+            d.flush_credit_fixed = 0;
+        }
+    }
+
     // ----- internals -------------------------------------------------------------------------
 
     #[inline]
@@ -416,6 +451,9 @@ impl Ftl {
         if kind == OpKind::Host {
             self.pool.advance_host_cursor(die);
             gc::after_host_program(self, die, unit_slots, self.config.gc_low_free_blocks_per_die, self.config.gc_schedule, sink);
+            if !slc && self.pool.dies[die as usize].slc_exhausted {
+                self.flush_behind(die, unit_slots, sink);
+            }
         }
     }
 
@@ -473,6 +511,13 @@ impl Collector for Ftl {
                 if !gc::collect_one(self, die, sink) {
                     break;
                 }
+            }
+        }
+        if cache.when_full == crate::config::WhenCacheFull::Flush {
+            let exhausted = self.pool.dies[die as usize].slc_exhausted || !self.slc_room(die);
+            self.pool.dies[die as usize].slc_exhausted = exhausted;
+            if exhausted {
+                return self.pool.take_free(die, BlockState::OpenHost);
             }
         }
         if self.slc_room(die) {
@@ -537,6 +582,10 @@ impl Translation for Ftl {
 
     fn wants_idle_gc(&self, die: u32) -> bool {
         Ftl::wants_idle_gc(self, die)
+    }
+
+    fn idle_began(&mut self) {
+        Ftl::idle_began(self)
     }
 
     fn tier_stats(&self) -> Option<TierStats> {

@@ -202,6 +202,11 @@ impl BlockPool {
         if d.victim == UNMAPPED && (d.free.len() > low_free as usize || !self.start_victim(die)) {
             return 0;
         }
+        // An SLC block a flushing die folds above its low-water mark is the flush's to pace.
+        let d = &self.dies[die as usize];
+        if d.slc_exhausted && d.free.len() > low_free as usize && self.blocks[d.victim as usize].slc {
+            return 0;
+        }
         let capacity = self.capacity as u64;
         let d = &mut self.dies[die as usize];
         let v0 = (d.victim_valid_at_start as u64).min(capacity - 1);

@@ -156,6 +156,10 @@ pub trait Translation: std::fmt::Debug + Send {
     /// Whether idle-time GC still has work on `die`.
     fn wants_idle_gc(&self, die: u32) -> bool;
 
+    /// The host paused (idle time begins): firmware that changed how it takes host data while
+    /// writes streamed in may change back.
+    fn idle_began(&mut self) {}
+
     /// Free blocks over the array.
     fn free_blocks_total(&self) -> u64;
 

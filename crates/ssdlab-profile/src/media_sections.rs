@@ -65,7 +65,7 @@ pub(crate) fn slc_cache(c: Option<&RawSlcCache>, media: &Media, geometry: &Geome
     // A dynamic maximum beyond what the array holds in pSLC mode means "no firmware limit".
     let dynamic_blocks = dynamic_blocks.min(geometry.blocks_per_die() as u64);
     let when_full = WhenCacheFull::parse(&c.when_full)
-        .ok_or_else(|| FieldError::new("slc_cache", "when_full", format!("unknown choice `{}` (expected native or fold)", c.when_full)))?;
+        .ok_or_else(|| FieldError::new("slc_cache", "when_full", format!("unknown choice `{}` (expected native, fold or flush)", c.when_full)))?;
     Ok(Some(SlcCacheConfig {
         ratio,
         static_blocks_per_die: static_blocks as u32,

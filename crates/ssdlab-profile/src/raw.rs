@@ -176,6 +176,9 @@ pub(crate) struct RawController {
     pub small_random_write_max_bytes: u64,
     pub trim_ns_per_mib: u64,
     pub active_mw: f64,
+    /// Controller energy per host byte moved, picojoules (default 0).
+    #[serde(default)]
+    pub data_pj_per_byte: f64,
     pub idle_mw: f64,
     #[serde(default)]
     pub map_cache_bytes: u64,

@@ -187,6 +187,7 @@ pub(crate) fn controller(c: &RawController, geometry: &Geometry) -> FieldResult<
         small_random_write_max_bytes: c.small_random_write_max_bytes,
         trim_ns_per_mib: c.trim_ns_per_mib,
         active_mw,
+        data_pj_per_byte: amount("controller", "data_pj_per_byte", c.data_pj_per_byte, 1e6)?,
         idle_mw,
         map_cache_bytes: c.map_cache_bytes,
         map_entry_bytes: c.map_entry_bytes,

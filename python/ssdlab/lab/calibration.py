@@ -244,11 +244,17 @@ def ratios(results: pd.DataFrame) -> pd.DataFrame:
 # space (`ssdlab run --profile P --precondition secure-erase --rw=write --bs=128k --iodepth=32`).
 # The figures are read off the per-second series: the bytes written before the cliff (the first
 # of two consecutive seconds below CLIFF_FRACTION of the opening rate, the median of the first
-# five seconds), the median rate from the cliff to the end, and bytes over seconds of the whole
-# fill. The same rule as the Rust `FillFigures` (crates/ssdlab-drive/src/fill.rs).
+# five seconds), the rate the drive drops to (the median rate of the seconds from the cliff until
+# POST_CACHE_SHARE of what is written after it), and bytes over seconds of the whole fill. The
+# same rule as the Rust `FillFigures` (crates/ssdlab-drive/src/fill.rs).
 
 #: A second below this fraction of the opening rate is past the cliff.
 CLIFF_FRACTION = 0.85
+
+#: The post-cache rate is read over this share of the bytes written after the cliff: reviews
+#: give the rate the drive drops to ("after the cache, writes drop to X MB/s"), which on a drive
+#: that speeds up again as it fills (the Samsung 980 PRO) is not the rate of the whole remainder.
+POST_CACHE_SHARE = 0.1
 
 #: Roles of today's figures.
 SET_FROM = "set from"
@@ -304,7 +310,11 @@ def fill_figures(series: pd.DataFrame) -> dict[str, float]:
 
     cliff = next((i for i in range(len(rates)) if below(i) and (below(i + 1) or i + 1 == len(rates))), len(rates))
     written = rates * 1e6 * spans
-    post = float(pd.Series(rates[cliff:]).median()) if cliff < len(rates) else 0.0
+    # The rate the drive drops to: the seconds from the cliff until a tenth of what is written
+    # after it (as the Rust FillFigures reads it).
+    after = written[cliff:]
+    window = int((after.cumsum() - after < POST_CACHE_SHARE * after.sum()).sum()) if len(after) else 0
+    post = float(pd.Series(rates[cliff : cliff + max(window, 1)]).median()) if cliff < len(rates) else 0.0
     # The cliff's own second is part cache, part post-cache (as in the Rust FillFigures).
     share = min(max((rates[cliff] - post) / (opening - post), 0.0), 1.0) if cliff < len(rates) and opening > post else 0.0
     return {
