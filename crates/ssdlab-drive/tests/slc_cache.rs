@@ -200,3 +200,32 @@ fn a_flushing_drive_folds_one_slc_block_per_native_block_then_writes_faster_and_
     let again = write(&mut session, offset, chunk).tiers.unwrap();
     assert!(again.slc_write_bytes > chunk / 2, "after a pause: {again:?}");
 }
+
+#[test]
+fn pslc_cycles_are_counted_apart_from_native_wear() {
+    let profile = shrunk_980_pro();
+    let (native_rating, pslc_rating) = (profile.media.native_endurance_cycles as f64, profile.media.pslc.as_ref().unwrap().endurance_cycles as f64);
+    let mut session = Session::new(profile, DriveOptions::default(), 13).unwrap();
+    session.secure_erase();
+    let wear_before = session.state().wear;
+    // Write into the cache and fold it away three times: each round erases only pSLC blocks.
+    let mut offset = 0;
+    let mut slc_erases = 0;
+    for _ in 0..3 {
+        write(&mut session, offset, 2 << 30);
+        offset += 2 << 30;
+        let before = session.drive().translation().tier_stats().unwrap();
+        session.idle(60_000_000_000).unwrap();
+        let after = session.drive().translation().tier_stats().unwrap();
+        assert_eq!(after.slc_block_erases - before.slc_block_erases, after.slc_blocks_folded - before.slc_blocks_folded);
+        assert_eq!(after.native_block_erases, before.native_block_erases, "folding erased no native block");
+        slc_erases += after.slc_block_erases - before.slc_block_erases;
+    }
+    assert!(slc_erases > 0);
+    // Native wear (what `wear` reports) did not move; the most worn block's life counts its pSLC
+    // cycles against the pSLC rating: a secure erase (one native cycle) plus a few pSLC cycles.
+    assert_eq!(session.state().wear.max, wear_before.max);
+    let life = session.drive().translation().tier_stats().unwrap().life_used_max_ppm as f64 / 1e6;
+    let most_slc = (1..=3).map(|k| 1.0 / native_rating + k as f64 / pslc_rating).collect::<Vec<_>>();
+    assert!(most_slc.iter().any(|l| (l - life).abs() < 1e-6), "life used {life}, expected one of {most_slc:?}");
+}

@@ -205,6 +205,12 @@ pub struct SlcCacheConfig {
     pub when_full: WhenCacheFull,
     /// Fold SLC data into native blocks in idle time.
     pub idle_fold: bool,
+    /// Rated program/erase cycles in native mode (0: not rated), for the life-used figure.
+    #[serde(default)]
+    pub native_endurance_cycles: u32,
+    /// Rated program/erase cycles in pSLC mode (0: not rated).
+    #[serde(default)]
+    pub pslc_endurance_cycles: u32,
 }
 
 impl FtlConfig {

@@ -589,9 +589,19 @@ impl Translation for Ftl {
     }
 
     fn tier_stats(&self) -> Option<TierStats> {
-        self.config.slc.as_ref()?;
         let s = &self.stats;
-        let slc_blocks = self.pool.blocks.iter().filter(|b| b.slc);
+        let cache = self.config.slc.as_ref()?;
+        let share = |cycles: u32, rating: u32| if rating > 0 { cycles as f64 / rating as f64 } else { 0.0 };
+        // One pass over the blocks: data in SLC now, erases by mode, the most worn block's life.
+        let (mut slc_sectors, mut slc_erases, mut native_erases, mut life_used_max) = (0u64, 0u64, 0u64, 0.0f64);
+        for b in &self.pool.blocks {
+            if b.slc {
+                slc_sectors += b.valid as u64;
+            }
+            slc_erases += b.slc_erase_count as u64;
+            native_erases += b.erase_count as u64;
+            life_used_max = life_used_max.max(share(b.erase_count, cache.native_endurance_cycles) + share(b.slc_erase_count, cache.pslc_endurance_cycles));
+        }
         Some(TierStats {
             slc_host_sectors: s.slc_host_sectors,
             native_host_sectors: s.host_sectors_written - s.slc_host_sectors,
@@ -599,7 +609,10 @@ impl Translation for Ftl {
             gc_sectors: s.gc_sectors_moved,
             slc_blocks_folded: s.slc_blocks_folded,
             slc_blocks_now: self.slc_blocks(),
-            slc_sectors_now: slc_blocks.map(|b| b.valid as u64).sum(),
+            slc_sectors_now: slc_sectors,
+            slc_block_erases: slc_erases,
+            native_block_erases: native_erases,
+            life_used_max_ppm: (life_used_max * 1e6).round() as u64,
         })
     }
 

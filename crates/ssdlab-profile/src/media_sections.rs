@@ -72,6 +72,8 @@ pub(crate) fn slc_cache(c: Option<&RawSlcCache>, media: &Media, geometry: &Geome
         dynamic_max_blocks_per_die: dynamic_blocks as u32,
         when_full,
         idle_fold: c.idle_fold,
+        native_endurance_cycles: media.native_endurance_cycles,
+        pslc_endurance_cycles: media.pslc.as_ref().map_or(0, |p| p.endurance_cycles),
     }))
 }
 
