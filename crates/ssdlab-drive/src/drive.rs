@@ -336,32 +336,21 @@ impl Drive {
     pub fn submit_with<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
         self.check_range(io)?;
         self.forget_before(at_ns);
-        if self.models_power {
-            return self.submit_powered(io, at_ns, content);
-        }
-        self.serve(io, at_ns, content)
-    }
-
-    /// Admit a command arriving (or woken) at `at_ns` and serve it on its path.
-    #[inline]
-    fn serve<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
-        let admitted_ns = self.admit(io, at_ns);
-        match io.op {
-            Op::Read => Ok(self.serve_read(io, admitted_ns)),
+        // Drives with power states or heat: catch the models up, wake the drive if it rests.
+        let start_ns = if self.models_power { self.before_command(at_ns) } else { at_ns };
+        let admitted_ns = self.admit(io, start_ns);
+        let done_ns = match io.op {
+            Op::Read => self.serve_read(io, admitted_ns),
             Op::Write => {
                 let first_tag = self.next_tags(io);
-                self.serve_write(io, admitted_ns, first_tag, content)
+                self.serve_write(io, admitted_ns, first_tag, content)?
             }
-            Op::Trim => self.serve_trim(io, admitted_ns),
+            Op::Trim => self.serve_trim(io, admitted_ns)?,
+        };
+        if self.models_power {
+            // The drive is busy until the command completes.
+            self.after_command(at_ns, done_ns);
         }
-    }
-
-    /// A command on a drive with power states or heat: catch the models up, wake the drive if
-    /// it rests, serve the command, note the drive busy until it completes.
-    fn submit_powered<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
-        let start_ns = self.before_command(at_ns);
-        let done_ns = self.serve(io, start_ns, content)?;
-        self.after_command(at_ns, done_ns);
         Ok(done_ns)
     }
 

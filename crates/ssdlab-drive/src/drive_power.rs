@@ -47,6 +47,8 @@ impl Drive {
 
     /// Before a command arriving at `at_ns`: heat up to now, and wake from a power state.
     /// Returns when the drive starts on the command.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn before_command(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         if self.thermal.as_ref().is_some_and(|t| at_ns >= t.next_ns) {
             self.advance_thermal(at_ns, at_ns);
@@ -61,6 +63,8 @@ impl Drive {
     }
 
     /// After a command that arrived at `at_ns` and completes at `done_ns`.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn after_command(&mut self, at_ns: Nanoseconds, done_ns: Nanoseconds) {
         let a = &mut self.activity;
         a.busy_total_ns += done_ns.saturating_sub(at_ns.max(a.busy_until_ns));

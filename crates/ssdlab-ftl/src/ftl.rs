@@ -69,6 +69,8 @@ pub struct Ftl {
     native_program_slots: u32,
     /// Slots a block holds in pSLC mode.
     slc_block_slots: u32,
+    /// The firmware flushes its cache behind host writes (`when_full = flush`).
+    flushes: bool,
     valid_total: u64,
     stats: FtlStats,
 }
@@ -92,6 +94,7 @@ impl Ftl {
             pool: BlockPool::new(g.dies(), blocks_per_die, slots_per_block, config.gc_policy),
             native_program_slots: g.slots_per_unit() * config.native_pages_per_program,
             slc_block_slots: slots_per_block / config.slc.as_ref().map_or(1, |c| c.ratio),
+            flushes: config.slc.as_ref().is_some_and(|c| c.when_full == crate::config::WhenCacheFull::Flush),
             valid_total: 0,
             stats: FtlStats::default(),
             config,
@@ -107,6 +110,7 @@ impl Ftl {
             Config,
             "the saved FTL state is for another geometry or capacity"
         );
+        ftl.flushes = config.slc.as_ref().is_some_and(|c| c.when_full == crate::config::WhenCacheFull::Flush);
         ftl.config = config;
         Ok(ftl)
     }
@@ -451,7 +455,7 @@ impl Ftl {
         if kind == OpKind::Host {
             self.pool.advance_host_cursor(die);
             gc::after_host_program(self, die, unit_slots, self.config.gc_low_free_blocks_per_die, self.config.gc_schedule, sink);
-            if !slc && self.pool.dies[die as usize].slc_exhausted {
+            if self.flushes && !slc && self.pool.dies[die as usize].slc_exhausted {
                 self.flush_behind(die, unit_slots, sink);
             }
         }

@@ -88,13 +88,20 @@ impl FlashArray {
     }
 
     /// When die `d`, whose operation ran from `start` to `done`, may start the next one.
-    #[inline]
+    #[inline(always)]
     fn free_after(&self, start: Nanoseconds, done: Nanoseconds) -> Nanoseconds {
         if self.rest_q16 == 0 {
             done
         } else {
-            done + (((done - start) as u128 * self.rest_q16 as u128) >> 16) as u64
+            self.rested(start, done)
         }
+    }
+
+    /// A throttled die rests after its operation in proportion to its length.
+    #[cold]
+    #[inline(never)]
+    fn rested(&self, start: Nanoseconds, done: Nanoseconds) -> Nanoseconds {
+        done + (((done - start) as u128 * self.rest_q16 as u128) >> 16) as u64
     }
 
     /// The geometry of the array.
