@@ -340,6 +340,13 @@ def run_command(
 @click.option(
     "--label", default=None, metavar="NAME", help="The drive's name in the results database and charts (default: the profile's name, plus any --set overrides)."
 )
+@click.option(
+    "--ambient-c",
+    type=click.FloatRange(-40.0, 100.0),
+    default=None,
+    metavar="C",
+    help="Ambient temperature of the thermal test, degrees C (default: 40, a warm case).",
+)
 @click.option("--quiet", is_flag=True, help="No progress output.")
 @_JOBS
 @_PRECONDITION_TIMING
@@ -352,6 +359,7 @@ def review_command(
     suites: str | None,
     seed: int,
     label: str | None,
+    ambient_c: float | None,
     quiet: bool,
     jobs: int | None,
     precondition_timing: str,
@@ -378,6 +386,7 @@ def review_command(
             lambda model, chosen, preset: f"reviewing {model} (scale {scale:g}){'' if preset == 'none' else ', preset ' + preset}: {', '.join(chosen)}",
             jobs=_jobs(jobs),
             precondition_timing=precondition_timing,
+            ambient_c=ambient_c,
         )
     except SsdlabError as error:
         _fail(str(error))
@@ -403,6 +412,7 @@ def _run_lab(
     pts_pattern: str = "random",
     jobs: int = 1,
     precondition_timing: str = "fast",
+    ambient_c: float | None = None,
 ) -> Review:
     """What `review` and `pts` share: check the database path and label, build the drive once
     (the profile is validated before any output), choose the drive's preset when no suites are
@@ -419,7 +429,16 @@ def _run_lab(
         raise SsdlabError("--label: must not be empty")
     bars = ProgressBars(enabled=not quiet)
     ctx = ReviewContext(
-        profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label, pts_pattern=pts_pattern, precondition_timing=precondition_timing
+        profile,
+        overrides,
+        scale=scale,
+        seed=seed,
+        out_dir=out,
+        progress=bars,
+        label=label,
+        pts_pattern=pts_pattern,
+        precondition_timing=precondition_timing,
+        ambient_c=ambient_c,
     )
     model = ctx.info()["model"]
     preset = preset_for(ctx.info()) if names is None else chosen_suites(names)

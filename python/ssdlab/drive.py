@@ -199,6 +199,23 @@ class Drive:
         with self._turn:
             return self._native.idle(float(seconds))
 
+    def set_power_state(self, state: int) -> float:
+        """Set Features, Power Management: move to NVMe power state ``state`` (PS0 = 0) on a drive
+        whose profile has ``[power]``. An operational state becomes the state the drive works in;
+        a non-operational one is a rest the drive stays in until a command arrives. Returns the
+        simulated seconds the transition took."""
+        state = _whole("Drive.set_power_state", "state", state, 0, 31)
+        with self._turn:
+            return self._native.set_power_state(state)
+
+    def set_apst(self, on: bool) -> None:
+        """Set Features, Autonomous Power State Transition: APST on or off (on at power-on when the
+        profile has an APST table)."""
+        if not isinstance(on, bool):
+            raise TypeError(f"Drive.set_apst: on must be True or False (got {type(on).__name__})")
+        with self._turn:
+            self._native.set_apst(on)
+
     def run(
         self,
         options: Sequence[str] | None = None,

@@ -110,6 +110,16 @@ pub struct DriveState {
     pub operation_energy_joules: f64,
     /// Allocation units moved by GC.
     pub gc_moved: u64,
+    /// The power state now (drives with power states only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_state: Option<crate::PowerStateNow>,
+    /// Energy of the drive's base power since power-on (idle power in operational states, each
+    /// non-operational state's power), joules (drives with power states only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_energy_joules: Option<f64>,
+    /// Temperatures and throttling now (drives with a thermal model only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thermal: Option<crate::ThermalState>,
 }
 
 /// A drive, its simulated present and its seed stream.
@@ -172,6 +182,19 @@ impl Session {
         let done = self.drive.secure_erase(start);
         self.now_ns = done;
         done - start
+    }
+
+    /// Set Features, Power Management, now: move to power state `state`; the present moves to
+    /// the end of the transition. Returns the simulated time it took.
+    pub fn set_power_state(&mut self, state: u32) -> Result<Nanoseconds> {
+        let start = self.now_ns;
+        self.now_ns = self.drive.set_power_state(state, start)?.max(start);
+        Ok(self.now_ns - start)
+    }
+
+    /// Set Features, Autonomous Power State Transition, now: APST on or off.
+    pub fn set_apst(&mut self, on: bool) -> Result<()> {
+        self.drive.set_apst(on, self.now_ns)
     }
 
     /// FLUSH CACHE. Returns the simulated time it took.
@@ -495,6 +518,9 @@ impl Session {
             block_erases: f.block_erases,
             operation_energy_joules: f.energy_nj / 1e9,
             gc_moved: t.gc_moved(),
+            power_state: self.drive.power_state_at(self.now_ns),
+            state_energy_joules: self.drive.state_energy_nj(self.now_ns).map(|e| e / 1e9),
+            thermal: self.drive.thermal_state_at(self.now_ns),
         }
     }
 }

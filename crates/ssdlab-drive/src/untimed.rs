@@ -99,7 +99,7 @@ impl FlashSink for UntimedSink<'_> {
     #[inline]
     fn program_cells(&mut self, die: u32, _block: u32, _unit: u32, kind: OpKind, slc: bool) {
         let pages = if slc { 1 } else { self.media.native_pages_per_program() };
-        let t = self.flash.count_program(die, self.planes * pages, self.unit_bytes * pages as u64, kind, self.media.program_ns(slc));
+        let t = self.flash.count_program(die, self.planes * pages, self.unit_bytes * pages as u64, kind, self.media.program_ns(slc), slc);
         self.work.add(die, t);
         if kind == OpKind::Host {
             self.buffer.release_pending(self.work.start_ns);

@@ -2,6 +2,7 @@
 
 use crate::block::BlockState;
 use crate::config::FtlConfig;
+use crate::die::CREDIT_FRACTION_BITS;
 use crate::gc::{self, Collector};
 use crate::pool::BlockPool;
 use crate::prefetch::prefetch;
@@ -68,6 +69,8 @@ pub struct Ftl {
     native_program_slots: u32,
     /// Slots a block holds in pSLC mode.
     slc_block_slots: u32,
+    /// The firmware flushes its cache behind host writes (`when_full = flush`).
+    flushes: bool,
     valid_total: u64,
     stats: FtlStats,
     /// Divisions of the per-slot address arithmetic, precomputed (see [`FastDiv`]).
@@ -122,6 +125,7 @@ impl Ftl {
             pool: BlockPool::new(g.dies(), blocks_per_die, slots_per_block, config.gc_policy),
             native_program_slots: g.slots_per_unit() * config.native_pages_per_program,
             slc_block_slots: slots_per_block / config.slc.as_ref().map_or(1, |c| c.ratio),
+            flushes: config.slc.as_ref().is_some_and(|c| c.when_full == crate::config::WhenCacheFull::Flush),
             valid_total: 0,
             stats: FtlStats::default(),
             div: Divisors::default(),
@@ -147,6 +151,7 @@ impl Ftl {
             Config,
             "the saved FTL state is for another geometry or capacity"
         );
+        ftl.flushes = config.slc.as_ref().is_some_and(|c| c.when_full == crate::config::WhenCacheFull::Flush);
         ftl.config = config;
         Ok(ftl.with_divisors())
     }
@@ -475,6 +480,40 @@ impl Ftl {
         self.pool.dies.iter().map(|d| d.slc_blocks as u64).sum()
     }
 
+    /// Firmware that flushes its full cache behind host writes (`when_full = flush`): after a
+    /// native host program unit of `unit_slots` on `die`, fold SLC data in proportion, one SLC
+    /// block's slots per native block's (a third of the slots written, on TLC), from the die's
+    /// oldest SLC block. A native GC victim in progress on the die goes first (the flush waits).
+    fn flush_behind<S: FlashSink + ?Sized>(&mut self, die: u32, unit_slots: u32, sink: &mut S) {
+        let d = &mut self.pool.dies[die as usize];
+        d.flush_credit_fixed += ((unit_slots as u64 * self.slc_block_slots as u64) << CREDIT_FRACTION_BITS) / self.slots_per_block as u64;
+        let quota = (d.flush_credit_fixed >> CREDIT_FRACTION_BITS).min(u32::MAX as u64) as u32;
+        if quota == 0 {
+            return;
+        }
+        if d.victim == UNMAPPED {
+            if !self.pool.start_fold(die) {
+                // Nothing left to flush on this die.
+                self.pool.dies[die as usize].flush_credit_fixed = 0;
+                return;
+            }
+        } else if !self.pool.blocks[d.victim as usize].slc {
+            return;
+        }
+        let copied = self.copy_victim_slots(die, quota, sink);
+        let d = &mut self.pool.dies[die as usize];
+        d.flush_credit_fixed = d.flush_credit_fixed.saturating_sub((copied as u64) << CREDIT_FRACTION_BITS);
+    }
+
+    /// The host paused: firmware that flushes takes host data into SLC again where the cache
+    /// has room.
+    pub fn idle_began(&mut self) {
+        for d in &mut self.pool.dies {
+            d.slc_exhausted = false;
+            d.flush_credit_fixed = 0;
+        }
+    }
+
     // ----- internals -------------------------------------------------------------------------
 
     /// Map `lba` to `slot`, the next slot of `block`.
@@ -519,6 +558,9 @@ impl Ftl {
         if kind == OpKind::Host {
             self.pool.advance_host_cursor(die);
             gc::after_host_program(self, die, unit_slots, self.config.gc_low_free_blocks_per_die, self.config.gc_schedule, sink);
+            if self.flushes && !slc && self.pool.dies[die as usize].slc_exhausted {
+                self.flush_behind(die, unit_slots, sink);
+            }
         }
     }
 
@@ -569,6 +611,13 @@ impl Collector for Ftl {
                 if !gc::collect_one(self, die, sink) {
                     break;
                 }
+            }
+        }
+        if cache.when_full == crate::config::WhenCacheFull::Flush {
+            let exhausted = self.pool.dies[die as usize].slc_exhausted || !self.slc_room(die);
+            self.pool.dies[die as usize].slc_exhausted = exhausted;
+            if exhausted {
+                return self.pool.take_free(die, BlockState::OpenHost);
             }
         }
         if self.slc_room(die) {
@@ -645,10 +694,24 @@ impl Translation for Ftl {
         Ftl::wants_idle_gc(self, die)
     }
 
+    fn idle_began(&mut self) {
+        Ftl::idle_began(self)
+    }
+
     fn tier_stats(&self) -> Option<TierStats> {
-        self.config.slc.as_ref()?;
         let s = &self.stats;
-        let slc_blocks = self.pool.blocks.iter().filter(|b| b.slc);
+        let cache = self.config.slc.as_ref()?;
+        let share = |cycles: u32, rating: u32| if rating > 0 { cycles as f64 / rating as f64 } else { 0.0 };
+        // One pass over the blocks: data in SLC now, erases by mode, the most worn block's life.
+        let (mut slc_sectors, mut slc_erases, mut native_erases, mut life_used_max) = (0u64, 0u64, 0u64, 0.0f64);
+        for b in &self.pool.blocks {
+            if b.slc {
+                slc_sectors += b.valid as u64;
+            }
+            slc_erases += b.slc_erase_count as u64;
+            native_erases += b.erase_count as u64;
+            life_used_max = life_used_max.max(share(b.erase_count, cache.native_endurance_cycles) + share(b.slc_erase_count, cache.pslc_endurance_cycles));
+        }
         Some(TierStats {
             slc_host_sectors: s.slc_host_sectors,
             native_host_sectors: s.host_sectors_written - s.slc_host_sectors,
@@ -656,7 +719,10 @@ impl Translation for Ftl {
             gc_sectors: s.gc_sectors_moved,
             slc_blocks_folded: s.slc_blocks_folded,
             slc_blocks_now: self.slc_blocks(),
-            slc_sectors_now: slc_blocks.map(|b| b.valid as u64).sum(),
+            slc_sectors_now: slc_sectors,
+            slc_block_erases: slc_erases,
+            native_block_erases: native_erases,
+            life_used_max_ppm: (life_used_max * 1e6).round() as u64,
         })
     }
 

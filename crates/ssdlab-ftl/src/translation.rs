@@ -88,6 +88,16 @@ pub struct TierStats {
     pub slc_blocks_now: u64,
     /// Sectors held in SLC cache blocks now.
     pub slc_sectors_now: u64,
+    /// Block erases in pSLC mode since power-on (counted apart from native wear).
+    #[serde(default)]
+    pub slc_block_erases: u64,
+    /// Block erases in native mode since power-on.
+    #[serde(default)]
+    pub native_block_erases: u64,
+    /// The most worn block's share of its rated life, parts per million: native cycles over the
+    /// native rating plus pSLC cycles over the pSLC rating (0 without ratings).
+    #[serde(default)]
+    pub life_used_max_ppm: u64,
 }
 
 /// What a logical sector holds, as far as its bytes are kept.
@@ -169,6 +179,10 @@ pub trait Translation: std::fmt::Debug + Send {
 
     /// Whether idle-time GC still has work on `die`.
     fn wants_idle_gc(&self, die: u32) -> bool;
+
+    /// The host paused (idle time begins): firmware that changed how it takes host data while
+    /// writes streamed in may change back.
+    fn idle_began(&mut self) {}
 
     /// Free blocks over the array.
     fn free_blocks_total(&self) -> u64;

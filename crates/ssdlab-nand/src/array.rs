@@ -61,10 +61,14 @@ pub struct FlashArray {
     counters: FlashCounters,
     page_read_nj: f64,
     page_program_nj: f64,
+    page_program_pslc_nj: f64,
     block_erase_nj: f64,
     /// Channel transfer time of `i` whole 4 KiB sectors, for the sizes operations move most
     /// (up to [`SECTOR_TABLE_SECTORS`]): a table instead of a 128-bit division per operation.
     sector_transfer_ns: Vec<Nanoseconds>,
+    /// Thermal throttling: after each operation a die rests this share of the operation's time
+    /// (16.16 fixed point; 0: no throttling).
+    rest_q16: u64,
 }
 
 /// Sizes (in 4 KiB sectors) whose transfer time is precomputed.
@@ -79,6 +83,7 @@ impl FlashArray {
         Self {
             page_read_nj: energy.read_nj_per_page,
             page_program_nj: energy.program_nj_per_page,
+            page_program_pslc_nj: energy.pslc_program_nj_per_page,
             block_erase_nj: energy.erase_nj_per_block,
             geometry,
             timing,
@@ -88,7 +93,32 @@ impl FlashArray {
             die_busy_ns: vec![0; dies],
             counters: FlashCounters::default(),
             sector_transfer_ns,
+            rest_q16: 0,
         }
+    }
+
+    /// Throttling: let each die work at most `duty` (0 < duty <= 1) of the time from now on: after
+    /// each operation the die rests `(1 - duty) / duty` of the operation's time before the next.
+    pub fn set_duty(&mut self, duty: f64) {
+        let duty = duty.clamp(0.01, 1.0);
+        self.rest_q16 = (((1.0 - duty) / duty) * 65536.0).round() as u64;
+    }
+
+    /// When die `d`, whose operation ran from `start` to `done`, may start the next one.
+    #[inline(always)]
+    fn free_after(&self, start: Nanoseconds, done: Nanoseconds) -> Nanoseconds {
+        if self.rest_q16 == 0 {
+            done
+        } else {
+            self.rested(start, done)
+        }
+    }
+
+    /// A throttled die rests after its operation in proportion to its length.
+    #[cold]
+    #[inline(never)]
+    fn rested(&self, start: Nanoseconds, done: Nanoseconds) -> Nanoseconds {
+        done + (((done - start) as u128 * self.rest_q16 as u128) >> 16) as u64
     }
 
     /// The geometry of the array.
@@ -173,7 +203,7 @@ impl FlashArray {
         let transfer = self.transfer_time_ns(bytes_out);
         let transfer_start = self.channels[c].book(sensed, transfer);
         let done = transfer_start + transfer;
-        self.die_free_ns[d] = done;
+        self.die_free_ns[d] = self.free_after(sense_start, done);
         self.die_busy_ns[d] += done - sense_start;
         self.tally_read(planes, bytes_out, kind);
         done
@@ -200,6 +230,13 @@ impl FlashArray {
     /// Move `bytes_in` to `die` and program `pages` plane pages together (a multi-plane page,
     /// or a one-shot word line on every plane) in `prog_ns`. Returns the time the program ends.
     pub fn program_timed(&mut self, die: u32, ready_ns: Nanoseconds, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds) -> Nanoseconds {
+        self.program_cells(die, ready_ns, pages, bytes_in, kind, prog_ns, false)
+    }
+
+    /// [`FlashArray::program_timed`] in pSLC mode (`slc`) or natively: a pSLC program costs the
+    /// energy model's pSLC energy per page.
+    #[allow(clippy::too_many_arguments)]
+    pub fn program_cells(&mut self, die: u32, ready_ns: Nanoseconds, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds, slc: bool) -> Nanoseconds {
         let planes = pages;
         let d = die as usize;
         let c = self.geometry.channel_of_die(die) as usize;
@@ -207,21 +244,22 @@ impl FlashArray {
         let transfer = self.timing.command_overhead_ns + self.transfer_time_ns(bytes_in);
         let start = self.channels[c].book(die_ready, transfer);
         let done = start + transfer + prog_ns;
-        self.die_free_ns[d] = done;
+        self.die_free_ns[d] = self.free_after(start, done);
         self.die_busy_ns[d] += done - start;
-        self.tally_program(planes, bytes_in, kind);
+        self.tally_program(planes, bytes_in, kind, slc);
         done
     }
 
     /// Counters and energy of a program.
     #[inline]
-    fn tally_program(&mut self, planes: u32, bytes_in: u64, kind: OpKind) {
+    fn tally_program(&mut self, planes: u32, bytes_in: u64, kind: OpKind, slc: bool) {
         self.counters.page_programs += planes as u64;
         match kind {
             OpKind::Host => self.counters.bytes_programmed_host += bytes_in,
             OpKind::Internal => self.counters.bytes_programmed_internal += bytes_in,
         }
-        self.counters.energy_nj += self.page_program_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_in as f64 / 1000.0;
+        let page_nj = if slc { self.page_program_pslc_nj } else { self.page_program_nj };
+        self.counters.energy_nj += page_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_in as f64 / 1000.0;
     }
 
     /// Erase one block group (`planes` blocks with one multi-plane erase) on `die`.
@@ -230,7 +268,7 @@ impl FlashArray {
         let d = die as usize;
         let start = ready_ns.max(self.die_free_ns[d]);
         let done = start + self.timing.command_overhead_ns + self.timing.t_erase_ns;
-        self.die_free_ns[d] = done;
+        self.die_free_ns[d] = self.free_after(start, done);
         self.die_busy_ns[d] += done - start;
         self.tally_erase(planes);
         done
@@ -258,11 +296,11 @@ impl FlashArray {
     /// A program counted as [`FlashArray::program_timed`] counts it, not booked (see
     /// [`FlashArray::count_read`]).
     #[inline]
-    pub fn count_program(&mut self, die: u32, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds) -> OpTime {
+    pub fn count_program(&mut self, die: u32, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds, slc: bool) -> OpTime {
         let transfer = self.timing.command_overhead_ns + self.transfer_time_ns(bytes_in);
         let die_ns = transfer + prog_ns;
         self.die_busy_ns[die as usize] += die_ns;
-        self.tally_program(pages, bytes_in, kind);
+        self.tally_program(pages, bytes_in, kind, slc);
         OpTime { die_ns, channel_ns: transfer }
     }
 
@@ -316,7 +354,14 @@ mod tests {
             bus: BusKind::Toggle1,
             bus_bytes_per_second: 200_000_000,
         };
-        let energy = Energy { read_nj_per_page: 1.0, program_nj_per_page: 2.0, erase_nj_per_block: 3.0, transfer_pj_per_byte: 0.0, idle_mw: 0.0 };
+        let energy = Energy {
+            read_nj_per_page: 1.0,
+            program_nj_per_page: 2.0,
+            pslc_program_nj_per_page: 2.0,
+            erase_nj_per_block: 3.0,
+            transfer_pj_per_byte: 0.0,
+            idle_mw: 0.0,
+        };
         FlashArray::new(geometry, timing, energy)
     }
 

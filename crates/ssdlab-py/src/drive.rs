@@ -81,6 +81,17 @@ impl NativeDrive {
         self.with(py, |s| s.secure_erase()) as f64 / 1e9
     }
 
+    /// Set Features, Power Management: move to power state `state` (PS0 = 0). Returns the
+    /// simulated seconds the transition took.
+    fn set_power_state(&self, py: Python<'_>, state: u32) -> PyResult<f64> {
+        self.with(py, |s| s.set_power_state(state)).map(|ns| ns as f64 / 1e9).map_err(to_py)
+    }
+
+    /// Set Features, Autonomous Power State Transition: APST on or off.
+    fn set_apst(&self, py: Python<'_>, on: bool) -> PyResult<()> {
+        self.with(py, |s| s.set_apst(on)).map_err(to_py)
+    }
+
     /// FLUSH CACHE. Returns the simulated seconds it took.
     fn flush(&self, py: Python<'_>) -> f64 {
         self.with(py, |s| s.flush()) as f64 / 1e9
@@ -302,7 +313,7 @@ impl NativeRun {
             let inner = guard.as_ref().ok_or_else(|| ssdlab_core::Error::Request("run is gone".into()))?;
             let rows = inner.series();
             let column = |f: &dyn Fn(&ssdlab_drive::SeriesRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
-            Ok(vec![
+            let mut columns = vec![
                 ("second".into(), column(&|r| r.second as f64)),
                 ("span_seconds".into(), column(&|r| r.span_seconds)),
                 ("iops".into(), column(&|r| r.iops)),
@@ -312,7 +323,14 @@ impl NativeRun {
                 ("max_latency_us".into(), column(&|r| r.max_latency_us)),
                 ("free_blocks".into(), column(&|r| r.free_blocks as f64)),
                 ("write_amplification".into(), column(&|r| r.write_amplification)),
-            ])
+            ];
+            // Drives with a thermal model: temperatures and the throttling step each second.
+            if rows.first().is_some_and(|r| r.controller_c.is_some()) {
+                columns.push(("controller_c".into(), column(&|r| r.controller_c.unwrap_or(f64::NAN))));
+                columns.push(("nand_c".into(), column(&|r| r.nand_c.unwrap_or(f64::NAN))));
+                columns.push(("throttle_step".into(), column(&|r| r.throttle_step.map_or(f64::NAN, f64::from))));
+            }
+            Ok(columns)
         })
         .map_err(to_py)
     }

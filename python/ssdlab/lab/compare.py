@@ -145,7 +145,9 @@ def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0, to
                 "",
                 "128 KiB sequential writes at QD32 over the whole user space from a secure-erased drive, full size "
                 "(docs/todays-drives.md). Roles: 'set from' = a profile parameter was set from this figure; 'set from "
-                "spec' = the figure follows from a data-sheet value; 'check' = nothing was set from it.",
+                "spec' = the figure follows from a data-sheet value; 'informed by' = a choice of mechanism (not a number) "
+                "was made with the figure in view; 'check' = nothing was set from it. The post-cache rate is the rate "
+                "the drive drops to at the cliff (the median over the first tenth of what is written after it).",
                 "",
                 md(calibration.todays_table(todays)),
                 "",

@@ -38,6 +38,8 @@ class ReviewContext:
     #: How steps whose timing is not measured (fills, TRIM of everything, PTS WIPC) run:
     #: "fast" (fast-forward) or "full" (timed); see `precondition`.
     precondition_timing: str = "fast"
+    #: Ambient temperature of the thermal test, degrees C (None: the profile's `thermal.ambient_c`).
+    ambient_c: float | None = None
     _info: dict | None = field(default=None, repr=False)
 
     def scaled_overrides(self) -> list[str]:
@@ -152,9 +154,15 @@ class ReviewContext:
 
 def _scaled_today(base: dict, capacity_ratio: float, scale: float) -> list[str]:
     """Overrides that shrink today's drives' SLC cache with the capacity (so the cache keeps its
-    share of the drive, and a static cache never outgrows a small array) and the host memory
-    buffer with the spans (as the SRAM map cache is), for scaled runs."""
+    share of the drive, and a static cache never outgrows a small array), the host memory
+    buffer with the spans (as the SRAM map cache is), and the heat capacities of the thermal
+    model with the durations (so the drive heats and cools in the scaled time as it would in the
+    full time; the temperatures it settles at do not change), for scaled runs."""
     overrides = []
+    thermal = base.get("thermal")
+    if thermal:
+        for key in ("controller_j_per_k", "nand_j_per_k"):
+            overrides.append(f"thermal.{key}={float(thermal[key]) * scale!r}")
     slc = base.get("slc_cache")
     if slc:
         for key in ("static_bytes", "dynamic_max_bytes"):

@@ -19,7 +19,7 @@ from ssdlab.lab.headlines import HEADLINES, headline_charts, headline_table
 from ssdlab.lab.parallel import run_reviews
 from ssdlab.lab.report import review_page
 from ssdlab.lab.results import SuiteResult, Table
-from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, applies
+from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, why_not
 
 #: What each era's preset is called in the report.
 ERA_TITLES = {"2012": "the articles' tests", "2020s": "today's tests"}
@@ -85,17 +85,20 @@ def preset_for(info: dict) -> Preset:
     cache (the Samsung 870 EVO and QVO) get them too: their defining behaviour is the cache, and
     reviews of them run today's tests (docs/todays-lab.md). Other SATA drives, the drives of
     the articles, get the articles' tests (``2012``). Suites that declare host interfaces they
-    apply to (``INTERFACES``) are left out of other drives' presets, and the report says so."""
+    apply to (``INTERFACES``), or the profile sections they need (``PROFILE_SECTIONS``: a heat
+    or power-state model), are left out of other drives' presets, and the report says so."""
     family = interface_family(str(info["host_interface"]))
-    cache = "slc_cache" in tomllib.loads(info["source"])
+    sections = set(tomllib.loads(info["source"]))
+    cache = "slc_cache" in sections
     if family == "nvme":
         era, why = "2020s", f"an NVMe drive ({info['host_interface']})"
     elif cache:
         era, why = "2020s", f"a SATA drive ({info['host_interface']}) with an SLC cache"
     else:
         era, why = "2012", f"a SATA drive ({info['host_interface']}) without an SLC cache, as in the articles"
-    chosen = tuple(n for n in ERAS.get(era, []) if applies(n, family))
-    left = tuple((n, f"applies to {', '.join(SUITES[n].INTERFACES)} drives only") for n in ERAS.get(era, []) if not applies(n, family))
+    reasons = {n: why_not(n, family, sections) for n in ERAS.get(era, [])}
+    chosen = tuple(n for n, why in reasons.items() if why is None)
+    left = tuple((n, why) for n, why in reasons.items() if why is not None)
     return Preset(era, chosen, f"chosen from the profile: {why}", left)
 
 
