@@ -65,8 +65,16 @@ def test_jobs_run_longest_first_and_split_suites_into_their_parts():
     assert [j.weight for j in jobs] == sorted((j.weight for j in jobs), reverse=True)
 
 
+def _cmdline(pid: int) -> str:
+    """The command line of a live process, or "" once it has gone."""
+    try:
+        with open(f"/proc/{pid}/cmdline") as f:
+            return f.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
 def test_sigterm_stops_a_parallel_review_and_its_workers(tmp_path):
-    import os
     import signal
     import time
 
@@ -91,5 +99,5 @@ def test_sigterm_stops_a_parallel_review_and_its_workers(tmp_path):
     assert "interrupted" in err
     assert time.monotonic() - started < 20
     time.sleep(1)
-    alive = [w for w in workers if os.path.exists(f"/proc/{w}") and "spawn_main" in open(f"/proc/{w}/cmdline").read()]
+    alive = [w for w in workers if "spawn_main" in _cmdline(w)]
     assert not alive, f"workers left running: {alive}"
