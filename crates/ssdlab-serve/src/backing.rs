@@ -3,6 +3,7 @@
 //!
 //! The file is locked (`flock`, exclusive) while a server uses it.
 
+use crate::commit::BatchWrite;
 use crate::extents::{ExtentTable, Extents};
 use crate::header::{CheckpointRef, Header, FORMAT_VERSION, HEADER_BYTES};
 use crate::journal::{self, BatchHead, Record, BATCH_HEADER_BYTES};
@@ -288,33 +289,44 @@ impl BackingFile {
         Ok(())
     }
 
-    /// Whether a batch of `records` still fits the journal.
-    pub fn journal_has_room(&self, records: &[Record]) -> bool {
-        self.journal_tail + journal::batch_bytes_of(records) + journal::PAGE_BYTES <= JOURNAL_BYTES
+    /// Whether a batch of records encoded in `record_bytes` bytes still fits the journal.
+    pub fn journal_has_room(&self, record_bytes: usize) -> bool {
+        self.journal_tail + journal::batch_bytes(8 + record_bytes as u32) + journal::PAGE_BYTES <= JOURNAL_BYTES
     }
 
-    /// Append `records` as the next batch (durable when `sync`).
-    pub fn append_batch(&mut self, records: &[Record], sync: bool) -> Result<()> {
-        let mut batch = journal::encode_batch(self.header.epoch(), self.next_batch, records);
-        let size = batch.len() as u64;
-        if self.journal_tail + size + journal::PAGE_BYTES > JOURNAL_BYTES {
-            bail!(Io, "{}: the journal is full (a checkpoint should have started it again)", self.path);
-        }
-        batch.extend_from_slice(&journal::encode_end(self.header.epoch(), self.next_batch + 1));
-        self.file.write_all_at(&batch, JOURNAL_OFFSET + self.journal_tail).map_err(|e| io(&self.path, "write the journal", e))?;
-        self.journal_tail += size;
-        self.metadata_bytes += batch.len() as u64;
-        self.next_batch += 1;
+    /// Append the `count` records encoded in `records` as the next batch (durable when `sync`).
+    pub fn append_batch(&mut self, count: u64, records: &[u8], sync: bool) -> Result<()> {
+        let batch = self.reserve_batch(count, records)?;
+        self.file.write_all_at(&batch.bytes, batch.at).map_err(|e| io(&self.path, "write the journal", e))?;
         if sync {
             self.sync()?;
         }
         Ok(())
     }
 
-    /// Power is cut while `records` are being written: the first half of their batch reaches
-    /// the file (a torn metadata page), the rest does not.
-    pub fn write_torn_batch(&mut self, records: &[Record]) {
-        let batch = journal::encode_batch(self.header.epoch(), self.next_batch, records);
+    /// Take the journal's room for the next batch, of the `count` records encoded in
+    /// `records`: its bytes (with the end marker after it) and where they go, written by the
+    /// caller (a commit outside the drive's lock), in the order reserved.
+    pub(crate) fn reserve_batch(&mut self, count: u64, records: &[u8]) -> Result<BatchWrite> {
+        let mut bytes = Vec::new();
+        journal::encode_batch_into(&mut bytes, self.header.epoch(), self.next_batch, count, records);
+        let size = bytes.len() as u64;
+        if self.journal_tail + size + journal::PAGE_BYTES > JOURNAL_BYTES {
+            bail!(Io, "{}: the journal is full (a checkpoint should have started it again)", self.path);
+        }
+        bytes.extend_from_slice(&journal::encode_end(self.header.epoch(), self.next_batch + 1));
+        let at = JOURNAL_OFFSET + self.journal_tail;
+        self.journal_tail += size;
+        self.metadata_bytes += size + journal::PAGE_BYTES;
+        self.next_batch += 1;
+        Ok(BatchWrite { at, bytes })
+    }
+
+    /// Power is cut while the `count` records encoded in `records` are being written: the first
+    /// half of their batch reaches the file (a torn metadata page), the rest does not.
+    pub fn write_torn_batch(&mut self, count: u64, records: &[u8]) {
+        let mut batch = Vec::new();
+        journal::encode_batch_into(&mut batch, self.header.epoch(), self.next_batch, count, records);
         // Half of the header and body (not of the padded page, whose first half may hold all of
         // a short body).
         let body = u32::from_le_bytes(batch[24..28].try_into().expect("4 bytes")) as usize;

@@ -10,10 +10,12 @@
 #![warn(missing_docs)]
 
 mod backing;
+mod commit;
 mod extents;
 mod header;
 mod journal;
 mod layout;
+mod pending;
 mod read_plan;
 mod recovery;
 mod server;

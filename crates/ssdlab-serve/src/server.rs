@@ -2,11 +2,15 @@
 //! the backing file) shared by every connection, with the NBD operations on it, two clocks,
 //! statistics and a clean shutdown. Free of nbdkit: the plugin crate only adapts it.
 
+mod durability;
+
 use crate::backing::{BackingFile, DriveIdentity};
+use crate::commit::{CommitJob, Committer};
 use crate::extents::Extents;
-use crate::journal::{Op, Record, SectorDesc};
+use crate::journal::RecordEncoder;
+use crate::pending::Pending;
 use crate::read_plan::ReadPlan;
-use crate::recovery::{self, CheckpointHead, RecoveryReport};
+use crate::recovery::{self, RecoveryReport};
 use crate::stats::ServeStats;
 use ssdlab_core::{bail, Error, Nanoseconds, Result, SimRng};
 use ssdlab_drive::{DriveOptions, Session};
@@ -14,6 +18,7 @@ use ssdlab_ftl::DataLocation;
 use ssdlab_reduce::{ContentMode, SectorContent, SECTOR_BYTES};
 use ssdlab_workload::{Io, Op as IoOp};
 use std::cell::RefCell;
+use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, Instant};
@@ -21,6 +26,8 @@ use std::time::{Duration, Instant};
 thread_local! {
     /// Each serving thread's read plan, reused from one request to the next.
     static READ_PLAN: RefCell<ReadPlan> = RefCell::new(ReadPlan::default());
+    /// Each serving thread's queue of prepared sector contents, reused.
+    static PREPARED: RefCell<std::collections::VecDeque<SectorContent>> = const { RefCell::new(std::collections::VecDeque::new()) };
     /// Whether this thread's timer slack was set for emulated latency.
     static TIMER_SLACK_SET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
@@ -142,8 +149,9 @@ struct State {
     stats: ServeStats,
     closed: bool,
     /// Records not yet written to the journal (the volatile part of the metadata).
-    pending: Vec<Record>,
-    pending_bytes: u64,
+    pending: Pending,
+    /// Commits taken by the request holding the lock, done by it once it releases the lock.
+    jobs: Vec<CommitJob>,
     next_seq: u64,
     /// Host writes served (for the seeded power cut).
     writes_seen: u64,
@@ -175,6 +183,8 @@ pub struct Server {
     read_file: Arc<std::fs::File>,
     /// The data region, whose complete runs a write request writes after leaving the lock.
     runs: Extents,
+    /// Orders the commits done outside the lock.
+    committer: Committer,
     /// Emulated latency: the measured round trip of the transport (client to plugin and back,
     /// without the plugin's own time), subtracted from when a reply is due.
     transport_ns: AtomicU64,
@@ -188,6 +198,10 @@ pub struct Server {
     quick_round_trip_ns: AtomicU64,
     /// While the start-up probe runs: how long CACHE replies are held.
     probe_hold_ns: AtomicU64,
+    /// Bytes writes may still take before the file system's free space is read again, and
+    /// when it last was (ms after the start).
+    space_budget: std::sync::atomic::AtomicI64,
+    space_checked_ms: AtomicU64,
 }
 
 /// How long before a due time emulated latency stops sleeping and yields instead.
@@ -233,8 +247,8 @@ impl Server {
             last_done_ns: base_ns,
             stats: ServeStats::new(base_ns),
             closed: false,
-            pending: Vec::new(),
-            pending_bytes: 0,
+            pending: Pending::default(),
+            jobs: Vec::new(),
             next_seq: restored.next_seq,
             writes_seen: 0,
             powered_off: false,
@@ -258,6 +272,7 @@ impl Server {
             gate,
             read_file,
             runs,
+            committer: Committer::default(),
             transport_ns: AtomicU64::new(0),
             late: AtomicU64::new(0),
             late_total_ns: AtomicU64::new(0),
@@ -265,6 +280,8 @@ impl Server {
             answered: AtomicU64::new(0),
             quick_round_trip_ns: AtomicU64::new(0),
             probe_hold_ns: AtomicU64::new(0),
+            space_budget: std::sync::atomic::AtomicI64::new(0),
+            space_checked_ms: AtomicU64::new(0),
             state: Mutex::new(state),
             start: Instant::now(),
             base_ns,
@@ -310,119 +327,6 @@ impl Server {
     /// Whether power was cut (the process should end without a clean shutdown).
     pub fn powered_off(&self) -> bool {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).powered_off
-    }
-
-    /// Record an operation the drive just did (its extent changes and resulting figures), then
-    /// write out the journal as the durability rules ask.
-    fn journal(&self, state: &mut State, at_ns: Nanoseconds, op: Op) -> ServeResult<()> {
-        let extents = state.extents.take_events();
-        let check = recovery::check_of(&state.session);
-        let bytes = 48
-            + 8 * extents.len() as u64
-            + match &op {
-                Op::Write { sectors, .. } => 21 * sectors.len() as u64,
-                _ => 0,
-            };
-        state.pending.push(Record { seq: state.next_seq, at_ns, op, extents, check });
-        state.next_seq += 1;
-        state.pending_bytes += bytes;
-        if self.protected {
-            // Capacitors let the drive finish what it acknowledged: each record and its data
-            // are durable before the reply, so nothing acknowledged is lost, even when the
-            // server is killed or the host crashes.
-            Self::commit(state, true)?;
-        }
-        if state.pending_bytes >= COMMIT_RECORD_BYTES || state.extents.releasing() as u32 > self.blocks / 8 {
-            Self::commit(state, true)?;
-        }
-        if state.backing.journal_bytes() >= CHECKPOINT_JOURNAL_BYTES {
-            Self::checkpoint(state, false)?;
-        }
-        Ok(())
-    }
-
-    /// Write the buffered records to the journal after the data they point at; with `sync`,
-    /// both are durable when this returns, and erased blocks' extents are given back.
-    fn commit(state: &mut State, sync: bool) -> ServeResult<()> {
-        let fail = |what: &str, e: String| ServeError::new(libc::EIO, format!("cannot {what}: {e}"));
-        state.extents.write_out().map_err(|e| fail("write data to the backing file", e.to_string()))?;
-        if !state.pending.is_empty() && !state.backing.journal_has_room(&state.pending) {
-            return Self::checkpoint(state, false);
-        }
-        if sync {
-            state.session.drive_mut().data_plane_mut().map(|p| p.sync()).transpose().map_err(|e| fail("sync the backing file", e.to_string()))?;
-        }
-        if !state.pending.is_empty() {
-            state.backing.append_batch(&state.pending, sync).map_err(|e| fail("write the journal", e.to_string()))?;
-            state.pending.clear();
-            state.pending_bytes = 0;
-        }
-        if sync {
-            state.extents.release().map_err(|e| fail("release erased extents", e.to_string()))?;
-        }
-        Ok(())
-    }
-
-    /// Flush the drive and write a checkpoint of everything (`clean`: and mark the file cleanly
-    /// shut down). The journal starts a new epoch.
-    fn checkpoint(state: &mut State, clean: bool) -> ServeResult<()> {
-        let fail = |e: String| ServeError::new(libc::EIO, format!("cannot write a checkpoint: {e}"));
-        let at = state.last_done_ns.max(state.last_arrival_ns);
-        let done = state.session.flush_at(at);
-        state.session.advance_to(done);
-        state.last_done_ns = state.last_done_ns.max(done);
-        state.extents.write_out().map_err(|e| fail(e.to_string()))?;
-        state.session.drive_mut().data_plane_mut().map(|p| p.sync()).transpose().map_err(|e| fail(e.to_string()))?;
-        state.extents.take_events(); // the table below holds them
-        let head =
-            CheckpointHead { now_ns: state.session.now_ns(), last_done_ns: state.last_done_ns, next_seq: state.next_seq, extents: state.extents.table() };
-        // Streamed into the file: the state is never held twice in memory.
-        let State { session, backing, .. } = &mut *state;
-        backing
-            .write_checkpoint(
-                &mut |out| {
-                    bincode::serialize_into(&mut *out, &head).map_err(|e| Error::Io(e.to_string()))?;
-                    session.drive().save_state(out)
-                },
-                clean,
-            )
-            .map_err(|e| fail(e.to_string()))?;
-        state.pending.clear();
-        state.pending_bytes = 0;
-        state.extents.release().map_err(|e| fail(e.to_string()))
-    }
-
-    /// Cut the power now, as a drive loses it: records not yet in the journal are lost (the
-    /// last batch being written is torn), the data program in flight is torn, and the server
-    /// stops; the next start recovers. With power-loss protection the drive first writes out
-    /// everything it acknowledged. Returns a line saying what was lost.
-    pub fn power_cut(&self) -> String {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        self.cut_locked(&mut state)
-    }
-
-    fn cut_locked(&self, state: &mut State) -> String {
-        if state.powered_off || state.closed {
-            return "the drive was already stopped".into();
-        }
-        let lost = state.pending.len();
-        let message = if self.protected && Self::commit(state, true).is_ok() {
-            "power cut: power-loss protection wrote out every acknowledged operation".to_string()
-        } else {
-            if !state.pending.is_empty() {
-                state.backing.write_torn_batch(&state.pending);
-            }
-            if lost == 0 {
-                "power cut: every operation was already in the journal; nothing was lost".to_string()
-            } else {
-                format!("power cut: {lost} operations not yet in the journal were lost (their metadata page torn)")
-            }
-        };
-        state.extents.cut_power();
-        state.pending.clear();
-        state.closed = true;
-        state.powered_off = true;
-        message
     }
 
     /// Set the transport's measured round trips (client to plugin and back, without the
@@ -542,16 +446,27 @@ impl Server {
     }
 
     /// Refuse a write the backing file system may not have room for (the write itself and the
-    /// GC moves it may cause), before the drive changes anything.
+    /// GC moves it may cause), before the drive changes anything. The file system's free space
+    /// is read again only when the writes since the last look could have used half of what was
+    /// then to spare, or a second has passed (a `statfs` per request was 6% of a 4 KiB write's
+    /// time: BENCHMARKS.md, issue 24).
     fn check_space(&self, len: u64) -> ServeResult<()> {
-        let path = std::ffi::CString::new(self.backing_path.as_bytes()).map_err(|_| ServeError::new(libc::EIO, "backing path"))?;
+        let need = len.saturating_mul(2);
+        let left = self.space_budget.fetch_sub(need.min(i64::MAX as u64) as i64, Ordering::Relaxed) - need as i64;
+        let now_ms = self.start.elapsed().as_millis() as u64;
+        if left >= 0 && now_ms < self.space_checked_ms.load(Ordering::Relaxed) + 1000 {
+            return Ok(());
+        }
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        // SAFETY: statvfs writes into the zeroed struct we own; the path is NUL-terminated.
-        if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
+        // SAFETY: fstatvfs writes into the zeroed struct we own; the descriptor is open.
+        if unsafe { libc::fstatvfs(self.read_file.as_raw_fd(), &mut st) } != 0 {
             return Ok(()); // cannot tell: let the write try
         }
         let free = st.f_bavail as u64 * st.f_frsize as u64;
-        if free < len.saturating_mul(2) + self.gc_headroom_bytes {
+        self.space_checked_ms.store(now_ms, Ordering::Relaxed);
+        let spare = free.saturating_sub(need + self.gc_headroom_bytes);
+        self.space_budget.store((spare / 2).min(i64::MAX as u64) as i64, Ordering::Relaxed);
+        if free < need + self.gc_headroom_bytes {
             return Err(ServeError::new(
                 libc::ENOSPC,
                 format!("{}: the file system has {free} bytes free, too little for this write and the moves it may cause", self.backing_path),
@@ -613,35 +528,58 @@ impl Server {
         self.check_range(offset, data.len() as u64)?;
         self.check_space(data.len() as u64)?;
         // Whole sectors are hashed and compressed here, before taking the drive's lock, so
-        // requests in flight do that work in parallel.
+        // requests in flight do that work in parallel (into this thread's reused queue).
         let sector = SECTOR_BYTES as u64;
-        let prepared = (offset.is_multiple_of(sector) && (data.len() as u64).is_multiple_of(sector))
-            .then(|| data.chunks(SECTOR_BYTES).map(SectorContent::from_bytes).collect::<std::collections::VecDeque<_>>());
-        let done = {
+        let mut prepared = None;
+        if offset.is_multiple_of(sector) && (data.len() as u64).is_multiple_of(sector) {
+            let mut contents = PREPARED.with(|p| std::mem::take(&mut *p.borrow_mut()));
+            contents.clear();
+            contents.extend(data.chunks(SECTOR_BYTES).map(SectorContent::from_bytes));
+            prepared = Some(contents);
+        }
+        let (done, jobs) = {
             let mut state = self.lock()?;
-            Self::fail_if_broken(&state)?;
-            state.writes_seen += 1;
-            if self.cut_at_write == Some(state.writes_seen) {
-                return Err(self.cut_during_write(&mut state, data, offset));
-            }
-            let at = self.arrival(&mut state, arrived);
-            let mut done = self.write_locked(&mut state, data, offset, prepared, at)?;
-            if fua {
-                done = self.make_durable(&mut state, done)?;
-            }
-            state.stats.record_write(at, done, data.len() as u64);
-            state.last_done_ns = state.last_done_ns.max(done);
-            done
+            let done = self.write_in(&mut state, data, offset, fua, prepared, arrived);
+            (done, std::mem::take(&mut state.jobs))
         };
         // The runs of data this and earlier writes completed are copied into the file here,
-        // outside the drive's lock (anything that needs them on file first writes them itself).
+        // outside the drive's lock (anything that needs them on file first writes them itself),
+        // then the commits this write took are done.
         if let Err(e) = self.runs.drain() {
             // Data the journal will point at did not reach the file: no more writes.
             let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = self.run_jobs(jobs);
             return Err(Self::broke(&mut state, Error::Io(format!("cannot write data to the backing file: {e}"))));
         }
+        let finished = self.finish_jobs(jobs);
+        let done = done?;
+        finished?;
         self.wait_until(done);
         Ok(())
+    }
+
+    fn write_in(
+        &self,
+        state: &mut State,
+        data: &[u8],
+        offset: u64,
+        fua: bool,
+        prepared: Option<std::collections::VecDeque<SectorContent>>,
+        arrived: Instant,
+    ) -> ServeResult<Nanoseconds> {
+        Self::fail_if_broken(state)?;
+        state.writes_seen += 1;
+        if self.cut_at_write == Some(state.writes_seen) {
+            return Err(self.cut_during_write(state, data, offset));
+        }
+        let at = self.arrival(state, arrived);
+        let mut done = self.write_locked(state, data, offset, prepared, at)?;
+        if fua {
+            done = self.make_durable(state, done)?;
+        }
+        state.stats.record_write(at, done, data.len() as u64);
+        state.last_done_ns = state.last_done_ns.max(done);
+        Ok(done)
     }
 
     fn write_locked(
@@ -656,9 +594,15 @@ impl Server {
             Some(contents) => contents,
             None => state.session.sector_contents(offset, data)?,
         };
-        let sectors = contents.iter().map(SectorDesc::of).collect();
-        let done = state.session.write_contents_at(offset, data.len() as u64, &mut contents, at).map_err(|e| Self::broke(state, e))?;
-        self.journal(state, at, Op::Write { offset, len: data.len() as u64, sectors })?;
+        RecordEncoder::write(Self::begin_record(state, at), offset, data.len() as u64, contents.iter());
+        let done = state.session.write_contents_at(offset, data.len() as u64, &mut contents, at);
+        // The queue (now empty) goes back to this thread for its next write.
+        PREPARED.with(|p| *p.borrow_mut() = contents);
+        let done = done.map_err(|e| {
+            state.pending.abort();
+            Self::broke(state, e)
+        })?;
+        self.end_record(state)?;
         Ok(done)
     }
 
@@ -669,7 +613,7 @@ impl Server {
         if self.faults.shorn_writes && half > 0 {
             let at = self.arrival(state, Instant::now());
             if self.write_locked(state, &data[..half], offset, None, at).is_ok() {
-                let _ = Self::commit(state, true);
+                let _ = self.commit_now(state);
             }
         }
         let message = self.cut_locked(state);
@@ -683,9 +627,10 @@ impl Server {
         if let Some(failure) = state.session.drive().data_failure() {
             return Err(ServeError::new(libc::EIO, failure.to_string()));
         }
-        self.journal(state, at_ns, Op::Flush)?;
+        RecordEncoder::flush(Self::begin_record(state, at_ns));
+        self.end_record(state)?;
         if !self.faults.lying_flush {
-            Self::commit(state, true)?;
+            self.take_commit(state)?;
         }
         Ok(done)
     }
@@ -693,18 +638,24 @@ impl Server {
     /// FLUSH: everything written before is durable in the backing file when this returns.
     pub fn flush(&self) -> ServeResult<()> {
         let arrived = Instant::now();
-        let done = {
+        let (done, jobs) = {
             let mut state = self.lock()?;
-            if let Some(why) = &state.broken {
-                // The journal no longer describes the drive: nothing more can be made durable.
-                return Err(ServeError::new(libc::EIO, format!("cannot flush: the drive stopped taking writes: {why}")));
-            }
-            let at = self.arrival(&mut state, arrived);
-            let done = self.make_durable(&mut state, at)?;
-            state.stats.record_flush(at, done);
-            state.last_done_ns = state.last_done_ns.max(done);
-            done
+            let done = (|| -> ServeResult<Nanoseconds> {
+                if let Some(why) = &state.broken {
+                    // The journal no longer describes the drive: nothing more can be made durable.
+                    return Err(ServeError::new(libc::EIO, format!("cannot flush: the drive stopped taking writes: {why}")));
+                }
+                let at = self.arrival(&mut state, arrived);
+                let done = self.make_durable(&mut state, at)?;
+                state.stats.record_flush(at, done);
+                state.last_done_ns = state.last_done_ns.max(done);
+                Ok(done)
+            })();
+            (done, std::mem::take(&mut state.jobs))
         };
+        let finished = self.finish_jobs(jobs);
+        let done = done?;
+        finished?;
         self.wait_until(done);
         Ok(())
     }
@@ -713,19 +664,29 @@ impl Server {
     pub fn trim(&self, len: u64, offset: u64, fua: bool) -> ServeResult<()> {
         let arrived = Instant::now();
         self.check_range(offset, len)?;
-        let done = {
+        let (done, jobs) = {
             let mut state = self.lock()?;
-            Self::fail_if_broken(&state)?;
-            let at = self.arrival(&mut state, arrived);
-            let mut done = state.session.trim_at(offset, len, at).map_err(|e| Self::broke(&mut state, e))?;
-            self.journal(&mut state, at, Op::Trim { offset, len })?;
-            if fua {
-                done = self.make_durable(&mut state, done)?;
-            }
-            state.stats.record_trim(at, done, len);
-            state.last_done_ns = state.last_done_ns.max(done);
-            done
+            let done = (|| -> ServeResult<Nanoseconds> {
+                Self::fail_if_broken(&state)?;
+                let at = self.arrival(&mut state, arrived);
+                RecordEncoder::trim(Self::begin_record(&mut state, at), offset, len);
+                let mut done = state.session.trim_at(offset, len, at).map_err(|e| {
+                    state.pending.abort();
+                    Self::broke(&mut state, e)
+                })?;
+                self.end_record(&mut state)?;
+                if fua {
+                    done = self.make_durable(&mut state, done)?;
+                }
+                state.stats.record_trim(at, done, len);
+                state.last_done_ns = state.last_done_ns.max(done);
+                Ok(done)
+            })();
+            (done, std::mem::take(&mut state.jobs))
         };
+        let finished = self.finish_jobs(jobs);
+        let done = done?;
+        finished?;
         self.wait_until(done);
         Ok(())
     }
@@ -837,6 +798,6 @@ impl Server {
             return Ok(());
         }
         state.closed = true;
-        Self::checkpoint(&mut state, true).map_err(|e| Error::Io(e.message))
+        self.checkpoint(&mut state, true).map_err(|e| Error::Io(e.message))
     }
 }
