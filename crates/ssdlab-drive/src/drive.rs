@@ -202,6 +202,9 @@ impl Drive {
             if let Some(saved) = counters {
                 drive.flash.set_counters(saved.flash);
                 drive.counters = saved.drive;
+                if let (Some(cache), Some(pages)) = (drive.map_cache.as_mut(), saved.map_pages_in_flash) {
+                    cache.set_pages_in_flash(pages);
+                }
             }
             drive
         })
@@ -212,7 +215,12 @@ impl Drive {
     /// starts idle.
     pub fn save_state(&self, out: &mut dyn std::io::Write) -> Result<()> {
         self.translation.save(out)?;
-        SavedCounters { flash: self.flash.counters().clone(), drive: self.counters.clone() }.write(out)
+        SavedCounters {
+            flash: self.flash.counters().clone(),
+            drive: self.counters.clone(),
+            map_pages_in_flash: self.map_cache.as_ref().map(|c| c.pages_in_flash().to_vec()),
+        }
+        .write(out)
     }
 
     /// Store data in `plane` from now on (drives built with [`DriveOptions::store_data`]).
@@ -535,6 +543,9 @@ impl Drive {
 struct SavedCounters {
     flash: ssdlab_nand::FlashCounters,
     drive: DriveCounters,
+    /// Which map pages exist in flash (a DRAM-less controller's map cache): a restored drive
+    /// that forgot them would read its map for free.
+    map_pages_in_flash: Option<Vec<bool>>,
 }
 
 impl SavedCounters {

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 mod backing;
+mod clock;
 mod commit;
 mod extents;
 mod header;

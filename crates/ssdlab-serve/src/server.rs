@@ -5,6 +5,7 @@
 mod durability;
 
 use crate::backing::{BackingFile, DriveIdentity};
+use crate::clock::{monotonic_ns, Clock};
 use crate::commit::{CommitJob, Committer};
 use crate::extents::Extents;
 use crate::journal::RecordEncoder;
@@ -21,15 +22,12 @@ use std::cell::RefCell;
 use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-use std::time::{Duration, Instant};
 
 thread_local! {
     /// Each serving thread's read plan, reused from one request to the next.
     static READ_PLAN: RefCell<ReadPlan> = RefCell::new(ReadPlan::default());
     /// Each serving thread's queue of prepared sector contents, reused.
     static PREPARED: RefCell<std::collections::VecDeque<SectorContent>> = const { RefCell::new(std::collections::VecDeque::new()) };
-    /// Whether this thread's timer slack was set for emulated latency.
-    static TIMER_SLACK_SET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// How request completion relates to wall time.
@@ -165,9 +163,6 @@ struct State {
 /// A running server.
 pub struct Server {
     state: Mutex<State>,
-    start: Instant,
-    base_ns: Nanoseconds,
-    latency: Latency,
     capacity_bytes: u64,
     reduction: bool,
     /// Bytes of one block times the dies: room GC may need in the backing file's file system.
@@ -185,30 +180,13 @@ pub struct Server {
     runs: Extents,
     /// Orders the commits done outside the lock.
     committer: Committer,
-    /// Emulated latency: the measured round trip of the transport (client to plugin and back,
-    /// without the plugin's own time), subtracted from when a reply is due.
-    transport_ns: AtomicU64,
-    /// Emulated latency: requests answered after their due time, and by how much in all and at
-    /// most.
-    late: AtomicU64,
-    late_total_ns: AtomicU64,
-    late_max_ns: AtomicU64,
-    answered: AtomicU64,
-    /// The transport's round trip for replies sent at once (reported only).
-    quick_round_trip_ns: AtomicU64,
-    /// While the start-up probe runs: how long CACHE replies are held.
-    probe_hold_ns: AtomicU64,
+    /// The clocks, and the wait of emulated replies.
+    clock: Clock,
     /// Bytes writes may still take before the file system's free space is read again, and
     /// when it last was (ms after the start).
     space_budget: std::sync::atomic::AtomicI64,
     space_checked_ms: AtomicU64,
 }
-
-/// How long before a due time emulated latency stops sleeping and yields instead.
-const SPIN: Duration = Duration::from_micros(60);
-
-/// A reply sent more than this after its due time counts as late (`stats`: `late_replies`).
-const LATE_NS: u64 = 10_000;
 
 /// Bytes of zeros written per piece of a large write-zeroes.
 const ZERO_PIECE_BYTES: u64 = 32 << 20;
@@ -273,19 +251,10 @@ impl Server {
             read_file,
             runs,
             committer: Committer::default(),
-            transport_ns: AtomicU64::new(0),
-            late: AtomicU64::new(0),
-            late_total_ns: AtomicU64::new(0),
-            late_max_ns: AtomicU64::new(0),
-            answered: AtomicU64::new(0),
-            quick_round_trip_ns: AtomicU64::new(0),
-            probe_hold_ns: AtomicU64::new(0),
+            clock: Clock::new(config.latency == Latency::Emulate, base_ns),
             space_budget: std::sync::atomic::AtomicI64::new(0),
             space_checked_ms: AtomicU64::new(0),
             state: Mutex::new(state),
-            start: Instant::now(),
-            base_ns,
-            latency: config.latency,
             capacity_bytes,
             reduction,
             gc_headroom_bytes,
@@ -331,17 +300,16 @@ impl Server {
 
     /// Set the transport's measured round trips (client to plugin and back, without the
     /// plugin's own time): `quick` for a reply sent at once, `held` for a reply held as an
-    /// emulated one is (it adds the time a waiting client and server thread take to wake up).
-    /// Emulated replies are sent `held` before their simulated completion, so the client
-    /// receives them at it. Reported by `stats` (`transport_round_trip_us`).
+    /// emulated one is (it adds the time a waiting client takes to wake up). Emulated replies
+    /// are sent `held` before their simulated completion, so the client receives them at it.
+    /// Reported by `stats` (`transport_round_trip_us`).
     pub fn set_transport_round_trip(&self, quick_ns: u64, held_ns: u64) {
-        self.quick_round_trip_ns.store(quick_ns, Ordering::Relaxed);
-        self.transport_ns.store(held_ns, Ordering::Relaxed);
+        self.clock.set_transport_round_trip(quick_ns, held_ns);
     }
 
     /// Whether requests complete at their simulated completion time (`--latency emulate`).
     pub fn emulates_latency(&self) -> bool {
-        self.latency == Latency::Emulate
+        self.clock.emulates()
     }
 
     /// Bytes the export offers (the drive's user capacity).
@@ -363,76 +331,35 @@ impl Server {
         Ok(state)
     }
 
-    /// When a request that reached the plugin at `arrived` arrives in simulated time.
-    fn arrival(&self, state: &mut State, arrived: Instant) -> Nanoseconds {
-        let at = match self.latency {
-            Latency::Emulate => self.base_ns + arrived.saturating_duration_since(self.start).as_nanos() as Nanoseconds,
+    /// When a request that reached the plugin at monotonic time `arrived` arrives in
+    /// simulated time.
+    fn arrival(&self, state: &mut State, arrived: u64) -> Nanoseconds {
+        let at = if self.clock.emulates() {
+            self.clock.simulated_ns(arrived)
+        } else {
             // As fast as the host allows: each request after the one before has completed, so
             // the simulated drive is never handed more than it can do.
-            Latency::None => state.last_done_ns,
+            state.last_done_ns
         };
         let at = at.max(state.last_arrival_ns);
         state.last_arrival_ns = at;
         at
     }
 
-    /// Wait until the wall time matching simulated time `done_ns` (emulated latency), less the
-    /// transport's measured round trip (so the client, not the plugin, sees the reply at the
-    /// simulated completion): sleep until shortly before, then yield until it (a plain sleep
-    /// overshoots by the timer slack, tens of microseconds, which would add to every emulated
-    /// latency). A reply sent more than [`LATE_NS`] after its due time is counted as late, with
-    /// by how much.
     fn wait_until(&self, done_ns: Nanoseconds) {
-        if self.latency != Latency::Emulate {
-            return;
-        }
-        let due = Duration::from_nanos(done_ns.saturating_sub(self.base_ns).saturating_sub(self.transport_ns.load(Ordering::Relaxed)));
-        let now = self.sleep_until(due);
-        self.answered.fetch_add(1, Ordering::Relaxed);
-        let late = (now - due).as_nanos() as u64;
-        if late > LATE_NS {
-            self.late.fetch_add(1, Ordering::Relaxed);
-            self.late_total_ns.fetch_add(late, Ordering::Relaxed);
-            self.late_max_ns.fetch_max(late, Ordering::Relaxed);
-        }
-    }
-
-    /// Wait until `due` after the start (sleep, then yield for the last [`SPIN`]); returns the
-    /// time after the start when the wait ended.
-    fn sleep_until(&self, due: Duration) -> Duration {
-        TIMER_SLACK_SET.with(|set| {
-            if !set.replace(true) {
-                // Sleeps end within a microsecond of when asked, not the default 50 us later
-                // (the setting is per thread).
-                // SAFETY: prctl with PR_SET_TIMERSLACK takes a plain integer; no memory involved.
-                unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-            }
-        });
-        let elapsed = self.start.elapsed();
-        if due > elapsed + SPIN {
-            std::thread::sleep(due - elapsed - SPIN);
-        }
-        let mut now = self.start.elapsed();
-        while now < due {
-            std::thread::yield_now();
-            now = self.start.elapsed();
-        }
-        now
+        self.clock.wait_until(done_ns);
     }
 
     /// A CACHE request (nothing to prefetch): answered at once, except while the start-up probe
     /// times held replies, when it is held [`Server::set_probe_hold`] long, as emulated replies
     /// are.
     pub fn cache_hold(&self) {
-        let hold = self.probe_hold_ns.load(Ordering::Relaxed);
-        if hold > 0 {
-            self.sleep_until(self.start.elapsed() + Duration::from_nanos(hold));
-        }
+        self.clock.cache_hold();
     }
 
     /// While the start-up probe runs: hold each CACHE reply this long (0: not at all).
     pub fn set_probe_hold(&self, ns: u64) {
-        self.probe_hold_ns.store(ns, Ordering::Relaxed);
+        self.clock.set_probe_hold(ns);
     }
 
     fn check_range(&self, offset: u64, len: u64) -> ServeResult<()> {
@@ -453,7 +380,7 @@ impl Server {
     fn check_space(&self, len: u64) -> ServeResult<()> {
         let need = len.saturating_mul(2);
         let left = self.space_budget.fetch_sub(need.min(i64::MAX as u64) as i64, Ordering::Relaxed) - need as i64;
-        let now_ms = self.start.elapsed().as_millis() as u64;
+        let now_ms = self.clock.elapsed_ms();
         if left >= 0 && now_ms < self.space_checked_ms.load(Ordering::Relaxed) + 1000 {
             return Ok(());
         }
@@ -495,7 +422,7 @@ impl Server {
     /// Read `buf.len()` bytes at `offset`. Under the drive's lock only the simulated read is
     /// booked and the data located; the bytes are read and decoded after it (crate::read_plan).
     pub fn read(&self, buf: &mut [u8], offset: u64) -> ServeResult<()> {
-        let arrived = Instant::now();
+        let arrived = monotonic_ns();
         self.check_range(offset, buf.len() as u64)?;
         if buf.is_empty() {
             return Ok(());
@@ -524,7 +451,7 @@ impl Server {
 
     /// Write `data` at `offset`; with `fua`, durable before the reply.
     pub fn write(&self, data: &[u8], offset: u64, fua: bool) -> ServeResult<()> {
-        let arrived = Instant::now();
+        let arrived = monotonic_ns();
         self.check_range(offset, data.len() as u64)?;
         self.check_space(data.len() as u64)?;
         // Whole sectors are hashed and compressed here, before taking the drive's lock, so
@@ -565,7 +492,7 @@ impl Server {
         offset: u64,
         fua: bool,
         prepared: Option<std::collections::VecDeque<SectorContent>>,
-        arrived: Instant,
+        arrived: u64,
     ) -> ServeResult<Nanoseconds> {
         Self::fail_if_broken(state)?;
         state.writes_seen += 1;
@@ -611,7 +538,7 @@ impl Server {
     fn cut_during_write(&self, state: &mut State, data: &[u8], offset: u64) -> ServeError {
         let half = (data.len() / 2) / 512 * 512;
         if self.faults.shorn_writes && half > 0 {
-            let at = self.arrival(state, Instant::now());
+            let at = self.arrival(state, monotonic_ns());
             if self.write_locked(state, &data[..half], offset, None, at).is_ok() {
                 let _ = self.commit_now(state);
             }
@@ -637,7 +564,7 @@ impl Server {
 
     /// FLUSH: everything written before is durable in the backing file when this returns.
     pub fn flush(&self) -> ServeResult<()> {
-        let arrived = Instant::now();
+        let arrived = monotonic_ns();
         let (done, jobs) = {
             let mut state = self.lock()?;
             let done = (|| -> ServeResult<Nanoseconds> {
@@ -662,7 +589,7 @@ impl Server {
 
     /// TRIM `len` bytes at `offset` (whole 4 KiB sectors inside the range are deallocated).
     pub fn trim(&self, len: u64, offset: u64, fua: bool) -> ServeResult<()> {
-        let arrived = Instant::now();
+        let arrived = monotonic_ns();
         self.check_range(offset, len)?;
         let (done, jobs) = {
             let mut state = self.lock()?;
@@ -766,21 +693,10 @@ impl Server {
         summary["metadata_write_amplification"] = if host > 0 { (state.backing.metadata_bytes() as f64 / host as f64).into() } else { serde_json::Value::Null };
         summary["power_loss_protection"] = self.protected.into();
         summary["recovery"] = serde_json::to_value(&state.recovery).unwrap_or_default();
-        summary["latency_mode"] = if self.latency == Latency::Emulate { "emulate" } else { "none" }.into();
-        let (quick, held) = (self.quick_round_trip_ns.load(Ordering::Relaxed), self.transport_ns.load(Ordering::Relaxed));
-        summary["transport_round_trip_us"] = if quick > 0 {
-            serde_json::json!({"quick": quick as f64 / 1e3, "held": held as f64 / 1e3, "subtracted": if self.latency == Latency::Emulate { held as f64 / 1e3 } else { 0.0 }})
-        } else {
-            serde_json::Value::Null
-        };
-        let (answered, late) = (self.answered.load(Ordering::Relaxed), self.late.load(Ordering::Relaxed));
-        summary["late_replies"] = serde_json::json!({
-            "answered": answered,
-            "late": late,
-            "late_fraction": if answered > 0 { late as f64 / answered as f64 } else { 0.0 },
-            "mean_late_us": if late > 0 { self.late_total_ns.load(Ordering::Relaxed) as f64 / late as f64 / 1e3 } else { 0.0 },
-            "max_late_us": self.late_max_ns.load(Ordering::Relaxed) as f64 / 1e3,
-        });
+        summary["latency_mode"] = if self.clock.emulates() { "emulate" } else { "none" }.into();
+        let (transport, late) = self.clock.stats();
+        summary["transport_round_trip_us"] = transport;
+        summary["late_replies"] = late;
         summary.to_string()
     }
 
