@@ -8,13 +8,11 @@
 //! data it had then: nothing a recovered drive reads was overwritten after the fact. (A real FTL
 //! follows the same rule: a block is not erased until the map that no longer needs it is safe.)
 
+use crate::host::HostFile;
 use crate::layout::Layout;
 use serde::{Deserialize, Serialize};
 use ssdlab_drive::{DataPlane, REGION_PREFIX_BYTES};
 use ssdlab_reduce::{decompress_sector_into, SECTOR_BYTES};
-use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::os::unix::io::AsRawFd;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 /// Extent table entry of a block that holds no data (erased or never written).
@@ -46,9 +44,14 @@ const RUN_BYTES: usize = 128 << 10;
 /// Runs kept growing at once (one per open block the drive writes: host stripe and GC); the
 /// oldest is queued when another starts.
 const OPEN_RUNS: usize = 64;
-/// Run buffers kept for reuse: as many as were ever queued at once, up to this (freeing and
-/// allocating them in different threads left the allocator holding more than it kept).
-const SPARE_RUNS: usize = 512;
+/// Run buffers kept for reuse (freeing and allocating them in different threads left the
+/// allocator holding more than it kept).
+const SPARE_RUNS: usize = 256;
+/// Most bytes of data waiting in memory (runs growing, queued or being written): a write that
+/// takes more writes the queued runs out itself before its reply. When the kernel slows the
+/// copies into the file down (its dirty-page limit), replies wait for them, rather than the
+/// queue growing without bound (a 20 GiB fill measured 934 MiB peak RSS without this bound).
+const WAITING_LIMIT_BYTES: usize = 16 << 20;
 
 /// Contiguous bytes waiting to be written at file offset `at` (resolved when the bytes were
 /// stored, so a later erase or extent change does not move them).
@@ -64,7 +67,7 @@ impl Run {
 }
 
 struct Shared {
-    file: Arc<File>,
+    file: Arc<dyn HostFile>,
     layout: Layout,
     table: ExtentTable,
     /// Free extents; the lowest is used first.
@@ -82,6 +85,10 @@ struct Shared {
     ready: Vec<Run>,
     /// Buffers of runs written, kept for the next runs (no allocation per run).
     spare: Vec<Vec<u8>>,
+    /// Bytes of the runs growing, queued or being written.
+    waiting_bytes: usize,
+    /// The most ever waiting (reported by `stats`).
+    waiting_peak_bytes: usize,
     /// Power is off: nothing more reaches the file.
     dead: bool,
 }
@@ -98,7 +105,7 @@ pub struct Extents {
     /// state) by whatever needs the file to hold everything written so far.
     io: Arc<Mutex<()>>,
     /// The backing file, for writes and reads outside the shared state's lock.
-    file: Arc<File>,
+    file: Arc<dyn HostFile>,
 }
 
 /// The drive's handle on the data region.
@@ -106,17 +113,8 @@ pub struct FilePlane {
     extents: Extents,
 }
 
-fn punch(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
-    // SAFETY: fallocate on a valid, open descriptor with in-range offsets; no memory.
-    let rc = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE, offset as libc::off_t, len as libc::off_t) };
-    if rc == 0 {
-        return Ok(());
-    }
-    let e = std::io::Error::last_os_error();
-    if e.raw_os_error() == Some(libc::EOPNOTSUPP) {
-        return Ok(()); // a file system without holes: the stale bytes stay until reused
-    }
-    Err(e)
+fn punch(file: &Arc<dyn HostFile>, offset: u64, len: u64) -> std::io::Result<()> {
+    file.punch_hole(offset, len)
 }
 
 /// The pieces of `len` bytes at physical address `addr`, one per erase block touched: the
@@ -147,7 +145,7 @@ impl Shared {
                 // A new extent at the end: the file grows to hold all of it (a hole until
                 // written), so a region written only in part reads the rest as zeros.
                 self.table.count += 1;
-                let _ = self.file.set_len(self.layout.extent_offset(self.table.count).max(self.file.metadata().map(|m| m.len()).unwrap_or(0)));
+                let _ = self.file.set_len(self.layout.extent_offset(self.table.count).max(self.file.len().unwrap_or(0)));
                 self.table.count - 1
             }
         };
@@ -165,31 +163,41 @@ impl Shared {
     }
 
     /// Append `bytes` at file offset `at` to the run ending there, or start a run.
-    fn append(&mut self, at: u64, bytes: &[u8]) {
-        let i = match self.open.iter().rposition(|r| r.end() == at) {
-            Some(i) => i,
-            None => {
-                if self.open.len() >= OPEN_RUNS {
-                    let oldest = self.open.remove(0);
-                    self.ready.push(oldest);
+    /// Append `bytes` at file offset `at` to the run ending there, or start a run. A run's
+    /// buffer is allocated once at [`RUN_BYTES`] and never grows (bytes that do not fit go to
+    /// the next run), so buffers are all alike and reused, and the allocator is never asked to
+    /// move one.
+    fn append(&mut self, mut at: u64, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let i = match self.open.iter().rposition(|r| r.end() == at && r.bytes.len() < RUN_BYTES) {
+                Some(i) => i,
+                None => {
+                    if self.open.len() >= OPEN_RUNS {
+                        let oldest = self.open.remove(0);
+                        self.ready.push(oldest);
+                    }
+                    let buffer = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(RUN_BYTES));
+                    self.open.push(Run { at, bytes: buffer });
+                    self.open.len() - 1
                 }
-                let buffer = self.spare.pop().unwrap_or_default();
-                self.open.push(Run { at, bytes: buffer });
-                self.open.len() - 1
+            };
+            let run = &mut self.open[i];
+            let n = (RUN_BYTES - run.bytes.len()).min(bytes.len());
+            run.bytes.extend_from_slice(&bytes[..n]);
+            let full = run.bytes.len() >= RUN_BYTES;
+            self.waiting_bytes += n;
+            self.waiting_peak_bytes = self.waiting_peak_bytes.max(self.waiting_bytes);
+            if full {
+                let full = self.open.swap_remove(i);
+                self.ready.push(full);
             }
-        };
-        let run = &mut self.open[i];
-        if run.bytes.capacity() == 0 {
-            run.bytes.reserve_exact(RUN_BYTES);
-        }
-        run.bytes.extend_from_slice(bytes);
-        if run.bytes.len() >= RUN_BYTES {
-            let full = self.open.swap_remove(i);
-            self.ready.push(full);
+            bytes = &bytes[n..];
+            at += n as u64;
         }
     }
 
     fn recycle(&mut self, mut bytes: Vec<u8>) {
+        self.waiting_bytes -= bytes.len();
         bytes.clear();
         if self.spare.len() < SPARE_RUNS {
             self.spare.push(bytes);
@@ -256,8 +264,7 @@ impl Shared {
 
 impl Extents {
     /// The data region of `file` with `table` (from a checkpoint, or empty).
-    pub fn new(file: File, layout: Layout, table: ExtentTable) -> Self {
-        let file = Arc::new(file);
+    pub fn new(file: Arc<dyn HostFile>, layout: Layout, table: ExtentTable) -> Self {
         let mut shared = Shared {
             file: file.clone(),
             layout,
@@ -268,6 +275,8 @@ impl Extents {
             open: Vec::new(),
             ready: Vec::new(),
             spare: Vec::new(),
+            waiting_bytes: 0,
+            waiting_peak_bytes: 0,
             dead: false,
         };
         Self::rebuild_free(&mut shared);
@@ -354,7 +363,7 @@ impl Extents {
     }
 
     /// The backing file, for reads outside any lock.
-    pub fn file_for_reads(&self) -> Arc<File> {
+    pub fn file_for_reads(&self) -> Arc<dyn HostFile> {
         self.file.clone()
     }
 
@@ -372,7 +381,7 @@ impl Extents {
         let mut shared = self.lock();
         Self::rebuild_free(&mut shared);
         let end = shared.layout.extent_offset(shared.table.count);
-        if shared.file.metadata()?.len() < end {
+        if shared.file.len()? < end {
             shared.file.set_len(end)?;
         }
         let free: Vec<u32> = shared.free.iter().map(|r| r.0).collect();
@@ -466,13 +475,24 @@ impl Extents {
     /// file, the rest does not), runs not yet written are lost, and nothing more is written.
     pub fn cut_power(&self) {
         let (_io, mut shared) = self.settled();
-        shared.ready.clear();
         if let Some(newest) = shared.open.pop() {
             let half = newest.bytes.len() / 2;
             let _ = shared.file.write_all_at(&newest.bytes[..half], newest.at);
+            shared.recycle(newest.bytes);
         }
-        shared.open.clear();
+        let lost: Vec<Run> = {
+            let Shared { ready, open, .. } = &mut *shared;
+            ready.drain(..).chain(open.drain(..)).collect()
+        };
+        for run in lost {
+            shared.recycle(run.bytes);
+        }
         shared.dead = true;
+    }
+
+    /// The most bytes of data ever waiting in memory for their copy into the file.
+    pub fn waiting_peak_bytes(&self) -> usize {
+        self.lock().waiting_peak_bytes
     }
 }
 
@@ -506,16 +526,21 @@ impl Locator<'_> {
 
 impl DataPlane for FilePlane {
     fn write_at(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
-        let mut shared = self.extents.lock();
-        if shared.dead {
-            return Ok(());
+        {
+            let mut shared = self.extents.lock();
+            if shared.dead {
+                return Ok(());
+            }
+            shared.assign(addr, bytes.len() as u64);
+            for (block, offset, range) in block_pieces(addr, bytes.len(), shared.layout.block_bytes) {
+                let at = shared.file_offset(block, offset).expect("extents are assigned when a write is accepted");
+                shared.append(at, &bytes[range]);
+            }
+            if shared.waiting_bytes <= WAITING_LIMIT_BYTES {
+                return Ok(());
+            }
         }
-        shared.assign(addr, bytes.len() as u64);
-        for (block, offset, range) in block_pieces(addr, bytes.len(), shared.layout.block_bytes) {
-            let at = shared.file_offset(block, offset).expect("extents are assigned when a write is accepted");
-            shared.append(at, &bytes[range]);
-        }
-        Ok(())
+        self.extents.drain()
     }
 
     fn write_region(&mut self, addr: u64, region_bytes: u64, payload: &[u8]) -> std::io::Result<()> {

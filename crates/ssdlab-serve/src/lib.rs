@@ -12,8 +12,10 @@
 mod backing;
 mod clock;
 mod commit;
+mod crash_host;
 mod extents;
 mod header;
+mod host;
 mod journal;
 mod layout;
 mod pending;
@@ -23,8 +25,10 @@ mod server;
 mod stats;
 
 pub use backing::{BackingFile, DriveIdentity, JournalScan};
+pub use crash_host::{CrashFile, CrashMode, CrashOutcome};
 pub use extents::{ExtentTable, Extents, FilePlane, NO_EXTENT};
 pub use header::{CheckpointRef, Header, FORMAT_VERSION, HEADER_BYTES};
+pub use host::{HostFile, OsFile};
 pub use journal::{Check, Op, Record, SectorDesc};
 pub use layout::{Layout, JOURNAL_BYTES, JOURNAL_OFFSET};
 pub use recovery::RecoveryReport;

@@ -11,12 +11,10 @@
 //! extents from being given back until the read is done.
 
 use crate::extents::Extents;
+use crate::host::{read_iovec_exact, HostFile};
 use ssdlab_drive::{decode_region_into, Translation};
 use ssdlab_ftl::DataLocation;
 use ssdlab_reduce::SECTOR_BYTES;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::os::unix::io::AsRawFd;
 
 /// Stretches of the file closer than this are read in one `preadv`, the gap into a buffer of
 /// its own.
@@ -106,7 +104,7 @@ impl ReadPlan {
 
     /// Read the located regions from `file` into `buf` and decode those that need it (outside
     /// the lock, the extent gate held).
-    pub fn read_into(&mut self, file: &File, buf: &mut [u8]) -> std::io::Result<()> {
+    pub fn read_into(&mut self, file: &dyn HostFile, buf: &mut [u8]) -> std::io::Result<()> {
         self.read_stretches(file, buf)?;
         for s in &self.sectors {
             let out = &mut buf[s.buf_from..s.buf_to];
@@ -146,7 +144,7 @@ impl ReadPlan {
 
     /// Read every piece with a file offset, one `preadv` per stretch of the file (pieces in the
     /// order located, joined when each starts where the last ended or a short gap after it).
-    fn read_stretches(&mut self, file: &File, buf: &mut [u8]) -> std::io::Result<()> {
+    fn read_stretches(&mut self, file: &dyn HostFile, buf: &mut [u8]) -> std::io::Result<()> {
         let (buf_ptr, scratch_ptr) = (buf.as_mut_ptr(), self.scratch.as_mut_ptr());
         if self.gap.len() < GAP_BYTES as usize {
             self.gap.resize(GAP_BYTES as usize, 0);
@@ -168,7 +166,9 @@ impl ReadPlan {
                 _ => false,
             };
             if !joins && !self.iov.is_empty() {
-                read_vectored(file, &self.iov, start, (end - start) as usize)?;
+                // SAFETY: each iovec points into the caller's buffer (a direct sector's 4 KiB),
+                // the scratch buffer or the gap buffer, all borrowed for this call.
+                unsafe { read_iovec_exact(file, &self.iov, start)? };
                 self.iov.clear();
             }
             let Some(Piece { file: Some(at), bytes, to, direct }) = piece else { continue };
@@ -191,32 +191,4 @@ impl ReadPlan {
         }
         Ok(())
     }
-}
-
-/// Read `total` bytes at file offset `at` into `iov` (all of them: a short read is continued
-/// buffer by buffer).
-fn read_vectored(file: &File, iov: &[libc::iovec], at: u64, total: usize) -> std::io::Result<()> {
-    // SAFETY: every iovec points into a live, exclusively borrowed buffer of its length.
-    let n = unsafe { libc::preadv(file.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, at as libc::off_t) };
-    if n < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let mut done = n as usize;
-    if done == total {
-        return Ok(());
-    }
-    let mut offset = 0usize;
-    for v in iov {
-        let (from, len) = (offset, v.iov_len);
-        offset += len;
-        if done >= offset {
-            continue;
-        }
-        let skip = done.saturating_sub(from);
-        // SAFETY: as above; the slice is the unread tail of this iovec.
-        let rest = unsafe { std::slice::from_raw_parts_mut((v.iov_base as *mut u8).add(skip), len - skip) };
-        file.read_exact_at(rest, at + (from + skip) as u64)?;
-        done = offset;
-    }
-    Ok(())
 }

@@ -51,6 +51,8 @@ pub struct RecoveryReport {
     pub trims_replayed: u64,
     /// Why part of the journal was discarded (a torn or damaged batch), if it was.
     pub discarded: Option<String>,
+    /// Why the header came from the other slot (one was damaged), if it did.
+    pub header_fallback: Option<String>,
     /// Extents no recovered block uses (stale data given back).
     pub extents_released: u32,
     /// Of which: reading and loading the checkpoint, milliseconds.
@@ -80,6 +82,9 @@ impl std::fmt::Display for RecoveryReport {
             self.scan_ms,
             self.replay_ms
         )?;
+        if let Some(why) = &self.header_fallback {
+            write!(f, "; {why}")?;
+        }
         match &self.discarded {
             Some(why) => write!(f, "; discarded the rest of the journal: {why}"),
             None => Ok(()),
@@ -146,6 +151,7 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
         batches: scan.batches,
         journal_bytes_read: scan.bytes_read,
         discarded: scan.discarded,
+        header_fallback: backing.header_note().map(str::to_string),
         checkpoint_ms,
         scan_ms,
         ..Default::default()

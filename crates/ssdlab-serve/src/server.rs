@@ -8,6 +8,7 @@ use crate::backing::{BackingFile, DriveIdentity};
 use crate::clock::{monotonic_ns, Clock};
 use crate::commit::{CommitJob, Committer};
 use crate::extents::Extents;
+use crate::host::HostFile;
 use crate::journal::RecordEncoder;
 use crate::pending::Pending;
 use crate::read_plan::ReadPlan;
@@ -19,7 +20,6 @@ use ssdlab_ftl::DataLocation;
 use ssdlab_reduce::{ContentMode, SectorContent, SECTOR_BYTES};
 use ssdlab_workload::{Io, Op as IoOp};
 use std::cell::RefCell;
-use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
@@ -175,7 +175,7 @@ pub struct Server {
     /// Held by reads outside the lock while they read (crate::read_plan).
     gate: Arc<RwLock<()>>,
     /// The backing file, for those reads.
-    read_file: Arc<std::fs::File>,
+    read_file: Arc<dyn HostFile>,
     /// The data region, whose complete runs a write request writes after leaving the lock.
     runs: Extents,
     /// Orders the commits done outside the lock.
@@ -195,6 +195,16 @@ impl Server {
     /// Build the drive, or restore it from its backing file (recovering it from its checkpoint
     /// and journal after an unclean stop), and open the file.
     pub fn start(config: &ServeConfig) -> Result<Self> {
+        Self::start_with(config, None)
+    }
+
+    /// [`Server::start`] on a backing file the host already opened (the host-crash tests give a
+    /// [`crate::CrashFile`]); `config.backing` only names it in messages.
+    pub fn start_on(config: &ServeConfig, file: Arc<dyn HostFile>) -> Result<Self> {
+        Self::start_with(config, Some(file))
+    }
+
+    fn start_with(config: &ServeConfig, file: Option<Arc<dyn HostFile>>) -> Result<Self> {
         let profile = ssdlab_profile::load_profile(&config.profile, &config.overrides)?;
         let g = &profile.geometry;
         let block_bytes = g.unit_bytes() * g.units_per_block() as u64;
@@ -205,7 +215,10 @@ impl Server {
             capacity_bytes_user: profile.capacity_bytes_user,
             block_bytes,
         };
-        let mut backing = BackingFile::open(&config.backing, &identity, config.seed)?;
+        let mut backing = match file {
+            Some(file) => BackingFile::on(file, &config.backing, &identity, config.seed)?,
+            None => BackingFile::open(&config.backing, &identity, config.seed)?,
+        };
         let options = DriveOptions { content: ContentMode::Real, store_data: true, ..DriveOptions::default() };
         let reduction = profile.reduction.is_some();
         let protected = profile.controller.power_loss_protection;
@@ -384,12 +397,9 @@ impl Server {
         if left >= 0 && now_ms < self.space_checked_ms.load(Ordering::Relaxed) + 1000 {
             return Ok(());
         }
-        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        // SAFETY: fstatvfs writes into the zeroed struct we own; the descriptor is open.
-        if unsafe { libc::fstatvfs(self.read_file.as_raw_fd(), &mut st) } != 0 {
+        let Some(free) = self.read_file.free_bytes() else {
             return Ok(()); // cannot tell: let the write try
-        }
-        let free = st.f_bavail as u64 * st.f_frsize as u64;
+        };
         self.space_checked_ms.store(now_ms, Ordering::Relaxed);
         let spare = free.saturating_sub(need + self.gc_headroom_bytes);
         self.space_budget.store((spare / 2).min(i64::MAX as u64) as i64, Ordering::Relaxed);
@@ -442,7 +452,7 @@ impl Server {
                 state.last_done_ns = state.last_done_ns.max(done);
                 (done, self.gate.read().unwrap_or_else(|p| p.into_inner()))
             };
-            plan.read_into(&self.read_file, buf).map_err(|e| ServeError::new(libc::EIO, format!("cannot read the data at byte {offset}: {e}")))?;
+            plan.read_into(&*self.read_file, buf).map_err(|e| ServeError::new(libc::EIO, format!("cannot read the data at byte {offset}: {e}")))?;
             drop(gate);
             self.wait_until(done);
             Ok(())
@@ -692,6 +702,12 @@ impl Server {
         summary["metadata_write_bytes"] = state.backing.metadata_bytes().into();
         summary["metadata_write_amplification"] = if host > 0 { (state.backing.metadata_bytes() as f64 / host as f64).into() } else { serde_json::Value::Null };
         summary["power_loss_protection"] = self.protected.into();
+        summary["data_waiting_peak_bytes"] = self.runs.waiting_peak_bytes().into();
+        if std::env::var_os("SSDLAB_MALLINFO").is_some() {
+            // SAFETY: mallinfo2 only reads the allocator's counters.
+            let m = unsafe { libc::mallinfo2() };
+            summary["mallinfo"] = serde_json::json!({"arena": m.arena, "in_use": m.uordblks, "free": m.fordblks, "mmap": m.hblkhd, "top_pad": m.keepcost});
+        }
         summary["recovery"] = serde_json::to_value(&state.recovery).unwrap_or_default();
         summary["latency_mode"] = if self.clock.emulates() { "emulate" } else { "none" }.into();
         let (transport, late) = self.clock.stats();
