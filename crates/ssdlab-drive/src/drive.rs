@@ -238,6 +238,18 @@ impl Drive {
         self.data_plane.as_deref_mut()
     }
 
+    /// Host sectors that ever entered the write buffer (a served drive notes it after each
+    /// operation, to know at a power cut which operations' data had been programmed).
+    pub fn buffer_pushed(&self) -> u64 {
+        self.buffer.pushed()
+    }
+
+    /// What was still in the volatile write buffer at simulated time `at_ns` (a power cut):
+    /// sectors not programmed yet, or in programs not complete then.
+    pub fn buffer_at(&self, at_ns: Nanoseconds) -> crate::buffer::BufferAtCut {
+        self.buffer.at(at_ns)
+    }
+
     /// The first data-plane failure, if any (the drive refuses writes from then on).
     pub fn data_failure(&self) -> Option<&str> {
         self.data_failure.as_deref()

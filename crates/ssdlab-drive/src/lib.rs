@@ -43,6 +43,7 @@ mod throttle;
 mod tiers;
 mod write_path;
 
+pub use buffer::BufferAtCut;
 pub use data_plane::{decode_region, decode_region_into, encode_region, DataPlane, REGION_PREFIX_BYTES};
 pub use drive::{Drive, DriveCounters, DriveOptions, DEFAULT_REAL_BYTES_LIMIT};
 pub use engine::EngineCounters;

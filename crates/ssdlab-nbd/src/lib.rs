@@ -85,6 +85,7 @@ impl Server for Connection {
             seed: 1,
             power_cut_after: None,
             faults: Faults::default(),
+            secure_erase: false,
         });
         match key {
             "profile" => config.profile = value.to_string(),
@@ -120,6 +121,15 @@ impl Server for Connection {
     fn get_ready() -> Result<()> {
         // Build or restore the drive before nbdkit starts serving, so a bad profile or backing
         // file is reported before anything listens.
+        // The allocator: at most 4 arenas for nbdkit's 64 threads, and every buffer of 256 KiB or
+        // more straight from the kernel and back (glibc's default, 16 arenas and a threshold that
+        // rises with the buffers freed, kept hundreds of MiB of freed memory in the heaps of a
+        // 20 GiB fill; BENCHMARKS.md, issue 24).
+        // SAFETY: mallopt only sets allocator parameters; called before nbdkit's threads start.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 4);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
+        }
         let config = CONFIG.lock().unwrap_or_else(|p| p.into_inner()).clone().expect("config_complete checked");
         // The control path is checked before the drive opens and before nbdkit forks: only a
         // stale socket is replaced, anything else is refused (never deleted).

@@ -30,6 +30,9 @@ pub struct BackingFile {
     metadata_bytes: u64,
     /// Why the header came from the other slot, when one slot was damaged.
     header_note: Option<String>,
+    /// The batches of the journal's epoch: where each starts and its first record's sequence
+    /// number.
+    batches: Vec<(u64, u64)>,
 }
 
 /// What the drive is, for checking a file against it.
@@ -81,7 +84,8 @@ impl BackingFile {
     /// Open `path` for the drive `identity` describes, creating it (with `seed`) when it does
     /// not exist, and lock it. A file in use by another server, made for another drive or in
     /// another format, or with no intact header, is refused with a message naming both sides.
-    pub fn open(path: &str, identity: &DriveIdentity, seed: u64) -> Result<Self> {
+    /// With `erase`, whatever the file held is dropped first: the drive starts secure-erased.
+    pub fn open(path: &str, identity: &DriveIdentity, seed: u64, erase: bool) -> Result<Self> {
         let parent = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         if !parent.is_dir() {
             bail!(Io, "{path}: folder {} does not exist", parent.display());
@@ -94,6 +98,9 @@ impl BackingFile {
                 bail!(Io, "{path}: the backing file is in use by another ssdlab server (it is locked); stop that server first");
             }
             return Err(io(path, "lock the backing file", e));
+        }
+        if erase {
+            file.set_len(0).map_err(|e| io(path, "secure-erase (empty) the backing file", e))?;
         }
         Self::on(Arc::new(OsFile(file)), path, identity, seed)
     }
@@ -115,9 +122,20 @@ impl BackingFile {
                 generation: 0,
                 checkpoint: None,
                 clean: false,
+                dead: false,
             };
-            let mut backing =
-                Self { path: path.to_string(), file, header, layout, existed: false, next_batch: 0, journal_tail: 0, metadata_bytes: 0, header_note: None };
+            let mut backing = Self {
+                path: path.to_string(),
+                file,
+                header,
+                layout,
+                existed: false,
+                next_batch: 0,
+                journal_tail: 0,
+                metadata_bytes: 0,
+                header_note: None,
+                batches: Vec::new(),
+            };
             backing.file.set_len(layout.data_offset()).map_err(|e| io(path, "size the backing file", e))?;
             // Both slots from the start: from then on an empty slot can only mean damage.
             backing.write_header()?;
@@ -150,7 +168,18 @@ impl BackingFile {
                 identity.capacity_bytes_user
             );
         }
-        Ok(Self { path: path.to_string(), file, header, layout, existed: true, next_batch: 0, journal_tail: 0, metadata_bytes: 0, header_note: note })
+        Ok(Self {
+            path: path.to_string(),
+            file,
+            header,
+            layout,
+            existed: true,
+            next_batch: 0,
+            journal_tail: 0,
+            metadata_bytes: 0,
+            header_note: note,
+            batches: Vec::new(),
+        })
     }
 
     /// The current header: the intact slot with the higher generation. Headers are written
@@ -265,6 +294,18 @@ impl BackingFile {
         self.file.sync_data().map_err(|e| io(&self.path, "sync the backing file", e))
     }
 
+    /// Whether the drive died at its last power cut (the dead-device fault).
+    pub fn is_dead(&self) -> bool {
+        self.header.dead
+    }
+
+    /// The drive dies (the dead-device fault at a power cut): durable when this returns.
+    pub fn mark_dead(&mut self) -> Result<()> {
+        self.header.dead = true;
+        self.header.generation += 1;
+        self.write_header()
+    }
+
     /// Mark the file in use (not cleanly shut down) until the next clean checkpoint.
     pub fn mark_in_use(&mut self) -> Result<()> {
         self.header.clean = false;
@@ -317,6 +358,7 @@ impl BackingFile {
         self.write_header()?;
         self.next_batch = 0;
         self.journal_tail = 0;
+        self.batches.clear();
         // Only now: until the header names the new checkpoint, the old epoch's journal at the
         // same place is still the one recovery would read. (A crash between the two leaves a
         // new epoch without its marker, which recovery reports as a possibly lost last batch.)
@@ -358,10 +400,31 @@ impl BackingFile {
         }
         bytes.extend_from_slice(&journal::encode_end(self.header.epoch(), self.next_batch + 1));
         let at = JOURNAL_OFFSET + self.journal_tail;
+        if records.len() >= 8 {
+            self.batches.push((self.journal_tail, u64::from_le_bytes(records[..8].try_into().expect("8 bytes"))));
+        }
         self.journal_tail += size;
         self.metadata_bytes += size + journal::PAGE_BYTES;
         self.next_batch += 1;
         Ok(BatchWrite { at, bytes })
+    }
+
+    /// The metadata-corruption fault: the journal goes back to the start of one of its batches
+    /// (drawn by `rng`; the first: back to the checkpoint), durably, as a drive whose map
+    /// write-back was lost comes back with older mappings. Returns the sequence number the
+    /// journal continues with, or `None` when it holds no batch.
+    pub fn roll_back_journal(&mut self, rng: &mut ssdlab_core::SimRng) -> Result<Option<u64>> {
+        if self.batches.is_empty() {
+            return Ok(None);
+        }
+        let k = rng.below(self.batches.len() as u64) as usize;
+        let (offset, first_seq) = self.batches[k];
+        self.batches.truncate(k);
+        self.journal_tail = offset;
+        self.next_batch = k as u64;
+        self.write_end_marker()?;
+        self.sync()?;
+        Ok(Some(first_seq))
     }
 
     /// Power is cut while the `count` records encoded in `records` are being written: the first
@@ -421,6 +484,7 @@ impl BackingFile {
         loop {
             match self.batch_at(offset, epoch, scan.batches, file_len)? {
                 Found::Batch { records, size } => {
+                    self.batches.push((offset, records[0].seq));
                     scan.records.extend(records);
                     scan.batches += 1;
                     offset += size;

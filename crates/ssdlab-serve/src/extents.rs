@@ -10,6 +10,7 @@
 
 use crate::host::HostFile;
 use crate::layout::Layout;
+use crate::placement::PlacementHash;
 use serde::{Deserialize, Serialize};
 use ssdlab_drive::{DataPlane, REGION_PREFIX_BYTES};
 use ssdlab_reduce::{decompress_sector_into, SECTOR_BYTES};
@@ -46,12 +47,12 @@ const RUN_BYTES: usize = 128 << 10;
 const OPEN_RUNS: usize = 64;
 /// Run buffers kept for reuse (freeing and allocating them in different threads left the
 /// allocator holding more than it kept).
-const SPARE_RUNS: usize = 256;
+const SPARE_RUNS: usize = 96;
 /// Most bytes of data waiting in memory (runs growing, queued or being written): a write that
 /// takes more writes the queued runs out itself before its reply. When the kernel slows the
 /// copies into the file down (its dirty-page limit), replies wait for them, rather than the
 /// queue growing without bound (a 20 GiB fill measured 934 MiB peak RSS without this bound).
-const WAITING_LIMIT_BYTES: usize = 16 << 20;
+const WAITING_LIMIT_BYTES: usize = 8 << 20;
 
 /// Contiguous bytes waiting to be written at file offset `at` (resolved when the bytes were
 /// stored, so a later erase or extent change does not move them).
@@ -72,9 +73,14 @@ struct Shared {
     table: ExtentTable,
     /// Free extents; the lowest is used first.
     free: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
-    /// Extents of blocks erased since the last synced commit: released (their room given back,
-    /// then reused) only once the journal that no longer needs them is durable.
-    releasing: Vec<u32>,
+    /// Extents of blocks erased since the last synced commit, with the sequence number of the
+    /// operation that erased them: released (their room given back, then reused) only once the
+    /// journal that no longer needs them is durable.
+    releasing: Vec<(u64, u32)>,
+    /// Sequence number of the operation the drive is doing.
+    seq: u64,
+    /// Where the operation so far put data (taken per record).
+    placement: PlacementHash,
     /// Table changes since the server last took them (they go into the operation's record).
     events: Vec<ExtentEvent>,
     /// Runs still growing (each continues where the drive's next program into the same block
@@ -271,6 +277,8 @@ impl Extents {
             table,
             free: Default::default(),
             releasing: Vec::new(),
+            seq: 0,
+            placement: PlacementHash::default(),
             events: Vec::new(),
             open: Vec::new(),
             ready: Vec::new(),
@@ -436,10 +444,36 @@ impl Extents {
         self.file.sync_data()
     }
 
+    /// The drive's next erases belong to the operation with sequence number `seq`; its
+    /// placement digest starts.
+    pub fn set_seq(&self, seq: u64) {
+        let mut shared = self.lock();
+        shared.seq = seq;
+        shared.placement = PlacementHash::default();
+    }
+
+    /// The hash of where the drive put data since [`Extents::set_seq`].
+    pub fn placement(&self) -> PlacementHash {
+        self.lock().placement
+    }
+
     /// Extents of blocks erased since the last call: given back ([`Extents::release_list`])
     /// once the journal that no longer needs them is durable.
     pub fn take_releasing(&self) -> Vec<u32> {
-        std::mem::take(&mut self.lock().releasing)
+        self.take_releasing_before(u64::MAX)
+    }
+
+    /// Extents of blocks erased by operations before sequence number `seq` (those committed).
+    pub fn take_releasing_before(&self, seq: u64) -> Vec<u32> {
+        let mut shared = self.lock();
+        let mut taken = Vec::new();
+        shared.releasing.retain(|&(s, e)| {
+            if s < seq {
+                taken.push(e);
+            }
+            s >= seq
+        });
+        taken
     }
 
     /// Give back the room of every block erased so far (the journal that frees them is
@@ -490,6 +524,20 @@ impl Extents {
         shared.dead = true;
     }
 
+    /// Overwrite the `len` bytes at physical address `addr` with zeros in the file, durably (a
+    /// fault of the power-cut lab: a program lost after the fact).
+    pub fn zero_physical(&self, addr: u64, len: u64) -> std::io::Result<()> {
+        self.write_out()?;
+        let (_io, shared) = self.settled();
+        let zeros = vec![0u8; len as usize];
+        for (block, offset, range) in block_pieces(addr, len as usize, shared.layout.block_bytes) {
+            if let Some(at) = shared.file_offset(block, offset) {
+                shared.file.write_all_at(&zeros[range], at)?;
+            }
+        }
+        shared.file.sync_data()
+    }
+
     /// The most bytes of data ever waiting in memory for their copy into the file.
     pub fn waiting_peak_bytes(&self) -> usize {
         self.lock().waiting_peak_bytes
@@ -524,8 +572,9 @@ impl Locator<'_> {
     }
 }
 
-impl DataPlane for FilePlane {
-    fn write_at(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
+impl FilePlane {
+    /// Store `bytes` at physical address `addr` (a run waiting for its copy into the file).
+    fn store_bytes(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
         {
             let mut shared = self.extents.lock();
             if shared.dead {
@@ -541,6 +590,13 @@ impl DataPlane for FilePlane {
             }
         }
         self.extents.drain()
+    }
+}
+
+impl DataPlane for FilePlane {
+    fn write_at(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
+        self.extents.lock().placement.store(addr, bytes.len() as u64);
+        self.store_bytes(addr, bytes)
     }
 
     fn write_region(&mut self, addr: u64, region_bytes: u64, payload: &[u8]) -> std::io::Result<()> {
@@ -568,7 +624,8 @@ impl DataPlane for FilePlane {
             region[REGION_PREFIX_BYTES..n].copy_from_slice(payload);
             &region[..n]
         };
-        self.write_at(addr, bytes)
+        self.extents.lock().placement.store(addr, region_bytes);
+        self.store_bytes(addr, bytes)
     }
 
     fn read_at(&self, addr: u64, buf: &mut [u8]) -> std::io::Result<()> {
@@ -591,7 +648,8 @@ impl DataPlane for FilePlane {
     fn copy(&mut self, from: u64, to: u64, len: u64) -> std::io::Result<()> {
         let mut buf = vec![0u8; len as usize];
         self.read_at(from, &mut buf)?;
-        self.write_at(to, &buf)
+        self.extents.lock().placement.copy(from, to, len);
+        self.store_bytes(to, &buf)
     }
 
     fn discard(&mut self, addr: u64, len: u64) -> std::io::Result<()> {
@@ -601,12 +659,14 @@ impl DataPlane for FilePlane {
         if shared.dead {
             return Ok(());
         }
+        shared.placement.discard(addr, len);
         let block_bytes = shared.layout.block_bytes;
         let (first, end) = (addr.div_ceil(block_bytes), (addr + len) / block_bytes);
         for block in first..end {
             let e = std::mem::replace(&mut shared.table.map[block as usize], NO_EXTENT);
             if e != NO_EXTENT {
-                shared.releasing.push(e);
+                let seq = shared.seq;
+                shared.releasing.push((seq, e));
                 shared.events.push((block as u32, NO_EXTENT));
             }
         }

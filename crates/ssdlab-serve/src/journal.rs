@@ -80,6 +80,43 @@ pub enum Op {
     },
     /// A FLUSH (the open unit is programmed, padded).
     Flush,
+    /// The drive lost power here: what it lost (the records of the operations lost are not in
+    /// the journal). Changes nothing when redone.
+    Cut(CutReport),
+}
+
+/// What a power cut cost the drive (docs/power-loss.md, "the drive's own loss window").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutReport {
+    /// Simulated time of the cut.
+    pub at_ns: u64,
+    /// Operations the drive had taken whose data it had not all programmed: lost.
+    pub lost_operations: u64,
+    /// 4 KiB sectors those operations wrote.
+    pub lost_sectors: u64,
+    /// Of which an acknowledged FLUSH had covered (0 unless the drive lies about flushes).
+    pub lost_flushed_sectors: u64,
+    /// Sectors still in the volatile write buffer at the cut (not programmed, or in a program
+    /// not complete).
+    pub buffered_sectors: u64,
+    /// Programs not complete at the cut (torn).
+    pub torn_programs: u64,
+    /// Failure modes of the drive that struck at this cut (`--fault`), by name.
+    pub faults: Vec<String>,
+}
+
+impl std::fmt::Display for CutReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} operations lost ({} sectors, of which {} flushed); {} sectors were in the write buffer, {} programs torn",
+            self.lost_operations, self.lost_sectors, self.lost_flushed_sectors, self.buffered_sectors, self.torn_programs
+        )?;
+        if !self.faults.is_empty() {
+            write!(f, "; faults: {}", self.faults.join(", "))?;
+        }
+        Ok(())
+    }
 }
 
 /// The drive's figures after an operation, which redoing it must reproduce.
@@ -91,6 +128,9 @@ pub struct Check {
     pub gc_moved: u64,
     /// Logical sectors holding data.
     pub live_sectors: u64,
+    /// Digest of where the operation put data: each region stored, moved and erased, the
+    /// extent changes, and where each sector it wrote now lies (crate::placement).
+    pub placement: u64,
 }
 
 /// One operation's out-of-band record.
@@ -176,6 +216,12 @@ impl RecordEncoder {
         out.extend_from_slice(&2u32.to_le_bytes());
     }
 
+    /// A power cut.
+    pub fn cut(out: &mut Vec<u8>, report: &CutReport) {
+        out.extend_from_slice(&3u32.to_le_bytes());
+        bincode::serialize_into(out, report).expect("a cut report serializes");
+    }
+
     /// The operation's extent changes and the drive's figures after it.
     pub fn tail(out: &mut Vec<u8>, extents: &[ExtentEvent], check: &Check) {
         out.extend_from_slice(&(extents.len() as u64).to_le_bytes());
@@ -186,6 +232,7 @@ impl RecordEncoder {
         out.extend_from_slice(&check.free_blocks.to_le_bytes());
         out.extend_from_slice(&check.gc_moved.to_le_bytes());
         out.extend_from_slice(&check.live_sectors.to_le_bytes());
+        out.extend_from_slice(&check.placement.to_le_bytes());
     }
 }
 
@@ -267,7 +314,7 @@ mod tests {
             at_ns: seq * 10,
             op: Op::Write { offset: 4096 * seq, len: 4096, sectors: vec![SectorDesc { zero: false, fingerprint: 7 << 70, stored_bytes: 1200 }] },
             extents: vec![(3, 9)],
-            check: Check { free_blocks: 5, gc_moved: 1, live_sectors: seq },
+            check: Check { free_blocks: 5, gc_moved: 1, live_sectors: seq, placement: seq * 3 },
         }
     }
 
@@ -283,16 +330,23 @@ mod tests {
                 at_ns: 123,
                 op: Op::Write { offset: 8192, len: 8192, sectors: contents.iter().map(SectorDesc::of).collect() },
                 extents: vec![(3, 9), (4, NO_EXTENT)],
-                check: Check { free_blocks: 5, gc_moved: 1, live_sectors: 9 },
+                check: Check { free_blocks: 5, gc_moved: 1, live_sectors: 9, placement: 77 },
             },
             Record {
                 seq: 10,
                 at_ns: 200,
                 op: Op::Trim { offset: 0, len: 1 << 40 },
                 extents: vec![],
-                check: Check { free_blocks: 6, gc_moved: 1, live_sectors: 0 },
+                check: Check { free_blocks: 6, gc_moved: 1, live_sectors: 0, placement: 0 },
             },
-            Record { seq: 11, at_ns: 300, op: Op::Flush, extents: vec![(1, 2)], check: Check { free_blocks: 6, gc_moved: 2, live_sectors: 0 } },
+            Record { seq: 11, at_ns: 300, op: Op::Flush, extents: vec![(1, 2)], check: Check { free_blocks: 6, gc_moved: 2, live_sectors: 0, placement: 5 } },
+            Record {
+                seq: 12,
+                at_ns: 400,
+                op: Op::Cut(CutReport { at_ns: 400, lost_operations: 3, faults: vec!["dead-device".into()], ..Default::default() }),
+                extents: vec![],
+                check: Check { free_blocks: 0, gc_moved: 0, live_sectors: 0, placement: 0 },
+            },
         ];
         let mut out = Vec::new();
         for r in &records {
@@ -301,12 +355,13 @@ mod tests {
                 Op::Write { offset, len, .. } => RecordEncoder::write(&mut out, *offset, *len, contents.iter()),
                 Op::Trim { offset, len } => RecordEncoder::trim(&mut out, *offset, *len),
                 Op::Flush => RecordEncoder::flush(&mut out),
+                Op::Cut(report) => RecordEncoder::cut(&mut out, report),
             }
             RecordEncoder::tail(&mut out, &r.extents, &r.check);
         }
         assert_eq!(out, bincode::serialize(&records).unwrap()[8..]);
         let mut batch = Vec::new();
-        encode_batch_into(&mut batch, 3, 1, 3, &out);
+        encode_batch_into(&mut batch, 3, 1, 4, &out);
         assert_eq!(batch, encode_batch(3, 1, &records));
     }
 

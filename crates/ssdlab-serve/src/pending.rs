@@ -1,17 +1,29 @@
 //! The journal's records not yet written to the backing file (the volatile part of the
 //! metadata), kept encoded as they will be written ([`crate::journal::RecordEncoder`]): one
-//! growing buffer, no allocation per record.
+//! growing buffer, no allocation per record. Each record remembers how many host sectors had
+//! entered the drive's write buffer once it was done, which says at a power cut whether its data
+//! had been programmed (docs/power-loss.md, "the drive's own loss window").
 
 use crate::extents::ExtentEvent;
 use crate::journal::{Check, RecordEncoder};
+
+/// Where a waiting record ends, and what its data needs to be programmed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
+    /// End of its encoding in the body.
+    end: usize,
+    /// Host sectors that had entered the write buffer when the operation was done.
+    pub pushed: u64,
+    /// 4 KiB sectors the operation wrote (0 for a TRIM or flush).
+    pub sectors: u64,
+}
 
 /// Records waiting for a commit.
 #[derive(Default)]
 pub(crate) struct Pending {
     /// The records' encodings, one after the other.
     body: Vec<u8>,
-    /// Where each record's encoding ends in `body`.
-    ends: Vec<usize>,
+    entries: Vec<Entry>,
     /// Where the record being written starts, while one is.
     open: Option<usize>,
 }
@@ -30,11 +42,12 @@ impl Pending {
         &mut self.body
     }
 
-    /// End the open record with the operation's extent changes and the drive's figures.
-    pub fn finish(&mut self, extents: &[ExtentEvent], check: &Check) {
+    /// End the open record with the operation's extent changes and the drive's figures; the
+    /// operation wrote `sectors` sectors and left `pushed` host sectors entered in the buffer.
+    pub fn finish(&mut self, extents: &[ExtentEvent], check: &Check, pushed: u64, sectors: u64) {
         RecordEncoder::tail(&mut self.body, extents, check);
         self.open = None;
-        self.ends.push(self.body.len());
+        self.entries.push(Entry { end: self.body.len(), pushed, sectors });
     }
 
     /// Drop the open record (its operation failed).
@@ -46,29 +59,57 @@ impl Pending {
 
     /// Records waiting.
     pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// Whether none is waiting.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.entries.len()
     }
 
     /// Bytes of the records waiting.
     pub fn bytes(&self) -> usize {
-        self.ends.last().copied().unwrap_or(0)
+        self.entries.last().map_or(0, |e| e.end)
+    }
+
+    /// The waiting records, oldest first.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// How many of the first records had all their data out of the write buffer once the first
+    /// `left_through` host sectors had left it.
+    pub fn programmed(&self, left_through: u64) -> usize {
+        self.entries.partition_point(|e| e.pushed <= left_through)
+    }
+
+    /// The offset and length of record `i`'s write, if it is one (read from its encoding:
+    /// sequence number, arrival, the operation's variant, then a write's offset and length).
+    pub fn write_range(&self, i: usize) -> Option<(u64, u64)> {
+        let start = if i == 0 { 0 } else { self.entries[i - 1].end };
+        let r = &self.body[start..self.entries.get(i)?.end];
+        let word = |at: usize| u64::from_le_bytes(r[at..at + 8].try_into().expect("8 bytes"));
+        (r.len() >= 36 && r[16..20] == 0u32.to_le_bytes()).then(|| (word(20), word(28))).filter(|&(_, len)| len > 0)
     }
 
     /// The first `n` records (count and encodings), for a batch.
     pub fn first(&self, n: usize) -> (u64, &[u8]) {
-        let end = if n == 0 { 0 } else { self.ends[n - 1] };
+        let end = if n == 0 { 0 } else { self.entries[n - 1].end };
         (n as u64, &self.body[..end])
+    }
+
+    /// Forget the first `n` records (written, or lost).
+    pub fn drop_first(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let end = self.entries[n - 1].end;
+        self.body.drain(..end);
+        self.entries.drain(..n);
+        for e in &mut self.entries {
+            e.end -= end;
+        }
     }
 
     /// Forget every record.
     pub fn clear(&mut self) {
         self.body.clear();
-        self.ends.clear();
+        self.entries.clear();
         self.open = None;
     }
 }

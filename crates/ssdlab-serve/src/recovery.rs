@@ -12,8 +12,10 @@
 //! overwrites it), so start-up after a cut costs only the recovery itself.
 
 use crate::backing::BackingFile;
+use crate::extents::ExtentEvent;
 use crate::extents::{ExtentTable, Extents};
-use crate::journal::{Check, Op, Record};
+use crate::journal::{Check, CutReport, Op, Record};
+use crate::placement::{self, DigestPlane, PlacementHash};
 use serde::{Deserialize, Serialize};
 use ssdlab_core::{bail, Error, Nanoseconds, Result};
 use ssdlab_drive::{Drive, DriveOptions, Session};
@@ -53,6 +55,8 @@ pub struct RecoveryReport {
     pub discarded: Option<String>,
     /// Why the header came from the other slot (one was damaged), if it did.
     pub header_fallback: Option<String>,
+    /// What the drive lost at the power cut the journal records, if one does.
+    pub power_cut: Option<CutReport>,
     /// Extents no recovered block uses (stale data given back).
     pub extents_released: u32,
     /// Of which: reading and loading the checkpoint, milliseconds.
@@ -82,6 +86,9 @@ impl std::fmt::Display for RecoveryReport {
             self.scan_ms,
             self.replay_ms
         )?;
+        if let Some(cut) = &self.power_cut {
+            write!(f, "; at the power cut: {cut}")?;
+        }
         if let Some(why) = &self.header_fallback {
             write!(f, "; {why}")?;
         }
@@ -102,10 +109,24 @@ pub(crate) struct Restored {
     pub report: Option<RecoveryReport>,
 }
 
-/// The figures a record's check compares.
-pub(crate) fn check_of(session: &Session) -> Check {
+/// The figures a record's check compares: the drive's counts and the placement digest of the
+/// operation (the data plane's hash of it, its extent changes, where the sectors it wrote lie).
+pub(crate) fn check_of(session: &Session, plane: PlacementHash, events: &[ExtentEvent], written: Option<(u64, u64)>) -> Check {
     let t = session.drive().translation();
-    Check { free_blocks: t.free_blocks_total(), gc_moved: t.gc_moved(), live_sectors: t.live_data_sectors() }
+    Check {
+        free_blocks: t.free_blocks_total(),
+        gc_moved: t.gc_moved(),
+        live_sectors: t.live_data_sectors(),
+        placement: placement::digest(plane, events, t, written),
+    }
+}
+
+/// The bytes a record's operation wrote, for its placement digest.
+pub(crate) fn written(op: &Op) -> Option<(u64, u64)> {
+    match op {
+        Op::Write { offset, len, .. } => Some((*offset, *len)),
+        _ => None,
+    }
 }
 
 /// Redo one record on `session` (no data plane attached). Returns its completion time.
@@ -117,6 +138,7 @@ pub(crate) fn redo(session: &mut Session, record: &Record) -> Result<Nanoseconds
         }
         Op::Trim { offset, len } => session.trim_at(*offset, *len, record.at_ns),
         Op::Flush => Ok(session.flush_at(record.at_ns)),
+        Op::Cut(_) => Ok(record.at_ns),
     }
 }
 
@@ -157,21 +179,40 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
         ..Default::default()
     };
     let replay_started = Instant::now();
+    // Redone with a data plane that only hashes where the drive puts data.
+    let (plane, hash) = DigestPlane::new();
+    session.drive_mut().attach_data_plane(Box::new(plane));
     for record in &scan.records {
+        *hash.lock().unwrap_or_else(|p| p.into_inner()) = PlacementHash::default();
         if record.seq != next_seq {
             bail!(Io, "{path}: journal record {} follows record {} (a gap in the sequence: damaged journal); refusing", record.seq, next_seq.wrapping_sub(1));
         }
         let done = redo(&mut session, record).map_err(|e| Error::Io(format!("{path}: recovery cannot redo record {}: {e}", record.seq)))?;
         extents.apply_events(&record.extents).map_err(|e| Error::Io(format!("{path}: record {}: {e} (damaged journal)", record.seq)))?;
-        let got = check_of(&session);
-        if got != record.check {
-            bail!(
-                Io,
-                "{path}: recovery diverged at record {}: the journal says {:?} after it, redoing it gives {:?}; refusing to serve a map that may not match the data",
-                record.seq,
-                record.check,
-                got
-            );
+        if let Op::Cut(cut) = &record.op {
+            // The drive lost power here; the operations it lost are not in the journal.
+            report.power_cut = Some(cut.clone());
+        } else {
+            let plane = *hash.lock().unwrap_or_else(|p| p.into_inner());
+            let got = check_of(&session, plane, &record.extents, written(&record.op));
+            if got.placement != record.check.placement {
+                bail!(
+                    Io,
+                    "{path}: recovery diverged at record {}: redoing it put data elsewhere than the drive did (placement digest {:016x}, the record says {:016x}); refusing to serve a map that may not match the data",
+                    record.seq,
+                    got.placement,
+                    record.check.placement
+                );
+            }
+            if got != record.check {
+                bail!(
+                    Io,
+                    "{path}: recovery diverged at record {}: the journal says {:?} after it, redoing it gives {:?}; refusing to serve a map that may not match the data",
+                    record.seq,
+                    record.check,
+                    got
+                );
+            }
         }
         last_done_ns = last_done_ns.max(done);
         next_seq += 1;
@@ -179,7 +220,7 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
         match &record.op {
             Op::Write { sectors, .. } => report.sectors_recovered += sectors.len() as u64,
             Op::Trim { .. } => report.trims_replayed += 1,
-            Op::Flush => {}
+            Op::Flush | Op::Cut(_) => {}
         }
     }
     report.replay_ms = replay_started.elapsed().as_secs_f64() * 1e3;

@@ -68,28 +68,60 @@ pub struct ServeConfig {
     pub power_cut_after: Option<u64>,
     /// Failure modes of the flawed drives of the era (off by default).
     pub faults: Faults,
+    /// Start from a secure-erased drive (empty, factory fresh), whatever the backing file held:
+    /// the way back from the dead-device fault.
+    pub secure_erase: bool,
 }
 
-/// Failure modes of flawed drives, for the power-cut lab (docs/power-loss.md).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Failure modes of flawed drives, for the power-cut lab (docs/power-loss.md): the failure
+/// classes of Zheng et al., "Understanding the robustness of SSDs under power fault" (FAST'13),
+/// each with the probability that it strikes at a power cut (0: off, the default).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Faults {
-    /// FLUSH and FUA are acknowledged without making anything durable: acknowledged data still
-    /// in the volatile buffer is lost on a power cut.
-    pub lying_flush: bool,
-    /// A power cut during a multi-sector write leaves its first half written (a shorn write).
-    pub shorn_writes: bool,
+    /// FLUSH and FUA are acknowledged without programming anything; at a cut the acknowledged
+    /// data still in the volatile buffer is lost (else the drive happened to keep it).
+    pub lying_flush: f64,
+    /// A cut during a multi-sector write leaves its first half written (a shorn write).
+    pub shorn_writes: f64,
+    /// A later write survives while an earlier acknowledged one is lost (its data unreadable).
+    pub unserializable_writes: f64,
+    /// The drive's map reverts to an older state: operations after an earlier journal batch
+    /// are forgotten though their blocks were reused since (older mappings, wrong data).
+    pub metadata_corruption: f64,
+    /// The drive is dead after the cut: every request fails until a secure erase.
+    pub dead_device: f64,
 }
+
+/// The fault names `--fault` takes.
+pub const FAULT_NAMES: [&str; 5] = ["lying-flush", "shorn-writes", "unserializable-writes", "metadata-corruption", "dead-device"];
 
 impl Faults {
-    /// Parse a comma-separated list of `lying-flush` and `shorn-writes` (empty: none).
+    /// Parse a comma-separated list of `NAME` or `NAME=P` (P the probability per cut, in
+    /// (0, 1]; 1 when not given); empty: none.
     pub fn parse(text: &str) -> Result<Self> {
         let mut faults = Self::default();
         for word in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
-            match word {
-                "lying-flush" => faults.lying_flush = true,
-                "shorn-writes" => faults.shorn_writes = true,
-                other => bail!(Config, "fault: unknown failure mode `{other}` (expected lying-flush or shorn-writes)"),
-            }
+            let (name, p) = match word.split_once('=') {
+                Some((name, p)) => {
+                    let p: f64 = p
+                        .trim()
+                        .parse()
+                        .ok()
+                        .filter(|p: &f64| *p > 0.0 && *p <= 1.0)
+                        .ok_or_else(|| Error::Config(format!("fault {name}: probability `{p}` is not a number in (0, 1]")))?;
+                    (name.trim(), p)
+                }
+                None => (word, 1.0),
+            };
+            let slot = match name {
+                "lying-flush" => &mut faults.lying_flush,
+                "shorn-writes" => &mut faults.shorn_writes,
+                "unserializable-writes" => &mut faults.unserializable_writes,
+                "metadata-corruption" => &mut faults.metadata_corruption,
+                "dead-device" => &mut faults.dead_device,
+                other => bail!(Config, "fault: unknown failure mode `{other}` (expected {})", FAULT_NAMES.join(", ")),
+            };
+            *slot = p;
         }
         Ok(faults)
     }
@@ -150,6 +182,10 @@ struct State {
     pending: Pending,
     /// Commits taken by the request holding the lock, done by it once it releases the lock.
     jobs: Vec<CommitJob>,
+    /// Records before this sequence number were covered by an acknowledged FLUSH or FUA.
+    flushed_before: u64,
+    /// The drive died at its last power cut (the dead-device fault).
+    dead: bool,
     next_seq: u64,
     /// Host writes served (for the seeded power cut).
     writes_seen: u64,
@@ -170,6 +206,8 @@ pub struct Server {
     backing_path: String,
     protected: bool,
     faults: Faults,
+    /// Seed of the fault draws at a cut.
+    seed: u64,
     cut_at_write: Option<u64>,
     blocks: u32,
     /// Held by reads outside the lock while they read (crate::read_plan).
@@ -216,8 +254,13 @@ impl Server {
             block_bytes,
         };
         let mut backing = match file {
-            Some(file) => BackingFile::on(file, &config.backing, &identity, config.seed)?,
-            None => BackingFile::open(&config.backing, &identity, config.seed)?,
+            Some(file) => {
+                if config.secure_erase {
+                    file.set_len(0).map_err(|e| Error::Io(format!("{}: cannot secure-erase the backing file: {e}", config.backing)))?;
+                }
+                BackingFile::on(file, &config.backing, &identity, config.seed)?
+            }
+            None => BackingFile::open(&config.backing, &identity, config.seed, config.secure_erase)?,
         };
         let options = DriveOptions { content: ContentMode::Real, store_data: true, ..DriveOptions::default() };
         let reduction = profile.reduction.is_some();
@@ -240,6 +283,8 @@ impl Server {
             closed: false,
             pending: Pending::default(),
             jobs: Vec::new(),
+            flushed_before: 0,
+            dead: false,
             next_seq: restored.next_seq,
             writes_seen: 0,
             powered_off: false,
@@ -255,6 +300,7 @@ impl Server {
             }
             state.backing.write_end_marker()?;
         }
+        state.dead = state.backing.is_dead();
         state.backing.mark_in_use()?;
         let gate = state.extents.gate();
         let read_file = state.extents.file_for_reads();
@@ -274,6 +320,7 @@ impl Server {
             backing_path: config.backing.clone(),
             protected,
             faults: config.faults,
+            seed: config.seed,
             cut_at_write,
             blocks,
         })
@@ -340,6 +387,15 @@ impl Server {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if state.closed {
             return Err(ServeError::new(libc::ESHUTDOWN, "the server is shutting down"));
+        }
+        if state.dead {
+            return Err(ServeError::new(
+                libc::EIO,
+                format!(
+                    "the drive does not answer since its power cut (the dead-device fault); serve {} with --secure-erase to use it again, empty",
+                    self.backing_path
+                ),
+            ));
         }
         Ok(state)
     }
@@ -539,36 +595,45 @@ impl Server {
             state.pending.abort();
             Self::broke(state, e)
         })?;
-        self.end_record(state)?;
+        self.end_record(state, Some((offset, data.len() as u64)))?;
         Ok(done)
     }
 
-    /// The seeded power cut, during this write: with shorn writes, its first half is written
-    /// and made durable first.
+    /// The seeded power cut, during this write (at its arrival; the write is never
+    /// acknowledged): with the shorn-writes fault striking, its first half is written and
+    /// made durable first.
     fn cut_during_write(&self, state: &mut State, data: &[u8], offset: u64) -> ServeError {
+        let at = self.arrival(state, monotonic_ns());
+        let mut rng = self.fault_rng();
+        let mut struck = Vec::new();
         let half = (data.len() / 2) / 512 * 512;
-        if self.faults.shorn_writes && half > 0 {
-            let at = self.arrival(state, monotonic_ns());
+        if half > 0 && self.faults.shorn_writes > 0.0 && rng.unit_f64() < self.faults.shorn_writes {
             if self.write_locked(state, &data[..half], offset, None, at).is_ok() {
                 let _ = self.commit_now(state);
             }
+            struck.push("shorn-writes".to_string());
         }
-        let message = self.cut_locked(state);
+        let message = self.cut_locked(state, at, &mut rng, struck);
         ServeError::new(libc::EIO, format!("{message} (seeded cut during write {})", state.writes_seen))
     }
 
-    /// Flush the drive at `at_ns` and make everything before durable (journal and data, synced),
-    /// unless the drive lies about flushes. Returns the simulated completion.
+    /// Flush the drive at `at_ns` and make everything before durable (journal and data, synced).
+    /// A drive that lies about flushes (the lying-flush fault) acknowledges at once and
+    /// programs nothing. Returns the simulated completion.
     fn make_durable(&self, state: &mut State, at_ns: Nanoseconds) -> ServeResult<Nanoseconds> {
-        let done = state.session.flush_at(at_ns);
-        if let Some(failure) = state.session.drive().data_failure() {
-            return Err(ServeError::new(libc::EIO, failure.to_string()));
+        if self.faults.lying_flush > 0.0 {
+            state.flushed_before = state.next_seq;
+            return Ok(at_ns);
         }
         RecordEncoder::flush(Self::begin_record(state, at_ns));
-        self.end_record(state)?;
-        if !self.faults.lying_flush {
-            self.take_commit(state)?;
+        let done = state.session.flush_at(at_ns);
+        if let Some(failure) = state.session.drive().data_failure() {
+            state.pending.abort();
+            return Err(ServeError::new(libc::EIO, failure.to_string()));
         }
+        self.end_record(state, None)?;
+        state.flushed_before = state.next_seq;
+        self.take_commit(state)?;
         Ok(done)
     }
 
@@ -611,7 +676,7 @@ impl Server {
                     state.pending.abort();
                     Self::broke(&mut state, e)
                 })?;
-                self.end_record(&mut state)?;
+                self.end_record(&mut state, None)?;
                 if fua {
                     done = self.make_durable(&mut state, done)?;
                 }

@@ -3,24 +3,29 @@
 
 use super::{Server, State, CHECKPOINT_JOURNAL_BYTES, COMMIT_RECORD_BYTES};
 use crate::commit::CommitJob;
+use crate::journal::{Check, CutReport, RecordEncoder};
 use crate::recovery::{self, CheckpointHead};
 use crate::{ServeError, ServeResult};
-use ssdlab_core::{Error, Nanoseconds};
+use ssdlab_core::{Error, Nanoseconds, SimRng};
 
 impl Server {
     /// Start the record of an operation arriving at `at_ns` (its operation is encoded next,
     /// before the drive does it).
     pub(super) fn begin_record(state: &mut State, at_ns: Nanoseconds) -> &mut Vec<u8> {
         state.pending.begin(state.next_seq, at_ns);
+        state.extents.set_seq(state.next_seq);
         state.pending.body()
     }
 
     /// End the record of the operation the drive just did (its extent changes and resulting
     /// figures), then commit as the durability rules ask.
-    pub(super) fn end_record(&self, state: &mut State) -> ServeResult<()> {
+    pub(super) fn end_record(&self, state: &mut State, written: Option<(u64, u64)>) -> ServeResult<()> {
         let extents = state.extents.take_events();
-        let check = recovery::check_of(&state.session);
-        state.pending.finish(&extents, &check);
+        let check = recovery::check_of(&state.session, state.extents.placement(), &extents, written);
+        let sector = ssdlab_reduce::SECTOR_BYTES as u64;
+        let sectors = written.filter(|w| w.1 > 0).map_or(0, |(offset, len)| (offset + len - 1) / sector - offset / sector + 1);
+        let pushed = state.session.drive().buffer_pushed();
+        state.pending.finish(&extents, &check, pushed, sectors);
         state.next_seq += 1;
         if self.protected {
             // Capacitors let the drive finish what it acknowledged: each record and its data
@@ -28,7 +33,12 @@ impl Server {
             // server is killed or the host crashes.
             self.take_commit(state)?;
         } else if state.pending.bytes() as u64 >= COMMIT_RECORD_BYTES || state.extents.releasing() as u32 > self.blocks / 8 {
-            self.take_commit(state)?;
+            // The server's own commit (the host-crash window): only what the drive has
+            // programmed by now, so a power cut later never finds in the journal an operation
+            // whose data was still in the drive's volatile buffer.
+            let left = state.session.drive().buffer_at(state.last_arrival_ns).left_through;
+            let n = state.pending.programmed(left);
+            self.take_commit_prefix(state, n)?;
         }
         if state.backing.journal_bytes() >= CHECKPOINT_JOURNAL_BYTES {
             self.checkpoint(state, false)?;
@@ -40,26 +50,30 @@ impl Server {
     /// after releasing the lock ([`Server::finish_jobs`] of `state.jobs`); before the reply
     /// everything committed is durable.
     pub(super) fn take_commit(&self, state: &mut State) -> ServeResult<()> {
+        self.take_commit_prefix(state, state.pending.len())
+    }
+
+    /// Take a commit of the first `n` records waiting (those whose data the drive has
+    /// programmed, say); the extents the rest erased wait with them.
+    pub(super) fn take_commit_prefix(&self, state: &mut State, n: usize) -> ServeResult<()> {
         if let Some(why) = self.committer.failure() {
             return Err(Self::broke(state, Error::Io(format!("an earlier commit failed: {why}"))));
         }
-        if !state.pending.is_empty() && !state.backing.journal_has_room(state.pending.bytes()) {
+        if n > 0 && !state.backing.journal_has_room(state.pending.first(n).1.len()) {
             return self.checkpoint(state, false);
         }
-        let batch = if state.pending.is_empty() {
+        let first_seq = state.next_seq - state.pending.len() as u64;
+        let batch = if n == 0 {
             None
         } else {
-            let (count, records) = state.pending.first(state.pending.len());
+            let (count, records) = state.pending.first(n);
             let batch = state.backing.reserve_batch(count, records).map_err(|e| Self::broke(state, e))?;
-            state.pending.clear();
+            state.pending.drop_first(n);
             Some(batch)
         };
-        let release = state.extents.take_releasing();
+        let release = state.extents.take_releasing_before(first_seq + n as u64);
         let ticket = self.committer.ticket();
         state.jobs.push(CommitJob { ticket, batch, release });
-        if std::env::var_os("SSDLAB_SYNC_COMMIT").is_some() {
-            return self.settle_commits(state);
-        }
         Ok(())
     }
 
@@ -77,6 +91,10 @@ impl Server {
                 }
                 self.runs.release_list(job.release).map_err(|e| format!("cannot release erased extents: {e}"))
             })?;
+            // Give the pages the allocator holds free back to the kernel (a commit comes every
+            // 4 MiB of records: about a second of small writes, or 800 MiB of large ones).
+            // SAFETY: malloc_trim only returns free memory of the allocator's own heaps.
+            unsafe { libc::malloc_trim(0) };
         }
         Ok(())
     }
@@ -136,39 +154,151 @@ impl Server {
         state.extents.release().map_err(|e| fail(e.to_string()))
     }
 
-    /// Cut the power now, as a drive loses it: records not yet in the journal are lost (the
-    /// last batch being written is torn), the data program in flight is torn, and the server
-    /// stops; the next start recovers. With power-loss protection the drive first writes out
-    /// everything it acknowledged. Returns a line saying what was lost.
+    /// Cut the power now, as a drive loses it (docs/power-loss.md, "the drive's own loss
+    /// window"): the operations whose data the simulated drive had not all programmed at the
+    /// cut (in its volatile write buffer, or in programs not complete) are lost, with every one
+    /// after them; the others are made durable; the server stops and the next start recovers.
+    /// With power-loss protection nothing taken is lost. The faults of `--fault` strike as
+    /// their probabilities say. Returns a line saying what was lost.
     pub fn power_cut(&self) -> String {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        self.cut_locked(&mut state)
+        let at = self.cut_time(&state);
+        let mut rng = self.fault_rng();
+        self.cut_locked(&mut state, at, &mut rng, Vec::new())
     }
 
-    pub(super) fn cut_locked(&self, state: &mut State) -> String {
+    /// The simulated time of a power cut now.
+    pub(super) fn cut_time(&self, state: &State) -> Nanoseconds {
+        let now = if self.clock.emulates() { self.clock.simulated_ns(crate::clock::monotonic_ns()) } else { state.last_done_ns };
+        now.max(state.last_arrival_ns)
+    }
+
+    /// The draws of the faults at a cut (one cut per server run).
+    pub(super) fn fault_rng(&self) -> SimRng {
+        SimRng::new(self.seed ^ 0xFA17_5EED_0F_C0FFEE)
+    }
+
+    pub(super) fn cut_locked(&self, state: &mut State, at: Nanoseconds, rng: &mut SimRng, mut struck: Vec<String>) -> String {
         if state.powered_off || state.closed {
             return "the drive was already stopped".into();
         }
         // Commits already taken are the host's writes: they finish.
         let _ = self.settle_commits(state);
-        let lost = state.pending.len();
-        let message = if self.protected && self.commit_now(state).is_ok() {
-            "power cut: power-loss protection wrote out every acknowledged operation".to_string()
+        let first_seq = state.next_seq - state.pending.len() as u64;
+        let buffer = state.session.drive().buffer_at(at);
+        let mut report = CutReport { at_ns: at, buffered_sectors: buffer.still_in, torn_programs: buffer.programs_in_flight, ..Default::default() };
+        let mut strikes = |p: f64| p > 0.0 && rng.unit_f64() < p;
+        let keep = if self.protected {
+            // Capacitors: the drive programs everything it took.
+            report.buffered_sectors = 0;
+            report.torn_programs = 0;
+            state.pending.len()
         } else {
-            if !state.pending.is_empty() {
-                let (count, records) = state.pending.first(state.pending.len());
-                state.backing.write_torn_batch(count, records);
-            }
-            if lost == 0 {
-                "power cut: every operation was already in the journal; nothing was lost".to_string()
+            let programmed = state.pending.programmed(buffer.left_through);
+            let flushed = (state.flushed_before.saturating_sub(first_seq) as usize).min(state.pending.len());
+            if flushed > programmed && self.faults.lying_flush > 0.0 {
+                if strikes(self.faults.lying_flush) {
+                    struck.push("lying-flush".into());
+                    programmed
+                } else {
+                    flushed // the drive happened to keep what it said it had
+                }
             } else {
-                format!("power cut: {lost} operations not yet in the journal were lost (their metadata page torn)")
+                programmed.max(flushed)
             }
         };
+        for (i, e) in state.pending.entries().iter().enumerate().skip(keep) {
+            report.lost_operations += 1;
+            report.lost_sectors += e.sectors;
+            if first_seq + (i as u64) < state.flushed_before {
+                report.lost_flushed_sectors += e.sectors;
+            }
+        }
+        let unserializable = strikes(self.faults.unserializable_writes);
+        let metadata = strikes(self.faults.metadata_corruption);
+        let dead = strikes(self.faults.dead_device);
+        let mut notes = Vec::new();
+        if unserializable {
+            match self.lose_an_earlier_write(state, keep) {
+                Some(note) => {
+                    struck.push("unserializable-writes".into());
+                    notes.push(note);
+                }
+                None => notes.push("unserializable-writes: no earlier write to lose".into()),
+            }
+        }
+        let kept = self.take_commit_prefix(state, keep).and_then(|()| self.settle_commits(state));
+        state.pending.clear();
+        state.next_seq = first_seq + keep as u64;
+        if metadata {
+            match state.backing.roll_back_journal(rng) {
+                Ok(Some(next_seq)) => {
+                    struck.push("metadata-corruption".into());
+                    notes.push(format!("metadata-corruption: the map went back to before operation {next_seq}"));
+                    state.next_seq = next_seq;
+                }
+                Ok(None) => notes.push("metadata-corruption: nothing in the journal to forget".into()),
+                Err(e) => notes.push(format!("metadata-corruption failed: {e}")),
+            }
+        }
+        report.faults = struck;
+        // The cut itself goes into the journal, for the next start to report.
+        let at_ns = at.max(state.last_arrival_ns);
+        RecordEncoder::cut(Self::begin_record(state, at_ns), &report);
+        let check = Check { free_blocks: 0, gc_moved: 0, live_sectors: 0, placement: 0 };
+        let _ = state.extents.take_events();
+        let pushed = state.session.drive().buffer_pushed();
+        state.pending.finish(&[], &check, pushed, 0);
+        state.next_seq += 1;
+        let recorded = kept.and_then(|()| self.commit_now(state));
+        if dead {
+            match state.backing.mark_dead() {
+                Ok(()) => notes.push("dead-device: the drive will not answer until a secure erase".into()),
+                Err(e) => notes.push(format!("dead-device failed: {e}")),
+            }
+        }
         state.extents.cut_power();
         state.pending.clear();
         state.closed = true;
         state.powered_off = true;
+        let mut message = format!("power cut at {:.6} s (simulated): {report}", at as f64 / 1e9);
+        if self.protected {
+            message = format!("power cut: power-loss protection programmed everything taken; {message}");
+        }
+        if let Err(e) = recorded {
+            message.push_str(&format!("; the journal could not record it: {}", e.message));
+        }
+        for note in notes {
+            message.push_str("; ");
+            message.push_str(&note);
+        }
         message
+    }
+
+    /// The unserializable-writes fault: an earlier write among the first `keep` waiting records
+    /// (not the last of them, so a later one survives it) loses its data: the regions its
+    /// sectors still map to, where no later operation wrote, become unreadable (zeros).
+    fn lose_an_earlier_write(&self, state: &mut State, keep: usize) -> Option<String> {
+        let writes: Vec<(usize, u64, u64)> = (0..keep).filter_map(|i| state.pending.write_range(i).map(|(o, l)| (i, o, l))).collect();
+        if writes.len() < 2 {
+            return None;
+        }
+        let mut rng = SimRng::new(self.seed ^ 0x0A5E_41A1);
+        let (victim, offset, len) = writes[rng.below(writes.len() as u64 - 1) as usize];
+        let sector = ssdlab_reduce::SECTOR_BYTES as u64;
+        let later: Vec<(u64, u64)> = (victim + 1..state.pending.len()).filter_map(|i| state.pending.write_range(i)).collect();
+        let mut lost = 0;
+        for lba in offset / sector..=(offset + len - 1) / sector {
+            let overwritten = later.iter().any(|&(o, l)| o / sector <= lba && lba <= (o + l - 1) / sector);
+            if overwritten {
+                continue;
+            }
+            if let ssdlab_ftl::DataLocation::At { addr_bytes, region_bytes } = state.session.drive().translation().data_location(lba) {
+                if state.extents.zero_physical(addr_bytes, region_bytes).is_ok() {
+                    lost += 1;
+                }
+            }
+        }
+        Some(format!("unserializable-writes: the write of {len} bytes at byte {offset} lost {lost} sectors while later writes survived"))
     }
 }

@@ -31,6 +31,7 @@ pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
         seed: 1,
         power_cut_after: None,
         faults: Faults::default(),
+        secure_erase: false,
     }
 }
 
