@@ -41,6 +41,14 @@ pub(crate) struct DieState {
     /// Closed pSLC blocks, oldest first: folding takes them in this order.
     #[serde(default)]
     pub slc_closed: VecDeque<u32>,
+    /// The cache was full when the die last opened a host block (firmware that flushes: host
+    /// data goes to native blocks until the host pauses).
+    #[serde(default)]
+    pub slc_exhausted: bool,
+    /// Slots of folding owed to host writes while flushing, fixed point with
+    /// [`CREDIT_FRACTION_BITS`] fractional bits.
+    #[serde(default)]
+    pub flush_credit_fixed: u64,
 }
 
 impl DieState {
@@ -59,6 +67,8 @@ impl DieState {
             gc_credit_fixed: 0,
             slc_blocks: 0,
             slc_closed: VecDeque::new(),
+            slc_exhausted: false,
+            flush_credit_fixed: 0,
         }
     }
 
