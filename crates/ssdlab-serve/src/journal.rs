@@ -103,6 +103,8 @@ pub struct CutReport {
     pub torn_programs: u64,
     /// Failure modes of the drive that struck at this cut (`--fault`), by name.
     pub faults: Vec<String>,
+    /// Operations the drive had made durable but forgot (metadata corruption).
+    pub forgotten_operations: u64,
 }
 
 impl std::fmt::Display for CutReport {
@@ -114,6 +116,9 @@ impl std::fmt::Display for CutReport {
         )?;
         if !self.faults.is_empty() {
             write!(f, "; faults: {}", self.faults.join(", "))?;
+        }
+        if self.forgotten_operations > 0 {
+            write!(f, "; {} durable operations forgotten", self.forgotten_operations)?;
         }
         Ok(())
     }

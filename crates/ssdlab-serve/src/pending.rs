@@ -78,15 +78,6 @@ impl Pending {
         self.entries.partition_point(|e| e.pushed <= left_through)
     }
 
-    /// The offset and length of record `i`'s write, if it is one (read from its encoding:
-    /// sequence number, arrival, the operation's variant, then a write's offset and length).
-    pub fn write_range(&self, i: usize) -> Option<(u64, u64)> {
-        let start = if i == 0 { 0 } else { self.entries[i - 1].end };
-        let r = &self.body[start..self.entries.get(i)?.end];
-        let word = |at: usize| u64::from_le_bytes(r[at..at + 8].try_into().expect("8 bytes"));
-        (r.len() >= 36 && r[16..20] == 0u32.to_le_bytes()).then(|| (word(20), word(28))).filter(|&(_, len)| len > 0)
-    }
-
     /// The first `n` records (count and encodings), for a batch.
     pub fn first(&self, n: usize) -> (u64, &[u8]) {
         let end = if n == 0 { 0 } else { self.entries[n - 1].end };

@@ -186,6 +186,8 @@ struct State {
     flushed_before: u64,
     /// The drive died at its last power cut (the dead-device fault).
     dead: bool,
+    /// The last writes (sequence number, offset, length), for the unserializable-writes fault.
+    recent_writes: std::collections::VecDeque<(u64, u64, u64)>,
     next_seq: u64,
     /// Host writes served (for the seeded power cut).
     writes_seen: u64,
@@ -225,6 +227,9 @@ pub struct Server {
     space_budget: std::sync::atomic::AtomicI64,
     space_checked_ms: AtomicU64,
 }
+
+/// Writes remembered for the unserializable-writes fault.
+const RECENT_WRITES: usize = 1024;
 
 /// Bytes of zeros written per piece of a large write-zeroes.
 const ZERO_PIECE_BYTES: u64 = 32 << 20;
@@ -285,6 +290,7 @@ impl Server {
             jobs: Vec::new(),
             flushed_before: 0,
             dead: false,
+            recent_writes: std::collections::VecDeque::new(),
             next_seq: restored.next_seq,
             writes_seen: 0,
             powered_off: false,
@@ -595,6 +601,12 @@ impl Server {
             state.pending.abort();
             Self::broke(state, e)
         })?;
+        if self.faults.unserializable_writes > 0.0 {
+            if state.recent_writes.len() >= RECENT_WRITES {
+                state.recent_writes.pop_front();
+            }
+            state.recent_writes.push_back((state.next_seq, offset, data.len() as u64));
+        }
         self.end_record(state, Some((offset, data.len() as u64)))?;
         Ok(done)
     }
@@ -768,11 +780,6 @@ impl Server {
         summary["metadata_write_amplification"] = if host > 0 { (state.backing.metadata_bytes() as f64 / host as f64).into() } else { serde_json::Value::Null };
         summary["power_loss_protection"] = self.protected.into();
         summary["data_waiting_peak_bytes"] = self.runs.waiting_peak_bytes().into();
-        if std::env::var_os("SSDLAB_MALLINFO").is_some() {
-            // SAFETY: mallinfo2 only reads the allocator's counters.
-            let m = unsafe { libc::mallinfo2() };
-            summary["mallinfo"] = serde_json::json!({"arena": m.arena, "in_use": m.uordblks, "free": m.fordblks, "mmap": m.hblkhd, "top_pad": m.keepcost});
-        }
         summary["recovery"] = serde_json::to_value(&state.recovery).unwrap_or_default();
         summary["latency_mode"] = if self.clock.emulates() { "emulate" } else { "none" }.into();
         let (transport, late) = self.clock.stats();

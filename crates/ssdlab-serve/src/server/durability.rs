@@ -175,7 +175,7 @@ impl Server {
 
     /// The draws of the faults at a cut (one cut per server run).
     pub(super) fn fault_rng(&self) -> SimRng {
-        SimRng::new(self.seed ^ 0xFA17_5EED_0F_C0FFEE)
+        SimRng::new(self.seed ^ 0xFA17_5EED_0FC0_FFEE)
     }
 
     pub(super) fn cut_locked(&self, state: &mut State, at: Nanoseconds, rng: &mut SimRng, mut struck: Vec<String>) -> String {
@@ -217,9 +217,12 @@ impl Server {
         let unserializable = strikes(self.faults.unserializable_writes);
         let metadata = strikes(self.faults.metadata_corruption);
         let dead = strikes(self.faults.dead_device);
+        if dead {
+            struck.push("dead-device".into());
+        }
         let mut notes = Vec::new();
         if unserializable {
-            match self.lose_an_earlier_write(state, keep) {
+            match self.lose_an_earlier_write(state, first_seq + keep as u64, rng) {
                 Some(note) => {
                     struck.push("unserializable-writes".into());
                     notes.push(note);
@@ -234,6 +237,7 @@ impl Server {
             match state.backing.roll_back_journal(rng) {
                 Ok(Some(next_seq)) => {
                     struck.push("metadata-corruption".into());
+                    report.forgotten_operations = state.next_seq - next_seq;
                     notes.push(format!("metadata-corruption: the map went back to before operation {next_seq}"));
                     state.next_seq = next_seq;
                 }
@@ -275,22 +279,21 @@ impl Server {
         message
     }
 
-    /// The unserializable-writes fault: an earlier write among the first `keep` waiting records
-    /// (not the last of them, so a later one survives it) loses its data: the regions its
-    /// sectors still map to, where no later operation wrote, become unreadable (zeros).
-    fn lose_an_earlier_write(&self, state: &mut State, keep: usize) -> Option<String> {
-        let writes: Vec<(usize, u64, u64)> = (0..keep).filter_map(|i| state.pending.write_range(i).map(|(o, l)| (i, o, l))).collect();
-        if writes.len() < 2 {
+    /// The unserializable-writes fault: one of the drive's recent writes that it kept (not the
+    /// last of them, so a later one survives it) loses its data: the regions its sectors still
+    /// map to, where no later write went, are zeroed in the file (unreadable sectors, as a
+    /// program lost after the fact leaves them).
+    fn lose_an_earlier_write(&self, state: &mut State, kept_before_seq: u64, rng: &mut SimRng) -> Option<String> {
+        let candidates: Vec<(u64, u64, u64)> = state.recent_writes.iter().copied().filter(|&(seq, _, _)| seq < kept_before_seq).collect();
+        if candidates.len() < 2 {
             return None;
         }
-        let mut rng = SimRng::new(self.seed ^ 0x0A5E_41A1);
-        let (victim, offset, len) = writes[rng.below(writes.len() as u64 - 1) as usize];
+        let (victim, offset, len) = candidates[rng.below(candidates.len() as u64 - 1) as usize];
         let sector = ssdlab_reduce::SECTOR_BYTES as u64;
-        let later: Vec<(u64, u64)> = (victim + 1..state.pending.len()).filter_map(|i| state.pending.write_range(i)).collect();
+        let later: Vec<(u64, u64)> = state.recent_writes.iter().filter(|w| w.0 > victim).map(|w| (w.1, w.2)).collect();
         let mut lost = 0;
         for lba in offset / sector..=(offset + len - 1) / sector {
-            let overwritten = later.iter().any(|&(o, l)| o / sector <= lba && lba <= (o + l - 1) / sector);
-            if overwritten {
+            if later.iter().any(|&(o, l)| o / sector <= lba && lba <= (o + l - 1) / sector) {
                 continue;
             }
             if let ssdlab_ftl::DataLocation::At { addr_bytes, region_bytes } = state.session.drive().translation().data_location(lba) {
@@ -299,6 +302,8 @@ impl Server {
                 }
             }
         }
-        Some(format!("unserializable-writes: the write of {len} bytes at byte {offset} lost {lost} sectors while later writes survived"))
+        (lost > 0).then(|| {
+            format!("unserializable-writes: the write of {len} bytes at byte {offset} (operation {victim}) lost {lost} sectors while later writes survived")
+        })
     }
 }
