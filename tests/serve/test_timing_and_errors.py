@@ -88,7 +88,10 @@ def test_emulated_qd32_random_writes_in_steady_state_match_the_simulator(serve):
     simulated = ssdlab_run(
         SLOW, "--precondition", "seq-fill", "--precondition", "rand-fill", "--rw=randwrite", "--bs=4k", "--iodepth=32", "--runtime=15", "--time_based"
     )["iops"]
-    assert abs(served - simulated) / simulated < 0.10, (served, simulated)
+    late = s.stats()["late_replies"]
+    if late["late_fraction"] > LATE_FRACTION_SKIP:
+        pytest.skip(f"the host fell behind the emulated drive: {late['late']} of {late['answered']} replies late, mean {late['mean_late_us']:.0f} us")
+    assert abs(served - simulated) / simulated < 0.10, (served, simulated, late)
 
 
 def test_serve_without_nbdkit_says_how_to_install_it(tmp_path):
