@@ -203,7 +203,11 @@ fn no_host_crash_loses_a_flushed_write_or_serves_wrong_bytes() {
     };
     let mut tally = Tally::default();
     let started = std::time::Instant::now();
-    for &seed in &seeds {
+    for (done, &seed) in seeds.iter().enumerate() {
+        if done > 0 && done % 1000 == 0 {
+            // The long run shows its progress.
+            eprintln!("host_crash: {done} of {} cases in {:.0} s", seeds.len(), started.elapsed().as_secs_f64());
+        }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(seed, &mut tally)));
         if let Err(e) = result {
             eprintln!("host_crash: case seed {seed} failed (rerun: SSDLAB_SEED={seed} cargo test -p ssdlab-serve --test host_crash)");
