@@ -155,7 +155,7 @@ print("    simulated %.0f IOPS in the server; transport round trip %s; late repl
         # random data, then the job.
         : >"$jobs"
         if [ "$prefill" = yes ]; then printf '[fill]\nrw=write\nbs=128k\niodepth=32\nsize=%s\n' "$SPAN" >>"$jobs"; fi
-        printf '[test]\nsize=%s\nruntime=%s\ntime_based\n' "$SPAN" "$RUNTIME" >>"$jobs"
+        printf '[test]\nstonewall\nsize=%s\nruntime=%s\ntime_based\n' "$SPAN" "$RUNTIME" >>"$jobs"
         for o in "$@"; do echo "${o#--}" >>"$jobs"; done
         if [ "$prefill" = steady ]; then
             simulated=$(sim --precondition seq-fill --precondition rand-fill --job-file "$jobs")

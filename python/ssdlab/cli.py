@@ -741,10 +741,12 @@ def trace_replay_command(
     "--fault",
     "faults",
     multiple=True,
-    type=click.Choice(["lying-flush", "shorn-writes"]),
-    help="A failure mode of the flawed drives of the era (repeatable; off by default): see docs/power-loss.md.",
+    metavar="NAME[=P]",
+    help="A failure mode of the flawed drives of the era, striking at a power cut with probability P (default 1; repeatable; off by default): "
+    "lying-flush, shorn-writes, unserializable-writes, metadata-corruption, dead-device. See docs/power-loss.md.",
 )
-def serve_command(profile, backing, overrides, socket_path, port, latency, seed, control, background, pidfile, power_cut_after, faults) -> None:
+@click.option("--secure-erase", is_flag=True, help="Start from a secure-erased (empty) drive, whatever the backing file held (the way back from dead-device).")
+def serve_command(profile, backing, overrides, socket_path, port, latency, seed, control, background, pidfile, power_cut_after, faults, secure_erase) -> None:
     """Serve the simulated drive as a block device over NBD (nbdkit), its data in a backing file.
 
     Clients: qemu-io, qemu-img, nbdcopy, nbdinfo, fio (ioengine=nbd), nbdfuse. Stop with Ctrl-C or
@@ -769,6 +771,7 @@ def serve_command(profile, backing, overrides, socket_path, port, latency, seed,
         pidfile=pidfile,
         power_cut_after=power_cut_after,
         faults=list(faults),
+        secure_erase=secure_erase,
     )
     try:
         sys.exit(serve(options, click.echo))

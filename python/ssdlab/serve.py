@@ -43,6 +43,27 @@ class ServeOptions:
     pidfile: str | None = None
     power_cut_after: int | None = None
     faults: list[str] = field(default_factory=list)
+    secure_erase: bool = False
+
+
+#: The failure modes of `--fault` (docs/power-loss.md), each `NAME` or `NAME=P` (P: the
+#: probability that it strikes at a power cut, in (0, 1]).
+FAULT_NAMES = ("lying-flush", "shorn-writes", "unserializable-writes", "metadata-corruption", "dead-device")
+
+
+def check_fault(text: str) -> str:
+    """A `--fault` value, checked: `NAME` or `NAME=P` with P in (0, 1]."""
+    name, _, p = text.partition("=")
+    if name not in FAULT_NAMES:
+        raise SsdlabError(f"--fault: unknown failure mode `{name}` (expected one of {', '.join(FAULT_NAMES)}, each NAME or NAME=P)")
+    if p:
+        try:
+            value = float(p)
+        except ValueError:
+            value = -1.0
+        if not 0.0 < value <= 1.0:
+            raise SsdlabError(f"--fault {name}: probability `{p}` is not a number in (0, 1]")
+    return text
 
 
 #: Exit code of the plugin after a power cut (ssdlab-nbd's POWER_CUT_EXIT).
@@ -197,7 +218,9 @@ def command(options: ServeOptions) -> list[str]:
     if options.power_cut_after is not None:
         cmd += [f"power-cut-after={options.power_cut_after}"]
     if options.faults:
-        cmd += [f"fault={','.join(options.faults)}"]
+        cmd += [f"fault={','.join(check_fault(f) for f in options.faults)}"]
+    if options.secure_erase:
+        cmd += ["secure-erase=yes"]
     cmd += ["blocksize-minimum=512", "blocksize-preferred=4096", "blocksize-maximum=33554432"]
     return cmd
 

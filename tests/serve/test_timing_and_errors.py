@@ -21,6 +21,10 @@ SLOW = [
     "controller.map_cache_bytes=0",
 ]
 READS = [*SLOW, "nand.t_read_ns=800000"]
+# Above this share of replies sent more than 10 us after their due time (`late_replies`), the
+# host did not keep up with the emulated drive and a timing comparison says nothing about the
+# server: the test is skipped, saying so.
+LATE_FRACTION_SKIP = 0.02
 
 
 def ssdlab_run(overrides, *args):
@@ -37,21 +41,36 @@ def fio(uri, *args):
     return json.loads(r.stdout[r.stdout.index("{") :])["jobs"][0]
 
 
-# Behind --runslow: on this 2-core machine the served QD1 reads came within 10% of the simulator
-# in some runs and 10.4-11% short in others (1,046-1,150 against 1,173 IOPS), with the plugin of
-# issue 24 and the one before it alike: the host's own time per request (fio, the kernel, nbdkit)
-# is not yet taken out of emulated time well enough for a reliable check (issue 24 is open).
-@pytest.mark.slow
-def test_emulated_qd1_random_reads_match_the_simulator(serve):
+def test_emulated_qd1_random_reads_match_the_simulator(serve, tmp_path):
+    """fio's QD1 4 KiB random reads over NBD with `--latency emulate` within 10% of `ssdlab run`
+    of the same job on the same drive state (the same sequential fill of the span with random
+    data, then the reads; the simulator's reads after a `stonewall`, not beside the fill).
+
+    It failed by turns (-10.4 to -11%) with the reply wait of before: a sleep to shortly before
+    the due time, then `sched_yield` in a loop, which on a loaded 2-core machine loses the
+    processor for a whole scheduler slice (2% of replies 1.4 ms late). The wait is now one
+    absolute `clock_nanosleep` aimed early by a running median of wake-up overshoots
+    (crates/ssdlab-serve/src/clock.rs), and a restored drive remembers which map pages are in
+    flash (it read its map for free after a restart: faster than the simulator). The slow-read
+    drive (800 us reads) keeps the client's own turnaround (fio and NBD, 20-30 us here, over 150 us
+    at a load average of 7) a small share of each request; on the shipped profile (137 us reads
+    on this state) it alone is more than 10%: BENCHMARKS.md, issue 24."""
     need("fio")
     s = serve(("force-gs-240", READS))
-    fio(s.uri, "--rw=write", "--bs=128k", "--iodepth=16", "--size=256m")
+    fio(s.uri, "--rw=write", "--bs=128k", "--iodepth=32", "--size=256m", "--refill_buffers")
     s.stop()
     s.latency = "emulate"
     s.start()
     served = fio(s.uri, "--rw=randread", "--bs=4k", "--iodepth=1", "--size=256m", "--runtime=8", "--time_based")["read"]["iops"]
-    simulated = ssdlab_run(READS, "--precondition", "seq-fill", "--rw=randread", "--bs=4k", "--iodepth=1", "--size=256m", "--runtime=8", "--time_based")["iops"]
-    assert abs(served - simulated) / simulated < 0.10, (served, simulated)
+    job = tmp_path / "qd1.fio"
+    job.write_text("[fill]\nrw=write\nbs=128k\niodepth=32\nsize=256m\n[test]\nstonewall\nrw=randread\nbs=4k\niodepth=1\nsize=256m\nruntime=8\ntime_based\n")
+    simulated = ssdlab_run(READS, "--job-file", str(job))["iops"]
+    late = s.stats()["late_replies"]
+    if late["late_fraction"] > LATE_FRACTION_SKIP:
+        # The claim is emulated time while the host keeps up; the server's own count says it did
+        # not (a machine loaded by other work: 6-36% of replies late at a load average of 8-10).
+        pytest.skip(f"the host fell behind the emulated drive: {late['late']} of {late['answered']} replies late, mean {late['mean_late_us']:.0f} us")
+    assert abs(served - simulated) / simulated < 0.10, (served, simulated, late)
 
 
 def test_emulated_qd32_random_writes_in_steady_state_match_the_simulator(serve):
@@ -69,7 +88,10 @@ def test_emulated_qd32_random_writes_in_steady_state_match_the_simulator(serve):
     simulated = ssdlab_run(
         SLOW, "--precondition", "seq-fill", "--precondition", "rand-fill", "--rw=randwrite", "--bs=4k", "--iodepth=32", "--runtime=15", "--time_based"
     )["iops"]
-    assert abs(served - simulated) / simulated < 0.10, (served, simulated)
+    late = s.stats()["late_replies"]
+    if late["late_fraction"] > LATE_FRACTION_SKIP:
+        pytest.skip(f"the host fell behind the emulated drive: {late['late']} of {late['answered']} replies late, mean {late['mean_late_us']:.0f} us")
+    assert abs(served - simulated) / simulated < 0.10, (served, simulated, late)
 
 
 def test_serve_without_nbdkit_says_how_to_install_it(tmp_path):

@@ -16,12 +16,27 @@ pub(crate) struct WriteBuffer {
     head: usize,
     pending: Vec<usize>,
     last_release_ns: Nanoseconds,
+    /// Sectors pushed since the buffer was made (push `i` took position `i % len`).
+    pushed: u64,
+}
+
+/// What the write buffer held at a moment (a power cut): which sectors had not left it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BufferAtCut {
+    /// Sectors that ever entered the buffer.
+    pub pushed: u64,
+    /// Of which the first this many had all left it (programmed, or needing no program).
+    pub left_through: u64,
+    /// Sectors after those still in it: never programmed, or in a program not yet complete.
+    pub still_in: u64,
+    /// Programs booked but not complete (torn by a cut then).
+    pub programs_in_flight: u64,
 }
 
 impl WriteBuffer {
     pub fn new(sectors: usize) -> Self {
         assert!(sectors > 0);
-        Self { release_ns: vec![0; sectors], head: 0, pending: Vec::with_capacity(sectors), last_release_ns: 0 }
+        Self { release_ns: vec![0; sectors], head: 0, pending: Vec::with_capacity(sectors), last_release_ns: 0, pushed: 0 }
     }
 
     /// The positions the next `sectors` sectors take, as at most two contiguous ranges of the
@@ -67,6 +82,7 @@ impl WriteBuffer {
         assert_ne!(self.release_ns[self.head], PENDING, "write buffer position {} reused before its data was programmed", self.head);
         self.release_ns[self.head] = PENDING;
         self.pending.push(self.head);
+        self.pushed += 1;
         self.head += 1;
         if self.head == n {
             self.head = 0;
@@ -95,6 +111,34 @@ impl WriteBuffer {
         self.last_release_ns = self.last_release_ns.max(done_ns);
     }
 
+    /// Sectors that ever entered the buffer.
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// What was still in the buffer at `at_ns`. Sectors older than the ring's length had left it
+    /// (their positions were reused, which waits for them).
+    pub fn at(&self, at_ns: Nanoseconds) -> BufferAtCut {
+        let n = self.release_ns.len() as u64;
+        let release = |i: u64| self.release_ns[(i % n) as usize];
+        let mut left_through = self.pushed.saturating_sub(n);
+        while left_through < self.pushed && release(left_through) <= at_ns {
+            left_through += 1;
+        }
+        let mut still_in = 0;
+        let mut in_flight: Vec<Nanoseconds> = Vec::new();
+        for i in left_through..self.pushed {
+            let t = release(i);
+            if t > at_ns {
+                still_in += 1;
+                if t != PENDING && !in_flight.contains(&t) {
+                    in_flight.push(t);
+                }
+            }
+        }
+        BufferAtCut { pushed: self.pushed, left_through, still_in, programs_in_flight: in_flight.len() as u64 }
+    }
+
     /// Sectors the buffer holds.
     pub fn capacity(&self) -> usize {
         self.release_ns.len()
@@ -110,5 +154,32 @@ impl WriteBuffer {
         self.release_ns.fill(at_ns);
         self.pending.clear();
         self.last_release_ns = at_ns;
+    }
+}
+
+#[cfg(test)]
+mod cut_tests {
+    use super::*;
+
+    #[test]
+    fn the_buffer_says_what_a_cut_would_find_in_it() {
+        let mut b = WriteBuffer::new(8);
+        for _ in 0..4 {
+            b.push();
+        }
+        b.release_pending(100); // one program, ending at 100
+        b.push();
+        b.push();
+        b.release_pending(50); // another die's, ending sooner
+        b.push(); // parked in an open unit
+        let at = |t| b.at(t);
+        assert_eq!(at(60), BufferAtCut { pushed: 7, left_through: 0, still_in: 5, programs_in_flight: 1 });
+        assert_eq!(at(100), BufferAtCut { pushed: 7, left_through: 6, still_in: 1, programs_in_flight: 0 });
+        b.release_pending(120);
+        // The ring wraps: the oldest positions are reused, their sectors long gone.
+        for _ in 0..4 {
+            b.push();
+        }
+        assert_eq!(b.at(200), BufferAtCut { pushed: 11, left_through: 7, still_in: 4, programs_in_flight: 0 });
     }
 }

@@ -9,7 +9,7 @@
 //! drive stores data) of every compressed chunk for this.
 
 use ssdlab_core::{Error, Result};
-use ssdlab_reduce::{decompress_sector, SECTOR_BYTES};
+use ssdlab_reduce::{decompress_sector, decompress_sector_into, SECTOR_BYTES};
 
 /// Byte-addressed storage of a drive's physical data.
 pub trait DataPlane: Send {
@@ -23,6 +23,13 @@ pub trait DataPlane: Send {
     fn discard(&mut self, addr: u64, len: u64) -> std::io::Result<()>;
     /// Make everything written so far durable.
     fn sync(&mut self) -> std::io::Result<()>;
+    /// Write the region of `region_bytes` at `addr` holding a sector stored as `payload` (the
+    /// bytes [`encode_region`] gives). This default encodes it first; a plane may write it
+    /// without that copy.
+    fn write_region(&mut self, addr: u64, region_bytes: u64, payload: &[u8]) -> std::io::Result<()> {
+        let bytes = encode_region(payload, region_bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+        self.write_at(addr, &bytes)
+    }
 }
 
 /// Bytes of the length prefix of a compressed region.
@@ -54,8 +61,16 @@ pub fn encode_region(payload: &[u8], region_bytes: u64) -> Result<Vec<u8>> {
 
 /// The sector a region holds (`region` is the region's whole bytes).
 pub fn decode_region(region: &[u8]) -> Result<Vec<u8>> {
+    let mut out = vec![0u8; SECTOR_BYTES];
+    decode_region_into(region, &mut out)?;
+    Ok(out)
+}
+
+/// The sector a region holds, into `out` ([`SECTOR_BYTES`] long).
+pub fn decode_region_into(region: &[u8], out: &mut [u8]) -> Result<()> {
     if region.len() == SECTOR_BYTES {
-        return Ok(region.to_vec());
+        out.copy_from_slice(region);
+        return Ok(());
     }
     if region.len() < REGION_PREFIX_BYTES {
         return Err(Error::Io(format!("a {}-byte region cannot hold a stored sector", region.len())));
@@ -64,7 +79,7 @@ pub fn decode_region(region: &[u8]) -> Result<Vec<u8>> {
     if len == 0 || len + REGION_PREFIX_BYTES > region.len() {
         return Err(Error::Io(format!("stored sector of {len} bytes does not fit its {}-byte region (damaged or missing data)", region.len())));
     }
-    decompress_sector(&region[REGION_PREFIX_BYTES..REGION_PREFIX_BYTES + len]).map_err(Error::Io)
+    decompress_sector_into(&region[REGION_PREFIX_BYTES..REGION_PREFIX_BYTES + len], out).map_err(Error::Io)
 }
 
 #[cfg(test)]

@@ -220,6 +220,9 @@ impl Drive {
             if let Some(saved) = counters {
                 drive.flash.set_counters(saved.flash);
                 drive.counters = saved.drive;
+                if let (Some(cache), Some(pages)) = (drive.map_cache.as_mut(), saved.map_pages_in_flash) {
+                    cache.set_pages_in_flash(pages);
+                }
             }
             drive.build_power_models();
             drive
@@ -231,7 +234,12 @@ impl Drive {
     /// starts idle.
     pub fn save_state(&self, out: &mut dyn std::io::Write) -> Result<()> {
         self.translation.save(out)?;
-        SavedCounters { flash: self.flash.counters().clone(), drive: self.counters.clone() }.write(out)
+        SavedCounters {
+            flash: self.flash.counters().clone(),
+            drive: self.counters.clone(),
+            map_pages_in_flash: self.map_cache.as_ref().map(|c| c.pages_in_flash().to_vec()),
+        }
+        .write(out)
     }
 
     /// Store data in `plane` from now on (drives built with [`DriveOptions::store_data`]).
@@ -247,6 +255,18 @@ impl Drive {
     /// The data plane, for its owner (to sync it, say).
     pub fn data_plane_mut(&mut self) -> Option<&mut (dyn DataPlane + 'static)> {
         self.data_plane.as_deref_mut()
+    }
+
+    /// Host sectors that ever entered the write buffer (a served drive notes it after each
+    /// operation, to know at a power cut which operations' data had been programmed).
+    pub fn buffer_pushed(&self) -> u64 {
+        self.buffer.pushed()
+    }
+
+    /// What was still in the volatile write buffer at simulated time `at_ns` (a power cut):
+    /// sectors not programmed yet, or in programs not complete then.
+    pub fn buffer_at(&self, at_ns: Nanoseconds) -> crate::buffer::BufferAtCut {
+        self.buffer.at(at_ns)
     }
 
     /// The first data-plane failure, if any (the drive refuses writes from then on).
@@ -592,6 +612,9 @@ impl Drive {
 struct SavedCounters {
     flash: ssdlab_nand::FlashCounters,
     drive: DriveCounters,
+    /// Which map pages exist in flash (a DRAM-less controller's map cache): a restored drive
+    /// that forgot them would read its map for free.
+    map_pages_in_flash: Option<Vec<bool>>,
 }
 
 impl SavedCounters {

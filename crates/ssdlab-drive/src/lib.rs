@@ -50,7 +50,8 @@ mod tiers;
 mod untimed;
 mod write_path;
 
-pub use data_plane::{decode_region, encode_region, DataPlane, REGION_PREFIX_BYTES};
+pub use buffer::BufferAtCut;
+pub use data_plane::{decode_region, decode_region_into, encode_region, DataPlane, REGION_PREFIX_BYTES};
 pub use drive::{Drive, DriveCounters, DriveOptions, DEFAULT_REAL_BYTES_LIMIT};
 pub use drive_power::PowerStateNow;
 pub use engine::EngineCounters;

@@ -134,6 +134,19 @@ impl MapCache {
         }
     }
 
+    /// Which map pages exist in flash (saved with the drive's state).
+    pub fn pages_in_flash(&self) -> &[bool] {
+        &self.in_flash
+    }
+
+    /// Restore which map pages exist in flash (a saved drive; the cache itself starts cold, as
+    /// SRAM does at power-on). A saved set of another length is ignored.
+    pub fn set_pages_in_flash(&mut self, pages: Vec<bool>) {
+        if pages.len() == self.in_flash.len() {
+            self.in_flash = pages;
+        }
+    }
+
     /// Forget everything (secure erase: the map is empty and no map page exists in flash).
     pub fn clear(&mut self) {
         self.len = 0;

@@ -2,7 +2,7 @@
 //! data-reduction engine, on the engine's back end for GC copies).
 
 use crate::buffer::WriteBuffer;
-use crate::data_plane::{encode_region, DataPlane};
+use crate::data_plane::DataPlane;
 use crate::engine::Engine;
 use ssdlab_core::Nanoseconds;
 use ssdlab_ftl::FlashSink;
@@ -155,9 +155,7 @@ impl FlashSink for TimedSink<'_> {
 
     fn store(&mut self, addr_bytes: u64, region_bytes: u64, payload: &[u8]) {
         let Some(plane) = self.data.as_deref_mut() else { return };
-        let result =
-            encode_region(payload, region_bytes).map_err(|e| e.to_string()).and_then(|bytes| plane.write_at(addr_bytes, &bytes).map_err(|e| e.to_string()));
-        if let Err(e) = result {
+        if let Err(e) = plane.write_region(addr_bytes, region_bytes, payload) {
             self.data_failed(format!("cannot store data at byte {addr_bytes}: {e}"));
         }
     }

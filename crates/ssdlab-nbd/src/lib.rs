@@ -13,7 +13,8 @@
 //! | `seed` | seed of a new drive's session (default 1) |
 //! | `control` | Unix socket path answering `stats`, `series` and `power-cut` |
 //! | `power-cut-after` | cut the power during a write drawn (from `seed`) among the first N |
-//! | `fault` | failure modes of flawed drives: `lying-flush`, `shorn-writes` (comma-separated) |
+//! | `fault` | failure modes of flawed drives, `NAME` or `NAME=P` (P: probability per cut), comma-separated: `lying-flush`, `shorn-writes`, `unserializable-writes`, `metadata-corruption`, `dead-device` |
+//! | `secure-erase` | `yes`: start from a secure-erased (empty) drive, whatever the file held |
 //!
 //! After a power cut the process ends at once with exit code [`POWER_CUT_EXIT`], without the
 //! clean shutdown: the next start recovers the drive from its journal.
@@ -68,7 +69,7 @@ impl Server for Connection {
     }
 
     fn config_help() -> Option<&'static str> {
-        Some("profile=NAME|PATH backing=FILE [set=SECTION.FIELD=VALUE ...] [latency=none|emulate] [seed=N] [control=SOCKET] [power-cut-after=N] [fault=lying-flush,shorn-writes]")
+        Some("profile=NAME|PATH backing=FILE [set=SECTION.FIELD=VALUE ...] [latency=none|emulate] [seed=N] [control=SOCKET] [power-cut-after=N] [fault=NAME[=P],...] [secure-erase=yes]")
     }
 
     fn thread_model() -> Result<ThreadModel> {
@@ -85,6 +86,7 @@ impl Server for Connection {
             seed: 1,
             power_cut_after: None,
             faults: Faults::default(),
+            secure_erase: false,
         });
         match key {
             "profile" => config.profile = value.to_string(),
@@ -101,9 +103,18 @@ impl Server for Connection {
                 config.power_cut_after = Some(n);
             }
             "fault" => config.faults = Faults::parse(value).map_err(|e| config_error(e.to_string()))?,
+            "secure-erase" => {
+                config.secure_erase = match value {
+                    "yes" | "true" | "1" => true,
+                    "no" | "false" | "0" => false,
+                    other => return Err(config_error(format!("secure-erase: `{other}` is not yes or no"))),
+                }
+            }
             "control" => *CONTROL.lock().unwrap_or_else(|p| p.into_inner()) = Some(socket_path::absolute(value)),
             other => {
-                return Err(config_error(format!("unknown key `{other}` (expected profile, backing, set, latency, seed, control, power-cut-after or fault)")))
+                return Err(config_error(format!(
+                    "unknown key `{other}` (expected profile, backing, set, latency, seed, control, power-cut-after, fault or secure-erase)"
+                )))
             }
         }
         Ok(())
@@ -120,6 +131,15 @@ impl Server for Connection {
     fn get_ready() -> Result<()> {
         // Build or restore the drive before nbdkit starts serving, so a bad profile or backing
         // file is reported before anything listens.
+        // The allocator: at most 4 arenas for nbdkit's 64 threads, and every buffer of 256 KiB or
+        // more straight from the kernel and back (glibc's default, 16 arenas and a threshold that
+        // rises with the buffers freed, kept hundreds of MiB of freed memory in the heaps of a
+        // 20 GiB fill; BENCHMARKS.md, issue 24).
+        // SAFETY: mallopt only sets allocator parameters; called before nbdkit's threads start.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 4);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
+        }
         let config = CONFIG.lock().unwrap_or_else(|p| p.into_inner()).clone().expect("config_complete checked");
         // The control path is checked before the drive opens and before nbdkit forks: only a
         // stale socket is replaced, anything else is refused (never deleted).

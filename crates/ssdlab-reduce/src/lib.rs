@@ -18,7 +18,7 @@ mod content;
 mod pattern;
 mod sizes;
 
-pub use codec::{compress_sector, decompress_sector, fingerprint, Fingerprint};
+pub use codec::{compress_sector, decompress_sector, decompress_sector_into, fingerprint, Fingerprint};
 pub use content::{ContentMode, ContentSource, ContentStream, SectorContent};
 pub use pattern::{DataPattern, PatternKind};
 pub use sizes::measured_sizes;

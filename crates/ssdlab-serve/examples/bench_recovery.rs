@@ -40,6 +40,7 @@ fn main() {
         seed: 1,
         power_cut_after: None,
         faults: Faults::default(),
+        secure_erase: false,
     };
     let server = Server::start(&config).expect("start");
     let started = Instant::now();

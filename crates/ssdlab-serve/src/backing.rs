@@ -3,20 +3,22 @@
 //!
 //! The file is locked (`flock`, exclusive) while a server uses it.
 
+use crate::commit::BatchWrite;
 use crate::extents::{ExtentTable, Extents};
 use crate::header::{CheckpointRef, Header, FORMAT_VERSION, HEADER_BYTES};
+use crate::host::{HostFile, OsFile};
 use crate::journal::{self, BatchHead, Record, BATCH_HEADER_BYTES};
 use crate::layout::{Layout, JOURNAL_BYTES, JOURNAL_OFFSET};
 use ssdlab_core::{bail, Error, Result};
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::Write;
-use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
+use std::sync::Arc;
 
 /// An open, locked backing file.
 pub struct BackingFile {
     path: String,
-    file: File,
+    file: Arc<dyn HostFile>,
     header: Header,
     layout: Layout,
     existed: bool,
@@ -26,6 +28,11 @@ pub struct BackingFile {
     journal_tail: u64,
     /// Metadata bytes written (journal pages, checkpoints, headers) since open.
     metadata_bytes: u64,
+    /// Why the header came from the other slot, when one slot was damaged.
+    header_note: Option<String>,
+    /// The batches of the journal's epoch: where each starts and its first record's sequence
+    /// number.
+    batches: Vec<(u64, u64)>,
 }
 
 /// What the drive is, for checking a file against it.
@@ -77,7 +84,8 @@ impl BackingFile {
     /// Open `path` for the drive `identity` describes, creating it (with `seed`) when it does
     /// not exist, and lock it. A file in use by another server, made for another drive or in
     /// another format, or with no intact header, is refused with a message naming both sides.
-    pub fn open(path: &str, identity: &DriveIdentity, seed: u64) -> Result<Self> {
+    /// With `erase`, whatever the file held is dropped first: the drive starts secure-erased.
+    pub fn open(path: &str, identity: &DriveIdentity, seed: u64, erase: bool) -> Result<Self> {
         let parent = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         if !parent.is_dir() {
             bail!(Io, "{path}: folder {} does not exist", parent.display());
@@ -91,7 +99,16 @@ impl BackingFile {
             }
             return Err(io(path, "lock the backing file", e));
         }
-        let len = file.metadata().map_err(|e| io(path, "read the backing file's size", e))?.len();
+        if erase {
+            file.set_len(0).map_err(|e| io(path, "secure-erase (empty) the backing file", e))?;
+        }
+        Self::on(Arc::new(OsFile(file)), path, identity, seed)
+    }
+
+    /// [`BackingFile::open`] on a file the host already opened (and locked): a real one, or a
+    /// [`crate::CrashFile`] in the host-crash tests. `path` names it in messages.
+    pub fn on(file: Arc<dyn HostFile>, path: &str, identity: &DriveIdentity, seed: u64) -> Result<Self> {
+        let len = file.len().map_err(|e| io(path, "read the backing file's size", e))?;
         let layout = Layout::new(identity.raw_bytes, identity.block_bytes);
         if len == 0 {
             let header = Header {
@@ -105,8 +122,20 @@ impl BackingFile {
                 generation: 0,
                 checkpoint: None,
                 clean: false,
+                dead: false,
             };
-            let mut backing = Self { path: path.to_string(), file, header, layout, existed: false, next_batch: 0, journal_tail: 0, metadata_bytes: 0 };
+            let mut backing = Self {
+                path: path.to_string(),
+                file,
+                header,
+                layout,
+                existed: false,
+                next_batch: 0,
+                journal_tail: 0,
+                metadata_bytes: 0,
+                header_note: None,
+                batches: Vec::new(),
+            };
             backing.file.set_len(layout.data_offset()).map_err(|e| io(path, "size the backing file", e))?;
             // Both slots from the start: from then on an empty slot can only mean damage.
             backing.write_header()?;
@@ -115,7 +144,12 @@ impl BackingFile {
             backing.write_end_marker()?;
             return Ok(backing);
         }
-        let header = Self::read_header(path, &file, len)?;
+        let (mut header, note) = Self::read_header(path, &*file, len)?;
+        if let Some(note) = &note {
+            Self::check_fallback(path, &*file, &header, note)?;
+            // Whatever the damaged slot said, the drive is recovered from its journal.
+            header.clean = false;
+        }
         if header.profile_hash != identity.profile_hash
             || header.raw_bytes != identity.raw_bytes
             || header.capacity_bytes_user != identity.capacity_bytes_user
@@ -134,16 +168,28 @@ impl BackingFile {
                 identity.capacity_bytes_user
             );
         }
-        Ok(Self { path: path.to_string(), file, header, layout, existed: true, next_batch: 0, journal_tail: 0, metadata_bytes: 0 })
+        Ok(Self {
+            path: path.to_string(),
+            file,
+            header,
+            layout,
+            existed: true,
+            next_batch: 0,
+            journal_tail: 0,
+            metadata_bytes: 0,
+            header_note: note,
+            batches: Vec::new(),
+        })
     }
 
     /// The current header: the intact slot with the higher generation. Headers are written
-    /// alternately (a new file gets both at once), so both must be intact and one generation
-    /// apart; anything else means a header was damaged, and the other one may
-    /// describe a drive whose blocks have been reused since, so the file is refused rather than
-    /// served from an old map.
-    fn read_header(path: &str, file: &File, len: u64) -> Result<Header> {
-        let mut slots: Vec<Option<Header>> = Vec::new();
+    /// alternately (a new file gets both at once), so two intact slots are one generation
+    /// apart; two that are not were tampered with, and the file is refused. One damaged slot
+    /// (a write torn inside its sector by the host, or bit rot) leaves the other: it is the
+    /// header to use if the journal still belongs to its epoch (checked by the caller), and the
+    /// note says so.
+    fn read_header(path: &str, file: &dyn HostFile, len: u64) -> Result<(Header, Option<String>)> {
+        let mut slots: Vec<Result<Header>> = Vec::new();
         for slot in 0..2u64 {
             let mut block = vec![0u8; HEADER_BYTES as usize];
             let start = slot * HEADER_BYTES;
@@ -151,27 +197,54 @@ impl BackingFile {
                 let n = (len - start).min(HEADER_BYTES) as usize;
                 file.read_exact_at(&mut block[..n], start).map_err(|e| io(path, "read the header", e))?;
             }
-            if slot == 1 && block.iter().all(|&b| b == 0) {
-                slots.push(None); // never written
-                continue;
-            }
-            let header = Header::decode(path, &block).map_err(|e| match slot {
-                0 => e,
-                _ => Error::Io(format!("{path}: the second header slot is damaged ({e}); refusing, since the first may be out of date")),
-            })?;
-            if header.generation % 2 != slot {
-                bail!(Io, "{path}: header slot {slot} holds generation {} (damaged header)", header.generation);
-            }
-            slots.push(Some(header));
+            let decoded = if block.iter().all(|&b| b == 0) {
+                Err(Error::Io(format!("{path}: header slot {slot} is blank")))
+            } else {
+                Header::decode(path, &block).and_then(|h| {
+                    if h.generation % 2 == slot {
+                        Ok(h)
+                    } else {
+                        Err(Error::Io(format!("{path}: header slot {slot} holds generation {} (damaged header)", h.generation)))
+                    }
+                })
+            };
+            slots.push(decoded);
         }
-        match (slots[0].take(), slots[1].take()) {
-            (Some(_), None) => bail!(Io, "{path}: the second header slot was wiped (damaged header); refusing, since the first may be out of date"),
-            (Some(a), Some(b)) if a.generation.abs_diff(b.generation) == 1 => Ok(if a.generation > b.generation { a } else { b }),
-            (Some(a), Some(b)) => {
+        let second = slots.pop().expect("two slots");
+        let first = slots.pop().expect("two slots");
+        let another_version = |e: &Error| e.to_string().contains("format version");
+        match (first, second) {
+            (Ok(a), Ok(b)) if a.generation.abs_diff(b.generation) == 1 => Ok((if a.generation > b.generation { a } else { b }, None)),
+            (Ok(a), Ok(b)) => {
                 bail!(Io, "{path}: the header slots hold generations {} and {}, not consecutive (damaged header)", a.generation, b.generation)
             }
-            (None, _) => unreachable!("slot 0 is always decoded"),
+            (Err(e), _) | (_, Err(e)) if another_version(&e) => Err(e),
+            (Ok(h), Err(e)) | (Err(e), Ok(h)) => {
+                let note = format!("{e}; the other header slot (generation {}) was used", h.generation);
+                Ok((h, Some(note.trim_start_matches(&format!("{path}: ")).to_string())))
+            }
+            (Err(e), Err(_)) => Err(e),
         }
+    }
+
+    /// After a fallback to the other header slot: that header is usable only if the journal
+    /// still belongs to its epoch (its first page is that epoch's first batch or its end marker).
+    /// A damaged newest slot whose drive went on to a later checkpoint (whose journal then
+    /// started over) would otherwise bring back an old map of blocks reused since.
+    fn check_fallback(path: &str, file: &dyn HostFile, header: &Header, note: &str) -> Result<()> {
+        let mut head = [0u8; BATCH_HEADER_BYTES];
+        let readable = file.read_exact_at(&mut head, JOURNAL_OFFSET).is_ok();
+        let epoch = header.epoch();
+        let belongs = readable && (journal::is_end(&head, epoch, 0) || matches!(journal::read_head(&head, epoch, 0), BatchHead::Batch { .. }));
+        if !belongs {
+            bail!(Io, "{path}: {note}, but the journal no longer belongs to that header's checkpoint (the drive went on after it): refusing, since its map may point at blocks reused since");
+        }
+        Ok(())
+    }
+
+    /// Why the header was read from the other slot, when one slot was damaged.
+    pub fn header_note(&self) -> Option<&str> {
+        self.header_note.as_deref()
     }
 
     /// The file's path.
@@ -206,8 +279,7 @@ impl BackingFile {
 
     /// The data region over `table`.
     pub fn extents(&self, table: ExtentTable) -> Result<Extents> {
-        let file = self.file.try_clone().map_err(|e| io(&self.path, "share the backing file", e))?;
-        Ok(Extents::new(file, self.layout, table))
+        Ok(Extents::new(self.file.clone(), self.layout, table))
     }
 
     fn write_header(&mut self) -> Result<()> {
@@ -220,6 +292,18 @@ impl BackingFile {
 
     fn sync(&self) -> Result<()> {
         self.file.sync_data().map_err(|e| io(&self.path, "sync the backing file", e))
+    }
+
+    /// Whether the drive died at its last power cut (the dead-device fault).
+    pub fn is_dead(&self) -> bool {
+        self.header.dead
+    }
+
+    /// The drive dies (the dead-device fault at a power cut): durable when this returns.
+    pub fn mark_dead(&mut self) -> Result<()> {
+        self.header.dead = true;
+        self.header.generation += 1;
+        self.write_header()
     }
 
     /// Mark the file in use (not cleanly shut down) until the next clean checkpoint.
@@ -255,7 +339,7 @@ impl BackingFile {
     pub fn write_checkpoint(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> Result<()>, clean: bool) -> Result<()> {
         let slot = self.header.checkpoint.map_or(0, |c| 1 - c.slot);
         let mut out = SlotWriter {
-            file: &self.file,
+            file: &*self.file,
             offset: self.layout.checkpoint_offset(slot),
             room: self.layout.checkpoint_slot_bytes,
             written: 0,
@@ -274,6 +358,7 @@ impl BackingFile {
         self.write_header()?;
         self.next_batch = 0;
         self.journal_tail = 0;
+        self.batches.clear();
         // Only now: until the header names the new checkpoint, the old epoch's journal at the
         // same place is still the one recovery would read. (A crash between the two leaves a
         // new epoch without its marker, which recovery reports as a possibly lost last batch.)
@@ -288,33 +373,65 @@ impl BackingFile {
         Ok(())
     }
 
-    /// Whether a batch of `records` still fits the journal.
-    pub fn journal_has_room(&self, records: &[Record]) -> bool {
-        self.journal_tail + journal::batch_bytes_of(records) + journal::PAGE_BYTES <= JOURNAL_BYTES
+    /// Whether a batch of records encoded in `record_bytes` bytes still fits the journal.
+    pub fn journal_has_room(&self, record_bytes: usize) -> bool {
+        self.journal_tail + journal::batch_bytes(8 + record_bytes as u32) + journal::PAGE_BYTES <= JOURNAL_BYTES
     }
 
-    /// Append `records` as the next batch (durable when `sync`).
-    pub fn append_batch(&mut self, records: &[Record], sync: bool) -> Result<()> {
-        let mut batch = journal::encode_batch(self.header.epoch(), self.next_batch, records);
-        let size = batch.len() as u64;
-        if self.journal_tail + size + journal::PAGE_BYTES > JOURNAL_BYTES {
-            bail!(Io, "{}: the journal is full (a checkpoint should have started it again)", self.path);
-        }
-        batch.extend_from_slice(&journal::encode_end(self.header.epoch(), self.next_batch + 1));
-        self.file.write_all_at(&batch, JOURNAL_OFFSET + self.journal_tail).map_err(|e| io(&self.path, "write the journal", e))?;
-        self.journal_tail += size;
-        self.metadata_bytes += batch.len() as u64;
-        self.next_batch += 1;
+    /// Append the `count` records encoded in `records` as the next batch (durable when `sync`).
+    pub fn append_batch(&mut self, count: u64, records: &[u8], sync: bool) -> Result<()> {
+        let batch = self.reserve_batch(count, records)?;
+        self.file.write_all_at(&batch.bytes, batch.at).map_err(|e| io(&self.path, "write the journal", e))?;
         if sync {
             self.sync()?;
         }
         Ok(())
     }
 
-    /// Power is cut while `records` are being written: the first half of their batch reaches
-    /// the file (a torn metadata page), the rest does not.
-    pub fn write_torn_batch(&mut self, records: &[Record]) {
-        let batch = journal::encode_batch(self.header.epoch(), self.next_batch, records);
+    /// Take the journal's room for the next batch, of the `count` records encoded in
+    /// `records`: its bytes (with the end marker after it) and where they go, written by the
+    /// caller (a commit outside the drive's lock), in the order reserved.
+    pub(crate) fn reserve_batch(&mut self, count: u64, records: &[u8]) -> Result<BatchWrite> {
+        let mut bytes = Vec::new();
+        journal::encode_batch_into(&mut bytes, self.header.epoch(), self.next_batch, count, records);
+        let size = bytes.len() as u64;
+        if self.journal_tail + size + journal::PAGE_BYTES > JOURNAL_BYTES {
+            bail!(Io, "{}: the journal is full (a checkpoint should have started it again)", self.path);
+        }
+        bytes.extend_from_slice(&journal::encode_end(self.header.epoch(), self.next_batch + 1));
+        let at = JOURNAL_OFFSET + self.journal_tail;
+        if records.len() >= 8 {
+            self.batches.push((self.journal_tail, u64::from_le_bytes(records[..8].try_into().expect("8 bytes"))));
+        }
+        self.journal_tail += size;
+        self.metadata_bytes += size + journal::PAGE_BYTES;
+        self.next_batch += 1;
+        Ok(BatchWrite { at, bytes })
+    }
+
+    /// The metadata-corruption fault: the journal goes back to the start of one of its batches
+    /// (drawn by `rng`; the first: back to the checkpoint), durably, as a drive whose map
+    /// write-back was lost comes back with older mappings. Returns the sequence number the
+    /// journal continues with, or `None` when it holds no batch.
+    pub fn roll_back_journal(&mut self, rng: &mut ssdlab_core::SimRng) -> Result<Option<u64>> {
+        if self.batches.is_empty() {
+            return Ok(None);
+        }
+        let k = rng.below(self.batches.len() as u64) as usize;
+        let (offset, first_seq) = self.batches[k];
+        self.batches.truncate(k);
+        self.journal_tail = offset;
+        self.next_batch = k as u64;
+        self.write_end_marker()?;
+        self.sync()?;
+        Ok(Some(first_seq))
+    }
+
+    /// Power is cut while the `count` records encoded in `records` are being written: the first
+    /// half of their batch reaches the file (a torn metadata page), the rest does not.
+    pub fn write_torn_batch(&mut self, count: u64, records: &[u8]) {
+        let mut batch = Vec::new();
+        journal::encode_batch_into(&mut batch, self.header.epoch(), self.next_batch, count, records);
         // Half of the header and body (not of the padded page, whose first half may hold all of
         // a short body).
         let body = u32::from_le_bytes(batch[24..28].try_into().expect("4 bytes")) as usize;
@@ -367,6 +484,7 @@ impl BackingFile {
         loop {
             match self.batch_at(offset, epoch, scan.batches, file_len)? {
                 Found::Batch { records, size } => {
+                    self.batches.push((offset, records[0].seq));
                     scan.records.extend(records);
                     scan.batches += 1;
                     offset += size;
@@ -416,13 +534,13 @@ impl BackingFile {
 
     /// The file's length in bytes.
     pub fn file_len(&self) -> Result<u64> {
-        Ok(self.file.metadata().map_err(|e| io(&self.path, "read the backing file's size", e))?.len())
+        self.file.len().map_err(|e| io(&self.path, "read the backing file's size", e))
     }
 }
 
 /// Streams a checkpoint into its slot, hashing it; refuses to run past the slot.
 struct SlotWriter<'a> {
-    file: &'a File,
+    file: &'a dyn HostFile,
     offset: u64,
     room: u64,
     written: u64,

@@ -8,12 +8,12 @@
 //! data it had then: nothing a recovered drive reads was overwritten after the fact. (A real FTL
 //! follows the same rule: a block is not erased until the map that no longer needs it is safe.)
 
+use crate::host::HostFile;
 use crate::layout::Layout;
+use crate::placement::PlacementHash;
 use serde::{Deserialize, Serialize};
-use ssdlab_drive::DataPlane;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::os::unix::io::AsRawFd;
+use ssdlab_drive::{DataPlane, REGION_PREFIX_BYTES};
+use ssdlab_reduce::{decompress_sector_into, SECTOR_BYTES};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 /// Extent table entry of a block that holds no data (erased or never written).
@@ -38,37 +38,66 @@ impl ExtentTable {
 /// A change of the table: block `.0` now lives in extent `.1` (or [`NO_EXTENT`]: erased).
 pub type ExtentEvent = (u32, u32);
 
-/// Most contiguous bytes combined into one `pwrite`.
-const COMBINE_BYTES: usize = 1 << 20;
-/// Run buffers kept for reuse: as many as were ever queued at once, up to this (freeing and
-/// allocating them in different threads left the allocator holding more than it kept).
-const SPARE_RUNS: usize = 4096;
+/// A run is queued for writing once it holds this many contiguous bytes (one `pwrite`; the
+/// kernel takes a write of 128 KiB into fresh page-cache pages several times faster per byte
+/// than 16 KiB ones: BENCHMARKS.md, issue 24).
+const RUN_BYTES: usize = 128 << 10;
+/// Runs kept growing at once (one per open block the drive writes: host stripe and GC); the
+/// oldest is queued when another starts.
+const OPEN_RUNS: usize = 64;
+/// Run buffers kept for reuse (freeing and allocating them in different threads left the
+/// allocator holding more than it kept).
+const SPARE_RUNS: usize = 96;
+/// Most bytes of data waiting in memory (runs growing, queued or being written): a write that
+/// takes more writes the queued runs out itself before its reply. When the kernel slows the
+/// copies into the file down (its dirty-page limit), replies wait for them, rather than the
+/// queue growing without bound (a 20 GiB fill measured 934 MiB peak RSS without this bound).
+const WAITING_LIMIT_BYTES: usize = 8 << 20;
+
+/// Contiguous bytes waiting to be written at file offset `at` (resolved when the bytes were
+/// stored, so a later erase or extent change does not move them).
+struct Run {
+    at: u64,
+    bytes: Vec<u8>,
+}
+
+impl Run {
+    fn end(&self) -> u64 {
+        self.at + self.bytes.len() as u64
+    }
+}
 
 struct Shared {
-    file: Arc<File>,
+    file: Arc<dyn HostFile>,
     layout: Layout,
     table: ExtentTable,
     /// Free extents; the lowest is used first.
     free: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
-    /// Extents of blocks erased since the last synced commit: released (their room given back,
-    /// then reused) only once the journal that no longer needs them is durable.
-    releasing: Vec<u32>,
+    /// Extents of blocks erased since the last synced commit, with the sequence number of the
+    /// operation that erased them: released (their room given back, then reused) only once the
+    /// journal that no longer needs them is durable.
+    releasing: Vec<(u64, u32)>,
+    /// Sequence number of the operation the drive is doing.
+    seq: u64,
+    /// Where the operation so far put data (taken per record).
+    placement: PlacementHash,
     /// Table changes since the server last took them (they go into the operation's record).
     events: Vec<ExtentEvent>,
-    /// A run of contiguous physical bytes waiting to be written.
-    pending_addr: u64,
-    pending: Vec<u8>,
+    /// Runs still growing (each continues where the drive's next program into the same block
+    /// lands), oldest first.
+    open: Vec<Run>,
     /// Whole runs waiting to be written by a request after it leaves the drive's lock
     /// ([`Extents::drain`]), or by whatever next needs the file to hold everything.
-    ready: Vec<(u64, Vec<u8>)>,
+    ready: Vec<Run>,
     /// Buffers of runs written, kept for the next runs (no allocation per run).
     spare: Vec<Vec<u8>>,
-    /// Where the runs being drained go: (file offset, run, bytes of the run).
-    drain_plan: Vec<(u64, usize, std::ops::Range<usize>)>,
+    /// Bytes of the runs growing, queued or being written.
+    waiting_bytes: usize,
+    /// The most ever waiting (reported by `stats`).
+    waiting_peak_bytes: usize,
     /// Power is off: nothing more reaches the file.
     dead: bool,
 }
-
 /// The data region, shared by the drive (as its [`DataPlane`]) and the server (commits,
 /// checkpoints, power cuts).
 #[derive(Clone)]
@@ -82,7 +111,7 @@ pub struct Extents {
     /// state) by whatever needs the file to hold everything written so far.
     io: Arc<Mutex<()>>,
     /// The backing file, for writes and reads outside the shared state's lock.
-    file: Arc<File>,
+    file: Arc<dyn HostFile>,
 }
 
 /// The drive's handle on the data region.
@@ -90,17 +119,8 @@ pub struct FilePlane {
     extents: Extents,
 }
 
-fn punch(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
-    // SAFETY: fallocate on a valid, open descriptor with in-range offsets; no memory.
-    let rc = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE, offset as libc::off_t, len as libc::off_t) };
-    if rc == 0 {
-        return Ok(());
-    }
-    let e = std::io::Error::last_os_error();
-    if e.raw_os_error() == Some(libc::EOPNOTSUPP) {
-        return Ok(()); // a file system without holes: the stale bytes stay until reused
-    }
-    Err(e)
+fn punch(file: &Arc<dyn HostFile>, offset: u64, len: u64) -> std::io::Result<()> {
+    file.punch_hole(offset, len)
 }
 
 /// The pieces of `len` bytes at physical address `addr`, one per erase block touched: the
@@ -131,7 +151,7 @@ impl Shared {
                 // A new extent at the end: the file grows to hold all of it (a hole until
                 // written), so a region written only in part reads the rest as zeros.
                 self.table.count += 1;
-                let _ = self.file.set_len(self.layout.extent_offset(self.table.count).max(self.file.metadata().map(|m| m.len()).unwrap_or(0)));
+                let _ = self.file.set_len(self.layout.extent_offset(self.table.count).max(self.file.len().unwrap_or(0)));
                 self.table.count - 1
             }
         };
@@ -140,47 +160,101 @@ impl Shared {
         e
     }
 
-    /// Write the runs waiting and the pending run, block by block (the caller holds the I/O
-    /// lock, so no run is being written elsewhere: the file then holds everything).
+    /// The file offset of physical byte `addr` (its block holds data), or `None`.
+    fn file_offset(&self, block: usize, offset: u64) -> Option<u64> {
+        match self.table.map.get(block).copied() {
+            Some(e) if e != NO_EXTENT => Some(self.layout.extent_offset(e) + offset),
+            _ => None,
+        }
+    }
+
+    /// Append `bytes` at file offset `at` to the run ending there, or start a run.
+    /// Append `bytes` at file offset `at` to the run ending there, or start a run. A run's
+    /// buffer is allocated once at [`RUN_BYTES`] and never grows (bytes that do not fit go to
+    /// the next run), so buffers are all alike and reused, and the allocator is never asked to
+    /// move one.
+    fn append(&mut self, mut at: u64, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let i = match self.open.iter().rposition(|r| r.end() == at && r.bytes.len() < RUN_BYTES) {
+                Some(i) => i,
+                None => {
+                    if self.open.len() >= OPEN_RUNS {
+                        let oldest = self.open.remove(0);
+                        self.ready.push(oldest);
+                    }
+                    let buffer = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(RUN_BYTES));
+                    self.open.push(Run { at, bytes: buffer });
+                    self.open.len() - 1
+                }
+            };
+            let run = &mut self.open[i];
+            let n = (RUN_BYTES - run.bytes.len()).min(bytes.len());
+            run.bytes.extend_from_slice(&bytes[..n]);
+            let full = run.bytes.len() >= RUN_BYTES;
+            self.waiting_bytes += n;
+            self.waiting_peak_bytes = self.waiting_peak_bytes.max(self.waiting_bytes);
+            if full {
+                let full = self.open.swap_remove(i);
+                self.ready.push(full);
+            }
+            bytes = &bytes[n..];
+            at += n as u64;
+        }
+    }
+
+    fn recycle(&mut self, mut bytes: Vec<u8>) {
+        self.waiting_bytes -= bytes.len();
+        bytes.clear();
+        if self.spare.len() < SPARE_RUNS {
+            self.spare.push(bytes);
+        }
+    }
+
+    /// Write every run waiting, queued or still growing (the caller holds the I/O lock, so no
+    /// run is being written elsewhere: the file then holds everything).
     fn write_pending(&mut self) -> std::io::Result<()> {
         let mut result = Ok(());
-        for (addr, mut bytes) in std::mem::take(&mut self.ready) {
+        let runs: Vec<Run> = self.ready.drain(..).chain(self.open.drain(..)).collect();
+        for run in runs {
             if result.is_ok() && !self.dead {
-                result = self.write_now(addr, &bytes);
+                result = self.file.write_all_at(&run.bytes, run.at);
             }
-            bytes.clear();
-            if self.spare.len() < SPARE_RUNS {
-                self.spare.push(bytes);
-            }
+            self.recycle(run.bytes);
         }
-        if self.pending.is_empty() || self.dead {
-            self.pending.clear();
-            return result;
-        }
-        let bytes = std::mem::take(&mut self.pending);
-        let written = self.write_now(self.pending_addr, &bytes);
-        self.pending = bytes;
-        self.pending.clear();
-        result.and(written)
+        result
     }
 
-    /// The pending run is complete: queue it for writing and start a new one.
-    fn queue_pending(&mut self) {
-        if self.pending.is_empty() {
-            return;
+    /// Write the runs holding any of the file's bytes `at..at + len` (the caller holds the I/O
+    /// lock), so a read of those bytes from the file sees them.
+    fn write_overlapping(&mut self, at: u64, len: u64) -> std::io::Result<()> {
+        let end = at + len;
+        let overlaps = |r: &Run| r.at < end && at < r.end();
+        if !self.ready.iter().chain(&self.open).any(overlaps) {
+            return Ok(());
         }
-        let next = self.spare.pop().unwrap_or_default();
-        let run = std::mem::replace(&mut self.pending, next);
-        self.ready.push((self.pending_addr, run));
-    }
-
-    fn write_now(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
-        for (block, offset, range) in block_pieces(addr, bytes.len(), self.layout.block_bytes) {
-            let e = self.table.map[block];
-            debug_assert_ne!(e, NO_EXTENT, "extents are assigned when a write is accepted");
-            self.file.write_all_at(&bytes[range], self.layout.extent_offset(e) + offset)?;
+        let mut result = Ok(());
+        for list in [0, 1] {
+            let mut i = 0;
+            loop {
+                let runs = if list == 0 { &mut self.ready } else { &mut self.open };
+                if i >= runs.len() {
+                    break;
+                }
+                if !overlaps(&runs[i]) {
+                    i += 1;
+                    continue;
+                }
+                // Order among runs does not matter: no two waiting runs share a byte (flash is
+                // written once between erases, and an extent is reused only after a commit
+                // wrote everything out).
+                let run = runs.remove(i);
+                if result.is_ok() && !self.dead {
+                    result = self.file.write_all_at(&run.bytes, run.at);
+                }
+                self.recycle(run.bytes);
+            }
         }
-        Ok(())
+        result
     }
 
     fn assign(&mut self, addr: u64, len: u64) {
@@ -196,20 +270,21 @@ impl Shared {
 
 impl Extents {
     /// The data region of `file` with `table` (from a checkpoint, or empty).
-    pub fn new(file: File, layout: Layout, table: ExtentTable) -> Self {
-        let file = Arc::new(file);
+    pub fn new(file: Arc<dyn HostFile>, layout: Layout, table: ExtentTable) -> Self {
         let mut shared = Shared {
             file: file.clone(),
             layout,
             table,
             free: Default::default(),
             releasing: Vec::new(),
+            seq: 0,
+            placement: PlacementHash::default(),
             events: Vec::new(),
-            pending_addr: 0,
-            pending: Vec::new(),
+            open: Vec::new(),
             ready: Vec::new(),
             spare: Vec::new(),
-            drain_plan: Vec::new(),
+            waiting_bytes: 0,
+            waiting_peak_bytes: 0,
             dead: false,
         };
         Self::rebuild_free(&mut shared);
@@ -242,38 +317,23 @@ impl Extents {
     /// into the file does not hold up other requests' simulation).
     pub fn drain(&self) -> std::io::Result<()> {
         let _io = self.io.lock().unwrap_or_else(|p| p.into_inner());
-        let (runs, mut plan) = {
+        let runs = {
             let mut shared = self.lock();
             if shared.ready.is_empty() || shared.dead {
                 return Ok(());
             }
-            let runs = std::mem::take(&mut shared.ready);
-            let mut plan = std::mem::take(&mut shared.drain_plan);
-            plan.clear();
-            for (i, (addr, bytes)) in runs.iter().enumerate() {
-                for (block, offset, range) in block_pieces(*addr, bytes.len(), shared.layout.block_bytes) {
-                    let e = shared.table.map[block];
-                    debug_assert_ne!(e, NO_EXTENT, "extents are assigned when a write is accepted");
-                    plan.push((shared.layout.extent_offset(e) + offset, i, range));
-                }
-            }
-            (runs, plan)
+            std::mem::take(&mut shared.ready)
         };
-        let file = &self.file;
         let mut result = Ok(());
-        for (at, i, range) in plan.drain(..) {
+        for run in &runs {
             if result.is_ok() {
-                result = file.write_all_at(&runs[i].1[range], at);
+                result = self.file.write_all_at(&run.bytes, run.at);
             }
         }
         let mut shared = self.lock();
-        for (_, mut bytes) in runs {
-            bytes.clear();
-            if shared.spare.len() < SPARE_RUNS {
-                shared.spare.push(bytes);
-            }
+        for run in runs {
+            shared.recycle(run.bytes);
         }
-        shared.drain_plan = plan;
         result
     }
 
@@ -311,24 +371,15 @@ impl Extents {
     }
 
     /// The backing file, for reads outside any lock.
-    pub fn file_for_reads(&self) -> Arc<File> {
+    pub fn file_for_reads(&self) -> Arc<dyn HostFile> {
         self.file.clone()
     }
 
-    /// Where the `len` bytes at physical address `addr` lie in the file: appended to `out` as
-    /// (file offset, bytes), the offset `None` for a block holding no data (reads as zeros).
-    /// Data still waiting in memory is written out first, so the file holds what is located.
-    pub fn locate(&self, addr: u64, len: u64, out: &mut Vec<(Option<u64>, usize)>) -> std::io::Result<()> {
-        let (_io, mut shared) = self.settled();
-        shared.write_pending()?;
-        for (block, offset, range) in block_pieces(addr, len as usize, shared.layout.block_bytes) {
-            match shared.table.map.get(block).copied() {
-                Some(e) if e != NO_EXTENT => out.push((Some(shared.layout.extent_offset(e) + offset), range.len())),
-                Some(_) => out.push((None, range.len())),
-                None => return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("block {block} is beyond the drive"))),
-            }
-        }
-        Ok(())
+    /// A locator of a read's regions: the data region's state held (once per request) while
+    /// regions are located.
+    pub fn locator(&self) -> Locator<'_> {
+        let (io, shared) = self.settled();
+        Locator { _io: io, shared }
     }
 
     /// After recovery: rebuild the free extents from the table, and give back the room of every
@@ -338,7 +389,7 @@ impl Extents {
         let mut shared = self.lock();
         Self::rebuild_free(&mut shared);
         let end = shared.layout.extent_offset(shared.table.count);
-        if shared.file.metadata()?.len() < end {
+        if shared.file.len()? < end {
             shared.file.set_len(end)?;
         }
         let free: Vec<u32> = shared.free.iter().map(|r| r.0).collect();
@@ -358,67 +409,237 @@ impl Extents {
         self.lock().releasing.len()
     }
 
-    /// Write out what is pending (ordering: data before the records that point at it).
+    /// Write out what is pending (ordering: data before the records that point at it). The
+    /// runs are written with only the I/O lock held, so the drive may keep storing data
+    /// meanwhile (a commit outside the drive's lock calls this).
     pub fn write_out(&self) -> std::io::Result<()> {
-        self.settled().1.write_pending()
+        let _io = self.io.lock().unwrap_or_else(|p| p.into_inner());
+        let runs: Vec<Run> = {
+            let mut shared = self.lock();
+            if shared.dead {
+                return Ok(());
+            }
+            let Shared { ready, open, .. } = &mut *shared;
+            ready.drain(..).chain(open.drain(..)).collect()
+        };
+        let mut result = Ok(());
+        for run in &runs {
+            if result.is_ok() {
+                result = self.file.write_all_at(&run.bytes, run.at);
+            }
+        }
+        let mut shared = self.lock();
+        for run in runs {
+            shared.recycle(run.bytes);
+        }
+        result
     }
 
-    /// Give back the room of blocks erased before the last synced commit.
+    /// Make everything written out so far durable (`fdatasync`; the file's journal and
+    /// checkpoints too).
+    pub fn sync_file(&self) -> std::io::Result<()> {
+        if self.lock().dead {
+            return Ok(());
+        }
+        self.file.sync_data()
+    }
+
+    /// The drive's next erases belong to the operation with sequence number `seq`; its
+    /// placement digest starts.
+    pub fn set_seq(&self, seq: u64) {
+        let mut shared = self.lock();
+        shared.seq = seq;
+        shared.placement = PlacementHash::default();
+    }
+
+    /// The hash of where the drive put data since [`Extents::set_seq`].
+    pub fn placement(&self) -> PlacementHash {
+        self.lock().placement
+    }
+
+    /// Extents of blocks erased since the last call: given back ([`Extents::release_list`])
+    /// once the journal that no longer needs them is durable.
+    pub fn take_releasing(&self) -> Vec<u32> {
+        self.take_releasing_before(u64::MAX)
+    }
+
+    /// Extents of blocks erased by operations before sequence number `seq` (those committed).
+    pub fn take_releasing_before(&self, seq: u64) -> Vec<u32> {
+        let mut shared = self.lock();
+        let mut taken = Vec::new();
+        shared.releasing.retain(|&(s, e)| {
+            if s < seq {
+                taken.push(e);
+            }
+            s >= seq
+        });
+        taken
+    }
+
+    /// Give back the room of every block erased so far (the journal that frees them is
+    /// durable).
     pub fn release(&self) -> std::io::Result<()> {
+        let releasing = self.take_releasing();
+        self.release_list(releasing)
+    }
+
+    /// Give back the room of `extents` (the journal that frees them is durable): their holes
+    /// punched, then free for reuse. Reads outside the lock are waited for (the gate).
+    pub fn release_list(&self, extents: Vec<u32>) -> std::io::Result<()> {
+        if extents.is_empty() {
+            return Ok(());
+        }
         let _gate = self.gate.write().unwrap_or_else(|p| p.into_inner());
         let mut shared = self.lock();
         if shared.dead {
             return Ok(());
         }
-        let releasing = std::mem::take(&mut shared.releasing);
-        for &e in &releasing {
-            punch(&shared.file, shared.layout.extent_offset(e), shared.layout.block_bytes)?;
+        let mut result = Ok(());
+        for e in extents {
+            if result.is_ok() {
+                result = punch(&shared.file, shared.layout.extent_offset(e), shared.layout.block_bytes);
+            }
+            // Given back even when the hole could not be punched: the extent is free either way.
             shared.free.push(std::cmp::Reverse(e));
+        }
+        result
+    }
+
+    /// Power is off: a program in flight is torn (the first half of the newest run reaches the
+    /// file, the rest does not), runs not yet written are lost, and nothing more is written.
+    pub fn cut_power(&self) {
+        let (_io, mut shared) = self.settled();
+        if let Some(newest) = shared.open.pop() {
+            let half = newest.bytes.len() / 2;
+            let _ = shared.file.write_all_at(&newest.bytes[..half], newest.at);
+            shared.recycle(newest.bytes);
+        }
+        let lost: Vec<Run> = {
+            let Shared { ready, open, .. } = &mut *shared;
+            ready.drain(..).chain(open.drain(..)).collect()
+        };
+        for run in lost {
+            shared.recycle(run.bytes);
+        }
+        shared.dead = true;
+    }
+
+    /// Overwrite the `len` bytes at physical address `addr` with zeros in the file, durably (a
+    /// fault of the power-cut lab: a program lost after the fact).
+    pub fn zero_physical(&self, addr: u64, len: u64) -> std::io::Result<()> {
+        self.write_out()?;
+        let (_io, shared) = self.settled();
+        let zeros = vec![0u8; len as usize];
+        for (block, offset, range) in block_pieces(addr, len as usize, shared.layout.block_bytes) {
+            if let Some(at) = shared.file_offset(block, offset) {
+                shared.file.write_all_at(&zeros[range], at)?;
+            }
+        }
+        shared.file.sync_data()
+    }
+
+    /// The most bytes of data ever waiting in memory for their copy into the file.
+    pub fn waiting_peak_bytes(&self) -> usize {
+        self.lock().waiting_peak_bytes
+    }
+}
+
+/// Locates a read's regions in the file ([`Extents::locator`]).
+pub struct Locator<'a> {
+    _io: MutexGuard<'a, ()>,
+    shared: MutexGuard<'a, Shared>,
+}
+
+impl Locator<'_> {
+    /// Where the `len` bytes at physical address `addr` lie in the file: appended to `out` as
+    /// (file offset, bytes), the offset `None` for a block holding no data (reads as zeros).
+    /// Data still waiting in memory there is written out first, so the file holds what is
+    /// located.
+    pub fn locate(&mut self, addr: u64, len: u64, out: &mut Vec<(Option<u64>, usize)>) -> std::io::Result<()> {
+        let shared = &mut *self.shared;
+        let waiting = !shared.open.is_empty() || !shared.ready.is_empty();
+        for (block, offset, range) in block_pieces(addr, len as usize, shared.layout.block_bytes) {
+            if block >= shared.table.map.len() {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("block {block} is beyond the drive")));
+            }
+            let at = shared.file_offset(block, offset);
+            if let (Some(at), true) = (at, waiting) {
+                shared.write_overlapping(at, range.len() as u64)?;
+            }
+            out.push((at, range.len()));
         }
         Ok(())
     }
+}
 
-    /// Power is off: a program in flight is torn (the first half of the pending run reaches the
-    /// file, the rest does not), and nothing more is written.
-    pub fn cut_power(&self) {
-        let (_io, mut shared) = self.settled();
-        // Runs not yet written were in the drive's volatile buffer: lost.
-        shared.ready.clear();
-        if !shared.pending.is_empty() {
-            let half = shared.pending.len() / 2;
-            let bytes = shared.pending[..half].to_vec();
-            let addr = shared.pending_addr;
-            let _ = shared.write_now(addr, &bytes);
+impl FilePlane {
+    /// Store `bytes` at physical address `addr` (a run waiting for its copy into the file).
+    fn store_bytes(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
+        {
+            let mut shared = self.extents.lock();
+            if shared.dead {
+                return Ok(());
+            }
+            shared.assign(addr, bytes.len() as u64);
+            for (block, offset, range) in block_pieces(addr, bytes.len(), shared.layout.block_bytes) {
+                let at = shared.file_offset(block, offset).expect("extents are assigned when a write is accepted");
+                shared.append(at, &bytes[range]);
+            }
+            if shared.waiting_bytes <= WAITING_LIMIT_BYTES {
+                return Ok(());
+            }
         }
-        shared.pending.clear();
-        shared.dead = true;
+        self.extents.drain()
     }
 }
 
 impl DataPlane for FilePlane {
     fn write_at(&mut self, addr: u64, bytes: &[u8]) -> std::io::Result<()> {
-        let mut shared = self.extents.lock();
-        if shared.dead {
-            return Ok(());
-        }
-        shared.assign(addr, bytes.len() as u64);
-        let continues = !shared.pending.is_empty() && shared.pending_addr + shared.pending.len() as u64 == addr;
-        if !(continues && shared.pending.len() + bytes.len() <= COMBINE_BYTES) {
-            shared.queue_pending();
-            shared.pending_addr = addr;
-        }
-        shared.pending.extend_from_slice(bytes);
-        Ok(())
+        self.extents.lock().placement.store(addr, bytes.len() as u64);
+        self.store_bytes(addr, bytes)
+    }
+
+    fn write_region(&mut self, addr: u64, region_bytes: u64, payload: &[u8]) -> std::io::Result<()> {
+        // The region's bytes (docs: ssdlab_drive::encode_region) built on the stack: no
+        // allocation per stored sector.
+        let mut region = [0u8; SECTOR_BYTES];
+        let bytes: &[u8] = if region_bytes == SECTOR_BYTES as u64 {
+            match payload.len() {
+                0 => &region,
+                SECTOR_BYTES => payload,
+                _ => {
+                    decompress_sector_into(payload, &mut region).map_err(std::io::Error::other)?;
+                    &region
+                }
+            }
+        } else {
+            let n = REGION_PREFIX_BYTES + payload.len();
+            if n as u64 > region_bytes || region_bytes > SECTOR_BYTES as u64 {
+                return Err(std::io::Error::other(format!(
+                    "a {}-byte compressed sector and its {REGION_PREFIX_BYTES}-byte length do not fit its {region_bytes}-byte region",
+                    payload.len()
+                )));
+            }
+            region[..REGION_PREFIX_BYTES].copy_from_slice(&(payload.len() as u32).to_le_bytes());
+            region[REGION_PREFIX_BYTES..n].copy_from_slice(payload);
+            &region[..n]
+        };
+        self.extents.lock().placement.store(addr, region_bytes);
+        self.store_bytes(addr, bytes)
     }
 
     fn read_at(&self, addr: u64, buf: &mut [u8]) -> std::io::Result<()> {
         let (_io, mut shared) = self.extents.settled();
-        shared.write_pending()?;
         for (block, offset, range) in block_pieces(addr, buf.len(), shared.layout.block_bytes) {
-            match shared.table.map.get(block).copied() {
-                Some(e) if e != NO_EXTENT => shared.file.read_exact_at(&mut buf[range], shared.layout.extent_offset(e) + offset)?,
-                Some(_) => buf[range].fill(0),
-                None => return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("block {block} is beyond the drive"))),
+            if block >= shared.table.map.len() {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("block {block} is beyond the drive")));
+            }
+            match shared.file_offset(block, offset) {
+                Some(at) => {
+                    shared.write_overlapping(at, range.len() as u64)?;
+                    shared.file.read_exact_at(&mut buf[range], at)?
+                }
+                None => buf[range].fill(0),
             }
         }
         Ok(())
@@ -427,21 +648,25 @@ impl DataPlane for FilePlane {
     fn copy(&mut self, from: u64, to: u64, len: u64) -> std::io::Result<()> {
         let mut buf = vec![0u8; len as usize];
         self.read_at(from, &mut buf)?;
-        self.write_at(to, &buf)
+        self.extents.lock().placement.copy(from, to, len);
+        self.store_bytes(to, &buf)
     }
 
     fn discard(&mut self, addr: u64, len: u64) -> std::io::Result<()> {
-        let (_io, mut shared) = self.extents.settled();
+        // Runs waiting for this block keep their file offsets in its old extent, which is
+        // released only after a commit has written everything out.
+        let mut shared = self.extents.lock();
         if shared.dead {
             return Ok(());
         }
-        shared.write_pending()?;
+        shared.placement.discard(addr, len);
         let block_bytes = shared.layout.block_bytes;
         let (first, end) = (addr.div_ceil(block_bytes), (addr + len) / block_bytes);
         for block in first..end {
             let e = std::mem::replace(&mut shared.table.map[block as usize], NO_EXTENT);
             if e != NO_EXTENT {
-                shared.releasing.push(e);
+                let seq = shared.seq;
+                shared.releasing.push((seq, e));
                 shared.events.push((block as u32, NO_EXTENT));
             }
         }

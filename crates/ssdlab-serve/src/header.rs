@@ -16,7 +16,7 @@ use ssdlab_core::{bail, Error, Result};
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"SSDLABBF";
 /// The version of the layout this ssdlab writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Bytes of one header slot.
 pub const HEADER_BYTES: u64 = 4096;
 
@@ -56,6 +56,9 @@ pub struct Header {
     pub checkpoint: Option<CheckpointRef>,
     /// Whether the last server shut down cleanly (false while one serves the file).
     pub clean: bool,
+    /// The drive died at a power cut (the dead-device fault): it refuses every request until
+    /// a secure erase.
+    pub dead: bool,
 }
 
 impl Header {
@@ -118,6 +121,7 @@ mod tests {
             generation: 3,
             checkpoint: Some(CheckpointRef { slot: 1, len: 1000, crc32: 7, epoch: 5 }),
             clean: true,
+            dead: false,
         }
     }
 

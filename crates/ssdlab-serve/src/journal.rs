@@ -80,6 +80,48 @@ pub enum Op {
     },
     /// A FLUSH (the open unit is programmed, padded).
     Flush,
+    /// The drive lost power here: what it lost (the records of the operations lost are not in
+    /// the journal). Changes nothing when redone.
+    Cut(CutReport),
+}
+
+/// What a power cut cost the drive (docs/power-loss.md, "the drive's own loss window").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutReport {
+    /// Simulated time of the cut.
+    pub at_ns: u64,
+    /// Operations the drive had taken whose data it had not all programmed: lost.
+    pub lost_operations: u64,
+    /// 4 KiB sectors those operations wrote.
+    pub lost_sectors: u64,
+    /// Of which an acknowledged FLUSH had covered (0 unless the drive lies about flushes).
+    pub lost_flushed_sectors: u64,
+    /// Sectors still in the volatile write buffer at the cut (not programmed, or in a program
+    /// not complete).
+    pub buffered_sectors: u64,
+    /// Programs not complete at the cut (torn).
+    pub torn_programs: u64,
+    /// Failure modes of the drive that struck at this cut (`--fault`), by name.
+    pub faults: Vec<String>,
+    /// Operations the drive had made durable but forgot (metadata corruption).
+    pub forgotten_operations: u64,
+}
+
+impl std::fmt::Display for CutReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} operations lost ({} sectors, of which {} flushed); {} sectors were in the write buffer, {} programs torn",
+            self.lost_operations, self.lost_sectors, self.lost_flushed_sectors, self.buffered_sectors, self.torn_programs
+        )?;
+        if !self.faults.is_empty() {
+            write!(f, "; faults: {}", self.faults.join(", "))?;
+        }
+        if self.forgotten_operations > 0 {
+            write!(f, "; {} durable operations forgotten", self.forgotten_operations)?;
+        }
+        Ok(())
+    }
 }
 
 /// The drive's figures after an operation, which redoing it must reproduce.
@@ -91,6 +133,9 @@ pub struct Check {
     pub gc_moved: u64,
     /// Logical sectors holding data.
     pub live_sectors: u64,
+    /// Digest of where the operation put data: each region stored, moved and erased, the
+    /// extent changes, and where each sector it wrote now lies (crate::placement).
+    pub placement: u64,
 }
 
 /// One operation's out-of-band record.
@@ -109,20 +154,91 @@ pub struct Record {
 }
 
 /// Encode `records` as one batch, padded to whole pages.
+#[cfg(test)]
 pub fn encode_batch(epoch: u64, index: u64, records: &[Record]) -> Vec<u8> {
     let body = bincode::serialize(records).expect("records serialize");
-    let mut out = Vec::with_capacity(BATCH_HEADER_BYTES + body.len());
+    let mut out = Vec::new();
+    encode_batch_into(&mut out, epoch, index, records.len() as u64, &body[8..]);
+    out
+}
+
+/// Encode, into `out` (cleared first), the batch of `count` records whose encodings, one after
+/// the other, are `records` (as [`RecordEncoder`] writes them); padded to whole pages.
+pub fn encode_batch_into(out: &mut Vec<u8>, epoch: u64, index: u64, count: u64, records: &[u8]) {
+    out.clear();
+    let body_bytes = 8 + records.len();
+    out.reserve(batch_bytes(body_bytes as u32) as usize);
     out.extend_from_slice(BATCH_MAGIC);
     out.extend_from_slice(&epoch.to_le_bytes());
     out.extend_from_slice(&index.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(body_bytes as u32).to_le_bytes());
     let mut hasher = crc32fast::Hasher::new();
     hasher.update(&out[8..28]);
-    hasher.update(&body);
+    hasher.update(&count.to_le_bytes());
+    hasher.update(records);
     out.extend_from_slice(&hasher.finalize().to_le_bytes());
-    out.extend_from_slice(&body);
+    // The body is the bincode of a Vec<Record>: its length, then the records.
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(records);
     out.resize(out.len().div_ceil(PAGE_BYTES as usize) * PAGE_BYTES as usize, 0);
-    out
+}
+
+/// Writes records in the journal's encoding (exactly the bytes `bincode::serialize` gives a
+/// [`Record`]) straight into a buffer, in the order of the record's fields: the head and the
+/// operation before the drive does it (a write's sector descriptions are taken from contents
+/// the drive then consumes), the extent changes and the check after. No allocation per record.
+pub struct RecordEncoder;
+
+impl RecordEncoder {
+    /// The record's sequence number and arrival time.
+    pub fn head(out: &mut Vec<u8>, seq: u64, at_ns: u64) {
+        out.extend_from_slice(&seq.to_le_bytes());
+        out.extend_from_slice(&at_ns.to_le_bytes());
+    }
+
+    /// A write of `len` bytes at `offset` with these sectors' descriptions.
+    pub fn write<'a>(out: &mut Vec<u8>, offset: u64, len: u64, sectors: impl ExactSizeIterator<Item = &'a SectorContent>) {
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(sectors.len() as u64).to_le_bytes());
+        for s in sectors {
+            out.push(s.zero as u8);
+            out.extend_from_slice(&s.fingerprint.to_le_bytes());
+            out.extend_from_slice(&s.stored_bytes.to_le_bytes());
+        }
+    }
+
+    /// A TRIM of `len` bytes at `offset`.
+    pub fn trim(out: &mut Vec<u8>, offset: u64, len: u64) {
+        out.extend_from_slice(&1u32.to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
+    }
+
+    /// A FLUSH.
+    pub fn flush(out: &mut Vec<u8>) {
+        out.extend_from_slice(&2u32.to_le_bytes());
+    }
+
+    /// A power cut.
+    pub fn cut(out: &mut Vec<u8>, report: &CutReport) {
+        out.extend_from_slice(&3u32.to_le_bytes());
+        bincode::serialize_into(out, report).expect("a cut report serializes");
+    }
+
+    /// The operation's extent changes and the drive's figures after it.
+    pub fn tail(out: &mut Vec<u8>, extents: &[ExtentEvent], check: &Check) {
+        out.extend_from_slice(&(extents.len() as u64).to_le_bytes());
+        for &(block, extent) in extents {
+            out.extend_from_slice(&block.to_le_bytes());
+            out.extend_from_slice(&extent.to_le_bytes());
+        }
+        out.extend_from_slice(&check.free_blocks.to_le_bytes());
+        out.extend_from_slice(&check.gc_moved.to_le_bytes());
+        out.extend_from_slice(&check.live_sectors.to_le_bytes());
+        out.extend_from_slice(&check.placement.to_le_bytes());
+    }
 }
 
 /// The end marker page for a journal of `epoch` whose next batch is `index`.
@@ -182,6 +298,7 @@ pub fn decode_body(head: &[u8; BATCH_HEADER_BYTES], body: &[u8], crc32: u32) -> 
 }
 
 /// Bytes the batch of `records` takes on file, without encoding it.
+#[cfg(test)]
 pub fn batch_bytes_of(records: &[Record]) -> u64 {
     batch_bytes(bincode::serialized_size(records).expect("records serialize") as u32)
 }
@@ -194,6 +311,7 @@ pub fn batch_bytes(body_bytes: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extents::NO_EXTENT;
 
     fn record(seq: u64) -> Record {
         Record {
@@ -201,8 +319,55 @@ mod tests {
             at_ns: seq * 10,
             op: Op::Write { offset: 4096 * seq, len: 4096, sectors: vec![SectorDesc { zero: false, fingerprint: 7 << 70, stored_bytes: 1200 }] },
             extents: vec![(3, 9)],
-            check: Check { free_blocks: 5, gc_moved: 1, live_sectors: seq },
+            check: Check { free_blocks: 5, gc_moved: 1, live_sectors: seq, placement: seq * 3 },
         }
+    }
+
+    #[test]
+    fn the_encoder_writes_what_bincode_writes() {
+        let contents = [
+            SectorContent { zero: false, fingerprint: 7 << 70 | 5, stored_bytes: 1200, payload: None },
+            SectorContent { zero: true, fingerprint: 0, stored_bytes: 0, payload: None },
+        ];
+        let records = vec![
+            Record {
+                seq: 9,
+                at_ns: 123,
+                op: Op::Write { offset: 8192, len: 8192, sectors: contents.iter().map(SectorDesc::of).collect() },
+                extents: vec![(3, 9), (4, NO_EXTENT)],
+                check: Check { free_blocks: 5, gc_moved: 1, live_sectors: 9, placement: 77 },
+            },
+            Record {
+                seq: 10,
+                at_ns: 200,
+                op: Op::Trim { offset: 0, len: 1 << 40 },
+                extents: vec![],
+                check: Check { free_blocks: 6, gc_moved: 1, live_sectors: 0, placement: 0 },
+            },
+            Record { seq: 11, at_ns: 300, op: Op::Flush, extents: vec![(1, 2)], check: Check { free_blocks: 6, gc_moved: 2, live_sectors: 0, placement: 5 } },
+            Record {
+                seq: 12,
+                at_ns: 400,
+                op: Op::Cut(CutReport { at_ns: 400, lost_operations: 3, faults: vec!["dead-device".into()], ..Default::default() }),
+                extents: vec![],
+                check: Check { free_blocks: 0, gc_moved: 0, live_sectors: 0, placement: 0 },
+            },
+        ];
+        let mut out = Vec::new();
+        for r in &records {
+            RecordEncoder::head(&mut out, r.seq, r.at_ns);
+            match &r.op {
+                Op::Write { offset, len, .. } => RecordEncoder::write(&mut out, *offset, *len, contents.iter()),
+                Op::Trim { offset, len } => RecordEncoder::trim(&mut out, *offset, *len),
+                Op::Flush => RecordEncoder::flush(&mut out),
+                Op::Cut(report) => RecordEncoder::cut(&mut out, report),
+            }
+            RecordEncoder::tail(&mut out, &r.extents, &r.check);
+        }
+        assert_eq!(out, bincode::serialize(&records).unwrap()[8..]);
+        let mut batch = Vec::new();
+        encode_batch_into(&mut batch, 3, 1, 4, &out);
+        assert_eq!(batch, encode_batch(3, 1, &records));
     }
 
     #[test]

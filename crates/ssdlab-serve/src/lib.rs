@@ -10,19 +10,27 @@
 #![warn(missing_docs)]
 
 mod backing;
+mod clock;
+mod commit;
+mod crash_host;
 mod extents;
 mod header;
+mod host;
 mod journal;
 mod layout;
+mod pending;
+mod placement;
 mod read_plan;
 mod recovery;
 mod server;
 mod stats;
 
 pub use backing::{BackingFile, DriveIdentity, JournalScan};
+pub use crash_host::{CrashFile, CrashMode, CrashOutcome};
 pub use extents::{ExtentTable, Extents, FilePlane, NO_EXTENT};
 pub use header::{CheckpointRef, Header, FORMAT_VERSION, HEADER_BYTES};
-pub use journal::{Check, Op, Record, SectorDesc};
+pub use host::{HostFile, OsFile};
+pub use journal::{Check, CutReport, Op, Record, SectorDesc};
 pub use layout::{Layout, JOURNAL_BYTES, JOURNAL_OFFSET};
 pub use recovery::RecoveryReport;
 pub use server::{ExtentKind, Faults, Latency, ServeConfig, ServeError, ServeResult, Server};

@@ -12,8 +12,10 @@
 //! overwrites it), so start-up after a cut costs only the recovery itself.
 
 use crate::backing::BackingFile;
+use crate::extents::ExtentEvent;
 use crate::extents::{ExtentTable, Extents};
-use crate::journal::{Check, Op, Record};
+use crate::journal::{Check, CutReport, Op, Record};
+use crate::placement::{self, DigestPlane, PlacementHash};
 use serde::{Deserialize, Serialize};
 use ssdlab_core::{bail, Error, Nanoseconds, Result};
 use ssdlab_drive::{Drive, DriveOptions, Session};
@@ -51,6 +53,10 @@ pub struct RecoveryReport {
     pub trims_replayed: u64,
     /// Why part of the journal was discarded (a torn or damaged batch), if it was.
     pub discarded: Option<String>,
+    /// Why the header came from the other slot (one was damaged), if it did.
+    pub header_fallback: Option<String>,
+    /// What the drive lost at the power cut the journal records, if one does.
+    pub power_cut: Option<CutReport>,
     /// Extents no recovered block uses (stale data given back).
     pub extents_released: u32,
     /// Of which: reading and loading the checkpoint, milliseconds.
@@ -80,6 +86,12 @@ impl std::fmt::Display for RecoveryReport {
             self.scan_ms,
             self.replay_ms
         )?;
+        if let Some(cut) = &self.power_cut {
+            write!(f, "; at the power cut: {cut}")?;
+        }
+        if let Some(why) = &self.header_fallback {
+            write!(f, "; {why}")?;
+        }
         match &self.discarded {
             Some(why) => write!(f, "; discarded the rest of the journal: {why}"),
             None => Ok(()),
@@ -97,10 +109,24 @@ pub(crate) struct Restored {
     pub report: Option<RecoveryReport>,
 }
 
-/// The figures a record's check compares.
-pub(crate) fn check_of(session: &Session) -> Check {
+/// The figures a record's check compares: the drive's counts and the placement digest of the
+/// operation (the data plane's hash of it, its extent changes, where the sectors it wrote lie).
+pub(crate) fn check_of(session: &Session, plane: PlacementHash, events: &[ExtentEvent], written: Option<(u64, u64)>) -> Check {
     let t = session.drive().translation();
-    Check { free_blocks: t.free_blocks_total(), gc_moved: t.gc_moved(), live_sectors: t.live_data_sectors() }
+    Check {
+        free_blocks: t.free_blocks_total(),
+        gc_moved: t.gc_moved(),
+        live_sectors: t.live_data_sectors(),
+        placement: placement::digest(plane, events, t, written),
+    }
+}
+
+/// The bytes a record's operation wrote, for its placement digest.
+pub(crate) fn written(op: &Op) -> Option<(u64, u64)> {
+    match op {
+        Op::Write { offset, len, .. } => Some((*offset, *len)),
+        _ => None,
+    }
 }
 
 /// Redo one record on `session` (no data plane attached). Returns its completion time.
@@ -112,6 +138,7 @@ pub(crate) fn redo(session: &mut Session, record: &Record) -> Result<Nanoseconds
         }
         Op::Trim { offset, len } => session.trim_at(*offset, *len, record.at_ns),
         Op::Flush => Ok(session.flush_at(record.at_ns)),
+        Op::Cut(_) => Ok(record.at_ns),
     }
 }
 
@@ -146,26 +173,46 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
         batches: scan.batches,
         journal_bytes_read: scan.bytes_read,
         discarded: scan.discarded,
+        header_fallback: backing.header_note().map(str::to_string),
         checkpoint_ms,
         scan_ms,
         ..Default::default()
     };
     let replay_started = Instant::now();
+    // Redone with a data plane that only hashes where the drive puts data.
+    let (plane, hash) = DigestPlane::new();
+    session.drive_mut().attach_data_plane(Box::new(plane));
     for record in &scan.records {
+        *hash.lock().unwrap_or_else(|p| p.into_inner()) = PlacementHash::default();
         if record.seq != next_seq {
             bail!(Io, "{path}: journal record {} follows record {} (a gap in the sequence: damaged journal); refusing", record.seq, next_seq.wrapping_sub(1));
         }
         let done = redo(&mut session, record).map_err(|e| Error::Io(format!("{path}: recovery cannot redo record {}: {e}", record.seq)))?;
         extents.apply_events(&record.extents).map_err(|e| Error::Io(format!("{path}: record {}: {e} (damaged journal)", record.seq)))?;
-        let got = check_of(&session);
-        if got != record.check {
-            bail!(
-                Io,
-                "{path}: recovery diverged at record {}: the journal says {:?} after it, redoing it gives {:?}; refusing to serve a map that may not match the data",
-                record.seq,
-                record.check,
-                got
-            );
+        if let Op::Cut(cut) = &record.op {
+            // The drive lost power here; the operations it lost are not in the journal.
+            report.power_cut = Some(cut.clone());
+        } else {
+            let plane = *hash.lock().unwrap_or_else(|p| p.into_inner());
+            let got = check_of(&session, plane, &record.extents, written(&record.op));
+            if got.placement != record.check.placement {
+                bail!(
+                    Io,
+                    "{path}: recovery diverged at record {}: redoing it put data elsewhere than the drive did (placement digest {:016x}, the record says {:016x}); refusing to serve a map that may not match the data",
+                    record.seq,
+                    got.placement,
+                    record.check.placement
+                );
+            }
+            if got != record.check {
+                bail!(
+                    Io,
+                    "{path}: recovery diverged at record {}: the journal says {:?} after it, redoing it gives {:?}; refusing to serve a map that may not match the data",
+                    record.seq,
+                    record.check,
+                    got
+                );
+            }
         }
         last_done_ns = last_done_ns.max(done);
         next_seq += 1;
@@ -173,7 +220,7 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
         match &record.op {
             Op::Write { sectors, .. } => report.sectors_recovered += sectors.len() as u64,
             Op::Trim { .. } => report.trims_replayed += 1,
-            Op::Flush => {}
+            Op::Flush | Op::Cut(_) => {}
         }
     }
     report.replay_ms = replay_started.elapsed().as_secs_f64() * 1e3;
@@ -192,4 +239,89 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
     // A new file is not a recovery, though its header is not marked clean yet.
     let report = (!header.clean && backing.existed()).then_some(report);
     Ok(Restored { session, extents, last_done_ns, next_seq, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::journal::{self, BatchHead, BATCH_HEADER_BYTES};
+    use crate::layout::JOURNAL_OFFSET;
+    use crate::{Faults, Latency, ServeConfig, Server};
+    use std::os::unix::fs::FileExt;
+
+    fn tiny(path: &std::path::Path, reduction: bool) -> ServeConfig {
+        ServeConfig {
+            profile: "force-gs-240".into(),
+            overrides: [
+                "nand.channels=1",
+                "nand.packages_per_channel=1",
+                "nand.dies_per_package=2",
+                "nand.blocks_per_plane=24",
+                "nand.pages_per_block=16",
+                "drive.capacity_bytes_user=8388608",
+                "controller.map_cache_bytes=0",
+                "reduction.dedup_index_entries=65536",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([format!("reduction.enabled={reduction}")])
+            .collect(),
+            backing: path.to_string_lossy().into_owned(),
+            latency: Latency::None,
+            seed: 1,
+            power_cut_after: None,
+            faults: Faults::default(),
+            secure_erase: false,
+        }
+    }
+
+    /// Rewrite the first journal batch of `path` with `change` applied to its records, with a
+    /// valid checksum.
+    fn alter_first_batch(path: &std::path::Path, epoch: u64, change: impl FnOnce(&mut Vec<crate::Record>)) {
+        let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+        let mut head = [0u8; BATCH_HEADER_BYTES];
+        file.read_exact_at(&mut head, JOURNAL_OFFSET).unwrap();
+        let BatchHead::Batch { body_bytes, crc32 } = journal::read_head(&head, epoch, 0) else { panic!("no first batch") };
+        let mut body = vec![0u8; body_bytes as usize];
+        file.read_exact_at(&mut body, JOURNAL_OFFSET + BATCH_HEADER_BYTES as u64).unwrap();
+        let mut records = journal::decode_body(&head, &body, crc32).unwrap();
+        change(&mut records);
+        let batch = journal::encode_batch(epoch, 0, &records);
+        assert_eq!(batch.len() as u64, journal::batch_bytes(body_bytes), "the altered batch keeps its size");
+        file.write_all_at(&batch, JOURNAL_OFFSET).unwrap();
+    }
+
+    #[test]
+    fn a_record_whose_placement_was_altered_is_refused_by_name() {
+        for reduction in [false, true] {
+            let dir = std::env::temp_dir().join(format!("ssdlab-placement-{}-{reduction}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("drive.img");
+            let cfg = tiny(&path, reduction);
+            let server = Server::start(&cfg).unwrap();
+            for i in 0..64u64 {
+                let data: Vec<u8> = (0..4096u64).map(|b| (b * 31 + i * 7 + (b >> 5) * i) as u8).collect();
+                server.write(&data, (i * 13 % 2000) * 4096, false).unwrap();
+            }
+            server.flush().unwrap();
+            drop(server); // killed: the journal is redone at the next start
+                          // An intact journal recovers.
+            let server = Server::start(&cfg).unwrap();
+            assert!(server.recovery().is_some());
+            drop(server);
+            // One extent change of one record moved to another extent: the counts it checks are
+            // the same, its place is not.
+            let mut altered = None;
+            alter_first_batch(&path, 0, |records| {
+                let r = records.iter_mut().find(|r| !r.extents.is_empty()).expect("a record assigning an extent");
+                r.extents[0].1 += 7;
+                altered = Some(r.seq);
+            });
+            let seq = altered.unwrap();
+            let refused = Server::start(&cfg).err().unwrap_or_else(|| panic!("reduction {reduction}: an altered placement was served"));
+            let message = refused.to_string();
+            assert!(message.contains(&format!("record {seq}")) && message.contains("placement"), "{message}");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
 }

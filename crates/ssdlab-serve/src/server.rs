@@ -2,11 +2,17 @@
 //! the backing file) shared by every connection, with the NBD operations on it, two clocks,
 //! statistics and a clean shutdown. Free of nbdkit: the plugin crate only adapts it.
 
+mod durability;
+
 use crate::backing::{BackingFile, DriveIdentity};
+use crate::clock::{monotonic_ns, Clock};
+use crate::commit::{CommitJob, Committer};
 use crate::extents::Extents;
-use crate::journal::{Op, Record, SectorDesc};
+use crate::host::HostFile;
+use crate::journal::RecordEncoder;
+use crate::pending::Pending;
 use crate::read_plan::ReadPlan;
-use crate::recovery::{self, CheckpointHead, RecoveryReport};
+use crate::recovery::{self, RecoveryReport};
 use crate::stats::ServeStats;
 use ssdlab_core::{bail, Error, Nanoseconds, Result, SimRng};
 use ssdlab_drive::{DriveOptions, Session};
@@ -16,13 +22,12 @@ use ssdlab_workload::{Io, Op as IoOp};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-use std::time::{Duration, Instant};
 
 thread_local! {
     /// Each serving thread's read plan, reused from one request to the next.
     static READ_PLAN: RefCell<ReadPlan> = RefCell::new(ReadPlan::default());
-    /// Whether this thread's timer slack was set for emulated latency.
-    static TIMER_SLACK_SET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Each serving thread's queue of prepared sector contents, reused.
+    static PREPARED: RefCell<std::collections::VecDeque<SectorContent>> = const { RefCell::new(std::collections::VecDeque::new()) };
 }
 
 /// How request completion relates to wall time.
@@ -63,28 +68,60 @@ pub struct ServeConfig {
     pub power_cut_after: Option<u64>,
     /// Failure modes of the flawed drives of the era (off by default).
     pub faults: Faults,
+    /// Start from a secure-erased drive (empty, factory fresh), whatever the backing file held:
+    /// the way back from the dead-device fault.
+    pub secure_erase: bool,
 }
 
-/// Failure modes of flawed drives, for the power-cut lab (docs/power-loss.md).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Failure modes of flawed drives, for the power-cut lab (docs/power-loss.md): the failure
+/// classes of Zheng et al., "Understanding the robustness of SSDs under power fault" (FAST'13),
+/// each with the probability that it strikes at a power cut (0: off, the default).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Faults {
-    /// FLUSH and FUA are acknowledged without making anything durable: acknowledged data still
-    /// in the volatile buffer is lost on a power cut.
-    pub lying_flush: bool,
-    /// A power cut during a multi-sector write leaves its first half written (a shorn write).
-    pub shorn_writes: bool,
+    /// FLUSH and FUA are acknowledged without programming anything; at a cut the acknowledged
+    /// data still in the volatile buffer is lost (else the drive happened to keep it).
+    pub lying_flush: f64,
+    /// A cut during a multi-sector write leaves its first half written (a shorn write).
+    pub shorn_writes: f64,
+    /// A later write survives while an earlier acknowledged one is lost (its data unreadable).
+    pub unserializable_writes: f64,
+    /// The drive's map reverts to an older state: operations after an earlier journal batch
+    /// are forgotten though their blocks were reused since (older mappings, wrong data).
+    pub metadata_corruption: f64,
+    /// The drive is dead after the cut: every request fails until a secure erase.
+    pub dead_device: f64,
 }
+
+/// The fault names `--fault` takes.
+pub const FAULT_NAMES: [&str; 5] = ["lying-flush", "shorn-writes", "unserializable-writes", "metadata-corruption", "dead-device"];
 
 impl Faults {
-    /// Parse a comma-separated list of `lying-flush` and `shorn-writes` (empty: none).
+    /// Parse a comma-separated list of `NAME` or `NAME=P` (P the probability per cut, in
+    /// (0, 1]; 1 when not given); empty: none.
     pub fn parse(text: &str) -> Result<Self> {
         let mut faults = Self::default();
         for word in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
-            match word {
-                "lying-flush" => faults.lying_flush = true,
-                "shorn-writes" => faults.shorn_writes = true,
-                other => bail!(Config, "fault: unknown failure mode `{other}` (expected lying-flush or shorn-writes)"),
-            }
+            let (name, p) = match word.split_once('=') {
+                Some((name, p)) => {
+                    let p: f64 = p
+                        .trim()
+                        .parse()
+                        .ok()
+                        .filter(|p: &f64| *p > 0.0 && *p <= 1.0)
+                        .ok_or_else(|| Error::Config(format!("fault {name}: probability `{p}` is not a number in (0, 1]")))?;
+                    (name.trim(), p)
+                }
+                None => (word, 1.0),
+            };
+            let slot = match name {
+                "lying-flush" => &mut faults.lying_flush,
+                "shorn-writes" => &mut faults.shorn_writes,
+                "unserializable-writes" => &mut faults.unserializable_writes,
+                "metadata-corruption" => &mut faults.metadata_corruption,
+                "dead-device" => &mut faults.dead_device,
+                other => bail!(Config, "fault: unknown failure mode `{other}` (expected {})", FAULT_NAMES.join(", ")),
+            };
+            *slot = p;
         }
         Ok(faults)
     }
@@ -142,8 +179,15 @@ struct State {
     stats: ServeStats,
     closed: bool,
     /// Records not yet written to the journal (the volatile part of the metadata).
-    pending: Vec<Record>,
-    pending_bytes: u64,
+    pending: Pending,
+    /// Commits taken by the request holding the lock, done by it once it releases the lock.
+    jobs: Vec<CommitJob>,
+    /// Records before this sequence number were covered by an acknowledged FLUSH or FUA.
+    flushed_before: u64,
+    /// The drive died at its last power cut (the dead-device fault).
+    dead: bool,
+    /// The last writes (sequence number, offset, length), for the unserializable-writes fault.
+    recent_writes: std::collections::VecDeque<(u64, u64, u64)>,
     next_seq: u64,
     /// Host writes served (for the seeded power cut).
     writes_seen: u64,
@@ -157,9 +201,6 @@ struct State {
 /// A running server.
 pub struct Server {
     state: Mutex<State>,
-    start: Instant,
-    base_ns: Nanoseconds,
-    latency: Latency,
     capacity_bytes: u64,
     reduction: bool,
     /// Bytes of one block times the dies: room GC may need in the backing file's file system.
@@ -167,34 +208,28 @@ pub struct Server {
     backing_path: String,
     protected: bool,
     faults: Faults,
+    /// Seed of the fault draws at a cut.
+    seed: u64,
     cut_at_write: Option<u64>,
     blocks: u32,
     /// Held by reads outside the lock while they read (crate::read_plan).
     gate: Arc<RwLock<()>>,
     /// The backing file, for those reads.
-    read_file: Arc<std::fs::File>,
+    read_file: Arc<dyn HostFile>,
     /// The data region, whose complete runs a write request writes after leaving the lock.
     runs: Extents,
-    /// Emulated latency: the measured round trip of the transport (client to plugin and back,
-    /// without the plugin's own time), subtracted from when a reply is due.
-    transport_ns: AtomicU64,
-    /// Emulated latency: requests answered after their due time, and by how much in all and at
-    /// most.
-    late: AtomicU64,
-    late_total_ns: AtomicU64,
-    late_max_ns: AtomicU64,
-    answered: AtomicU64,
-    /// The transport's round trip for replies sent at once (reported only).
-    quick_round_trip_ns: AtomicU64,
-    /// While the start-up probe runs: how long CACHE replies are held.
-    probe_hold_ns: AtomicU64,
+    /// Orders the commits done outside the lock.
+    committer: Committer,
+    /// The clocks, and the wait of emulated replies.
+    clock: Clock,
+    /// Bytes writes may still take before the file system's free space is read again, and
+    /// when it last was (ms after the start).
+    space_budget: std::sync::atomic::AtomicI64,
+    space_checked_ms: AtomicU64,
 }
 
-/// How long before a due time emulated latency stops sleeping and yields instead.
-const SPIN: Duration = Duration::from_micros(60);
-
-/// A reply sent more than this after its due time counts as late (`stats`: `late_replies`).
-const LATE_NS: u64 = 10_000;
+/// Writes remembered for the unserializable-writes fault.
+const RECENT_WRITES: usize = 1024;
 
 /// Bytes of zeros written per piece of a large write-zeroes.
 const ZERO_PIECE_BYTES: u64 = 32 << 20;
@@ -203,6 +238,16 @@ impl Server {
     /// Build the drive, or restore it from its backing file (recovering it from its checkpoint
     /// and journal after an unclean stop), and open the file.
     pub fn start(config: &ServeConfig) -> Result<Self> {
+        Self::start_with(config, None)
+    }
+
+    /// [`Server::start`] on a backing file the host already opened (the host-crash tests give a
+    /// [`crate::CrashFile`]); `config.backing` only names it in messages.
+    pub fn start_on(config: &ServeConfig, file: Arc<dyn HostFile>) -> Result<Self> {
+        Self::start_with(config, Some(file))
+    }
+
+    fn start_with(config: &ServeConfig, file: Option<Arc<dyn HostFile>>) -> Result<Self> {
         let profile = ssdlab_profile::load_profile(&config.profile, &config.overrides)?;
         let g = &profile.geometry;
         let block_bytes = g.unit_bytes() * g.units_per_block() as u64;
@@ -213,7 +258,15 @@ impl Server {
             capacity_bytes_user: profile.capacity_bytes_user,
             block_bytes,
         };
-        let mut backing = BackingFile::open(&config.backing, &identity, config.seed)?;
+        let mut backing = match file {
+            Some(file) => {
+                if config.secure_erase {
+                    file.set_len(0).map_err(|e| Error::Io(format!("{}: cannot secure-erase the backing file: {e}", config.backing)))?;
+                }
+                BackingFile::on(file, &config.backing, &identity, config.seed)?
+            }
+            None => BackingFile::open(&config.backing, &identity, config.seed, config.secure_erase)?,
+        };
         let options = DriveOptions { content: ContentMode::Real, store_data: true, ..DriveOptions::default() };
         let reduction = profile.reduction.is_some();
         let protected = profile.controller.power_loss_protection;
@@ -233,8 +286,11 @@ impl Server {
             last_done_ns: base_ns,
             stats: ServeStats::new(base_ns),
             closed: false,
-            pending: Vec::new(),
-            pending_bytes: 0,
+            pending: Pending::default(),
+            jobs: Vec::new(),
+            flushed_before: 0,
+            dead: false,
+            recent_writes: std::collections::VecDeque::new(),
             next_seq: restored.next_seq,
             writes_seen: 0,
             powered_off: false,
@@ -250,6 +306,7 @@ impl Server {
             }
             state.backing.write_end_marker()?;
         }
+        state.dead = state.backing.is_dead();
         state.backing.mark_in_use()?;
         let gate = state.extents.gate();
         let read_file = state.extents.file_for_reads();
@@ -258,23 +315,18 @@ impl Server {
             gate,
             read_file,
             runs,
-            transport_ns: AtomicU64::new(0),
-            late: AtomicU64::new(0),
-            late_total_ns: AtomicU64::new(0),
-            late_max_ns: AtomicU64::new(0),
-            answered: AtomicU64::new(0),
-            quick_round_trip_ns: AtomicU64::new(0),
-            probe_hold_ns: AtomicU64::new(0),
+            committer: Committer::default(),
+            clock: Clock::new(config.latency == Latency::Emulate, base_ns),
+            space_budget: std::sync::atomic::AtomicI64::new(0),
+            space_checked_ms: AtomicU64::new(0),
             state: Mutex::new(state),
-            start: Instant::now(),
-            base_ns,
-            latency: config.latency,
             capacity_bytes,
             reduction,
             gc_headroom_bytes,
             backing_path: config.backing.clone(),
             protected,
             faults: config.faults,
+            seed: config.seed,
             cut_at_write,
             blocks,
         })
@@ -312,132 +364,18 @@ impl Server {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).powered_off
     }
 
-    /// Record an operation the drive just did (its extent changes and resulting figures), then
-    /// write out the journal as the durability rules ask.
-    fn journal(&self, state: &mut State, at_ns: Nanoseconds, op: Op) -> ServeResult<()> {
-        let extents = state.extents.take_events();
-        let check = recovery::check_of(&state.session);
-        let bytes = 48
-            + 8 * extents.len() as u64
-            + match &op {
-                Op::Write { sectors, .. } => 21 * sectors.len() as u64,
-                _ => 0,
-            };
-        state.pending.push(Record { seq: state.next_seq, at_ns, op, extents, check });
-        state.next_seq += 1;
-        state.pending_bytes += bytes;
-        if self.protected {
-            // Capacitors let the drive finish what it acknowledged: each record and its data
-            // are durable before the reply, so nothing acknowledged is lost, even when the
-            // server is killed or the host crashes.
-            Self::commit(state, true)?;
-        }
-        if state.pending_bytes >= COMMIT_RECORD_BYTES || state.extents.releasing() as u32 > self.blocks / 8 {
-            Self::commit(state, true)?;
-        }
-        if state.backing.journal_bytes() >= CHECKPOINT_JOURNAL_BYTES {
-            Self::checkpoint(state, false)?;
-        }
-        Ok(())
-    }
-
-    /// Write the buffered records to the journal after the data they point at; with `sync`,
-    /// both are durable when this returns, and erased blocks' extents are given back.
-    fn commit(state: &mut State, sync: bool) -> ServeResult<()> {
-        let fail = |what: &str, e: String| ServeError::new(libc::EIO, format!("cannot {what}: {e}"));
-        state.extents.write_out().map_err(|e| fail("write data to the backing file", e.to_string()))?;
-        if !state.pending.is_empty() && !state.backing.journal_has_room(&state.pending) {
-            return Self::checkpoint(state, false);
-        }
-        if sync {
-            state.session.drive_mut().data_plane_mut().map(|p| p.sync()).transpose().map_err(|e| fail("sync the backing file", e.to_string()))?;
-        }
-        if !state.pending.is_empty() {
-            state.backing.append_batch(&state.pending, sync).map_err(|e| fail("write the journal", e.to_string()))?;
-            state.pending.clear();
-            state.pending_bytes = 0;
-        }
-        if sync {
-            state.extents.release().map_err(|e| fail("release erased extents", e.to_string()))?;
-        }
-        Ok(())
-    }
-
-    /// Flush the drive and write a checkpoint of everything (`clean`: and mark the file cleanly
-    /// shut down). The journal starts a new epoch.
-    fn checkpoint(state: &mut State, clean: bool) -> ServeResult<()> {
-        let fail = |e: String| ServeError::new(libc::EIO, format!("cannot write a checkpoint: {e}"));
-        let at = state.last_done_ns.max(state.last_arrival_ns);
-        let done = state.session.flush_at(at);
-        state.session.advance_to(done);
-        state.last_done_ns = state.last_done_ns.max(done);
-        state.extents.write_out().map_err(|e| fail(e.to_string()))?;
-        state.session.drive_mut().data_plane_mut().map(|p| p.sync()).transpose().map_err(|e| fail(e.to_string()))?;
-        state.extents.take_events(); // the table below holds them
-        let head =
-            CheckpointHead { now_ns: state.session.now_ns(), last_done_ns: state.last_done_ns, next_seq: state.next_seq, extents: state.extents.table() };
-        // Streamed into the file: the state is never held twice in memory.
-        let State { session, backing, .. } = &mut *state;
-        backing
-            .write_checkpoint(
-                &mut |out| {
-                    bincode::serialize_into(&mut *out, &head).map_err(|e| Error::Io(e.to_string()))?;
-                    session.drive().save_state(out)
-                },
-                clean,
-            )
-            .map_err(|e| fail(e.to_string()))?;
-        state.pending.clear();
-        state.pending_bytes = 0;
-        state.extents.release().map_err(|e| fail(e.to_string()))
-    }
-
-    /// Cut the power now, as a drive loses it: records not yet in the journal are lost (the
-    /// last batch being written is torn), the data program in flight is torn, and the server
-    /// stops; the next start recovers. With power-loss protection the drive first writes out
-    /// everything it acknowledged. Returns a line saying what was lost.
-    pub fn power_cut(&self) -> String {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        self.cut_locked(&mut state)
-    }
-
-    fn cut_locked(&self, state: &mut State) -> String {
-        if state.powered_off || state.closed {
-            return "the drive was already stopped".into();
-        }
-        let lost = state.pending.len();
-        let message = if self.protected && Self::commit(state, true).is_ok() {
-            "power cut: power-loss protection wrote out every acknowledged operation".to_string()
-        } else {
-            if !state.pending.is_empty() {
-                state.backing.write_torn_batch(&state.pending);
-            }
-            if lost == 0 {
-                "power cut: every operation was already in the journal; nothing was lost".to_string()
-            } else {
-                format!("power cut: {lost} operations not yet in the journal were lost (their metadata page torn)")
-            }
-        };
-        state.extents.cut_power();
-        state.pending.clear();
-        state.closed = true;
-        state.powered_off = true;
-        message
-    }
-
     /// Set the transport's measured round trips (client to plugin and back, without the
     /// plugin's own time): `quick` for a reply sent at once, `held` for a reply held as an
-    /// emulated one is (it adds the time a waiting client and server thread take to wake up).
-    /// Emulated replies are sent `held` before their simulated completion, so the client
-    /// receives them at it. Reported by `stats` (`transport_round_trip_us`).
+    /// emulated one is (it adds the time a waiting client takes to wake up). Emulated replies
+    /// are sent `held` before their simulated completion, so the client receives them at it.
+    /// Reported by `stats` (`transport_round_trip_us`).
     pub fn set_transport_round_trip(&self, quick_ns: u64, held_ns: u64) {
-        self.quick_round_trip_ns.store(quick_ns, Ordering::Relaxed);
-        self.transport_ns.store(held_ns, Ordering::Relaxed);
+        self.clock.set_transport_round_trip(quick_ns, held_ns);
     }
 
     /// Whether requests complete at their simulated completion time (`--latency emulate`).
     pub fn emulates_latency(&self) -> bool {
-        self.latency == Latency::Emulate
+        self.clock.emulates()
     }
 
     /// Bytes the export offers (the drive's user capacity).
@@ -456,79 +394,47 @@ impl Server {
         if state.closed {
             return Err(ServeError::new(libc::ESHUTDOWN, "the server is shutting down"));
         }
+        if state.dead {
+            return Err(ServeError::new(
+                libc::EIO,
+                format!(
+                    "the drive does not answer since its power cut (the dead-device fault); serve {} with --secure-erase to use it again, empty",
+                    self.backing_path
+                ),
+            ));
+        }
         Ok(state)
     }
 
-    /// When a request that reached the plugin at `arrived` arrives in simulated time.
-    fn arrival(&self, state: &mut State, arrived: Instant) -> Nanoseconds {
-        let at = match self.latency {
-            Latency::Emulate => self.base_ns + arrived.saturating_duration_since(self.start).as_nanos() as Nanoseconds,
+    /// When a request that reached the plugin at monotonic time `arrived` arrives in
+    /// simulated time.
+    fn arrival(&self, state: &mut State, arrived: u64) -> Nanoseconds {
+        let at = if self.clock.emulates() {
+            self.clock.simulated_ns(arrived)
+        } else {
             // As fast as the host allows: each request after the one before has completed, so
             // the simulated drive is never handed more than it can do.
-            Latency::None => state.last_done_ns,
+            state.last_done_ns
         };
         let at = at.max(state.last_arrival_ns);
         state.last_arrival_ns = at;
         at
     }
 
-    /// Wait until the wall time matching simulated time `done_ns` (emulated latency), less the
-    /// transport's measured round trip (so the client, not the plugin, sees the reply at the
-    /// simulated completion): sleep until shortly before, then yield until it (a plain sleep
-    /// overshoots by the timer slack, tens of microseconds, which would add to every emulated
-    /// latency). A reply sent more than [`LATE_NS`] after its due time is counted as late, with
-    /// by how much.
     fn wait_until(&self, done_ns: Nanoseconds) {
-        if self.latency != Latency::Emulate {
-            return;
-        }
-        let due = Duration::from_nanos(done_ns.saturating_sub(self.base_ns).saturating_sub(self.transport_ns.load(Ordering::Relaxed)));
-        let now = self.sleep_until(due);
-        self.answered.fetch_add(1, Ordering::Relaxed);
-        let late = (now - due).as_nanos() as u64;
-        if late > LATE_NS {
-            self.late.fetch_add(1, Ordering::Relaxed);
-            self.late_total_ns.fetch_add(late, Ordering::Relaxed);
-            self.late_max_ns.fetch_max(late, Ordering::Relaxed);
-        }
-    }
-
-    /// Wait until `due` after the start (sleep, then yield for the last [`SPIN`]); returns the
-    /// time after the start when the wait ended.
-    fn sleep_until(&self, due: Duration) -> Duration {
-        TIMER_SLACK_SET.with(|set| {
-            if !set.replace(true) {
-                // Sleeps end within a microsecond of when asked, not the default 50 us later
-                // (the setting is per thread).
-                // SAFETY: prctl with PR_SET_TIMERSLACK takes a plain integer; no memory involved.
-                unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-            }
-        });
-        let elapsed = self.start.elapsed();
-        if due > elapsed + SPIN {
-            std::thread::sleep(due - elapsed - SPIN);
-        }
-        let mut now = self.start.elapsed();
-        while now < due {
-            std::thread::yield_now();
-            now = self.start.elapsed();
-        }
-        now
+        self.clock.wait_until(done_ns);
     }
 
     /// A CACHE request (nothing to prefetch): answered at once, except while the start-up probe
     /// times held replies, when it is held [`Server::set_probe_hold`] long, as emulated replies
     /// are.
     pub fn cache_hold(&self) {
-        let hold = self.probe_hold_ns.load(Ordering::Relaxed);
-        if hold > 0 {
-            self.sleep_until(self.start.elapsed() + Duration::from_nanos(hold));
-        }
+        self.clock.cache_hold();
     }
 
     /// While the start-up probe runs: hold each CACHE reply this long (0: not at all).
     pub fn set_probe_hold(&self, ns: u64) {
-        self.probe_hold_ns.store(ns, Ordering::Relaxed);
+        self.clock.set_probe_hold(ns);
     }
 
     fn check_range(&self, offset: u64, len: u64) -> ServeResult<()> {
@@ -542,16 +448,24 @@ impl Server {
     }
 
     /// Refuse a write the backing file system may not have room for (the write itself and the
-    /// GC moves it may cause), before the drive changes anything.
+    /// GC moves it may cause), before the drive changes anything. The file system's free space
+    /// is read again only when the writes since the last look could have used half of what was
+    /// then to spare, or a second has passed (a `statfs` per request was 6% of a 4 KiB write's
+    /// time: BENCHMARKS.md, issue 24).
     fn check_space(&self, len: u64) -> ServeResult<()> {
-        let path = std::ffi::CString::new(self.backing_path.as_bytes()).map_err(|_| ServeError::new(libc::EIO, "backing path"))?;
-        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        // SAFETY: statvfs writes into the zeroed struct we own; the path is NUL-terminated.
-        if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
-            return Ok(()); // cannot tell: let the write try
+        let need = len.saturating_mul(2);
+        let left = self.space_budget.fetch_sub(need.min(i64::MAX as u64) as i64, Ordering::Relaxed) - need as i64;
+        let now_ms = self.clock.elapsed_ms();
+        if left >= 0 && now_ms < self.space_checked_ms.load(Ordering::Relaxed) + 1000 {
+            return Ok(());
         }
-        let free = st.f_bavail as u64 * st.f_frsize as u64;
-        if free < len.saturating_mul(2) + self.gc_headroom_bytes {
+        let Some(free) = self.read_file.free_bytes() else {
+            return Ok(()); // cannot tell: let the write try
+        };
+        self.space_checked_ms.store(now_ms, Ordering::Relaxed);
+        let spare = free.saturating_sub(need + self.gc_headroom_bytes);
+        self.space_budget.store((spare / 2).min(i64::MAX as u64) as i64, Ordering::Relaxed);
+        if free < need + self.gc_headroom_bytes {
             return Err(ServeError::new(
                 libc::ENOSPC,
                 format!("{}: the file system has {free} bytes free, too little for this write and the moves it may cause", self.backing_path),
@@ -580,7 +494,7 @@ impl Server {
     /// Read `buf.len()` bytes at `offset`. Under the drive's lock only the simulated read is
     /// booked and the data located; the bytes are read and decoded after it (crate::read_plan).
     pub fn read(&self, buf: &mut [u8], offset: u64) -> ServeResult<()> {
-        let arrived = Instant::now();
+        let arrived = monotonic_ns();
         self.check_range(offset, buf.len() as u64)?;
         if buf.is_empty() {
             return Ok(());
@@ -600,7 +514,7 @@ impl Server {
                 state.last_done_ns = state.last_done_ns.max(done);
                 (done, self.gate.read().unwrap_or_else(|p| p.into_inner()))
             };
-            plan.read_into(&self.read_file, buf).map_err(|e| ServeError::new(libc::EIO, format!("cannot read the data at byte {offset}: {e}")))?;
+            plan.read_into(&*self.read_file, buf).map_err(|e| ServeError::new(libc::EIO, format!("cannot read the data at byte {offset}: {e}")))?;
             drop(gate);
             self.wait_until(done);
             Ok(())
@@ -609,39 +523,62 @@ impl Server {
 
     /// Write `data` at `offset`; with `fua`, durable before the reply.
     pub fn write(&self, data: &[u8], offset: u64, fua: bool) -> ServeResult<()> {
-        let arrived = Instant::now();
+        let arrived = monotonic_ns();
         self.check_range(offset, data.len() as u64)?;
         self.check_space(data.len() as u64)?;
         // Whole sectors are hashed and compressed here, before taking the drive's lock, so
-        // requests in flight do that work in parallel.
+        // requests in flight do that work in parallel (into this thread's reused queue).
         let sector = SECTOR_BYTES as u64;
-        let prepared = (offset.is_multiple_of(sector) && (data.len() as u64).is_multiple_of(sector))
-            .then(|| data.chunks(SECTOR_BYTES).map(SectorContent::from_bytes).collect::<std::collections::VecDeque<_>>());
-        let done = {
+        let mut prepared = None;
+        if offset.is_multiple_of(sector) && (data.len() as u64).is_multiple_of(sector) {
+            let mut contents = PREPARED.with(|p| std::mem::take(&mut *p.borrow_mut()));
+            contents.clear();
+            contents.extend(data.chunks(SECTOR_BYTES).map(SectorContent::from_bytes));
+            prepared = Some(contents);
+        }
+        let (done, jobs) = {
             let mut state = self.lock()?;
-            Self::fail_if_broken(&state)?;
-            state.writes_seen += 1;
-            if self.cut_at_write == Some(state.writes_seen) {
-                return Err(self.cut_during_write(&mut state, data, offset));
-            }
-            let at = self.arrival(&mut state, arrived);
-            let mut done = self.write_locked(&mut state, data, offset, prepared, at)?;
-            if fua {
-                done = self.make_durable(&mut state, done)?;
-            }
-            state.stats.record_write(at, done, data.len() as u64);
-            state.last_done_ns = state.last_done_ns.max(done);
-            done
+            let done = self.write_in(&mut state, data, offset, fua, prepared, arrived);
+            (done, std::mem::take(&mut state.jobs))
         };
         // The runs of data this and earlier writes completed are copied into the file here,
-        // outside the drive's lock (anything that needs them on file first writes them itself).
+        // outside the drive's lock (anything that needs them on file first writes them itself),
+        // then the commits this write took are done.
         if let Err(e) = self.runs.drain() {
             // Data the journal will point at did not reach the file: no more writes.
             let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = self.run_jobs(jobs);
             return Err(Self::broke(&mut state, Error::Io(format!("cannot write data to the backing file: {e}"))));
         }
+        let finished = self.finish_jobs(jobs);
+        let done = done?;
+        finished?;
         self.wait_until(done);
         Ok(())
+    }
+
+    fn write_in(
+        &self,
+        state: &mut State,
+        data: &[u8],
+        offset: u64,
+        fua: bool,
+        prepared: Option<std::collections::VecDeque<SectorContent>>,
+        arrived: u64,
+    ) -> ServeResult<Nanoseconds> {
+        Self::fail_if_broken(state)?;
+        state.writes_seen += 1;
+        if self.cut_at_write == Some(state.writes_seen) {
+            return Err(self.cut_during_write(state, data, offset));
+        }
+        let at = self.arrival(state, arrived);
+        let mut done = self.write_locked(state, data, offset, prepared, at)?;
+        if fua {
+            done = self.make_durable(state, done)?;
+        }
+        state.stats.record_write(at, done, data.len() as u64);
+        state.last_done_ns = state.last_done_ns.max(done);
+        Ok(done)
     }
 
     fn write_locked(
@@ -656,76 +593,114 @@ impl Server {
             Some(contents) => contents,
             None => state.session.sector_contents(offset, data)?,
         };
-        let sectors = contents.iter().map(SectorDesc::of).collect();
-        let done = state.session.write_contents_at(offset, data.len() as u64, &mut contents, at).map_err(|e| Self::broke(state, e))?;
-        self.journal(state, at, Op::Write { offset, len: data.len() as u64, sectors })?;
+        RecordEncoder::write(Self::begin_record(state, at), offset, data.len() as u64, contents.iter());
+        let done = state.session.write_contents_at(offset, data.len() as u64, &mut contents, at);
+        // The queue (now empty) goes back to this thread for its next write.
+        PREPARED.with(|p| *p.borrow_mut() = contents);
+        let done = done.map_err(|e| {
+            state.pending.abort();
+            Self::broke(state, e)
+        })?;
+        if self.faults.unserializable_writes > 0.0 {
+            if state.recent_writes.len() >= RECENT_WRITES {
+                state.recent_writes.pop_front();
+            }
+            state.recent_writes.push_back((state.next_seq, offset, data.len() as u64));
+        }
+        self.end_record(state, Some((offset, data.len() as u64)))?;
         Ok(done)
     }
 
-    /// The seeded power cut, during this write: with shorn writes, its first half is written
-    /// and made durable first.
+    /// The seeded power cut, during this write (at its arrival; the write is never
+    /// acknowledged): with the shorn-writes fault striking, its first half is written and
+    /// made durable first.
     fn cut_during_write(&self, state: &mut State, data: &[u8], offset: u64) -> ServeError {
+        let at = self.arrival(state, monotonic_ns());
+        let mut rng = self.fault_rng();
+        let mut struck = Vec::new();
         let half = (data.len() / 2) / 512 * 512;
-        if self.faults.shorn_writes && half > 0 {
-            let at = self.arrival(state, Instant::now());
+        if half > 0 && self.faults.shorn_writes > 0.0 && rng.unit_f64() < self.faults.shorn_writes {
             if self.write_locked(state, &data[..half], offset, None, at).is_ok() {
-                let _ = Self::commit(state, true);
+                let _ = self.commit_now(state);
             }
+            struck.push("shorn-writes".to_string());
         }
-        let message = self.cut_locked(state);
+        let message = self.cut_locked(state, at, &mut rng, struck);
         ServeError::new(libc::EIO, format!("{message} (seeded cut during write {})", state.writes_seen))
     }
 
-    /// Flush the drive at `at_ns` and make everything before durable (journal and data, synced),
-    /// unless the drive lies about flushes. Returns the simulated completion.
+    /// Flush the drive at `at_ns` and make everything before durable (journal and data, synced).
+    /// A drive that lies about flushes (the lying-flush fault) acknowledges at once and
+    /// programs nothing. Returns the simulated completion.
     fn make_durable(&self, state: &mut State, at_ns: Nanoseconds) -> ServeResult<Nanoseconds> {
+        if self.faults.lying_flush > 0.0 {
+            state.flushed_before = state.next_seq;
+            return Ok(at_ns);
+        }
+        RecordEncoder::flush(Self::begin_record(state, at_ns));
         let done = state.session.flush_at(at_ns);
         if let Some(failure) = state.session.drive().data_failure() {
+            state.pending.abort();
             return Err(ServeError::new(libc::EIO, failure.to_string()));
         }
-        self.journal(state, at_ns, Op::Flush)?;
-        if !self.faults.lying_flush {
-            Self::commit(state, true)?;
-        }
+        self.end_record(state, None)?;
+        state.flushed_before = state.next_seq;
+        self.take_commit(state)?;
         Ok(done)
     }
 
     /// FLUSH: everything written before is durable in the backing file when this returns.
     pub fn flush(&self) -> ServeResult<()> {
-        let arrived = Instant::now();
-        let done = {
+        let arrived = monotonic_ns();
+        let (done, jobs) = {
             let mut state = self.lock()?;
-            if let Some(why) = &state.broken {
-                // The journal no longer describes the drive: nothing more can be made durable.
-                return Err(ServeError::new(libc::EIO, format!("cannot flush: the drive stopped taking writes: {why}")));
-            }
-            let at = self.arrival(&mut state, arrived);
-            let done = self.make_durable(&mut state, at)?;
-            state.stats.record_flush(at, done);
-            state.last_done_ns = state.last_done_ns.max(done);
-            done
+            let done = (|| -> ServeResult<Nanoseconds> {
+                if let Some(why) = &state.broken {
+                    // The journal no longer describes the drive: nothing more can be made durable.
+                    return Err(ServeError::new(libc::EIO, format!("cannot flush: the drive stopped taking writes: {why}")));
+                }
+                let at = self.arrival(&mut state, arrived);
+                let done = self.make_durable(&mut state, at)?;
+                state.stats.record_flush(at, done);
+                state.last_done_ns = state.last_done_ns.max(done);
+                Ok(done)
+            })();
+            (done, std::mem::take(&mut state.jobs))
         };
+        let finished = self.finish_jobs(jobs);
+        let done = done?;
+        finished?;
         self.wait_until(done);
         Ok(())
     }
 
     /// TRIM `len` bytes at `offset` (whole 4 KiB sectors inside the range are deallocated).
     pub fn trim(&self, len: u64, offset: u64, fua: bool) -> ServeResult<()> {
-        let arrived = Instant::now();
+        let arrived = monotonic_ns();
         self.check_range(offset, len)?;
-        let done = {
+        let (done, jobs) = {
             let mut state = self.lock()?;
-            Self::fail_if_broken(&state)?;
-            let at = self.arrival(&mut state, arrived);
-            let mut done = state.session.trim_at(offset, len, at).map_err(|e| Self::broke(&mut state, e))?;
-            self.journal(&mut state, at, Op::Trim { offset, len })?;
-            if fua {
-                done = self.make_durable(&mut state, done)?;
-            }
-            state.stats.record_trim(at, done, len);
-            state.last_done_ns = state.last_done_ns.max(done);
-            done
+            let done = (|| -> ServeResult<Nanoseconds> {
+                Self::fail_if_broken(&state)?;
+                let at = self.arrival(&mut state, arrived);
+                RecordEncoder::trim(Self::begin_record(&mut state, at), offset, len);
+                let mut done = state.session.trim_at(offset, len, at).map_err(|e| {
+                    state.pending.abort();
+                    Self::broke(&mut state, e)
+                })?;
+                self.end_record(&mut state, None)?;
+                if fua {
+                    done = self.make_durable(&mut state, done)?;
+                }
+                state.stats.record_trim(at, done, len);
+                state.last_done_ns = state.last_done_ns.max(done);
+                Ok(done)
+            })();
+            (done, std::mem::take(&mut state.jobs))
         };
+        let finished = self.finish_jobs(jobs);
+        let done = done?;
+        finished?;
         self.wait_until(done);
         Ok(())
     }
@@ -804,22 +779,12 @@ impl Server {
         summary["metadata_write_bytes"] = state.backing.metadata_bytes().into();
         summary["metadata_write_amplification"] = if host > 0 { (state.backing.metadata_bytes() as f64 / host as f64).into() } else { serde_json::Value::Null };
         summary["power_loss_protection"] = self.protected.into();
+        summary["data_waiting_peak_bytes"] = self.runs.waiting_peak_bytes().into();
         summary["recovery"] = serde_json::to_value(&state.recovery).unwrap_or_default();
-        summary["latency_mode"] = if self.latency == Latency::Emulate { "emulate" } else { "none" }.into();
-        let (quick, held) = (self.quick_round_trip_ns.load(Ordering::Relaxed), self.transport_ns.load(Ordering::Relaxed));
-        summary["transport_round_trip_us"] = if quick > 0 {
-            serde_json::json!({"quick": quick as f64 / 1e3, "held": held as f64 / 1e3, "subtracted": if self.latency == Latency::Emulate { held as f64 / 1e3 } else { 0.0 }})
-        } else {
-            serde_json::Value::Null
-        };
-        let (answered, late) = (self.answered.load(Ordering::Relaxed), self.late.load(Ordering::Relaxed));
-        summary["late_replies"] = serde_json::json!({
-            "answered": answered,
-            "late": late,
-            "late_fraction": if answered > 0 { late as f64 / answered as f64 } else { 0.0 },
-            "mean_late_us": if late > 0 { self.late_total_ns.load(Ordering::Relaxed) as f64 / late as f64 / 1e3 } else { 0.0 },
-            "max_late_us": self.late_max_ns.load(Ordering::Relaxed) as f64 / 1e3,
-        });
+        summary["latency_mode"] = if self.clock.emulates() { "emulate" } else { "none" }.into();
+        let (transport, late) = self.clock.stats();
+        summary["transport_round_trip_us"] = transport;
+        summary["late_replies"] = late;
         summary.to_string()
     }
 
@@ -837,6 +802,6 @@ impl Server {
             return Ok(());
         }
         state.closed = true;
-        Self::checkpoint(&mut state, true).map_err(|e| Error::Io(e.message))
+        self.checkpoint(&mut state, true).map_err(|e| Error::Io(e.message))
     }
 }

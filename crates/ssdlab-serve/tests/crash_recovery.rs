@@ -14,37 +14,9 @@
 
 mod common;
 
-use common::{sector_bytes, sector_value, tiny, TempDir, SECTOR};
+use common::{apply, read_image, sector_bytes, tiny, Change, TempDir, SECTOR};
 use ssdlab_core::SimRng;
 use ssdlab_serve::Server;
-
-/// What an operation did to the image (512-byte sectors -> value id).
-#[derive(Clone, Debug)]
-enum Change {
-    Set { first: u64, ids: Vec<u64> },
-    Zero { first: u64, count: u64 },
-}
-
-fn apply(image: &mut [u64], change: &Change) {
-    match change {
-        Change::Set { first, ids } => image[*first as usize..*first as usize + ids.len()].copy_from_slice(ids),
-        Change::Zero { first, count } => image[*first as usize..(*first + *count) as usize].fill(0),
-    }
-}
-
-fn read_image(server: &Server, sectors: u64) -> Vec<Option<u64>> {
-    let mut out = Vec::with_capacity(sectors as usize);
-    let piece = 1u64 << 20;
-    let mut offset = 0;
-    while offset < sectors * SECTOR {
-        let len = piece.min(sectors * SECTOR - offset);
-        let mut buf = vec![0u8; len as usize];
-        server.read(&mut buf, offset).unwrap_or_else(|e| panic!("read at {offset} after recovery: {}", e.message));
-        out.extend(buf.chunks(SECTOR as usize).map(sector_value));
-        offset += len;
-    }
-    out
-}
 
 fn run_case(seed: u64) {
     let mut rng = SimRng::new(seed);

@@ -18,6 +18,7 @@ fn config(dir: &std::path::Path, reduction: bool) -> ServeConfig {
         seed: 1,
         power_cut_after: None,
         faults: Default::default(),
+        secure_erase: false,
     }
 }
 

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use ssdlab_serve::{Faults, Latency, ServeConfig};
+use ssdlab_serve::{Faults, Latency, ServeConfig, Server};
 use std::path::{Path, PathBuf};
 
 /// Bytes of the 512-byte sectors the tests write.
@@ -31,6 +31,7 @@ pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
         seed: 1,
         power_cut_after: None,
         faults: Faults::default(),
+        secure_erase: false,
     }
 }
 
@@ -86,4 +87,32 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// What an operation did to the reference image (512-byte sectors -> value id).
+#[derive(Clone, Debug)]
+pub enum Change {
+    Set { first: u64, ids: Vec<u64> },
+    Zero { first: u64, count: u64 },
+}
+
+pub fn apply(image: &mut [u64], change: &Change) {
+    match change {
+        Change::Set { first, ids } => image[*first as usize..*first as usize + ids.len()].copy_from_slice(ids),
+        Change::Zero { first, count } => image[*first as usize..(*first + *count) as usize].fill(0),
+    }
+}
+
+pub fn read_image(server: &Server, sectors: u64) -> Vec<Option<u64>> {
+    let mut out = Vec::with_capacity(sectors as usize);
+    let piece = 1u64 << 20;
+    let mut offset = 0;
+    while offset < sectors * SECTOR {
+        let len = piece.min(sectors * SECTOR - offset);
+        let mut buf = vec![0u8; len as usize];
+        server.read(&mut buf, offset).unwrap_or_else(|e| panic!("read at {offset} after recovery: {}", e.message));
+        out.extend(buf.chunks(SECTOR as usize).map(sector_value));
+        offset += len;
+    }
+    out
 }
