@@ -142,3 +142,29 @@ fn working_power_stays_within_ps0_and_wake_up_from_ps4_costs_its_exit_latency() 
     assert_eq!(lat(&ps4), lat(&ps0) + exit_ps4, "wake-up from PS4: {} ns against {} ns in PS0 plus the {} ns exit latency", lat(&ps4), lat(&ps0), exit_ps4);
     assert_eq!(session.state().power_state.unwrap().state, 0);
 }
+
+#[test]
+fn reads_during_writes_suspend_programs_and_wait_less() {
+    // 70/30 random reads and writes at QD4 over data written before, on the drive whose NAND
+    // lets host reads go ahead of queued programs and erases and suspend the one in progress (up
+    // to four times), and on the same drive without suspend. No
+    // SLC cache: every write is a TLC program (653 us), where a read waiting for it shows.
+    let read_tail = |extra: &[&str]| {
+        let mut overrides = vec!["slc_cache.static_bytes=0", "slc_cache.dynamic_max_bytes=0"];
+        overrides.extend_from_slice(extra);
+        let mut session = Session::new(shrunk_980_pro(&overrides), DriveOptions::default(), 3).unwrap();
+        session.secure_erase();
+        run(&mut session, &["rw=write", "bs=128k", "iodepth=32", "size=8g"].map(String::from));
+        session.idle(60_000_000_000).unwrap();
+        let s = run(&mut session, &["rw=randrw", "rwmixread=70", "bs=4k", "iodepth=4", "size=8g", "runtime=3", "time_based"].map(String::from));
+        let r = s.read_latency_us.unwrap();
+        (r.mean, r.p99, session.drive().flash().counters().suspends)
+    };
+    let (with_mean, with_p99, suspends) = read_tail(&[]);
+    let (without_mean, without_p99, none) = read_tail(&["media.suspend_latency_ns=0"]);
+    eprintln!(
+        "reads: mean {with_mean:.0} us, p99 {with_p99:.0} us with suspend ({suspends} suspends); mean {without_mean:.0} us, p99 {without_p99:.0} us without"
+    );
+    assert!(suspends > 0 && none == 0);
+    assert!(with_p99 < 0.5 * without_p99 && with_mean < without_mean, "with suspend p99 {with_p99} us, without {without_p99} us");
+}
