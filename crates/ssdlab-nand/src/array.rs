@@ -125,11 +125,18 @@ impl FlashArray {
     }
 
     /// Note an operation just booked on die `d` (drives whose NAND suspends).
-    #[inline]
+    #[inline(always)]
     fn note_booked(&mut self, d: usize, start_ns: Nanoseconds, end_ns: Nanoseconds, long: bool) {
         if self.suspend.is_some() {
-            self.booked[d].push_back(BookedOp { start_ns, end_ns, long, suspended: 0 });
+            self.push_booked(d, BookedOp { start_ns, end_ns, long, suspended: 0 });
         }
+    }
+
+    /// Out of the hot path of drives whose NAND does not suspend.
+    #[cold]
+    #[inline(never)]
+    fn push_booked(&mut self, d: usize, op: BookedOp) {
+        self.booked[d].push_back(op);
     }
 
     /// A host read ready at `ready_ns` on busy die `d`, on NAND that suspends: the read goes
