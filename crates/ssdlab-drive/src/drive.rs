@@ -183,7 +183,8 @@ impl Drive {
                 }
             }
         };
-        let flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
+        let mut flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
+        flash.set_suspend(profile.media.suspend);
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
         let c = &profile.controller;
         let map_cache = MapCache::new(c.map_cache_bytes + c.hmb_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, translation.user_sectors());

@@ -135,7 +135,11 @@ impl Drive {
         if self.data_plane.is_some() || self.options.store_data {
             bail!(Request, "a drive that stores its data (a served drive) cannot be fast-forwarded; precondition it with timing");
         }
-        let start_ns = at_ns.max(self.quiesce_ns()).max(self.buffer.last_release_ns());
+        let mut start_ns = at_ns.max(self.quiesce_ns()).max(self.buffer.last_release_ns());
+        if self.models_power {
+            // As before a timed command: the heat catches up, a resting drive wakes.
+            start_ns = self.before_command(start_ns);
+        }
         let g = &self.profile.geometry;
         Ok(UntimedWork {
             start_ns,
@@ -163,6 +167,15 @@ impl Drive {
         }
         self.forget_before(end_ns);
         self.controller_free_ns = self.controller_free_ns.max(end_ns);
+        if self.models_power {
+            // The step's commands keep the controller busy from its start to its end (one is
+            // always outstanding), and its work (the NAND's operations, the controller's
+            // active time and bytes moved) heats the drive evenly over that time. The step is
+            // not throttled: on a drive that would throttle during it, the same heat lands over
+            // a shorter time than timed (docs/todays-drives.md).
+            self.after_command(work.start_ns, end_ns);
+            self.busy_with_work(end_ns);
+        }
         end_ns
     }
 

@@ -142,3 +142,73 @@ fn working_power_stays_within_ps0_and_wake_up_from_ps4_costs_its_exit_latency() 
     assert_eq!(lat(&ps4), lat(&ps0) + exit_ps4, "wake-up from PS4: {} ns against {} ns in PS0 plus the {} ns exit latency", lat(&ps4), lat(&ps0), exit_ps4);
     assert_eq!(session.state().power_state.unwrap().state, 0);
 }
+
+#[test]
+fn reads_during_writes_suspend_programs_and_wait_less() {
+    // 70/30 random reads and writes at QD4 over data written before, on the drive whose NAND
+    // lets host reads go ahead of queued programs and erases and suspend the one in progress (up
+    // to four times), and on the same drive without suspend. No
+    // SLC cache: every write is a TLC program (653 us), where a read waiting for it shows.
+    let read_tail = |extra: &[&str]| {
+        let mut overrides = vec!["slc_cache.static_bytes=0", "slc_cache.dynamic_max_bytes=0"];
+        overrides.extend_from_slice(extra);
+        let mut session = Session::new(shrunk_980_pro(&overrides), DriveOptions::default(), 3).unwrap();
+        session.secure_erase();
+        run(&mut session, &["rw=write", "bs=128k", "iodepth=32", "size=8g"].map(String::from));
+        session.idle(60_000_000_000).unwrap();
+        let s = run(&mut session, &["rw=randrw", "rwmixread=70", "bs=4k", "iodepth=4", "size=8g", "runtime=3", "time_based"].map(String::from));
+        let r = s.read_latency_us.unwrap();
+        (r.mean, r.p99, session.drive().flash().counters().suspends)
+    };
+    let (with_mean, with_p99, suspends) = read_tail(&[]);
+    let (without_mean, without_p99, none) = read_tail(&["media.suspend_latency_ns=0"]);
+    eprintln!(
+        "reads: mean {with_mean:.0} us, p99 {with_p99:.0} us with suspend ({suspends} suspends); mean {without_mean:.0} us, p99 {without_p99:.0} us without"
+    );
+    assert!(suspends > 0 && none == 0);
+    assert!(with_p99 < 0.5 * without_p99 && with_mean < without_mean, "with suspend p99 {with_p99} us, without {without_p99} us");
+}
+
+#[test]
+fn a_fast_forwarded_fill_heats_the_drive_as_a_timed_one_and_apst_counts_from_its_end() {
+    // The 980 PRO shrunk, filled sequentially (128 KiB QD32) timed and fast-forwarded: the
+    // same work heats the drive over the step's time either way (the fast-forward's time is a
+    // lower bound of the timed one's), the controller counts busy throughout, and APST's idle
+    // timer starts at the step's end. (Where the timed fill would throttle, the fast-forward,
+    // not throttled, ends hotter: docs/todays-drives.md.)
+    let fill = |fast: bool| {
+        let mut session = Session::new(shrunk_980_pro(&[]), DriveOptions::default(), 5).unwrap();
+        session.secure_erase();
+        let ambient_c = session.drive().profile().thermal.as_ref().unwrap().ambient_c;
+        let job = parse_options("fill", &["rw=write", "bs=128k", "iodepth=32"].map(String::from)).unwrap();
+        if fast {
+            let mut ff = session.start_fast_forward(&job, None, None).unwrap();
+            while !session.advance_fast_forward(&mut ff, 1 << 16).unwrap() {}
+        } else {
+            let mut run = session.start_run(&job, None, None).unwrap();
+            while !session.advance_run(&mut run, u64::MAX).unwrap() {}
+            session.wait_until_idle();
+        }
+        let t = session.state().thermal.unwrap();
+        // APST's first step (PS3 after 160 ms idle): still PS0 just before it, counted from
+        // the step's end, PS3 (entering) just after.
+        let first_ns = session.drive().profile().power.as_ref().unwrap().apst_path().next().unwrap().1.apst_idle_ns.unwrap();
+        let now = session.now_ns();
+        let ps = (
+            session.drive().power_state_at(now + first_ns - 1_000_000).unwrap().state,
+            session.drive().power_state_at(now + first_ns + 1_000_000).unwrap().state,
+        );
+        (session, ambient_c, t, ps)
+    };
+    let (timed, ambient_c, t_timed, ps_timed) = fill(false);
+    let (fast, _, t_fast, ps_fast) = fill(true);
+    eprintln!("timed: {t_timed:?} {ps_timed:?} at {} s; fast: {t_fast:?} {ps_fast:?} at {} s", timed.now_ns() as f64 / 1e9, fast.now_ns() as f64 / 1e9);
+    assert_eq!((ps_timed, ps_fast), ((0, 3), (0, 3)));
+    for (what, f, t) in [("controller", t_fast.controller_c, t_timed.controller_c), ("NAND", t_fast.nand_c, t_timed.nand_c)] {
+        let (rise_f, rise_t) = (f - ambient_c, t - ambient_c);
+        assert!(
+            rise_t > 5.0 && (rise_f - rise_t).abs() <= 0.1 * rise_t,
+            "{what}: {f:.2} C after the fast-forward against {t:.2} C timed (ambient {ambient_c} C)"
+        );
+    }
+}

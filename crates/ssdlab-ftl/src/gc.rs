@@ -38,6 +38,7 @@ pub(crate) fn collect_one<C: Collector, S: FlashSink + ?Sized>(ftl: &mut C, die:
 /// Foreground GC after a host program unit of `units_per_program` on `die`, as the schedule
 /// says: paced, a burst up to the high mark, or bounded background copying with a foreground
 /// fallback at the low-water mark.
+#[inline]
 pub(crate) fn after_host_program<C: Collector, S: FlashSink + ?Sized>(
     ftl: &mut C,
     die: u32,

@@ -47,6 +47,9 @@ pub struct FlashCounters {
     pub bytes_read_internal: u64,
     /// Energy spent by operations and transfers, nanojoules (idle power not included).
     pub energy_nj: f64,
+    /// Programs or erases a host read suspended (NAND that supports it).
+    #[serde(default)]
+    pub suspends: u64,
 }
 
 /// The NAND array: per-die and per-channel busy-until times and counters.
@@ -69,6 +72,21 @@ pub struct FlashArray {
     /// Thermal throttling: after each operation a die rests this share of the operation's time
     /// (16.16 fixed point; 0: no throttling).
     rest_q16: u64,
+    /// Program/erase suspend by host reads (NAND that supports it), and per die the operations
+    /// booked from the present on, in order (kept only when suspend is on).
+    suspend: Option<crate::Suspend>,
+    booked: Vec<std::collections::VecDeque<BookedOp>>,
+}
+
+/// An operation booked on a die, for reads that go ahead of programs and erases.
+#[derive(Debug, Clone, Copy)]
+struct BookedOp {
+    start_ns: Nanoseconds,
+    end_ns: Nanoseconds,
+    /// A program or erase (suspendable), not a read.
+    long: bool,
+    /// Times the operation was suspended so far.
+    suspended: u32,
 }
 
 /// Sizes (in 4 KiB sectors) whose transfer time is precomputed.
@@ -94,7 +112,93 @@ impl FlashArray {
             counters: FlashCounters::default(),
             sector_transfer_ns,
             rest_q16: 0,
+            suspend: None,
+            booked: Vec::new(),
         }
+    }
+
+    /// Let host reads go ahead of programs and erases and suspend the one in progress (`Some`),
+    /// or not.
+    pub fn set_suspend(&mut self, suspend: Option<crate::Suspend>) {
+        self.suspend = suspend;
+        self.booked = vec![std::collections::VecDeque::new(); self.die_free_ns.len()];
+    }
+
+    /// Note an operation just booked on die `d` (drives whose NAND suspends).
+    #[inline(always)]
+    fn note_booked(&mut self, d: usize, start_ns: Nanoseconds, end_ns: Nanoseconds, long: bool) {
+        if self.suspend.is_some() {
+            self.push_booked(d, BookedOp { start_ns, end_ns, long, suspended: 0 });
+        }
+    }
+
+    /// Out of the hot path of drives whose NAND does not suspend.
+    #[cold]
+    #[inline(never)]
+    fn push_booked(&mut self, d: usize, op: BookedOp) {
+        self.booked[d].push_back(op);
+    }
+
+    /// A host read ready at `ready_ns` on busy die `d`, on NAND that suspends: the read goes
+    /// ahead of the programs and erases queued on the die (firmware schedules reads first),
+    /// after the reads already waiting (reads stay in arrival order); when nothing but a
+    /// program or erase in progress is ahead of it, the read suspends it (up to the NAND's limit
+    /// per operation) or waits for its end. The programs and erases the read goes ahead of move
+    /// later by the read's time (and a suspended one by both latencies too). (Completion times
+    /// already given for operations that move are not revised.)
+    #[cold]
+    fn read_ahead(&mut self, d: usize, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, sense_ns: Nanoseconds) -> Nanoseconds {
+        let sp = self.suspend.expect("suspend is on");
+        let ops = &mut self.booked[d];
+        while ops.front().is_some_and(|o| o.end_ns <= ready_ns) {
+            ops.pop_front();
+        }
+        let last_read = ops.iter().rposition(|o| !o.long);
+        let (start_ns, at, suspended) = match last_read {
+            // Behind the reads already on the die, ahead of what is queued after them.
+            Some(r) => (ops[r].end_ns.max(ready_ns), r + 1, None),
+            None => match ops.front() {
+                Some(o) if o.start_ns <= ready_ns && o.suspended < sp.max_per_op && ready_ns + sp.suspend_ns < o.end_ns => {
+                    (ready_ns + sp.suspend_ns, 1, Some(0))
+                }
+                Some(o) if o.start_ns <= ready_ns => (o.end_ns, 1, None),
+                _ => (ready_ns, 0, None),
+            },
+        };
+        let c = self.geometry.channel_of_die(d as u32) as usize;
+        let sensed = start_ns + self.timing.command_overhead_ns + sense_ns;
+        let transfer = self.transfer_time_ns(bytes_out);
+        let transfer_start = self.channels[c].book(sensed, transfer);
+        let done = transfer_start + transfer;
+        let ops = &mut self.booked[d];
+        let pushed = match suspended {
+            Some(i) => {
+                // The suspended operation ends later by the read and both latencies, and so does
+                // everything after it.
+                let pushed = done - ready_ns + sp.resume_ns;
+                ops[i].suspended += 1;
+                ops[i].end_ns += pushed;
+                pushed
+            }
+            // What starts before the read ends moves after it.
+            None => ops.get(at).map_or(0, |o| done.saturating_sub(o.start_ns)),
+        };
+        for o in ops.iter_mut().skip(at) {
+            o.start_ns += pushed;
+            o.end_ns += pushed;
+        }
+        if suspended.is_none() {
+            ops.insert(at, BookedOp { start_ns, end_ns: done, long: false, suspended: 0 });
+        }
+        self.die_free_ns[d] = (self.die_free_ns[d] + pushed).max(done);
+        self.die_busy_ns[d] += done - start_ns;
+        self.counters.page_reads += planes as u64;
+        self.counters.bytes_read += bytes_out;
+        if suspended.is_some() {
+            self.counters.suspends += 1;
+        }
+        self.counters.energy_nj += self.page_read_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_out as f64 / 1000.0;
+        done
     }
 
     /// Throttling: let each die work at most `duty` (0 < duty <= 1) of the time from now on: after
@@ -164,6 +268,13 @@ impl FlashArray {
         for channel in &mut self.channels {
             channel.forget_before(now_ns);
         }
+        if self.suspend.is_some() {
+            for ops in &mut self.booked {
+                while ops.front().is_some_and(|o| o.end_ns <= now_ns) {
+                    ops.pop_front();
+                }
+            }
+        }
     }
 
     /// Future bookings held over all channels (a diagnostic of how far ahead work is booked).
@@ -197,6 +308,9 @@ impl FlashArray {
     /// type and the block's mode).
     pub fn read_sensed(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, kind: OpKind, sense_ns: Nanoseconds) -> Nanoseconds {
         let d = die as usize;
+        if self.suspend.is_some() && kind == OpKind::Host && ready_ns < self.die_free_ns[d] {
+            return self.read_ahead(d, ready_ns, planes, bytes_out, sense_ns);
+        }
         let c = self.geometry.channel_of_die(die) as usize;
         let sense_start = ready_ns.max(self.die_free_ns[d]);
         let sensed = sense_start + self.timing.command_overhead_ns + sense_ns;
@@ -204,6 +318,7 @@ impl FlashArray {
         let transfer_start = self.channels[c].book(sensed, transfer);
         let done = transfer_start + transfer;
         self.die_free_ns[d] = self.free_after(sense_start, done);
+        self.note_booked(d, sense_start, done, false);
         self.die_busy_ns[d] += done - sense_start;
         self.tally_read(planes, bytes_out, kind);
         done
@@ -245,6 +360,7 @@ impl FlashArray {
         let start = self.channels[c].book(die_ready, transfer);
         let done = start + transfer + prog_ns;
         self.die_free_ns[d] = self.free_after(start, done);
+        self.note_booked(d, start, done, true);
         self.die_busy_ns[d] += done - start;
         self.tally_program(planes, bytes_in, kind, slc);
         done
@@ -269,6 +385,7 @@ impl FlashArray {
         let start = ready_ns.max(self.die_free_ns[d]);
         let done = start + self.timing.command_overhead_ns + self.timing.t_erase_ns;
         self.die_free_ns[d] = self.free_after(start, done);
+        self.note_booked(d, start, done, true);
         self.die_busy_ns[d] += done - start;
         self.tally_erase(planes);
         done
@@ -384,6 +501,30 @@ mod tests {
         assert_eq!(fourth, 140_960 + 20_480);
         // Die 1 is on channel 1: fully independent.
         assert_eq!(a.read(1, 0, 1, 4096, OpKind::Host), 70_480);
+    }
+
+    #[test]
+    fn a_host_read_suspends_a_program_once_and_the_program_ends_later() {
+        let mut a = array();
+        a.set_suspend(Some(crate::Suspend { suspend_ns: 10_000, resume_ns: 5_000, max_per_op: 1 }));
+        // The program transfers for 81.92 us, then programs for 1 ms.
+        let program_end = a.program(0, 0, 2, 16384, OpKind::Internal);
+        assert_eq!(program_end, 1_081_920);
+        // A GC read does not suspend it: it would queue (not booked here). A host read at 200 us
+        // suspends it: sensed from 210 us for 50 us, 20.48 us on the channel.
+        let read = a.read(0, 200_000, 1, 4096, OpKind::Host);
+        assert_eq!(read, 280_480);
+        assert_eq!(a.counters().suspends, 1);
+        // The program resumes: it ends later by the read's 80.48 us and the 5 us resume.
+        assert_eq!(a.die_free_ns(0), program_end + 85_480);
+        // A second read during the resumed program does not suspend it again: it queues.
+        let second = a.read(0, 300_000, 1, 4096, OpKind::Host);
+        assert_eq!(second, program_end + 85_480 + 50_000 + 20_480);
+        assert_eq!(a.counters().suspends, 1);
+        // Without suspend the first read would have waited for the program.
+        let mut b = array();
+        b.program(0, 0, 2, 16384, OpKind::Internal);
+        assert_eq!(b.read(0, 200_000, 1, 4096, OpKind::Host), program_end + 70_480);
     }
 
     #[test]

@@ -20,5 +20,5 @@ mod timing;
 pub use array::{FlashArray, FlashCounters, OpKind, OpTime};
 pub use energy::Energy;
 pub use geometry::{Geometry, SECTOR_BYTES};
-pub use media::{CellMode, Media, PslcMode};
+pub use media::{CellMode, Media, PslcMode, Suspend};
 pub use timing::{BusKind, Timing};

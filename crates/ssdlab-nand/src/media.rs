@@ -70,6 +70,19 @@ pub struct PslcMode {
     pub endurance_cycles: u32,
 }
 
+/// Suspend of a program or erase in progress by a host read (NAND that supports it): the die
+/// stops the operation, serves the read, and resumes the operation, which ends later by the
+/// read's time plus both latencies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Suspend {
+    /// Time from the suspend command to the die being ready for the read.
+    pub suspend_ns: Nanoseconds,
+    /// Time the resumed operation loses on top of the read's own time.
+    pub resume_ns: Nanoseconds,
+    /// Most suspensions of one program or erase (then reads wait for it to end).
+    pub max_per_op: u32,
+}
+
 /// The media model of every die of a drive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Media {
@@ -87,6 +100,9 @@ pub struct Media {
     pub native_endurance_cycles: u32,
     /// Blocks may be programmed in pSLC mode (with these times), or not.
     pub pslc: Option<PslcMode>,
+    /// A host read may suspend a program or erase in progress (up to a limit per operation), or
+    /// not.
+    pub suspend: Option<Suspend>,
 }
 
 impl Media {
@@ -100,6 +116,7 @@ impl Media {
             t_prog_ns: timing.t_prog_ns,
             native_endurance_cycles: 0,
             pslc: None,
+            suspend: None,
         }
     }
 
@@ -144,6 +161,10 @@ impl Media {
         field_ensure!((1..=max).contains(&self.t_prog_ns), "media", "t_prog_ns", "must be 1 to {max} ns (got {})", self.t_prog_ns);
         for (i, &t) in self.t_read_page_ns.iter().take(self.native.bits() as usize).enumerate() {
             field_ensure!((1..=max).contains(&t), "media", "t_read_page_ns", "page type {i}: must be 1 to {max} ns (got {t})");
+        }
+        if let Some(sp) = &self.suspend {
+            field_ensure!(sp.suspend_ns <= max, "media", "suspend_latency_ns", "must be at most {max} ns (got {})", sp.suspend_ns);
+            field_ensure!(sp.resume_ns <= max, "media", "resume_latency_ns", "must be at most {max} ns (got {})", sp.resume_ns);
         }
         if let Some(p) = &self.pslc {
             field_ensure!(self.native != CellMode::Slc, "media", "pslc_t_prog_ns", "native SLC NAND has no pSLC mode");

@@ -6,7 +6,7 @@
 use crate::raw::{RawController, RawMedia, RawSlcCache};
 use ssdlab_core::{field_ensure, FieldError};
 use ssdlab_ftl::{SlcCacheConfig, WhenCacheFull};
-use ssdlab_nand::{CellMode, Geometry, Media, PslcMode, Timing};
+use ssdlab_nand::{CellMode, Geometry, Media, PslcMode, Suspend, Timing};
 
 type FieldResult<T> = Result<T, FieldError>;
 
@@ -40,6 +40,11 @@ pub(crate) fn media(m: Option<&RawMedia>, timing: &Timing) -> FieldResult<Media>
         t_prog_ns: m.t_prog_ns.unwrap_or(timing.t_prog_ns),
         native_endurance_cycles: m.endurance_cycles,
         pslc,
+        suspend: m.suspend_latency_ns.filter(|&s| s > 0).map(|suspend_ns| Suspend {
+            suspend_ns,
+            resume_ns: m.resume_latency_ns,
+            max_per_op: m.suspend_max_per_op.max(1),
+        }),
     };
     media.validate()?;
     Ok(media)

@@ -78,6 +78,14 @@ pub(crate) struct RawMedia {
     pub pslc_t_prog_ns: Option<u64>,
     #[serde(default)]
     pub pslc_endurance_cycles: u32,
+    /// Program/erase suspend by a host read: the suspend latency (absent or 0: no suspend).
+    pub suspend_latency_ns: Option<u64>,
+    /// Time a resumed program or erase loses on top of the read's time.
+    #[serde(default)]
+    pub resume_latency_ns: u64,
+    /// Most suspensions of one program or erase (default 1).
+    #[serde(default = "default_one")]
+    pub suspend_max_per_op: u32,
 }
 
 #[derive(Deserialize)]
@@ -95,6 +103,10 @@ pub(crate) struct RawSlcCache {
 
 pub(crate) fn default_when_full() -> String {
     "native".to_string()
+}
+
+pub(crate) fn default_one() -> u32 {
+    1
 }
 
 pub(crate) fn default_true() -> bool {

@@ -36,7 +36,9 @@ METHOD = (
     "the time). Throttle points: the seconds at which the step changes. Baseline: the same {write} of writes on a "
     "fresh drive whose firmware does not throttle (the profile's throttling steps off): what throttling cost is "
     "the difference. Scaled reviews shrink the heat capacities with the durations (the drive heats and cools in "
-    "the scaled time)."
+    "the scaled time). The write after cooling starts from the state the sustained write left (on the fast drives "
+    "a full drive, the sustained write having gone over the whole span; an SLC cache the idle time folded only in "
+    "part): it shows the drive cool and unthrottled, not the speed of the fresh drive at the start."
 )
 
 METRICS = {
