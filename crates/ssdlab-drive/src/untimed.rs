@@ -163,6 +163,13 @@ impl Drive {
         }
         self.forget_before(end_ns);
         self.controller_free_ns = self.controller_free_ns.max(end_ns);
+        if self.models_power && work.commands > 0 {
+            // Power states and heat: the drive was busy with host commands from the start to
+            // the end (no rest, the controller active), and the work's energy heats it evenly
+            // over that time, as a timed run at the same pace would.
+            self.after_command(work.start_ns, end_ns);
+            self.busy_with_work(end_ns);
+        }
         end_ns
     }
 
