@@ -66,7 +66,7 @@ bash scripts/setup.sh >/dev/null
 cargo build --release --locked -q -p ssdlab-drive --example steady_state --example steady_state_ff --example engine_throughput
 [ -n "$KEEP_BASE" ] || git worktree add --detach "$BASE_TREE" "$BASE" >/dev/null 2>&1
 (cd "$BASE_TREE" && cargo build --release --locked -q -p ssdlab-drive --example steady_state)
-if want tib || want review || want cli; then
+if want tib || want review; then
     (cd "$BASE_TREE" && bash scripts/setup.sh >/dev/null)
 fi
 NEW_SS=./target/release/examples/steady_state
