@@ -8,6 +8,12 @@
 # figure's wall time and peak RSS.
 #
 #   bash scripts/bench.sh                 # everything (about 75 min on the 2-core project machine)
+#
+# Expected wall times of the parts on the quiet 2-core machine (estimates from the figures in
+# BENCHMARKS.md, not measured end to end in one run): steady about 4 min, size about 4 min,
+# cli about 5 min, tib about 25 min (58da2f5's extension built for it, about 5 min; its 1 TiB
+# run about 8.5 min), review about 30 min (58da2f5's review about 9-12 min, this tree's serial
+# review with timed preconditioning about 10 min, the parallel one the rest), engine 1 min.
 #   PARTS="steady cli" bash scripts/bench.sh
 #
 # Parts:
