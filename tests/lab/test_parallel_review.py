@@ -66,7 +66,6 @@ def test_jobs_run_longest_first_and_split_suites_into_their_parts():
 
 
 def test_sigterm_stops_a_parallel_review_and_its_workers(tmp_path):
-    import os
     import signal
     import time
 
@@ -91,5 +90,13 @@ def test_sigterm_stops_a_parallel_review_and_its_workers(tmp_path):
     assert "interrupted" in err
     assert time.monotonic() - started < 20
     time.sleep(1)
-    alive = [w for w in workers if os.path.exists(f"/proc/{w}") and "spawn_main" in open(f"/proc/{w}/cmdline").read()]
+
+    def is_worker(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                return b"spawn_main" in f.read()
+        except OSError:  # gone
+            return False
+
+    alive = [w for w in workers if is_worker(w)]
     assert not alive, f"workers left running: {alive}"
