@@ -65,7 +65,8 @@ started=$(date +%s)
 ROWS="$WORK/rows.tsv"
 : >"$ROWS"
 # row FIGURE | THIS TREE | 58da2f5 | RATIO | COMMAND
-row() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$ROWS"; }
+# (fields separated by \x1f: a tab is whitespace to `read`, which would merge empty fields)
+row() { printf '%s\x1f%s\x1f%s\x1f%s\x1f%s\n' "$@" >>"$ROWS"; }
 
 echo "== building this tree and $BASE (load $(load))"
 bash scripts/setup.sh >/dev/null
@@ -188,5 +189,5 @@ total=$(($(date +%s) - started))
     echo
     echo "| figure | this tree | $BASE | ratio | command |"
     echo "|---|---|---|---|---|"
-    while IFS=$'\t' read -r a b c d e; do echo "| $a | $b | $c | $d | \`$e\` |"; done <"$ROWS"
+    while IFS=$'\x1f' read -r a b c d e; do echo "| $a | $b | $c | $d | \`$e\` |"; done <"$ROWS"
 } | tee "$OUT"
