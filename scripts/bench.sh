@@ -8,6 +8,12 @@
 # figure's wall time and peak RSS.
 #
 #   bash scripts/bench.sh                 # everything (about 75 min on the 2-core project machine)
+#
+# Expected wall times of the parts on the quiet 2-core machine (estimates from the figures in
+# BENCHMARKS.md, not measured end to end in one run): steady about 4 min, size about 4 min,
+# cli about 5 min, tib about 25 min (58da2f5's extension built for it, about 5 min; its 1 TiB
+# run about 8.5 min), review about 30 min (58da2f5's review about 9-12 min, this tree's serial
+# review with timed preconditioning about 10 min, the parallel one the rest), engine 1 min.
 #   PARTS="steady cli" bash scripts/bench.sh
 #
 # Parts:
@@ -59,14 +65,15 @@ started=$(date +%s)
 ROWS="$WORK/rows.tsv"
 : >"$ROWS"
 # row FIGURE | THIS TREE | 58da2f5 | RATIO | COMMAND
-row() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$ROWS"; }
+# (fields separated by \x1f: a tab is whitespace to `read`, which would merge empty fields)
+row() { printf '%s\x1f%s\x1f%s\x1f%s\x1f%s\n' "$@" >>"$ROWS"; }
 
 echo "== building this tree and $BASE (load $(load))"
 bash scripts/setup.sh >/dev/null
 cargo build --release --locked -q -p ssdlab-drive --example steady_state --example steady_state_ff --example engine_throughput
 [ -n "$KEEP_BASE" ] || git worktree add --detach "$BASE_TREE" "$BASE" >/dev/null 2>&1
 (cd "$BASE_TREE" && cargo build --release --locked -q -p ssdlab-drive --example steady_state)
-if want tib || want review || want cli; then
+if want tib || want review; then
     (cd "$BASE_TREE" && bash scripts/setup.sh >/dev/null)
 fi
 NEW_SS=./target/release/examples/steady_state
@@ -182,5 +189,5 @@ total=$(($(date +%s) - started))
     echo
     echo "| figure | this tree | $BASE | ratio | command |"
     echo "|---|---|---|---|---|"
-    while IFS=$'\t' read -r a b c d e; do echo "| $a | $b | $c | $d | \`$e\` |"; done <"$ROWS"
+    while IFS=$'\x1f' read -r a b c d e; do echo "| $a | $b | $c | $d | \`$e\` |"; done <"$ROWS"
 } | tee "$OUT"

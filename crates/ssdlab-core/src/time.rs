@@ -23,8 +23,12 @@ pub fn transfer_ns(bytes: u64, bytes_per_second: u64) -> Nanoseconds {
     if bytes_per_second == 0 {
         return 0;
     }
-    let numerator = bytes as u128 * NS_PER_S as u128;
-    numerator.div_ceil(bytes_per_second as u128) as Nanoseconds
+    // In 64 bits whenever `bytes * 1e9` fits (below 18 GB: every single transfer), a plain
+    // division instead of a 128-bit one; the same result.
+    match bytes.checked_mul(NS_PER_S) {
+        Some(numerator) => numerator.div_ceil(bytes_per_second),
+        None => (bytes as u128 * NS_PER_S as u128).div_ceil(bytes_per_second as u128) as Nanoseconds,
+    }
 }
 
 /// Convert simulated nanoseconds to seconds for reporting only.

@@ -38,9 +38,17 @@ impl FrontEndPass {
     /// stage's time after the stage started, and not before it arrived plus its own share.
     #[inline]
     pub fn sector_done_ns(&self, index: u64, arrived_ns: Nanoseconds) -> Nanoseconds {
-        let share = self.total_ns / self.sectors.max(1);
-        let paced = self.start_ns + (self.total_ns as u128 * (index as u128 + 1) / self.sectors.max(1) as u128) as Nanoseconds;
-        paced.max(arrived_ns + share)
+        let sectors = self.sectors.max(1);
+        if sectors == 1 {
+            // A one-sector piece (4 KiB writes): its whole time, no division.
+            return (self.start_ns + self.total_ns).max(arrived_ns + self.total_ns);
+        }
+        let share = self.total_ns / sectors;
+        let paced_ns = match self.total_ns.checked_mul(index + 1) {
+            Some(product) => product / sectors,
+            None => (self.total_ns as u128 * (index as u128 + 1) / sectors as u128) as Nanoseconds,
+        };
+        (self.start_ns + paced_ns).max(arrived_ns + share)
     }
 }
 

@@ -167,7 +167,7 @@ impl Drive {
         }
         self.forget_before(end_ns);
         self.controller_free_ns = self.controller_free_ns.max(end_ns);
-        if self.models_power {
+        if self.models_power && work.commands > 0 {
             // The step's commands keep the controller busy from its start to its end (one is
             // always outstanding), and its work (the NAND's operations, the controller's
             // active time and bytes moved) heats the drive evenly over that time. The step is

@@ -51,6 +51,10 @@ impl LinkPass {
     /// When sector `index` of the piece has fully arrived.
     fn sector_arrived_ns(&self, index: u64, piece_bytes: u64, link_bytes_per_second: u64) -> Nanoseconds {
         let through = ((index + 1) * SECTOR_BYTES).min(piece_bytes);
+        if through == piece_bytes {
+            // The piece's last sector arrives with its last byte.
+            return self.done_ns;
+        }
         (self.start_ns + self.overhead_ns + transfer_ns(through, link_bytes_per_second)).min(self.done_ns)
     }
 }

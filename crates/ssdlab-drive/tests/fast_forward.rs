@@ -143,3 +143,38 @@ fn jobs_whose_commands_depend_on_time_are_refused() {
         assert!(message.contains("cannot be fast-forwarded"), "{text}: {message}");
     }
 }
+
+/// Drives with a thermal model: the fast-forward's work heats the drive over its span as a
+/// timed run's does, so the temperatures at the end of preconditioning agree (the fast-forward
+/// ends earlier, a lower bound of the timed run's end, so its average power is a little higher).
+#[test]
+fn a_fast_forward_heats_a_drive_with_a_thermal_model_as_timed_preconditioning_does() {
+    let mut checked = 0;
+    for name in builtin_names() {
+        let profile = shrunk(name);
+        if profile.thermal.is_none() {
+            continue;
+        }
+        let mut timed = Session::new(profile.clone(), DriveOptions::default(), SEED).unwrap();
+        let mut fast = Session::new(profile, DriveOptions::default(), SEED).unwrap();
+        precondition(&mut timed, false);
+        precondition(&mut fast, true);
+        let t = timed.drive().thermal_state_at(timed.now_ns()).unwrap();
+        let f = fast.drive().thermal_state_at(fast.now_ns()).unwrap();
+        eprintln!(
+            "{name}: end {:.2} s vs {:.2} s; controller {:.2} vs {:.2} C, NAND {:.2} vs {:.2} C (fast vs timed)",
+            fast.now_ns() as f64 * 1e-9,
+            timed.now_ns() as f64 * 1e-9,
+            f.controller_c,
+            t.controller_c,
+            f.nand_c,
+            t.nand_c
+        );
+        // Measured here: within 0.05 C (NAND) and 0.4-1.1 C (controller: the fast-forward counts
+        // it active until the busiest die ends, the timed run until the last command completes;
+        // 5-10 C cooler before the fast-forward heated the drive at all).
+        assert!((f.nand_c - t.nand_c).abs() < 0.5 && (f.controller_c - t.controller_c).abs() < 1.5, "{name}: {f:?} after fast-forward vs {t:?} timed");
+        checked += 1;
+    }
+    assert!(checked > 0);
+}
