@@ -345,7 +345,11 @@ class Drive:
             return self._native.read_sector(sector)
 
     def read_tag(self, sector: int) -> int:
-        """Content tag of a 4 KiB logical sector (drives built with ``track_tags=True``)."""
+        """Content tag of a 4 KiB logical sector (drives built with ``track_tags=True``); 0 when
+        the sector was never written or was trimmed. Tags count from 1 since the drive was
+        built: a write command of n sectors takes the next n + 1 numbers, the first n for its
+        sectors in order (so a test can know what each sector must hold from the writes it
+        made)."""
         _whole("Drive.read_tag", "sector", sector)
         if not self._track_tags:
             raise RequestError("Drive.read_tag: this drive does not track content tags; build it with Drive(..., track_tags=True)")

@@ -30,6 +30,9 @@ pub struct DriveOptions {
     /// [`Drive::attach_data_plane`]) at its physical address, instead of in memory. Needs real
     /// content.
     pub store_data: bool,
+    /// Remember when every program unit was last programmed, so tests can check that no read
+    /// completes before the program of the data it reads ([`Drive::data_programmed_ns`]).
+    pub record_programs: bool,
 }
 
 /// Default memory bound of a real-bytes drive's stored data (8 GiB).
@@ -37,7 +40,7 @@ pub const DEFAULT_REAL_BYTES_LIMIT: u64 = 8 << 30;
 
 impl Default for DriveOptions {
     fn default() -> Self {
-        Self { track_tags: false, content: ContentMode::Modeled, real_bytes_limit: DEFAULT_REAL_BYTES_LIMIT, store_data: false }
+        Self { track_tags: false, content: ContentMode::Modeled, real_bytes_limit: DEFAULT_REAL_BYTES_LIMIT, store_data: false, record_programs: false }
     }
 }
 
@@ -118,7 +121,14 @@ pub struct Drive {
     pub(crate) data_plane: Option<Box<dyn DataPlane>>,
     /// The first data-plane failure; once set, the drive refuses writes.
     pub(crate) data_failure: Option<String>,
+    /// When each (block, multi-plane page) was last programmed (drives built with
+    /// [`DriveOptions::record_programs`]).
+    pub(crate) program_log: Option<ProgramLog>,
 }
+
+/// When each program unit was last programmed: (block, multi-plane page in the block) -> end
+/// of its program.
+pub(crate) type ProgramLog = std::collections::HashMap<(u32, u32), Nanoseconds>;
 
 impl Drive {
     /// A factory-fresh drive built from a profile.
@@ -196,6 +206,7 @@ impl Drive {
             last_write_sectors: 0,
             data_plane: None,
             data_failure: None,
+            program_log: options.record_programs.then(ProgramLog::new),
             profile,
         })
         .map(|mut drive: Self| {
@@ -385,7 +396,8 @@ impl Drive {
     /// `internal_ready_ns`.
     pub(crate) fn sink(&mut self, host_ready_ns: Nanoseconds, internal_ready_ns: Nanoseconds) -> (&mut dyn Translation, TimedSink<'_>) {
         let sink = TimedSink::new(&mut self.flash, &self.profile.media, &mut self.buffer, self.engine.as_mut(), host_ready_ns, internal_ready_ns)
-            .with_data(self.data_plane.as_deref_mut());
+            .with_data(self.data_plane.as_deref_mut())
+            .with_program_log(self.program_log.as_mut());
         (self.translation.as_mut(), sink)
     }
 
@@ -431,6 +443,9 @@ impl Drive {
         }
         if let Some(cache) = self.map_cache.as_mut() {
             cache.clear();
+        }
+        if let Some(log) = self.program_log.as_mut() {
+            log.clear();
         }
         let done = self.flash.erase_all(start);
         if let Some(engine) = self.engine.as_mut() {
@@ -496,6 +511,65 @@ impl Drive {
         if !content.zero {
             self.translation.prefetch_fingerprint(content.fingerprint);
         }
+    }
+
+    /// When the data sector `lba` holds was programmed (drives built with
+    /// [`DriveOptions::record_programs`]): the latest program end of the units holding it.
+    /// `Ok(None)` when it holds no data on the flash (never written, trimmed, zeros); an error
+    /// when a unit holding its data has never been programmed, or programs are not recorded.
+    pub fn data_programmed_ns(&self, lba: u64) -> Result<Option<Nanoseconds>> {
+        let Some(log) = self.program_log.as_ref() else { bail!(Request, "this drive does not record programs (DriveOptions::record_programs)") };
+        let mut pieces = Vec::new();
+        self.translation.pieces(lba, &mut pieces);
+        let mut latest = None;
+        for piece in pieces.iter().filter(|p| !p.is_stale_pointer()) {
+            match log.get(&(piece.block, piece.unit)) {
+                Some(&done) => latest = Some(latest.unwrap_or(0).max(done)),
+                None => bail!(Request, "sector {lba}: its data is in unit {} of block {}, which was never programmed", piece.unit, piece.block),
+            }
+        }
+        Ok(latest)
+    }
+
+    /// Program the partly filled unit of open `block` now (padded), from `ready_ns`: data a
+    /// read needs must be on the flash first.
+    pub(crate) fn program_waiting_unit(&mut self, block: u32, ready_ns: Nanoseconds) {
+        let host_ready_ns = ready_ns.max(self.encoded_until_ns);
+        let (translation, mut sink) = self.sink(host_ready_ns, ready_ns);
+        translation.program_open_unit(block, &mut sink);
+        let programmed_ns = sink.host_program_done_ns;
+        let error = sink.data_error.take();
+        let _ = self.note_data_error(error);
+        self.last_host_program_ns = self.last_host_program_ns.max(programmed_ns);
+    }
+
+    /// The physical pieces of sectors `first..=last` (in `self.pieces`' storage, which the caller
+    /// gives back), every one on the flash: data still waiting in a partly filled program unit
+    /// (the write buffer does not serve reads) has its unit programmed first, padded, from
+    /// `ready_ns`; the read then senses it after the program, so no read completes before the
+    /// program of its data. Also returns how many of the sectors have no pieces (unmapped).
+    pub(crate) fn pieces_on_flash(&mut self, first: u64, last: u64, ready_ns: Nanoseconds) -> (Vec<Piece>, u64) {
+        let mut pieces = std::mem::take(&mut self.pieces);
+        // Bounded: padding a host unit may start GC, which may move data into a partly filled GC
+        // unit; padding that one moves nothing.
+        for _ in 0..8 {
+            pieces.clear();
+            let mut unmapped = 0;
+            for lba in first..=last {
+                let before = pieces.len();
+                self.translation.pieces(lba, &mut pieces);
+                unmapped += u64::from(pieces.len() == before);
+            }
+            match self.translation.first_unprogrammed(&pieces) {
+                None => return (pieces, unmapped),
+                Some(waiting) => {
+                    self.pieces = pieces;
+                    self.program_waiting_unit(waiting.block, ready_ns);
+                    pieces = std::mem::take(&mut self.pieces);
+                }
+            }
+        }
+        panic!("sectors {first}..={last} still wait in unprogrammed units after programming them");
     }
 
     /// Content tag of logical sector `lba` (page FTL with tags only; 0 when unmapped).

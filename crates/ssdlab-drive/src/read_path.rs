@@ -69,15 +69,8 @@ impl Drive {
     /// transfer. With partial-page reads only the needed bytes cross the channel (a chunk
     /// shared by consecutive sectors once); otherwise every page touched is transferred whole.
     fn sense_and_transfer(&mut self, span: SectorSpan, ready_ns: Nanoseconds) -> Fetched {
-        let mut pieces = std::mem::take(&mut self.pieces);
-        pieces.clear();
-        for lba in span.first..=span.last {
-            let before = pieces.len();
-            self.translation.pieces(lba, &mut pieces);
-            if pieces.len() == before {
-                self.counters.unmapped_sector_reads += 1;
-            }
-        }
+        let (pieces, unmapped) = self.pieces_on_flash(span.first, span.last, ready_ns);
+        self.counters.unmapped_sector_reads += unmapped;
         let planes = self.profile.geometry.planes_per_die;
         let partial = self.translation.partial_page_reads();
         let page_bytes = self.profile.geometry.page_bytes as u64;

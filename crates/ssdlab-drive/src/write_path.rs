@@ -113,9 +113,7 @@ impl Drive {
             if !partial {
                 continue;
             }
-            let mut pieces = std::mem::take(&mut self.pieces);
-            pieces.clear();
-            self.translation.pieces(lba, &mut pieces);
+            let (pieces, _) = self.pieces_on_flash(lba, lba, located_ns);
             if !pieces.is_empty() {
                 self.counters.read_modify_writes += 1;
             }

@@ -22,7 +22,7 @@ use crate::index::FingerprintIndex;
 use crate::pool::BlockPool;
 use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
-use crate::translation::{DataLocation, Outcome, Piece, Prepared, StoredSector, Translation};
+use crate::translation::{DataLocation, Outcome, Piece, Prepared, StoredSector, Translation, STALE_PIECE};
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, field_ensure, FieldError, Result};
@@ -479,6 +479,35 @@ impl ChunkFtl {
         pad
     }
 
+    /// Whether program unit `unit` of `block` has been programmed: always, except in an open
+    /// block whose unit is still filling.
+    #[inline]
+    pub fn unit_programmed(&self, block: u32, unit: u32) -> bool {
+        let b = &self.pool.blocks[block as usize];
+        match b.state {
+            BlockState::OpenHost | BlockState::OpenGc => b.written >= (unit + 1) * self.units_per_program,
+            _ => true,
+        }
+    }
+
+    /// Program the partly filled unit of the open `block` (host or GC), padding it. Returns the
+    /// padding in ECC units.
+    pub fn program_open_unit<S: FlashSink + ?Sized>(&mut self, block: u32, sink: &mut S) -> u32 {
+        let stream = match self.pool.blocks[block as usize].state {
+            BlockState::OpenHost => Stream::Host,
+            BlockState::OpenGc => Stream::Gc,
+            _ => return 0,
+        };
+        let partial = self.pool.blocks[block as usize].written % self.units_per_program;
+        if partial == 0 {
+            return 0;
+        }
+        let pad = self.units_per_program - partial;
+        self.stats.padding_units += pad as u64;
+        self.advance(block, pad, stream, sink);
+        pad
+    }
+
     /// Secure erase: everything unmapped, every block erased once more.
     pub fn secure_erase(&mut self) {
         self.l2p.fill(UNMAPPED);
@@ -771,7 +800,14 @@ impl Translation for ChunkFtl {
             let byte = (addr % self.units_per_block) as u64 * self.unit_bytes as u64;
             let page = (byte / self.config.geometry.page_bytes as u64) as u32;
             let planes = self.config.geometry.planes_per_die;
-            out.push(Piece { die: self.pool.die_of(block), block, unit: page / planes, page, bytes: self.unit_bytes as u64, chunk: entry as u64 | 1 << 40 });
+            out.push(Piece {
+                die: self.pool.die_of(block),
+                block,
+                unit: page / planes,
+                page,
+                bytes: self.unit_bytes as u64,
+                chunk: entry as u64 | STALE_PIECE,
+            });
             return;
         }
         if let Some(loc) = self.locate(lba) {
@@ -791,6 +827,16 @@ impl Translation for ChunkFtl {
 
     fn partial_page_reads(&self) -> bool {
         self.config.partial_page_reads
+    }
+
+    #[inline]
+    fn first_unprogrammed(&self, pieces: &[Piece]) -> Option<Piece> {
+        // A stale pointer's piece holds no data to wait for.
+        pieces.iter().copied().find(|p| !p.is_stale_pointer() && !self.unit_programmed(p.block, p.unit))
+    }
+
+    fn program_open_unit(&mut self, block: u32, sink: &mut dyn FlashSink) -> u32 {
+        ChunkFtl::program_open_unit(self, block, sink)
     }
 
     fn pad_open_unit(&mut self, sink: &mut dyn FlashSink) -> u32 {

@@ -248,6 +248,42 @@ impl Ftl {
         pad
     }
 
+    /// Whether multi-plane page `unit` of `block` has been programmed: always, except in an
+    /// open block whose program unit holding it is still filling.
+    #[inline]
+    pub fn unit_programmed(&self, block: u32, unit: u32) -> bool {
+        let b = &self.pool.blocks[block as usize];
+        match b.state {
+            BlockState::OpenHost | BlockState::OpenGc => {
+                let program = self.program_slots(block);
+                b.written >= (unit * self.slots_per_unit / program + 1) * program
+            }
+            _ => true,
+        }
+    }
+
+    /// Program the partly filled program unit of the open `block` (host or GC), padding it with
+    /// invalid slots. Returns the padding slots.
+    pub fn program_open_unit<S: FlashSink + ?Sized>(&mut self, block: u32, sink: &mut S) -> u32 {
+        let kind = match self.pool.blocks[block as usize].state {
+            BlockState::OpenHost => OpKind::Host,
+            BlockState::OpenGc => OpKind::Internal,
+            _ => return 0,
+        };
+        let unit = self.program_slots(block);
+        let partial = self.pool.blocks[block as usize].written % unit;
+        if partial == 0 {
+            return 0;
+        }
+        let pad = unit - partial;
+        for _ in 0..pad {
+            self.pool.blocks[block as usize].written += 1;
+            self.after_slot_written(block, kind, sink);
+        }
+        self.stats.padding_slots += pad as u64;
+        pad
+    }
+
     /// Forget everything and return every block to the free pool, counting one erase per block
     /// (secure erase). The caller books the erase time on the array.
     pub fn secure_erase(&mut self) {
@@ -521,6 +557,15 @@ impl Translation for Ftl {
 
     fn partial_page_reads(&self) -> bool {
         true
+    }
+
+    #[inline]
+    fn first_unprogrammed(&self, pieces: &[Piece]) -> Option<Piece> {
+        pieces.iter().copied().find(|p| !self.unit_programmed(p.block, p.unit))
+    }
+
+    fn program_open_unit(&mut self, block: u32, sink: &mut dyn FlashSink) -> u32 {
+        Ftl::program_open_unit(self, block, sink)
     }
 
     fn pad_open_unit(&mut self, sink: &mut dyn FlashSink) -> u32 {

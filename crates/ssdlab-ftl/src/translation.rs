@@ -30,6 +30,20 @@ pub struct Piece {
     pub chunk: u64,
 }
 
+/// Flag on a [`Piece`]'s chunk id: the piece is a stale pointer followed to learn that the
+/// sector reads as zeros (see [`Piece::is_stale_pointer`]).
+pub(crate) const STALE_PIECE: u64 = 1 << 40;
+
+impl Piece {
+    /// Whether this piece is a stale pointer (data-reduction firmware whose TRIM keeps one): the
+    /// read senses the old location only to learn that the sector reads as zeros, so the piece
+    /// holds none of the sector's data.
+    #[inline]
+    pub fn is_stale_pointer(&self) -> bool {
+        self.chunk & STALE_PIECE != 0
+    }
+}
+
 /// What happens to a prepared sector when it is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
@@ -141,6 +155,17 @@ pub trait Translation: std::fmt::Debug + Send {
 
     /// Whether reads may transfer only the bytes they need from a page (otherwise whole pages).
     fn partial_page_reads(&self) -> bool;
+
+    /// The first piece of `pieces` whose data is not on the flash yet: its program unit (in an
+    /// open host or GC block) is still filling, so the data is only in the controller's buffer.
+    /// Pieces that hold no data (a stale pointer followed to learn a sector reads as zeros)
+    /// never count. `None` when every piece's unit has been programmed.
+    fn first_unprogrammed(&self, pieces: &[Piece]) -> Option<Piece>;
+
+    /// Program the partly filled program unit of the open (host or GC) `block` now, padding
+    /// it, so data waiting in it can be read from the flash. Returns the padding in allocation
+    /// units (0 when the block has no partly filled unit).
+    fn program_open_unit(&mut self, block: u32, sink: &mut dyn FlashSink) -> u32;
 
     /// Program the partly filled host unit, padding it (a flush). Returns the padding in
     /// allocation units.
