@@ -9,6 +9,7 @@ use crate::engine::{Engine, EngineCounters};
 use crate::map_cache::MapCache;
 use crate::sink::TimedSink;
 use crate::throttle::SmallWriteCap;
+
 use ssdlab_core::{bail, Nanoseconds, Result, Timeline};
 use ssdlab_ftl::{ChunkFtl, DataLocation, Ftl, Piece, StoredSector, Translation};
 use ssdlab_nand::{FlashArray, SECTOR_BYTES};
@@ -124,6 +125,8 @@ pub struct Drive {
     /// When each (block, multi-plane page) was last programmed (drives built with
     /// [`DriveOptions::record_programs`]).
     pub(crate) program_log: Option<ProgramLog>,
+    /// Busy time of the link and the command processor, and commands through the write cap.
+    pub(crate) busy: crate::utilization::BusyCounters,
 }
 
 /// When each program unit was last programmed: (block, multi-plane page in the block) -> end
@@ -162,6 +165,11 @@ impl Drive {
                 config.keep_payloads = options.content == ContentMode::Real && !options.store_data;
                 config.payload_limit_bytes = options.real_bytes_limit;
                 config.store_data = options.store_data;
+                if options.store_data {
+                    // A served drive keeps its metadata in the backing file (journal and
+                    // checkpoints, docs/backing-file.md), not as modelled flash sectors.
+                    config.metadata = None;
+                }
                 if options.store_data && (config.chunk_header_bytes as usize) < crate::data_plane::REGION_PREFIX_BYTES {
                     bail!(Config, "{}: reduction.chunk_header_bytes must be at least 4 for a drive that stores data", profile.origin);
                 }
@@ -174,6 +182,9 @@ impl Drive {
                 let mut config = profile.ftl.clone();
                 config.track_tags = options.track_tags;
                 config.store_data = options.store_data;
+                if options.store_data {
+                    config.metadata = None;
+                }
                 match saved {
                     Some(input) => (Box::new(Ftl::load(config, input)?), Some(SavedCounters::read(input)?)),
                     None => (Box::new(Ftl::new(config, &profile.origin)?), None),
@@ -185,6 +196,7 @@ impl Drive {
         let c = &profile.controller;
         let map_cache = MapCache::new(c.map_cache_bytes + c.hmb_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, translation.user_sectors());
         let cap = SmallWriteCap::new(c.small_random_write_cap_iops, c.small_random_write_burst_ios);
+        let cap_interval_ns = cap.as_ref().map_or(0, SmallWriteCap::interval_ns);
         Ok(Self {
             engine: profile.reduction.clone().map(Engine::new),
             flash,
@@ -207,6 +219,7 @@ impl Drive {
             data_plane: None,
             data_failure: None,
             program_log: options.record_programs.then(ProgramLog::new),
+            busy: crate::utilization::BusyCounters { cap_interval_ns, ..Default::default() },
             profile,
         })
         .map(|mut drive: Self| {
@@ -365,6 +378,7 @@ impl Drive {
             if !sequential && io.len_bytes <= c.small_random_write_max_bytes {
                 if let Some(cap) = self.cap.as_mut() {
                     ready_ns = cap.admit(ready_ns);
+                    self.busy.capped_commands += 1;
                 }
             }
         }
@@ -374,6 +388,7 @@ impl Drive {
         }
         let done_ns = ready_ns.max(self.controller_free_ns) + processing_ns;
         self.controller_free_ns = done_ns;
+        self.busy.controller_ns += processing_ns;
         done_ns
     }
 
@@ -413,17 +428,19 @@ impl Drive {
         }
         let overhead = self.profile.host.command_overhead_ns;
         let link_done = self.link.book(admitted_ns, overhead) + overhead;
+        self.busy.link_ns += overhead;
         self.counters.trim_commands += 1;
         self.counters.host_trim_bytes += io.len_bytes;
         Ok(link_done)
     }
 
-    /// FLUSH CACHE: program the partly filled unit and wait for every buffered write.
+    /// FLUSH CACHE: program every partly filled unit (the host's and GC's, padded) and wait
+    /// for every buffered write.
     pub fn flush(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         let start = at_ns.max(self.controller_free_ns);
         let ready = start.max(self.encoded_until_ns);
         let (translation, mut sink) = self.sink(ready, start);
-        translation.pad_open_unit(&mut sink);
+        translation.program_open_units(&mut sink);
         let programmed = sink.host_program_done_ns;
         let error = sink.data_error.take();
         let _ = self.note_data_error(error);
@@ -529,6 +546,21 @@ impl Drive {
             }
         }
         Ok(latest)
+    }
+
+    /// Whether a read of `len_bytes` at byte `offset_bytes` would first have to program a partly
+    /// filled unit holding its data (a host that journals what changes the drive, such as a
+    /// served drive, flushes first so the read changes nothing).
+    pub fn read_needs_program(&self, offset_bytes: u64, len_bytes: u64) -> bool {
+        if len_bytes == 0 {
+            return false;
+        }
+        let span = SectorSpan::of(&Io { op: Op::Read, offset_bytes, len_bytes });
+        let mut pieces = Vec::new();
+        for lba in span.first..=span.last.min(self.translation.user_sectors().saturating_sub(1)) {
+            self.translation.pieces(lba, &mut pieces);
+        }
+        self.translation.first_unprogrammed(&pieces).is_some()
     }
 
     /// Program the partly filled unit of open `block` now (padded), from `ready_ns`: data a

@@ -41,6 +41,7 @@ mod session;
 mod sink;
 mod throttle;
 mod tiers;
+mod utilization;
 mod write_path;
 
 pub use data_plane::{decode_region, encode_region, DataPlane, REGION_PREFIX_BYTES};
@@ -49,7 +50,8 @@ pub use engine::EngineCounters;
 pub use fill::{FillFigures, CLIFF_FRACTION};
 pub use metrics::{LatencySummary, SeriesRow};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};
-pub use run::{ReductionReport, Run, RunProgress, RunSummary, WearReport};
+pub use run::{MetadataReport, ReductionReport, Run, RunProgress, RunSummary, WearReport};
 pub use session::{DriveInfo, DriveState, Session, WearState, MAX_SIMULATED_NS};
 pub use ssdlab_ftl::{Piece, Translation};
 pub use tiers::TierReport;
+pub use utilization::{BusyCounters, Utilization};

@@ -134,6 +134,7 @@ impl Drive {
         let total_ns = self.profile.host.command_overhead_ns + transfer_ns(io.len_bytes, link_bytes_per_second);
         let last_piece_ns = transfer_ns(SECTOR_BYTES.min(io.len_bytes), link_bytes_per_second);
         let start_ns = self.link.book(data.first_ns, total_ns);
+        self.busy.link_ns += total_ns;
         (start_ns + total_ns).max(data.last_ns + last_piece_ns)
     }
 }

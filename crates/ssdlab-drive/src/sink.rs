@@ -161,6 +161,13 @@ impl FlashSink for TimedSink<'_> {
         self.gc_data_ready_ns = self.gc_data_ready_ns.max(ready);
     }
 
+    /// A map page read before its write-back: booked as an internal read; host programs booked
+    /// through this sink afterwards (the write-back among them) wait for it.
+    fn read_metadata(&mut self, die: u32, _block: u32, _unit: u32, bytes: u64) {
+        let done = self.flash.read(die, self.internal_ready_ns, self.planes, bytes, OpKind::Internal);
+        self.host_ready_ns = self.host_ready_ns.max(done);
+    }
+
     #[inline]
     fn erase(&mut self, die: u32, block: u32) {
         self.flash.erase(die, self.internal_ready_ns, self.planes);

@@ -150,6 +150,7 @@ impl Drive {
         let overhead_ns = if piece.leading { self.profile.host.command_overhead_ns } else { 0 };
         let time_ns = overhead_ns + transfer_ns(piece.bytes, self.profile.host.link_bytes_per_second);
         let start_ns = self.link.book(ready_ns, time_ns);
+        self.busy.link_ns += time_ns;
         LinkPass { start_ns, overhead_ns, done_ns: start_ns + time_ns }
     }
 
@@ -204,11 +205,12 @@ impl Drive {
                     }
                 }
             };
-            sink.buffer().push();
-            translation.write(piece.first + index, sector, &mut sink)?;
             if stored_bytes == 0 {
-                sink.buffer().release_newest(in_buffer_ns);
+                sink.buffer().push_absorbed(in_buffer_ns);
+            } else {
+                sink.buffer().push();
             }
+            translation.write(piece.first + index, sector, &mut sink)?;
             in_buffer_max_ns = in_buffer_max_ns.max(in_buffer_ns);
         }
         let programmed_ns = sink.host_program_done_ns;

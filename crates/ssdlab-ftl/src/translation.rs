@@ -167,9 +167,12 @@ pub trait Translation: std::fmt::Debug + Send {
     /// units (0 when the block has no partly filled unit).
     fn program_open_unit(&mut self, block: u32, sink: &mut dyn FlashSink) -> u32;
 
-    /// Program the partly filled host unit, padding it (a flush). Returns the padding in
-    /// allocation units.
+    /// Program the partly filled host unit, padding it. Returns the padding in allocation units.
     fn pad_open_unit(&mut self, sink: &mut dyn FlashSink) -> u32;
+
+    /// Program every partly filled unit, host and GC, padding each (a FLUSH CACHE: afterwards
+    /// every piece of data is on the flash). Returns the padding in allocation units.
+    fn program_open_units(&mut self, sink: &mut dyn FlashSink) -> u32;
 
     /// Forget everything and return every block to the free pool (secure erase). The caller
     /// books the erase time on the array.
@@ -195,6 +198,11 @@ pub trait Translation: std::fmt::Debug + Send {
 
     /// Data-reduction counters (the data-reduction FTL only).
     fn reduction_stats(&self) -> Option<&ChunkStats> {
+        None
+    }
+
+    /// Firmware metadata written (map pages, journal), when modelled.
+    fn metadata_stats(&self) -> Option<crate::MetadataStats> {
         None
     }
 

@@ -66,6 +66,7 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
     let media = media_sections::media(raw.media.as_ref(), &timing)?;
     ftl.native_pages_per_program = media.native_pages_per_program();
     ftl.slc = media_sections::slc_cache(raw.slc_cache.as_ref(), &media, &geometry)?;
+    ftl.metadata = sections::metadata(&controller, &geometry, ftl.user_sectors);
     ftl.validate()?;
     let reduction = match &raw.reduction {
         Some(r) => sections::reduction(r, &ftl, &raw.controller.firmware)?,

@@ -590,6 +590,13 @@ impl Server {
             let (done, gate) = {
                 let mut state = self.lock()?;
                 let at = self.arrival(&mut state, arrived);
+                if state.session.drive().read_needs_program(offset, buf.len() as u64) {
+                    // Data still in a partly filled unit is programmed before it is read (no
+                    // read completes before its data's program): a flush, journaled so that
+                    // recovery redoes it, and the read itself then changes nothing.
+                    state.session.flush_at(at);
+                    self.journal(&mut state, at, Op::Flush)?;
+                }
                 let State { session, extents, .. } = &mut *state;
                 plan.locate(session.drive().translation(), extents, offset, buf.len() as u64)
                     .map_err(|e| ServeError::new(libc::EIO, format!("cannot locate the data of a read at byte {offset}: {e}")))?;

@@ -79,7 +79,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         for test, alignment, options in tests:
             s = ctx.run(drive, options, f"{test} {alignment} ({label})").summary
             mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
-            result.add(metric_key(test, alignment), mbps, "MB/s", label)
+            result.add(metric_key(test, alignment), mbps, "MB/s", label, run=s)
             _add_iops(result, test, alignment, s["iops"], label)
             rows.append({"test": test, "alignment": alignment, "data": label, "MB/s": mbps, "IOPS": s["iops"]})
         # Sequential reads need the whole span written first.
@@ -91,7 +91,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         ):
             s = ctx.run(drive, options, f"{test} ({label})").summary
             mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
-            result.add(metric_key(test, "4k-aligned"), mbps, "MB/s", label)
+            result.add(metric_key(test, "4k-aligned"), mbps, "MB/s", label, run=s)
             _add_iops(result, test, "4k-aligned", s["iops"], label)
             rows.append({"test": test, "alignment": "4k-aligned", "data": label, "MB/s": mbps, "IOPS": s["iops"]})
     table = pd.DataFrame(rows)
