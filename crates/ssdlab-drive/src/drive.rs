@@ -127,6 +127,9 @@ pub struct Drive {
     pub(crate) program_log: Option<ProgramLog>,
     /// Busy time of the link and the command processor, and commands through the write cap.
     pub(crate) busy: crate::utilization::BusyCounters,
+    /// Bytes a map lookup that misses the cache moves from the map page (the whole page, or
+    /// the codeword holding the entry on controllers with partial-page reads).
+    pub(crate) map_read_bytes: u64,
 }
 
 /// When each program unit was last programmed: (block, multi-plane page in the block) -> end
@@ -194,7 +197,14 @@ impl Drive {
         let flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
         let c = &profile.controller;
-        let map_cache = MapCache::new(c.map_cache_bytes + c.hmb_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, translation.user_sectors());
+        // A controller that reads only the ECC units it needs from a page (partial-page reads)
+        // does so for map pages too: a lookup senses the map page and moves the codeword
+        // holding the entry, and the SRAM caches such codewords.
+        let map_read_bytes = match (&profile.reduction, translation.partial_page_reads(), translation.ecc_unit_bytes()) {
+            (Some(_), true, Some(unit)) => unit as u64,
+            _ => profile.geometry.page_bytes as u64,
+        };
+        let map_cache = MapCache::new(c.map_cache_bytes + c.hmb_bytes, c.map_entry_bytes, map_read_bytes, translation.user_sectors());
         let cap = SmallWriteCap::new(c.small_random_write_cap_iops, c.small_random_write_burst_ios);
         let cap_interval_ns = cap.as_ref().map_or(0, SmallWriteCap::interval_ns);
         Ok(Self {
@@ -219,6 +229,7 @@ impl Drive {
             data_plane: None,
             data_failure: None,
             program_log: options.record_programs.then(ProgramLog::new),
+            map_read_bytes,
             busy: crate::utilization::BusyCounters { cap_interval_ns, ..Default::default() },
             profile,
         })

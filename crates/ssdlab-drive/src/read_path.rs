@@ -56,9 +56,12 @@ impl Drive {
         let ready_ns = ready_ns + if self.profile.controller.hmb_bytes > 0 { self.profile.controller.hmb_access_ns } else { 0 };
         let mut known_ns = ready_ns;
         let dies = self.profile.geometry.dies() as u64;
-        let page_bytes = self.profile.geometry.page_bytes as u64;
-        for &page in &misses {
-            known_ns = known_ns.max(self.flash.read((page % dies) as u32, ready_ns, 1, page_bytes, OpKind::Internal));
+        let read_bytes = self.map_read_bytes;
+        let per_page = (self.profile.geometry.page_bytes as u64 / read_bytes).max(1);
+        for &unit in &misses {
+            // The cache's unit is a map page, or a codeword of one; the map page's number sets its die.
+            let page = unit / per_page;
+            known_ns = known_ns.max(self.flash.read((page % dies) as u32, ready_ns, 1, read_bytes, OpKind::Internal));
             self.counters.map_page_reads += 1;
         }
         self.map_misses = misses;
