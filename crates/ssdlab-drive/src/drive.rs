@@ -593,9 +593,10 @@ impl Drive {
     /// program of its data. Also returns how many of the sectors have no pieces (unmapped).
     pub(crate) fn pieces_on_flash(&mut self, first: u64, last: u64, ready_ns: Nanoseconds) -> (Vec<Piece>, u64) {
         let mut pieces = std::mem::take(&mut self.pieces);
-        // Bounded: padding a host unit may start GC, which may move data into a partly filled GC
-        // unit; padding that one moves nothing.
-        for _ in 0..8 {
+        // Bounded: each round programs one open block's partly filled unit; at most every die's
+        // host and GC block can hold one, and padding a host unit may start GC, which may move
+        // data into a partly filled GC unit (padding that one moves nothing).
+        for _ in 0..4 * self.profile.geometry.dies() + 8 {
             pieces.clear();
             let mut unmapped = 0;
             for lba in first..=last {

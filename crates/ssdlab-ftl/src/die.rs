@@ -41,6 +41,10 @@ pub(crate) struct DieState {
     /// Closed pSLC blocks, oldest first: folding takes them in this order.
     #[serde(default)]
     pub slc_closed: VecDeque<u32>,
+    /// A GC burst is under way on this die (burst schedule): one whole victim is reclaimed
+    /// after each of its host programs until the die has its high mark of free blocks.
+    #[serde(default)]
+    pub bursting: bool,
 }
 
 impl DieState {
@@ -59,6 +63,7 @@ impl DieState {
             gc_credit_fixed: 0,
             slc_blocks: 0,
             slc_closed: VecDeque::new(),
+            bursting: false,
         }
     }
 
