@@ -58,6 +58,26 @@ def cli() -> None:
     """ssdlab: simulate SSDs and review them."""
 
 
+# Issue 23 (speed): how preconditioning runs, and how many suites run at once.
+_PRECONDITION_TIMING = click.option(
+    "--precondition-timing",
+    "precondition_timing",
+    type=click.Choice(["fast", "full"]),
+    default="fast",
+    show_default=True,
+    help="fast: preconditioning fills and TRIMs run without timing (the same FTL state, docs/fast-forward.md); full: timed.",
+)
+_JOBS = click.option(
+    "--jobs", type=click.IntRange(1, 256), default=None, help="Suites run at once, each on its own drive (default: one per core; results as a serial run)."
+)
+
+
+def _jobs(jobs: int | None) -> int:
+    from ssdlab.lab.parallel import default_jobs
+
+    return default_jobs() if jobs is None else jobs
+
+
 @cli.command("profiles")
 def profiles_command() -> None:
     """List the built-in drive profiles."""
@@ -197,6 +217,7 @@ class _RunCommand(click.Command):
 )
 @click.option("--series", "series_path", metavar="FILE.csv|-", help="Write the per-second series of the last job as CSV (- for stdout).")
 @click.option("--quiet", is_flag=True, help="No progress bars and no text summary.")
+@_PRECONDITION_TIMING
 @click.pass_context
 def run_command(
     ctx: click.Context,
@@ -211,6 +232,7 @@ def run_command(
     output_format: str,
     series_path: str | None,
     quiet: bool,
+    precondition_timing: str,
 ) -> None:
     from ssdlab import _native, fio
 
@@ -237,7 +259,7 @@ def run_command(
             text_inputs=("--job-file", "--profile"),
         )
         bare = not job_file and not options
-        drive = Drive(profile, overrides, seed=seed, content=content)
+        drive = Drive(profile, overrides, seed=seed, content=content, precondition_timing=precondition_timing)
         if job_file:
             jobs = jobs_from_file(job_file, options)
         else:
@@ -318,7 +340,16 @@ def run_command(
 @click.option(
     "--label", default=None, metavar="NAME", help="The drive's name in the results database and charts (default: the profile's name, plus any --set overrides)."
 )
+@click.option(
+    "--ambient-c",
+    type=click.FloatRange(-40.0, 100.0),
+    default=None,
+    metavar="C",
+    help="Ambient temperature of the thermal test, degrees C (default: 40, a warm case).",
+)
 @click.option("--quiet", is_flag=True, help="No progress output.")
+@_JOBS
+@_PRECONDITION_TIMING
 def review_command(
     profile: str,
     overrides: tuple[str, ...],
@@ -328,7 +359,10 @@ def review_command(
     suites: str | None,
     seed: int,
     label: str | None,
+    ambient_c: float | None,
     quiet: bool,
+    jobs: int | None,
+    precondition_timing: str,
 ) -> None:
     """Review a drive: run its era's tests and write a report (charts, tables, raw data). The
     preset follows the drive: the articles' tests (2012) for the SATA drives of the articles,
@@ -350,6 +384,9 @@ def review_command(
             quiet,
             names,
             lambda model, chosen, preset: f"reviewing {model} (scale {scale:g}){'' if preset == 'none' else ', preset ' + preset}: {', '.join(chosen)}",
+            jobs=_jobs(jobs),
+            precondition_timing=precondition_timing,
+            ambient_c=ambient_c,
         )
     except SsdlabError as error:
         _fail(str(error))
@@ -373,6 +410,9 @@ def _run_lab(
     names: list[str] | None,
     heading: Callable[[str, list[str], str], str],
     pts_pattern: str = "random",
+    jobs: int = 1,
+    precondition_timing: str = "fast",
+    ambient_c: float | None = None,
 ) -> Review:
     """What `review` and `pts` share: check the database path and label, build the drive once
     (the profile is validated before any output), choose the drive's preset when no suites are
@@ -388,7 +428,18 @@ def _run_lab(
     if label is not None and not label.strip():
         raise SsdlabError("--label: must not be empty")
     bars = ProgressBars(enabled=not quiet)
-    ctx = ReviewContext(profile, overrides, scale=scale, seed=seed, out_dir=out, progress=bars, label=label, pts_pattern=pts_pattern)
+    ctx = ReviewContext(
+        profile,
+        overrides,
+        scale=scale,
+        seed=seed,
+        out_dir=out,
+        progress=bars,
+        label=label,
+        pts_pattern=pts_pattern,
+        precondition_timing=precondition_timing,
+        ambient_c=ambient_c,
+    )
     model = ctx.info()["model"]
     preset = preset_for(ctx.info()) if names is None else chosen_suites(names)
     names = list(preset.suites)
@@ -400,7 +451,7 @@ def _run_lab(
         if not quiet:
             click.echo(f"  {name}: done in {wall:,.1f} s")
 
-    return review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done, preset=preset)
+    return review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done, preset=preset, jobs=jobs)
 
 
 @cli.command("pts")
@@ -426,6 +477,8 @@ def _run_lab(
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
 @click.option("--label", default=None, metavar="NAME", help="The drive's name in the results database (default: the profile's name, plus any --set overrides).")
 @click.option("--quiet", is_flag=True, help="No progress output.")
+@_JOBS
+@_PRECONDITION_TIMING
 def pts_command(
     profile: str,
     overrides: tuple[str, ...],
@@ -437,6 +490,8 @@ def pts_command(
     seed: int,
     label: str | None,
     quiet: bool,
+    jobs: int | None,
+    precondition_timing: str,
 ) -> None:
     """Run the SNIA Solid State Storage Performance Test Specification (IOPS, throughput,
     latency, write saturation, host idle recovery) against a drive and write its report."""
@@ -461,6 +516,8 @@ def pts_command(
             names,
             lambda model, _names, _preset: f"SNIA PTS on {model} (scale {scale:g}, data {pattern}): {', '.join(names)}",
             pts_pattern=pattern,
+            jobs=_jobs(jobs),
+            precondition_timing=precondition_timing,
         ).report
     except SsdlabError as error:
         _fail(str(error))
@@ -491,7 +548,9 @@ def compare_command(drives: tuple[str, ...], db_path: str, out_dir: str, highlig
 @click.option("--scale", type=click.FloatRange(0.001, 1.0), default=1.0, show_default=True)
 @click.option("--keep-today", is_flag=True, help="Keep the page's today's-drives section as it is (no whole-drive fills).")
 @click.option("--quiet", is_flag=True)
-def calibrate_command(db_path: str, out_path: str, scale: float, keep_today: bool, quiet: bool) -> None:
+@_JOBS
+@_PRECONDITION_TIMING
+def calibrate_command(db_path: str, out_path: str, scale: float, keep_today: bool, quiet: bool, jobs: int | None, precondition_timing: str) -> None:
     """Run the suites behind the published figures and write the calibration page."""
     from ssdlab.lab.compare import calibrate
 
@@ -502,7 +561,16 @@ def calibrate_command(db_path: str, out_path: str, scale: float, keep_today: boo
         _io({}, {"--out": out_path})
         paths.check_distinct({}, {"--db": db_path, "--out": out_path})
         bars = ProgressBars(enabled=not quiet)
-        page = calibrate(Path(db_path), Path(out_path), scale, bars, echo=None if quiet else click.echo, run_today=not keep_today)
+        page = calibrate(
+            Path(db_path),
+            Path(out_path),
+            scale,
+            bars,
+            echo=None if quiet else click.echo,
+            jobs=_jobs(jobs),
+            precondition_timing=precondition_timing,
+            run_today=not keep_today,
+        )
     except SsdlabError as error:
         _fail(str(error))
     click.echo(f"calibration page: {page}")
@@ -593,6 +661,7 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
 @click.option("--precondition", "steps", multiple=True, metavar="STEP", help=f"Before the replay: {', '.join(pre.NAMES)} (repeatable, in order).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
 @click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
+@_PRECONDITION_TIMING
 def trace_replay_command(
     path: str,
     profile: str,
@@ -608,6 +677,7 @@ def trace_replay_command(
     steps: tuple[str, ...],
     seed: int,
     json_path: str | None,
+    precondition_timing: str,
 ) -> None:
     """Replay a block trace against a drive."""
     try:
@@ -621,7 +691,7 @@ def trace_replay_command(
             {"--json": json_path},
             text_inputs=("--profile",),
         )
-        drive = Drive(profile, overrides, seed=seed)
+        drive = Drive(profile, overrides, seed=seed, precondition_timing=precondition_timing)
         for step in steps:
             drive.precondition(step)
         result = drive.replay(

@@ -45,6 +45,11 @@ class _Slices:
 #: Most bytes one `Drive.read` returns (the bytes are built in memory).
 MAX_READ_BYTES = 1 << 30
 
+#: How preconditioning runs: ``"fast"`` (fast-forward: the FTL's work without timing, for
+#: steps whose commands do not depend on time; docs/fast-forward.md) or ``"full"`` (timed,
+#: as a measured run). Either way a step ends with the drive idle.
+PRECONDITION_TIMINGS = ("fast", "full")
+
 
 def _whole(where: str, name: str, value: object, low: int = 0, high: int = 2**64 - 1) -> int:
     """`value` as a whole number from `low` to `high`, or an error naming the parameter."""
@@ -110,6 +115,8 @@ class Drive:
     A drive may be used from any thread; calls on one drive take turns, a whole run or replay
     being one turn (a second thread's run starts when the first has finished, so each summary
     counts only its own commands). :meth:`close` (or a ``with`` block) releases the drive.
+    ``precondition_timing`` is how :meth:`precondition` runs its steps by default (see
+    ``PRECONDITION_TIMINGS``).
     """
 
     def __init__(
@@ -120,6 +127,7 @@ class Drive:
         track_tags: bool = False,
         content: str = "modeled",
         real_bytes_limit: int = 8 << 30,
+        precondition_timing: str = "fast",
     ) -> None:
         self._turn = threading.RLock()
         self._native_drive = None
@@ -137,6 +145,7 @@ class Drive:
         if profile not in profile_names() and ("/" in profile or profile.endswith(".toml")):
             paths.input_file("profile", profile, paths.MAX_TEXT_FILE_BYTES)
         self._track_tags = track_tags
+        self.precondition_timing = _timing("Drive", precondition_timing)
         self._native_drive = _native.NativeDrive(profile, overrides, seed, track_tags, content, real_bytes_limit)
         self.info: dict = self._native.info()
 
@@ -189,6 +198,23 @@ class Drive:
             raise TypeError(f"Drive.idle: seconds must be a number (got {type(seconds).__name__})")
         with self._turn:
             return self._native.idle(float(seconds))
+
+    def set_power_state(self, state: int) -> float:
+        """Set Features, Power Management: move to NVMe power state ``state`` (PS0 = 0) on a drive
+        whose profile has ``[power]``. An operational state becomes the state the drive works in;
+        a non-operational one is a rest the drive stays in until a command arrives. Returns the
+        simulated seconds the transition took."""
+        state = _whole("Drive.set_power_state", "state", state, 0, 31)
+        with self._turn:
+            return self._native.set_power_state(state)
+
+    def set_apst(self, on: bool) -> None:
+        """Set Features, Autonomous Power State Transition: APST on or off (on at power-on when the
+        profile has an APST table)."""
+        if not isinstance(on, bool):
+            raise TypeError(f"Drive.set_apst: on must be True or False (got {type(on).__name__})")
+        with self._turn:
+            self._native.set_apst(on)
 
     def run(
         self,
@@ -295,17 +321,62 @@ class Drive:
         _note_data_file(summary, data_file)
         return RunResult(summary=summary, series=pd.DataFrame())
 
+    def wait_until_idle(self) -> float:
+        """Wait until the drive has finished everything booked so far (buffered programs, GC
+        already started); returns the simulated seconds waited."""
+        with self._turn:
+            return self._native.wait_until_idle()
+
+    def fast_forward(
+        self,
+        options: Sequence[str] | None = None,
+        *,
+        job: object | None = None,
+        name: str = "job",
+        seed: int | None = None,
+        progress: ProgressCallback | None = None,
+        data_file: str | None = None,
+    ) -> dict:
+        """Do a write or TRIM job without timing (fast-forward): the FTL places the data, GC
+        and wear happen as in a timed run of the job, nothing is booked, and the drive ends idle
+        at a well-defined simulated time (its start plus what its busiest resource needed).
+        Only jobs whose commands do not depend on time qualify (one job, writes and TRIMs,
+        ended by size or count); others raise ``WorkloadError``. Returns a summary (``timing``:
+        ``"fast-forward"``, ``ios``, ``write_amplification``, ``seed``, ``simulated_seconds``...)."""
+        with self._turn:
+            if job is None:
+                job = _native.job_from_options(_text("Drive.fast_forward", "name", name), _strings("Drive.fast_forward", "options", options))
+            elif options is not None:
+                raise TypeError("Drive.fast_forward: give options or job, not both")
+            if seed is not None:
+                _whole("Drive.fast_forward", "seed", seed)
+            if data_file is not None:
+                data_file = paths.input_file("data_file", data_file)
+            native = self._native.start_fast_forward(job, seed, data_file)
+            started = time.perf_counter()
+            slices = _Slices()
+            while True:
+                done, sim_s, fraction, completed = slices.timed(lambda n: self._native.advance_fast_forward(native, n))
+                if progress is not None:
+                    progress(job.name, fraction if not done else 1.0, sim_s, completed)
+                if done:
+                    break
+            return self._native.fast_forward_summary(native, time.perf_counter() - started)
+
     def check_job(self, job: object) -> None:
         """Raise if ``job`` cannot run on this drive (span beyond capacity, thinktime past the clock)."""
         self._native.check_job(job)
 
-    def precondition(self, step: str, progress: ProgressCallback | None = None) -> dict:
-        """Apply one preconditioning step (see :mod:`ssdlab.preconditions`); returns a record of it."""
+    def precondition(self, step: str, progress: ProgressCallback | None = None, timing: str | None = None) -> dict:
+        """Apply one preconditioning step (see :mod:`ssdlab.preconditions`); returns a record of
+        it. Fills and TRIMs are fast-forwarded (``timing="fast"``, the drive's default) or run
+        with timing (``"full"``); either way the step ends with the drive idle."""
         kind, seconds = pre.parse(_text("Drive.precondition", "step", step))
+        timing = self.precondition_timing if timing is None else _timing("Drive.precondition", timing)
         with self._turn:
-            return self._precondition(step, kind, seconds, progress)
+            return self._precondition(step, kind, seconds, progress, timing)
 
-    def _precondition(self, step: str, kind: str, seconds: float | None, progress: ProgressCallback | None) -> dict:
+    def _precondition(self, step: str, kind: str, seconds: float | None, progress: ProgressCallback | None, timing: str = "full") -> dict:
         started = self.now_seconds
         if kind == "secure-erase":
             self.secure_erase()
@@ -320,8 +391,12 @@ class Drive:
                 options = pre.RANDOM_FILL + [f"io_size={2 * self.info['usable_bytes']}"]
             else:
                 options = pre.trim_all_options(self.info["usable_bytes"])
-            result = self.run(options, name=kind, progress=progress)
-            record = {"step": step, "write_amplification": result.write_amplification, "seed": result.summary["seed"]}
+            if timing == "fast":
+                summary = self.fast_forward(options, name=kind, progress=progress)
+            else:
+                summary = self.run(options, name=kind, progress=progress).summary
+                self.wait_until_idle()
+            record = {"step": step, "write_amplification": summary["write_amplification"], "seed": summary["seed"], "timing": timing}
         record["simulated_seconds"] = self.now_seconds - started
         return record
 
@@ -364,6 +439,19 @@ class Drive:
             raise RequestError("Drive.read_tag: this drive does not track content tags; build it with Drive(..., track_tags=True)")
         with self._turn:
             return self._native.read_tag(sector)
+
+
+def _timing(where: str, timing: object) -> str:
+    """A precondition timing (``PRECONDITION_TIMINGS``), or an error naming the choices."""
+    if timing not in PRECONDITION_TIMINGS:
+        raise WorkloadError(f"{where}: precondition timing must be one of {', '.join(PRECONDITION_TIMINGS)} (got {timing!r:.60})")
+    return str(timing)
+
+
+def fast_forward_refusal(job: object) -> str | None:
+    """Why ``job`` (from :func:`jobs_from_file` or ``_native.job_from_options``) cannot be
+    fast-forwarded, or None when it can."""
+    return _native.NativeDrive.fast_forward_refusal(job)
 
 
 def _note_data_file(summary: dict, data_file: str | None) -> None:

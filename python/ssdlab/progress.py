@@ -20,8 +20,13 @@ class ProgressBars:
     and a line at least every `interval_s` wall seconds while a job runs. Silent when
     disabled."""
 
-    def __init__(self, enabled: bool = True, stream: TextIO | None = None, bars: bool | None = None, interval_s: float = LOG_INTERVAL_S) -> None:
+    def __init__(
+        self, enabled: bool = True, stream: TextIO | None = None, bars: bool | None = None, interval_s: float = LOG_INTERVAL_S, position: int | None = None
+    ) -> None:
         self.enabled = enabled
+        #: The terminal line of this display's bar (several displays side by side, one per
+        #: worker of a parallel review); None: tqdm's default.
+        self.position = position
         self.stream = stream if stream is not None else sys.stderr
         self.bars = bars if bars is not None else _isatty(self.stream)
         self.interval_s = interval_s
@@ -47,6 +52,7 @@ class ProgressBars:
                 unit="‰",
                 file=self.stream,
                 leave=False,
+                position=self.position,
                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix} [{elapsed}<{remaining}]",
             )
         assert self._bar is not None

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod fastdiv;
 pub mod field;
 pub mod input;
 pub mod memory;
@@ -19,6 +20,7 @@ pub mod timeline;
 pub mod units;
 
 pub use error::{Error, Result};
+pub use fastdiv::FastDiv;
 pub use field::FieldError;
 pub use rng::SimRng;
 pub use time::Nanoseconds;

@@ -30,13 +30,17 @@ impl SimRng {
     #[inline]
     pub fn below(&mut self, bound: u64) -> u64 {
         debug_assert!(bound > 0);
-        let threshold = bound.wrapping_neg() % bound;
-        loop {
-            let product = self.next_u64() as u128 * bound as u128;
-            if (product as u64) >= threshold {
-                return (product >> 64) as u64;
+        // Lemire's method: the threshold (a 64-bit division) is needed only when the low half
+        // falls below `bound`, which is rare; the draws and the result are the same as testing
+        // every draw against it.
+        let mut product = self.next_u64() as u128 * bound as u128;
+        if (product as u64) < bound {
+            let threshold = bound.wrapping_neg() % bound;
+            while (product as u64) < threshold {
+                product = self.next_u64() as u128 * bound as u128;
             }
         }
+        (product >> 64) as u64
     }
 
     /// A float uniform in `[0, 1)` with 53 bits of precision.
@@ -67,6 +71,27 @@ mod tests {
         let mut c = SimRng::new(8);
         let differs = (0..16).any(|_| a.next_u64() != c.next_u64());
         assert!(differs);
+    }
+
+    #[test]
+    fn below_draws_as_the_threshold_first_form_did() {
+        fn reference(rng: &mut SimRng, bound: u64) -> u64 {
+            let threshold = bound.wrapping_neg() % bound;
+            loop {
+                let product = rng.next_u64() as u128 * bound as u128;
+                if (product as u64) >= threshold {
+                    return (product >> 64) as u64;
+                }
+            }
+        }
+        // Bounds with large thresholds (just above a power of two, near 2^64) make rejections
+        // common, so both branches run.
+        for (seed, bound) in [(1, 3), (2, 10), (3, (1u64 << 63) + 1), (4, u64::MAX), (5, (1 << 62) + 12345), (6, 1), (7, 4096)] {
+            let (mut a, mut b) = (SimRng::new(seed), SimRng::new(seed));
+            for i in 0..20_000 {
+                assert_eq!(a.below(bound), reference(&mut b, bound), "seed {seed} bound {bound} draw {i}");
+            }
+        }
     }
 
     #[test]

@@ -4,14 +4,22 @@
 //! booking made earlier for a later time, as a bus arbiter does. Bookings that ended before the
 //! simulation's present are dropped by [`Timeline::forget_before`], so the list holds only the
 //! future and stays short.
+//!
+//! Layout and cost: the intervals are one sorted vector whose live part starts at `head`.
+//! Forgetting past bookings only moves `head`; the dead prefix is cut off when the vector would
+//! otherwise grow (amortised O(1) per booking). A booking at or after the end of everything
+//! booked (63% of them on the steady-state workload of BENCHMARKS.md) is an O(1) append; one
+//! into a gap finds its place by bisection and moves only the bookings after it. Plain slice
+//! indexing instead of a ring buffer's saved 2% of all instructions on that workload.
 
 use crate::Nanoseconds;
-use std::collections::VecDeque;
 
 /// Booked intervals `[start, end)` of one resource, sorted and disjoint.
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
-    busy: VecDeque<(Nanoseconds, Nanoseconds)>,
+    /// The intervals; those before `head` have ended (forgotten).
+    busy: Vec<(Nanoseconds, Nanoseconds)>,
+    head: usize,
     busy_total_ns: Nanoseconds,
 }
 
@@ -28,26 +36,27 @@ impl Timeline {
         if duration_ns == 0 {
             return earliest_ns;
         }
+        let len = self.busy.len();
         // Fast path: at or after the end of everything booked.
-        match self.busy.back_mut() {
-            None => {
-                self.busy.push_back((earliest_ns, earliest_ns + duration_ns));
-                return earliest_ns;
+        if len == self.head {
+            self.make_room();
+            self.busy.push((earliest_ns, earliest_ns + duration_ns));
+            return earliest_ns;
+        }
+        let last = &mut self.busy[len - 1];
+        if earliest_ns >= last.1 {
+            if earliest_ns == last.1 {
+                last.1 += duration_ns;
+            } else {
+                self.make_room();
+                self.busy.push((earliest_ns, earliest_ns + duration_ns));
             }
-            Some(last) if earliest_ns >= last.1 => {
-                if earliest_ns == last.1 {
-                    last.1 += duration_ns;
-                } else {
-                    self.busy.push_back((earliest_ns, earliest_ns + duration_ns));
-                }
-                return earliest_ns;
-            }
-            _ => {}
+            return earliest_ns;
         }
         let mut candidate = earliest_ns;
-        // Skip bookings that end before the candidate (sorted, so by binary search).
-        let mut index = self.busy.partition_point(|&(_, end)| end <= candidate);
-        while index < self.busy.len() {
+        // Skip bookings that end before the candidate (sorted, so by bisection).
+        let mut index = self.head + self.busy[self.head..].partition_point(|&(_, end)| end <= candidate);
+        while index < len {
             let (start, end) = self.busy[index];
             if candidate + duration_ns <= start {
                 break;
@@ -57,8 +66,8 @@ impl Timeline {
         }
         let end = candidate + duration_ns;
         // Merge with touching neighbours to keep the list short.
-        let touches_prev = index > 0 && self.busy[index - 1].1 == candidate;
-        let touches_next = index < self.busy.len() && self.busy[index].0 == end;
+        let touches_prev = index > self.head && self.busy[index - 1].1 == candidate;
+        let touches_next = index < len && self.busy[index].0 == end;
         match (touches_prev, touches_next) {
             (true, true) => {
                 let next_end = self.busy[index].1;
@@ -67,24 +76,45 @@ impl Timeline {
             }
             (true, false) => self.busy[index - 1].1 = end,
             (false, true) => self.busy[index].0 = candidate,
-            (false, false) => self.busy.insert(index, (candidate, end)),
+            (false, false) => {
+                let head = self.head;
+                self.make_room();
+                self.busy.insert(index - (head - self.head), (candidate, end));
+            }
         }
         candidate
     }
 
     /// Drop bookings that ended at or before `now_ns` (nothing can be booked before the present).
+    #[inline]
     pub fn forget_before(&mut self, now_ns: Nanoseconds) {
-        while let Some(&(_, end)) = self.busy.front() {
-            if end > now_ns {
-                break;
-            }
-            self.busy.pop_front();
+        let len = self.busy.len();
+        while self.head < len && self.busy[self.head].1 <= now_ns {
+            self.head += 1;
+        }
+        if self.head == len && len > 0 {
+            self.busy.clear();
+            self.head = 0;
+        }
+    }
+
+    /// Room for one more booking: the forgotten prefix is cut off instead of growing the
+    /// vector when it is at least half of it (amortised O(1) per booking).
+    #[inline]
+    fn make_room(&mut self) {
+        if self.busy.len() == self.busy.capacity() && 2 * self.head >= self.busy.len() && self.head > 0 {
+            self.busy.drain(..self.head);
+            self.head = 0;
         }
     }
 
     /// End of the last booking (the resource is idle from then on).
     pub fn free_from_ns(&self) -> Nanoseconds {
-        self.busy.back().map(|&(_, end)| end).unwrap_or(0)
+        if self.busy.len() > self.head {
+            self.busy[self.busy.len() - 1].1
+        } else {
+            0
+        }
     }
 
     /// Total time booked so far.
@@ -94,13 +124,66 @@ impl Timeline {
 
     /// Number of future bookings held (for tests and diagnostics).
     pub fn pending_bookings(&self) -> usize {
-        self.busy.len()
+        self.busy.len() - self.head
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SimRng;
+
+    /// The first-fit rule written plainly: every interval kept, scanned from the start.
+    #[derive(Default)]
+    struct Reference {
+        busy: Vec<(Nanoseconds, Nanoseconds)>,
+    }
+
+    impl Reference {
+        fn book(&mut self, earliest: Nanoseconds, duration: Nanoseconds) -> Nanoseconds {
+            if duration == 0 {
+                return earliest;
+            }
+            let mut candidate = earliest;
+            for &(start, end) in &self.busy {
+                if end <= candidate {
+                    continue;
+                }
+                if candidate + duration <= start {
+                    break;
+                }
+                candidate = candidate.max(end);
+            }
+            self.busy.push((candidate, candidate + duration));
+            self.busy.sort();
+            candidate
+        }
+    }
+
+    #[test]
+    fn books_as_the_plain_first_fit_rule_does() {
+        for seed in 0..40u64 {
+            let mut rng = SimRng::new(seed);
+            let (mut fast, mut reference) = (Timeline::new(), Reference::default());
+            let mut now = 0;
+            for step in 0..4000 {
+                if rng.below(10) == 0 {
+                    now += rng.below(3000);
+                    fast.forget_before(now);
+                }
+                // Earliest times around the present, durations short and long.
+                let reach = if rng.below(4) == 0 { 20_000 } else { 2_000 };
+                let earliest = now + rng.below(reach);
+                let longest = if rng.below(5) == 0 { 2_000 } else { 60 };
+                let duration = rng.below(longest);
+                let (a, b) = (fast.book(earliest, duration), reference.book(earliest, duration));
+                assert_eq!(a, b, "seed {seed} step {step}: booking of {duration} from {earliest} (now {now})");
+                assert!(fast.busy[fast.head..].windows(2).all(|w| w[0].1 < w[1].0), "seed {seed} step {step}: intervals overlap or touch");
+            }
+            let total: Nanoseconds = reference.busy.iter().map(|(s, e)| e - s).sum();
+            assert_eq!(fast.busy_total_ns(), total, "seed {seed}");
+        }
+    }
 
     #[test]
     fn fills_gaps_before_later_bookings() {

@@ -130,11 +130,24 @@ pub struct Drive {
     /// Bytes a map lookup that misses the cache moves from the map page (the whole page, or
     /// the codeword holding the entry on controllers with partial-page reads).
     pub(crate) map_read_bytes: u64,
+    /// Commands until past bookings are next dropped.
+    forget_countdown: u32,
+    /// NVMe power states with APST (profiles with `[power]`).
+    pub(crate) power: Option<crate::power::PowerStates>,
+    /// Heat and throttling (profiles with `[thermal]`).
+    pub(crate) thermal: Option<crate::thermal::Thermal>,
+    /// Whether either model is present (the hot path checks only this).
+    pub(crate) models_power: bool,
+    /// When the controller was busy with host commands (for the models above).
+    pub(crate) activity: crate::drive_power::Activity,
 }
 
 /// When each program unit was last programmed: (block, multi-plane page in the block) -> end
 /// of its program.
 pub(crate) type ProgramLog = std::collections::HashMap<(u32, u32), Nanoseconds>;
+
+/// Commands between two clean-ups of past bookings.
+const FORGET_EVERY: u32 = 16;
 
 impl Drive {
     /// A factory-fresh drive built from a profile.
@@ -231,6 +244,11 @@ impl Drive {
             program_log: options.record_programs.then(ProgramLog::new),
             map_read_bytes,
             busy: crate::utilization::BusyCounters { cap_interval_ns, ..Default::default() },
+            forget_countdown: 1,
+            power: None,
+            thermal: None,
+            models_power: false,
+            activity: Default::default(),
             profile,
         })
         .map(|mut drive: Self| {
@@ -238,6 +256,7 @@ impl Drive {
                 drive.flash.set_counters(saved.flash);
                 drive.counters = saved.drive;
             }
+            drive.build_power_models();
             drive
         })
     }
@@ -357,19 +376,39 @@ impl Drive {
     /// `content`. Returns its completion time.
     pub fn submit_with<C: ContentSource>(&mut self, io: &Io, at_ns: Nanoseconds, content: &mut C) -> Result<Nanoseconds> {
         self.check_range(io)?;
-        self.forget_before(at_ns);
-        let admitted_ns = self.admit(io, at_ns);
-        match io.op {
-            Op::Read => Ok(self.serve_read(io, admitted_ns)),
+        self.forget_now_and_then(at_ns);
+        // Drives with power states or heat: catch the models up, wake the drive if it rests.
+        let start_ns = if self.models_power { self.before_command(at_ns) } else { at_ns };
+        let admitted_ns = self.admit(io, start_ns);
+        let done_ns = match io.op {
+            Op::Read => self.serve_read(io, admitted_ns),
             Op::Write => {
                 let first_tag = self.next_tags(io);
-                self.serve_write(io, admitted_ns, first_tag, content)
+                self.serve_write(io, admitted_ns, first_tag, content)?
             }
-            Op::Trim => self.serve_trim(io, admitted_ns),
+            Op::Trim => self.serve_trim(io, admitted_ns)?,
+        };
+        if self.models_power {
+            // The drive is busy until the command completes.
+            self.after_command(at_ns, done_ns);
+        }
+        Ok(done_ns)
+    }
+
+    /// Drop bookings that ended before the present, every [`FORGET_EVERY`] commands: keeping
+    /// past intervals longer changes no booking (every booking starts at or after the present,
+    /// and a past interval can only merge with one that starts exactly at its end), only how
+    /// long the lists are between two clean-ups.
+    #[inline]
+    fn forget_now_and_then(&mut self, now_ns: Nanoseconds) {
+        self.forget_countdown = self.forget_countdown.wrapping_sub(1);
+        if self.forget_countdown == 0 {
+            self.forget_countdown = FORGET_EVERY;
+            self.forget_before(now_ns);
         }
     }
 
-    fn forget_before(&mut self, now_ns: Nanoseconds) {
+    pub(crate) fn forget_before(&mut self, now_ns: Nanoseconds) {
         self.flash.forget_before(now_ns);
         self.link.forget_before(now_ns);
         if let Some(engine) = self.engine.as_mut() {
@@ -405,7 +444,7 @@ impl Drive {
 
     /// Content tags for a write's sectors (the page FTL keeps them in checked runs): sector `i`
     /// of the write gets the first tag plus `i`, and no two writes share a tag.
-    fn next_tags(&mut self, io: &Io) -> u64 {
+    pub(crate) fn next_tags(&mut self, io: &Io) -> u64 {
         let first = self.tag_counter + 1;
         self.last_write_sectors = io.len_bytes.div_ceil(SECTOR_BYTES) + 1;
         self.tag_counter += self.last_write_sectors;
@@ -475,7 +514,13 @@ impl Drive {
         if let Some(log) = self.program_log.as_mut() {
             log.clear();
         }
+        if self.models_power {
+            self.advance_thermal(start, start);
+        }
         let done = self.flash.erase_all(start);
+        if self.models_power {
+            self.busy_with_work(done);
+        }
         if let Some(engine) = self.engine.as_mut() {
             engine.reset();
         }
@@ -492,6 +537,18 @@ impl Drive {
     /// below their idle target, starting only while a die is free before `until_ns`.
     /// Returns the number of blocks reclaimed.
     pub fn idle(&mut self, from_ns: Nanoseconds, until_ns: Nanoseconds) -> u64 {
+        if self.thermal.is_some() {
+            self.advance_thermal(from_ns, from_ns);
+        }
+        self.translation.idle_began();
+        let reclaimed = self.idle_gc(from_ns, until_ns);
+        self.idle_heat(from_ns, until_ns);
+        reclaimed
+    }
+
+    /// Idle-time GC and folding from `from_ns`, starting only while a die is free before
+    /// `until_ns`. Returns the number of blocks reclaimed.
+    fn idle_gc(&mut self, from_ns: Nanoseconds, until_ns: Nanoseconds) -> u64 {
         let mut reclaimed = 0;
         for die in 0..self.profile.geometry.dies() {
             loop {

@@ -104,23 +104,39 @@ impl Engine {
     /// Book the front end for a piece of `sectors` 4 KiB sectors of host data whose first
     /// sector arrives at `first_in_ns`.
     pub fn front_end_write(&mut self, first_in_ns: Nanoseconds, sectors: u64) -> FrontEndPass {
+        let total_ns = self.count_front_end_write(sectors);
+        let start_ns = self.front.book(first_in_ns, total_ns);
+        FrontEndPass { start_ns, total_ns, sectors }
+    }
+
+    /// The front end's work on a piece of `sectors` sectors of host data, counted; returns its
+    /// time. Not booked: the untimed path (fast-forward) calls it alone.
+    #[inline]
+    pub fn count_front_end_write(&mut self, sectors: u64) -> Nanoseconds {
         let r = &self.rates;
         let bytes = sectors * SECTOR_BYTES;
         let total_ns =
             transfer_ns(bytes, r.hash_bytes_per_second).max(transfer_ns(bytes, r.compress_bytes_per_second)).max(transfer_ns(sectors, r.chunks_per_second));
-        let start_ns = self.front.book(first_in_ns, total_ns);
         self.counters.front_end_busy_ns += total_ns;
-        FrontEndPass { start_ns, total_ns, sectors }
+        total_ns
     }
 
     /// Encrypt and ECC-encode `stored_bytes` of a host write, ready at `ready_ns`; returns when
     /// they have left the back end.
     #[inline]
     pub fn encode(&mut self, ready_ns: Nanoseconds, stored_bytes: u64) -> Nanoseconds {
+        let time = self.count_encode(stored_bytes);
+        self.back.book(ready_ns, time) + time
+    }
+
+    /// The back end's encoding of `stored_bytes` of a host write, counted; returns its time
+    /// (not booked; see [`Engine::count_front_end_write`]).
+    #[inline]
+    pub fn count_encode(&mut self, stored_bytes: u64) -> Nanoseconds {
         let time = transfer_ns(stored_bytes, self.rates.backend_write_bytes_per_second);
         self.counters.host_encoded_bytes += stored_bytes;
         self.counters.back_end_busy_ns += time;
-        self.back.book(ready_ns, time) + time
+        time
     }
 
     /// A garbage-collection copy of `bytes` read off the flash at `read_ns`: decoded and
@@ -128,11 +144,18 @@ impl Engine {
     /// when the copy may be programmed.
     #[inline]
     pub fn recode(&mut self, read_ns: Nanoseconds, bytes: u64) -> Nanoseconds {
+        let time = self.count_recode(bytes);
+        self.back.book(read_ns, time) + time
+    }
+
+    /// The back end's recoding of a GC copy of `bytes`, counted; returns its time (not booked).
+    #[inline]
+    pub fn count_recode(&mut self, bytes: u64) -> Nanoseconds {
         let time = transfer_ns(bytes, self.rates.backend_read_bytes_per_second) + transfer_ns(bytes, self.rates.backend_write_bytes_per_second);
         self.counters.gc_recoded_bytes += bytes;
         self.counters.back_end_busy_ns += time;
         self.counters.back_end_gc_busy_ns += time;
-        self.back.book(read_ns, time) + time
+        time
     }
 
     /// A host read's data off the flash (`bytes` through ECC decoding and decryption, then

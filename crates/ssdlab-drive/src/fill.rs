@@ -14,7 +14,8 @@ pub struct FillFigures {
     pub cache_bytes: f64,
     /// Median write rate before the cliff, MB/s.
     pub cache_mbps: f64,
-    /// Median write rate from the cliff to the end, MB/s (0 without a cliff).
+    /// The rate the drive drops to at the cliff: the median write rate of the seconds from the
+    /// cliff until [`POST_CACHE_SHARE`] of what is written after it, MB/s (0 without a cliff).
     pub post_cache_mbps: f64,
     /// Bytes written over seconds of the whole fill, MB/s.
     pub average_mbps: f64,
@@ -25,6 +26,12 @@ pub struct FillFigures {
 /// A second whose rate is below this fraction of the opening rate (median of the first five
 /// seconds) is past the cliff.
 pub const CLIFF_FRACTION: f64 = 0.85;
+
+/// The post-cache rate is read over this share of the bytes written after the cliff (at
+/// least one second): reviews give the rate the drive drops to ("once the cache is exhausted,
+/// writes drop to X MB/s"), which on drives that speed up again as they fill (the Samsung
+/// 980 PRO) is not the rate of the whole remainder.
+pub const POST_CACHE_SHARE: f64 = 0.1;
 
 fn median(values: &mut [f64]) -> f64 {
     if values.is_empty() {
@@ -45,7 +52,14 @@ impl FillFigures {
         let end = cliff_at.unwrap_or(rates.len());
         let total_bytes: f64 = bytes.iter().sum();
         let total_seconds: f64 = rows.iter().map(|r| r.span_seconds).sum();
-        let post_cache_mbps = median(&mut rates[end..].to_vec());
+        let after: f64 = bytes[end..].iter().sum();
+        let mut through = 0.0;
+        let window = bytes[end..].iter().take_while(|&&b| {
+            let inside = through < POST_CACHE_SHARE * after;
+            through += b;
+            inside
+        });
+        let post_cache_mbps = median(&mut rates[end..end + window.count()].to_vec());
         // The cliff's own second is part cache, part post-cache: at the opening rate for the
         // share that makes its average.
         let cliff_second_bytes = match cliff_at {

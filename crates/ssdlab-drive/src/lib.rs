@@ -13,6 +13,8 @@
 //!   record latencies and a per-second series, stop on the job's limits. Resumable in slices so
 //!   a front end can show progress and stop on Ctrl-C.
 //! * [`TraceRun`]: a trace replay, keeping the trace's queue depths or its timestamps.
+//! * [`FastForward`]: a preconditioning job run without timing (`untimed.rs`: the same FTL
+//!   work, no bookings), leaving the drive idle at a well-defined simulated time.
 //! * [`RunSummary`], [`ReplaySummary`] and [`SeriesRow`]: what runs report.
 //!
 //! How a write travels: admission (the small-random-write cap, the command processor), room in
@@ -29,29 +31,38 @@
 mod buffer;
 mod data_plane;
 mod drive;
+mod drive_power;
 mod engine;
+mod fast_forward;
 mod fill;
 mod inflight;
 mod map_cache;
 mod metrics;
+mod power;
 mod read_path;
 mod replay;
 mod run;
 mod session;
 mod sink;
+mod thermal;
 mod throttle;
 mod tiers;
+mod untimed;
 mod utilization;
 mod write_path;
 
 pub use data_plane::{decode_region, encode_region, DataPlane, REGION_PREFIX_BYTES};
 pub use drive::{Drive, DriveCounters, DriveOptions, DEFAULT_REAL_BYTES_LIMIT};
+pub use drive_power::PowerStateNow;
 pub use engine::EngineCounters;
-pub use fill::{FillFigures, CLIFF_FRACTION};
+pub use fast_forward::{fast_forward_refusal, FastForward, FastForwardSummary};
+pub use fill::{FillFigures, CLIFF_FRACTION, POST_CACHE_SHARE};
 pub use metrics::{LatencySummary, SeriesRow};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};
 pub use run::{MetadataReport, ReductionReport, Run, RunProgress, RunSummary, WearReport};
 pub use session::{DriveInfo, DriveState, Session, WearState, MAX_SIMULATED_NS};
 pub use ssdlab_ftl::{Piece, Translation};
+pub use thermal::{ThermalState, THERMAL_STEP_NS};
 pub use tiers::TierReport;
+pub use untimed::UntimedWork;
 pub use utilization::{BusyCounters, Utilization};

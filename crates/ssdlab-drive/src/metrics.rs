@@ -43,6 +43,16 @@ pub struct SeriesRow {
     pub free_blocks: u64,
     /// NAND bytes programmed / host bytes written since the run started.
     pub write_amplification: f64,
+    /// Controller temperature at the end of the second, degrees Celsius (drives with a thermal
+    /// model only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller_c: Option<f64>,
+    /// NAND temperature at the end of the second, degrees Celsius (thermal model only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nand_c: Option<f64>,
+    /// Throttling step engaged at the end of the second (0: none; thermal model only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttle_step: Option<u32>,
 }
 
 /// Most rows a per-second series keeps (about 46 days); a longer run stops adding rows (and
@@ -54,6 +64,7 @@ pub const MAX_SERIES_ROWS: usize = 4_000_000;
 pub(crate) struct Snapshot {
     pub free_blocks: u64,
     pub write_amplification: f64,
+    pub thermal: Option<crate::ThermalState>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -147,6 +158,9 @@ impl Metrics {
             max_latency_us: b.latency_max_ns as f64 / 1e3,
             free_blocks: snapshot.free_blocks,
             write_amplification: snapshot.write_amplification,
+            controller_c: snapshot.thermal.map(|t| t.controller_c),
+            nand_c: snapshot.thermal.map(|t| t.nand_c),
+            throttle_step: snapshot.thermal.map(|t| t.throttle_step),
         });
         self.second += 1;
     }
@@ -216,7 +230,7 @@ impl Metrics {
 mod tests {
     use super::*;
 
-    const SNAP: Snapshot = Snapshot { free_blocks: 0, write_amplification: 1.0 };
+    const SNAP: Snapshot = Snapshot { free_blocks: 0, write_amplification: 1.0, thermal: None };
 
     #[test]
     fn the_last_partial_second_is_a_rate_over_its_span_and_a_pure_drain_gets_no_row() {

@@ -208,7 +208,11 @@ pub(crate) fn snapshot_of(drive: &Drive, nand_base: u64, host_write_base: u64) -
     let f = drive.flash().counters();
     let host = drive.counters().host_write_bytes - host_write_base;
     let nand = f.bytes_programmed_host + f.bytes_programmed_internal - nand_base;
-    Snapshot { free_blocks: drive.translation().free_blocks_total(), write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 } }
+    Snapshot {
+        free_blocks: drive.translation().free_blocks_total(),
+        write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 },
+        thermal: drive.thermal_state(),
+    }
 }
 
 /// One job of a run: its IO stream and written content.
@@ -262,6 +266,8 @@ pub struct Run {
     /// The benchmark host's own time (thinktime) spent after measured completions.
     host_time_ns: Nanoseconds,
     energy_base_nj: f64,
+    /// The drive's base (idle and power-state) energy at the start, on drives with power states.
+    state_energy_base_nj: Option<f64>,
     last_done_ns: Nanoseconds,
 }
 
@@ -348,6 +354,7 @@ impl Run {
             busy_counters_base: crate::utilization::BusyCounters::of(drive),
             host_time_ns: 0,
             energy_base_nj: drive.flash().counters().energy_nj,
+            state_energy_base_nj: drive.state_energy_nj(ramp_end_ns),
             last_done_ns: at_ns,
         })
     }
@@ -424,8 +431,10 @@ impl Run {
         if let Some(soon) = stream.lookahead.get(STAGE2_AT) {
             drive.prefetch_stage2(soon);
         }
-        if let Some(soon) = stream.lookahead.get(STAGE3_AT) {
-            drive.prefetch_stage3(soon);
+        if needs_content {
+            if let Some(soon) = stream.lookahead.get(STAGE3_AT) {
+                drive.prefetch_stage3(soon);
+            }
         }
         let done_ns =
             if needs_content { drive.submit_with(&io, at_ns, &mut stream.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut stream.content)? };
@@ -458,6 +467,7 @@ impl Run {
         self.drive_base = drive.counters().clone();
         self.busy_counters_base = crate::utilization::BusyCounters::of(drive);
         self.energy_base_nj = drive.flash().counters().energy_nj;
+        self.state_energy_base_nj = drive.state_energy_nj(self.ramp_end_ns);
         self.reduction_base = drive.translation().reduction_stats().cloned();
         self.metadata_base = drive.translation().metadata_stats();
         self.busy_base_ns = self.inflight.busy().any_ns;
@@ -582,7 +592,15 @@ impl Run {
         let p = drive.profile();
         let idle_w = p.idle_watts();
         let busy_ns = self.inflight.busy().any_ns - self.busy_base_ns;
-        let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + idle_w * sim_s + p.controller.active_mw / 1e3 * seconds(busy_ns);
+        // Idle power over the run: the profile's constant, or (drives with power states) the
+        // power of the states the drive was in.
+        let base_joules = match (self.state_energy_base_nj, drive.state_energy_nj(self.last_done_ns)) {
+            (Some(start), Some(end)) => (end - start) / 1e9,
+            _ => idle_w * sim_s,
+        };
+        // The controller's energy per byte moved (profiles that give it; 0 otherwise).
+        let data_joules = p.controller.data_pj_per_byte * (host_read_bytes + host_write_bytes) as f64 * 1e-12;
+        let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + base_joules + p.controller.active_mw / 1e3 * seconds(busy_ns) + data_joules;
         let wear = drive.translation().wear();
         RunSummary {
             job: self.job.name.clone(),

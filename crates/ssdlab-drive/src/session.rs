@@ -6,6 +6,7 @@
 //! session's seed, in order, unless it is given one.
 
 use crate::drive::{Drive, DriveOptions};
+use crate::fast_forward::{FastForward, FastForwardSummary};
 use crate::replay::{ReplayMode, ReplaySummary, TraceRun};
 use crate::run::{Run, RunSummary};
 use serde::Serialize;
@@ -109,6 +110,16 @@ pub struct DriveState {
     pub operation_energy_joules: f64,
     /// Allocation units moved by GC.
     pub gc_moved: u64,
+    /// The power state now (drives with power states only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_state: Option<crate::PowerStateNow>,
+    /// Energy of the drive's base power since power-on (idle power in operational states, each
+    /// non-operational state's power), joules (drives with power states only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_energy_joules: Option<f64>,
+    /// Temperatures and throttling now (drives with a thermal model only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thermal: Option<crate::ThermalState>,
 }
 
 /// Mixed into a replay's seed for the content of its large writes (a stream of its own).
@@ -158,12 +169,35 @@ impl Session {
         self.now_ns = self.now_ns.max(at_ns);
     }
 
+    /// Wait until the drive has finished everything booked so far (programs of buffered data,
+    /// GC work already started): the present moves there. Returns the simulated time waited.
+    /// Preconditioning steps end so, timed or fast-forwarded, so a measured job after them
+    /// starts from an idle drive either way.
+    pub fn wait_until_idle(&mut self) -> Nanoseconds {
+        let start = self.now_ns;
+        self.now_ns = self.now_ns.max(self.drive.quiesce_ns());
+        self.now_ns - start
+    }
+
     /// ATA SECURE ERASE, once everything booked has finished. Returns the simulated time it took.
     pub fn secure_erase(&mut self) -> Nanoseconds {
         let start = self.now_ns.max(self.drive.quiesce_ns());
         let done = self.drive.secure_erase(start);
         self.now_ns = done;
         done - start
+    }
+
+    /// Set Features, Power Management, now: move to power state `state`; the present moves to
+    /// the end of the transition. Returns the simulated time it took.
+    pub fn set_power_state(&mut self, state: u32) -> Result<Nanoseconds> {
+        let start = self.now_ns;
+        self.now_ns = self.drive.set_power_state(state, start)?.max(start);
+        Ok(self.now_ns - start)
+    }
+
+    /// Set Features, Autonomous Power State Transition, now: APST on or off.
+    pub fn set_apst(&mut self, on: bool) -> Result<()> {
+        self.drive.set_apst(on, self.now_ns)
     }
 
     /// FLUSH CACHE. Returns the simulated time it took.
@@ -207,6 +241,37 @@ impl Session {
         let seed = seed.unwrap_or_else(|| self.next_seed());
         let content = self.content(job.pattern, seed, data_file)?;
         Run::with_content(&self.drive, job, seed, self.now_ns, content)
+    }
+
+    /// Start fast-forwarding `job` (see [`FastForward`]): the drive does the job's writes and
+    /// TRIMs without timing once everything booked so far has finished. `seed` defaults to the
+    /// next seed of the stream, as [`Session::start_run`] draws it, so the jobs after it get the
+    /// same seeds either way. Refused for a job whose commands depend on time.
+    pub fn start_fast_forward(&mut self, job: &JobSpec, seed: Option<u64>, data_file: Option<&str>) -> Result<FastForward> {
+        if let Some(why) = crate::fast_forward_refusal(job) {
+            bail!(Workload, "{why}");
+        }
+        let seed = seed.unwrap_or_else(|| self.next_seed());
+        let content = self.content(job.pattern, seed, data_file)?;
+        FastForward::new(&mut self.drive, job, seed, self.now_ns, content)
+    }
+
+    /// Advance a fast-forward by up to `max_ios` commands; once done, the present moves to its
+    /// end (the drive is idle from then). Returns whether it is done.
+    pub fn advance_fast_forward(&mut self, run: &mut FastForward, max_ios: u64) -> Result<bool> {
+        let done = run.advance(&mut self.drive, max_ios)?;
+        if done {
+            self.advance_to(run.end_ns());
+        }
+        Ok(done)
+    }
+
+    /// Summary of a finished fast-forward.
+    pub fn fast_forward_summary(&self, run: &FastForward, wall_seconds: f64) -> Result<FastForwardSummary> {
+        if !run.is_done() {
+            bail!(Request, "the fast-forward has not finished");
+        }
+        Ok(run.summary(&self.drive, wall_seconds))
     }
 
     /// What written sectors hold: `pattern` seeded by `seed`, or the blocks of `data_file`.
@@ -462,6 +527,9 @@ impl Session {
             block_erases: f.block_erases,
             operation_energy_joules: f.energy_nj / 1e9,
             gc_moved: t.gc_moved(),
+            power_state: self.drive.power_state_at(self.now_ns),
+            state_energy_joules: self.drive.state_energy_nj(self.now_ns).map(|e| e / 1e9),
+            thermal: self.drive.thermal_state_at(self.now_ns),
         }
     }
 }

@@ -35,6 +35,21 @@ impl SmallWriteCap {
         self.theoretical_arrival_ns = self.theoretical_arrival_ns.max(start) + self.interval_ns;
         start
     }
+
+    /// `commands` arriving together at `at_ns` (the untimed path: a fast-forward counts its
+    /// small random writes and admits them at once): the credit afterwards is as after them.
+    /// Returns the time the last may start, as [`SmallWriteCap::admit`] would give it.
+    pub fn admit_many(&mut self, at_ns: Nanoseconds, commands: u64) -> Nanoseconds {
+        if commands == 0 {
+            return at_ns;
+        }
+        // Admitted back to back, the k-th (from 0) starts at max(at, tat0 + k * interval -
+        // tolerance), and each moves the theoretical arrival on by one interval.
+        let tat0 = self.theoretical_arrival_ns.max(at_ns);
+        let last = at_ns.max((tat0 + (commands - 1) * self.interval_ns).saturating_sub(self.tolerance_ns));
+        self.theoretical_arrival_ns = tat0 + commands * self.interval_ns;
+        last
+    }
 }
 
 #[cfg(test)]
@@ -57,6 +72,22 @@ mod tests {
         let later = 1_000_000_000;
         for _ in 0..10 {
             assert_eq!(cap.admit(later), later);
+        }
+    }
+
+    #[test]
+    fn admitting_many_at_once_matches_admitting_one_by_one() {
+        for (start, n, pause) in [(0, 5, 0), (0, 25, 0), (3_000_000, 40, 7_500_000), (0, 1, 0)] {
+            let mut one = SmallWriteCap::new(1000, 10).unwrap();
+            let mut many = one.clone();
+            for _ in 0..7 {
+                one.admit(start);
+                many.admit(start);
+            }
+            let at = start + pause;
+            let last = (0..n).map(|_| one.admit(at)).last().unwrap();
+            assert_eq!(many.admit_many(at, n), last, "start {start} n {n} pause {pause}");
+            assert_eq!(many.theoretical_arrival_ns, one.theoretical_arrival_ns);
         }
     }
 }

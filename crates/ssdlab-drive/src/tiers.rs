@@ -30,6 +30,13 @@ pub struct TierReport {
     pub slc_data_bytes_now: u64,
     /// Blocks in pSLC mode at the end of the run.
     pub slc_blocks_now: u64,
+    /// Block erases in pSLC mode during the run (pSLC wear, counted apart from native wear).
+    pub slc_block_erases: u64,
+    /// Block erases in native mode during the run.
+    pub native_block_erases: u64,
+    /// The most worn block's share of its rated life at the end of the run (native cycles over
+    /// the native rating plus pSLC cycles over the pSLC rating; 0 without ratings).
+    pub life_used_max: f64,
 }
 
 impl TierReport {
@@ -55,6 +62,9 @@ impl TierReport {
             wa_gc: wa(gc),
             slc_data_bytes_now: now.slc_sectors_now * SECTOR_BYTES,
             slc_blocks_now: now.slc_blocks_now,
+            slc_block_erases: now.slc_block_erases - base.slc_block_erases,
+            native_block_erases: now.native_block_erases - base.native_block_erases,
+            life_used_max: now.life_used_max_ppm as f64 / 1e6,
         })
     }
 }

@@ -30,13 +30,13 @@ use ssdlab_workload::Io;
 
 /// Sectors `first..first + sectors` of a write, moving through the buffer together.
 #[derive(Debug, Clone, Copy)]
-struct WritePiece {
-    first: u64,
-    sectors: u64,
+pub(crate) struct WritePiece {
+    pub first: u64,
+    pub sectors: u64,
     /// Host bytes of the piece (less than `sectors * 4096` at an unaligned end).
-    bytes: u64,
+    pub bytes: u64,
     /// Whether this is the command's first piece (it carries the link's per-command overhead).
-    leading: bool,
+    pub leading: bool,
 }
 
 /// When a piece crossed the link: it started, and its last byte arrived.
@@ -84,7 +84,7 @@ impl Drive {
     }
 
     /// The command's sectors in pieces of at most a quarter of the buffer.
-    fn pieces_of(&self, io: &Io, span: SectorSpan) -> impl Iterator<Item = WritePiece> {
+    pub(crate) fn pieces_of(&self, io: &Io, span: SectorSpan) -> impl Iterator<Item = WritePiece> {
         let piece_max = (self.buffer.capacity() / 4).max(1) as u64;
         let (start, end) = (io.offset_bytes, io.offset_bytes + io.len_bytes);
         (0..span.sectors().div_ceil(piece_max)).map(move |i| {
@@ -187,31 +187,40 @@ impl Drive {
         let (translation, mut sink) = self.sink(ready_ns.max(old_data_ns), admitted_ns);
         let mut encoded_until_ns = encoded_before_ns;
         let mut in_buffer_max_ns = link.done_ns;
-        for index in 0..piece.sectors {
-            let sector = translation.prepare(first_tag + index, needs_content.then(|| content.next_content()))?;
-            let stored_bytes = sector.stored_bytes();
-            let in_buffer_ns = match front {
-                None => link.done_ns,
-                Some(front) => {
-                    let front_done_ns = front.sector_done_ns(index, link.sector_arrived_ns(index, piece.bytes, link_rate));
-                    if stored_bytes == 0 {
-                        front_done_ns
-                    } else {
-                        let encoded_ns = sink.encode(front_done_ns, stored_bytes);
-                        encoded_until_ns = encoded_until_ns.max(encoded_ns);
-                        // A program carries data placed before: it waits for all of it.
-                        sink.host_ready_ns = sink.host_ready_ns.max(encoded_until_ns);
-                        encoded_ns
-                    }
-                }
-            };
-            if stored_bytes == 0 {
-                sink.buffer().push_absorbed(in_buffer_ns);
-            } else {
+        if front.is_none() && translation.slot_per_sector() {
+            // Every sector is a 4 KiB slot in the buffer once it crossed the link (the page FTL):
+            // no preparation to time, nothing absorbed.
+            for index in 0..piece.sectors {
                 sink.buffer().push();
+                translation.write_slot(piece.first + index, first_tag + index, &mut sink)?;
             }
-            translation.write(piece.first + index, sector, &mut sink)?;
-            in_buffer_max_ns = in_buffer_max_ns.max(in_buffer_ns);
+        } else {
+            for index in 0..piece.sectors {
+                let sector = translation.prepare(first_tag + index, needs_content.then(|| content.next_content()))?;
+                let stored_bytes = sector.stored_bytes();
+                let in_buffer_ns = match front {
+                    None => link.done_ns,
+                    Some(front) => {
+                        let front_done_ns = front.sector_done_ns(index, link.sector_arrived_ns(index, piece.bytes, link_rate));
+                        if stored_bytes == 0 {
+                            front_done_ns
+                        } else {
+                            let encoded_ns = sink.encode(front_done_ns, stored_bytes);
+                            encoded_until_ns = encoded_until_ns.max(encoded_ns);
+                            // A program carries data placed before: it waits for all of it.
+                            sink.host_ready_ns = sink.host_ready_ns.max(encoded_until_ns);
+                            encoded_ns
+                        }
+                    }
+                };
+                if stored_bytes == 0 {
+                    sink.buffer().push_absorbed(in_buffer_ns);
+                } else {
+                    sink.buffer().push();
+                }
+                translation.write(piece.first + index, sector, &mut sink)?;
+                in_buffer_max_ns = in_buffer_max_ns.max(in_buffer_ns);
+            }
         }
         let programmed_ns = sink.host_program_done_ns;
         let error = sink.data_error.take();

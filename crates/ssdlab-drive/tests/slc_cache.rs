@@ -149,3 +149,83 @@ fn random_overwrites_of_cached_data_keep_the_ftl_consistent() {
     session.idle(600_000_000_000).unwrap();
     session.drive().translation().check_invariants().unwrap();
 }
+
+#[test]
+fn a_flushing_drive_folds_one_slc_block_per_native_block_then_writes_faster_and_caches_again_after_a_pause() {
+    let full = shrunk_980_pro();
+    let user = full.usable_bytes();
+    let g = &full.geometry;
+    let profile = load_profile(
+        "samsung-980-pro-1tb",
+        &[
+            format!("nand.blocks_per_plane={}", g.blocks_per_plane),
+            format!("drive.capacity_bytes_user={}", full.capacity_bytes_user),
+            "slc_cache.static_bytes=0".to_string(),
+            "slc_cache.dynamic_max_bytes=6000000000".to_string(),
+            "slc_cache.when_full=flush".to_string(),
+        ],
+    )
+    .unwrap();
+    let ratio = profile.media.pslc_ratio() as f64;
+    let mut session = Session::new(profile, DriveOptions::default(), 11).unwrap();
+    session.secure_erase();
+    let (cached, mut offset) = slc_bytes_until_exhausted(&mut session, 0);
+    assert!(cached > 4_000_000_000, "cache {cached}");
+    // While SLC blocks remain, every native block the host fills brings one SLC block's data
+    // (a third of it, on TLC) into native blocks; then the drive writes TLC alone, faster.
+    let chunk = 1u64 << 30;
+    let (mut flushing, mut alone) = (vec![], vec![]);
+    while offset + chunk <= user && alone.len() < 2 {
+        let slc_before = session.drive().translation().tier_stats().unwrap().slc_blocks_now;
+        let summary = write(&mut session, offset, chunk);
+        offset += chunk;
+        let tiers = summary.tiers.unwrap();
+        assert_eq!(tiers.slc_write_bytes, 0, "no host data goes into SLC until the host pauses");
+        let slc_after = session.drive().translation().tier_stats().unwrap().slc_blocks_now;
+        if slc_after > 0 && slc_before > 0 {
+            let share = tiers.fold_write_bytes as f64 / tiers.native_write_bytes as f64;
+            assert!((share - 1.0 / ratio).abs() < 0.03, "folded {share:.3} of the native bytes written, expected {:.3}", 1.0 / ratio);
+            flushing.push(summary.write_mbps);
+        } else if slc_before == 0 {
+            assert_eq!(tiers.fold_write_bytes, 0);
+            alone.push(summary.write_mbps);
+        }
+    }
+    assert!(flushing.len() >= 3 && alone.len() == 2, "flushing {flushing:?}, alone {alone:?}");
+    let (f, a) = (flushing[1], alone[1]);
+    eprintln!("flushing {f:.0} MB/s, TLC alone {a:.0} MB/s");
+    assert!(a > 1.25 * f, "writing TLC alone ({a:.0} MB/s) should be faster than while flushing ({f:.0} MB/s)");
+    // After a pause the drive takes host data into SLC again.
+    session.idle(1_000_000).unwrap();
+    let again = write(&mut session, offset, chunk).tiers.unwrap();
+    assert!(again.slc_write_bytes > chunk / 2, "after a pause: {again:?}");
+}
+
+#[test]
+fn pslc_cycles_are_counted_apart_from_native_wear() {
+    let profile = shrunk_980_pro();
+    let (native_rating, pslc_rating) = (profile.media.native_endurance_cycles as f64, profile.media.pslc.as_ref().unwrap().endurance_cycles as f64);
+    let mut session = Session::new(profile, DriveOptions::default(), 13).unwrap();
+    session.secure_erase();
+    let wear_before = session.state().wear;
+    // Write into the cache and fold it away three times: each round erases only pSLC blocks.
+    let mut offset = 0;
+    let mut slc_erases = 0;
+    for _ in 0..3 {
+        write(&mut session, offset, 2 << 30);
+        offset += 2 << 30;
+        let before = session.drive().translation().tier_stats().unwrap();
+        session.idle(60_000_000_000).unwrap();
+        let after = session.drive().translation().tier_stats().unwrap();
+        assert_eq!(after.slc_block_erases - before.slc_block_erases, after.slc_blocks_folded - before.slc_blocks_folded);
+        assert_eq!(after.native_block_erases, before.native_block_erases, "folding erased no native block");
+        slc_erases += after.slc_block_erases - before.slc_block_erases;
+    }
+    assert!(slc_erases > 0);
+    // Native wear (what `wear` reports) did not move; the most worn block's life counts its pSLC
+    // cycles against the pSLC rating: a secure erase (one native cycle) plus a few pSLC cycles.
+    assert_eq!(session.state().wear.max, wear_before.max);
+    let life = session.drive().translation().tier_stats().unwrap().life_used_max_ppm as f64 / 1e6;
+    let most_slc = (1..=3).map(|k| 1.0 / native_rating + k as f64 / pslc_rating).collect::<Vec<_>>();
+    assert!(most_slc.iter().any(|l| (l - life).abs() < 1e-6), "life used {life}, expected one of {most_slc:?}");
+}

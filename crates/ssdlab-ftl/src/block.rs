@@ -22,8 +22,12 @@ pub(crate) struct Block {
     pub valid: u32,
     /// Slots written (programmed or queued) since the last erase.
     pub written: u32,
-    /// Program/erase cycles so far.
+    /// Program/erase cycles so far in native mode.
     pub erase_count: u32,
+    /// Program/erase cycles so far in pSLC mode (counted apart: pSLC cycles wear the cells far
+    /// less and have their own rating).
+    #[serde(default)]
+    pub slc_erase_count: u32,
     /// Life-cycle state.
     pub state: BlockState,
     /// Value of the FTL's close sequence when this block closed (its age stamp).
@@ -35,6 +39,6 @@ pub(crate) struct Block {
 
 impl Block {
     pub fn erased() -> Self {
-        Self { valid: 0, written: 0, erase_count: 0, state: BlockState::Free, close_seq: 0, slc: false }
+        Self { valid: 0, written: 0, erase_count: 0, slc_erase_count: 0, state: BlockState::Free, close_seq: 0, slc: false }
     }
 }

@@ -164,14 +164,19 @@ pub enum WhenCacheFull {
     Native,
     /// Fold the oldest SLC block in the foreground first, so host data keeps landing in SLC.
     Fold,
+    /// Write host data directly to native blocks and flush the cache behind it: for every
+    /// native block the host fills, one SLC block is folded, interleaved with the host's
+    /// programs on the same die. Host data goes back into SLC after the host pauses (idle).
+    Flush,
 }
 
 impl WhenCacheFull {
-    /// Parse the profile spelling (`native`, `fold`).
+    /// Parse the profile spelling (`native`, `fold`, `flush`).
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "native" => Some(Self::Native),
             "fold" => Some(Self::Fold),
+            "flush" => Some(Self::Flush),
             _ => None,
         }
     }
@@ -181,6 +186,7 @@ impl WhenCacheFull {
         match self {
             Self::Native => "native",
             Self::Fold => "fold",
+            Self::Flush => "flush",
         }
     }
 }
@@ -202,6 +208,12 @@ pub struct SlcCacheConfig {
     pub when_full: WhenCacheFull,
     /// Fold SLC data into native blocks in idle time.
     pub idle_fold: bool,
+    /// Rated program/erase cycles in native mode (0: not rated), for the life-used figure.
+    #[serde(default)]
+    pub native_endurance_cycles: u32,
+    /// Rated program/erase cycles in pSLC mode (0: not rated).
+    #[serde(default)]
+    pub pslc_endurance_cycles: u32,
 }
 
 impl FtlConfig {

@@ -45,6 +45,14 @@ pub(crate) struct DieState {
     /// after each of its host programs until the die has its high mark of free blocks.
     #[serde(default)]
     pub bursting: bool,
+    /// The cache was full when the die last opened a host block (firmware that flushes: host
+    /// data goes to native blocks until the host pauses).
+    #[serde(default)]
+    pub slc_exhausted: bool,
+    /// Slots of folding owed to host writes while flushing, fixed point with
+    /// [`CREDIT_FRACTION_BITS`] fractional bits.
+    #[serde(default)]
+    pub flush_credit_fixed: u64,
 }
 
 impl DieState {
@@ -64,6 +72,8 @@ impl DieState {
             slc_blocks: 0,
             slc_closed: VecDeque::new(),
             bursting: false,
+            slc_exhausted: false,
+            flush_credit_fixed: 0,
         }
     }
 

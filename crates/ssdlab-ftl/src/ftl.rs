@@ -2,6 +2,7 @@
 
 use crate::block::BlockState;
 use crate::config::FtlConfig;
+use crate::die::CREDIT_FRACTION_BITS;
 use crate::gc::{self, Collector};
 use crate::metadata::{MetaWrite, Metadata, MetadataStats};
 use crate::pool::BlockPool;
@@ -10,7 +11,7 @@ use crate::sink::FlashSink;
 use crate::translation::{stored_form, DataLocation, Outcome, Piece, Prepared, StoredSector, TierStats, Translation};
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
-use ssdlab_core::{bail, ensure, Result};
+use ssdlab_core::{bail, ensure, FastDiv, Result};
 use ssdlab_nand::{OpKind, SECTOR_BYTES};
 use ssdlab_reduce::SectorContent;
 
@@ -72,6 +73,8 @@ pub struct Ftl {
     native_program_slots: u32,
     /// Slots a block holds in pSLC mode.
     slc_block_slots: u32,
+    /// The firmware flushes its cache behind host writes (`when_full = flush`).
+    flushes: bool,
     valid_total: u64,
     stats: FtlStats,
     /// Firmware metadata written to flash, when modelled.
@@ -83,7 +86,38 @@ pub struct Ftl {
     /// Metadata is being written (no nested writes from the GC it starts).
     #[serde(default)]
     meta_busy: bool,
+    /// Divisions of the per-slot address arithmetic, precomputed (see [`FastDiv`]).
+    #[serde(skip)]
+    div: Divisors,
+    /// Per die: the slot up to which GC has started loading mapping entries (within the
+    /// current victim; a hint, not state: it changes no result).
+    #[serde(skip)]
+    gc_prefetched: Vec<u32>,
 }
+
+/// The FTL's fixed divisors: slots per block, blocks per die, and the slots of a program unit
+/// in each mode.
+#[derive(Debug, Clone, Copy, Default)]
+struct Divisors {
+    slots_per_block: FastDiv,
+    blocks_per_die: FastDiv,
+    native_program: FastDiv,
+    slc_program: FastDiv,
+}
+
+impl Divisors {
+    fn of(ftl: &Ftl) -> Self {
+        Self {
+            slots_per_block: FastDiv::new(ftl.slots_per_block),
+            blocks_per_die: FastDiv::new(ftl.blocks_per_die),
+            native_program: FastDiv::new(ftl.native_program_slots),
+            slc_program: FastDiv::new(ftl.slots_per_unit),
+        }
+    }
+}
+
+/// Slots ahead of the one being copied whose mapping entries GC starts loading.
+const GC_PREFETCH_SLOTS: u32 = 24;
 
 impl Ftl {
     /// An FTL over a freshly erased array.
@@ -109,10 +143,21 @@ impl Ftl {
             pool: BlockPool::new(g.dies(), blocks_per_die, slots_per_block, config.gc_policy),
             native_program_slots: g.slots_per_unit() * config.native_pages_per_program,
             slc_block_slots: slots_per_block / config.slc.as_ref().map_or(1, |c| c.ratio),
+            flushes: config.slc.as_ref().is_some_and(|c| c.when_full == crate::config::WhenCacheFull::Flush),
             valid_total: 0,
             stats: FtlStats::default(),
+            div: Divisors::default(),
+            gc_prefetched: Vec::new(),
             config,
-        })
+        }
+        .with_divisors())
+    }
+
+    /// The FTL with its divisors computed (after building or loading it).
+    fn with_divisors(mut self) -> Self {
+        self.div = Divisors::of(&self);
+        self.gc_prefetched = vec![0; self.pool.dies.len()];
+        self
     }
 
     /// An FTL restored from what [`Translation::save`] wrote, for the drive `config` describes
@@ -124,8 +169,9 @@ impl Ftl {
             Config,
             "the saved FTL state is for another geometry or capacity"
         );
+        ftl.flushes = config.slc.as_ref().is_some_and(|c| c.when_full == crate::config::WhenCacheFull::Flush);
         ftl.config = config;
-        Ok(ftl)
+        Ok(ftl.with_divisors())
     }
 
     /// The configuration this FTL was built from.
@@ -165,8 +211,8 @@ impl Ftl {
         if slot == UNMAPPED {
             return None;
         }
-        let block = slot / self.slots_per_block;
-        Some(Location { die: block / self.blocks_per_die, block, unit: (slot % self.slots_per_block) / self.slots_per_unit, slot })
+        let block = self.div.slots_per_block.div(slot);
+        Some(Location { die: self.div.blocks_per_die.div(block), block, unit: (slot - block * self.slots_per_block) / self.slots_per_unit, slot })
     }
 
     /// The content tag last written to `lba` (0 when unmapped or when tags are not tracked).
@@ -198,7 +244,7 @@ impl Ftl {
     pub fn prefetch_old_slot(&self, lba: u64) {
         let Some(&slot) = self.l2p.get(lba as usize) else { return };
         if slot != UNMAPPED {
-            let block = (slot / self.slots_per_block) as usize;
+            let block = self.div.slots_per_block.div(slot) as usize;
             prefetch(&self.p2l[slot as usize]);
             prefetch(&self.pool.blocks[block]);
             prefetch(&self.pool.gc_key[block]);
@@ -218,14 +264,13 @@ impl Ftl {
         if old != UNMAPPED {
             self.invalidate(old);
         }
-        let slot = self.allocate_host_slot(sink)?;
-        self.place(lba, slot, tag);
+        let (block, slot) = self.allocate_host_slot(sink)?;
+        self.place_in(block, lba, slot, tag);
         if self.config.store_data {
             let payload = payload.ok_or_else(|| ssdlab_core::Error::Request(format!("sector {lba}: a drive that stores data needs the sector's bytes")))?;
             sink.store(slot as u64 * SECTOR_BYTES, SECTOR_BYTES, payload);
         }
         self.stats.host_sectors_written += 1;
-        let block = slot / self.slots_per_block;
         if self.pool.blocks[block as usize].slc {
             self.stats.slc_host_sectors += 1;
         }
@@ -274,10 +319,10 @@ impl Ftl {
         } else {
             self.meta_live += 1;
         }
-        let slot = self.allocate_host_slot(sink)?;
-        self.place(sector, slot, 0);
+        let (block, slot) = self.allocate_host_slot(sink)?;
+        self.place_in(block, sector, slot, 0);
         self.stats.metadata_sectors_written += 1;
-        self.after_slot_written(slot / self.slots_per_block, OpKind::Host, sink);
+        self.after_slot_written(block, OpKind::Host, sink);
         Ok(())
     }
 
@@ -386,59 +431,120 @@ impl Ftl {
     /// Copy the live slots of the victim on `die`, a whole unit at a time, until at least
     /// `quota_slots` were copied or the victim is empty; an emptied victim is erased.
     /// Returns the slots copied.
+    ///
+    /// The hot loop of garbage collection, written without a division per slot: the victim and
+    /// the GC block are known, so slot addresses are built, not divided; the GC block's program
+    /// boundary is counted down. The mapping entries of the sectors [`GC_PREFETCH_SLOTS`] slots
+    /// ahead are loaded while a slot is moved. The same operations in the same order as moving
+    /// slot by slot through `invalidate`, `allocate_gc_slot`, `place` and `after_slot_written`.
     fn copy_victim_slots<S: FlashSink + ?Sized>(&mut self, die: u32, quota_slots: u32, sink: &mut S) -> u32 {
         let victim = self.pool.dies[die as usize].victim;
         debug_assert_ne!(victim, UNMAPPED);
         let folding = self.pool.blocks[victim as usize].slc;
         let units = self.config.geometry.units_per_block();
-        let base = victim * self.slots_per_block;
+        let (spu, spb) = (self.slots_per_unit, self.slots_per_block);
+        let program_slots = self.native_program_slots;
+        let base = victim * spb;
+        let end = base + units * spu;
         let mut copied = 0u32;
-        // Start loading the mapping entries of the sectors about to move.
-        let cursor = self.pool.dies[die as usize].victim_unit;
-        let ahead = if quota_slots == u32::MAX { units } else { (quota_slots / self.slots_per_unit + 2).min(units) };
-        let first_slot = (base + cursor * self.slots_per_unit) as usize;
-        let last_slot = (base + (cursor + ahead).min(units) * self.slots_per_unit) as usize;
-        for &lba in &self.p2l[first_slot..last_slot] {
-            if lba != UNMAPPED {
-                prefetch(&self.l2p[lba as usize]);
-            }
+        let mut unit = self.pool.dies[die as usize].victim_unit;
+        // Rolling prefetch of the mapping entries of the sectors about to move, carried on from
+        // where the last call on this die left it.
+        let mut ahead = self.gc_prefetched[die as usize];
+        if ahead < base + unit * spu || ahead > end {
+            ahead = base + unit * spu;
         }
-        while copied < quota_slots && self.pool.dies[die as usize].victim_unit < units && self.pool.blocks[victim as usize].valid > 0 {
-            let unit = self.pool.dies[die as usize].victim_unit;
-            self.pool.dies[die as usize].victim_unit += 1;
-            let first = base + unit * self.slots_per_unit;
-            let live = (first..first + self.slots_per_unit).filter(|&s| self.p2l[s as usize] != UNMAPPED).count() as u32;
+        // The GC block and the slots left until its program unit is full (0: look it up).
+        let mut target_block = UNMAPPED;
+        let mut left = 0u32;
+        // Where the next slot moved goes (valid while `left > 0`).
+        let mut next_target = 0u32;
+        let track_or_store = self.config.track_tags || self.config.store_data;
+        while copied < quota_slots && unit < units && self.pool.blocks[victim as usize].valid > 0 {
+            let first = base + unit * spu;
+            unit += 1;
+            self.pool.dies[die as usize].victim_unit = unit;
+            let horizon = (first + spu + GC_PREFETCH_SLOTS).min(end);
+            while ahead < horizon {
+                let lba = self.p2l[ahead as usize];
+                if lba != UNMAPPED {
+                    prefetch(&self.l2p[lba as usize]);
+                }
+                ahead += 1;
+            }
+            let unit_map = &self.p2l[first as usize..(first + spu) as usize];
+            let live = unit_map.iter().filter(|&&lba| lba != UNMAPPED).count() as u32;
             if live == 0 {
                 continue;
             }
-            sink.read_for_move_cells(die, victim, unit, live as u64 * ssdlab_nand::SECTOR_BYTES, folding);
-            for slot in first..first + self.slots_per_unit {
-                let lba = self.p2l[slot as usize];
+            sink.read_for_move_cells(die, victim, unit - 1, live as u64 * SECTOR_BYTES, folding);
+            // The victim's valid count drops by the unit's live slots (GC keys are not kept for
+            // a victim); the drive's total is unchanged (each slot moves).
+            self.pool.sub_valid(victim, live);
+            let (l2p, p2l) = (&mut self.l2p[..], &mut self.p2l[..]);
+            // Slots moved into the GC block since its metadata was last brought up to date.
+            let mut pending = 0u32;
+            for slot in first..first + spu {
+                let lba = p2l[slot as usize];
                 if lba == UNMAPPED {
                     continue;
                 }
-                let tag = if self.config.track_tags { self.tags[slot as usize] } else { 0 };
-                self.invalidate(slot);
-                let target = self.allocate_gc_slot(die);
-                self.place(lba as u64, target, tag);
+                if left == 0 {
+                    target_block = self.pool.dies[die as usize].gc_open;
+                    if target_block == UNMAPPED {
+                        target_block = self.pool.take_free(die, BlockState::OpenGc);
+                    }
+                    let written = self.pool.blocks[target_block as usize].written;
+                    debug_assert!(!self.pool.blocks[target_block as usize].slc, "a GC block is native");
+                    left = program_slots - self.div.native_program.rem(written);
+                    next_target = target_block * spb + written;
+                }
+                p2l[slot as usize] = UNMAPPED;
+                debug_assert_eq!(p2l[next_target as usize], UNMAPPED);
+                l2p[lba as usize] = next_target;
+                p2l[next_target as usize] = lba;
                 if let Some(meta) = self.meta.as_mut() {
                     // The map of the metadata itself is small and kept in SRAM.
                     if !meta.is_metadata(lba as u64) {
                         meta.touched(lba as u64);
                     }
                 }
-                if self.config.store_data {
-                    sink.relocate(slot as u64 * SECTOR_BYTES, target as u64 * SECTOR_BYTES, SECTOR_BYTES);
+                if track_or_store {
+                    if self.config.track_tags {
+                        self.tags[next_target as usize] = self.tags[slot as usize];
+                    }
+                    if self.config.store_data {
+                        sink.relocate(slot as u64 * SECTOR_BYTES, next_target as u64 * SECTOR_BYTES, SECTOR_BYTES);
+                    }
                 }
-                if folding {
-                    self.stats.fold_sectors_moved += 1;
-                } else {
-                    self.stats.gc_sectors_moved += 1;
+                next_target += 1;
+                pending += 1;
+                left -= 1;
+                if left == 0 {
+                    let meta = &mut self.pool.blocks[target_block as usize];
+                    meta.valid += pending;
+                    meta.written += pending;
+                    let written = meta.written;
+                    pending = 0;
+                    sink.program_cells(die, target_block, written / program_slots - 1, OpKind::Internal, false);
+                    if written == spb {
+                        self.pool.close(target_block);
+                    }
                 }
-                self.after_slot_written(target / self.slots_per_block, OpKind::Internal, sink);
+            }
+            if pending > 0 {
+                let meta = &mut self.pool.blocks[target_block as usize];
+                meta.valid += pending;
+                meta.written += pending;
+            }
+            if folding {
+                self.stats.fold_sectors_moved += live as u64;
+            } else {
+                self.stats.gc_sectors_moved += live as u64;
             }
             copied += live;
         }
+        self.gc_prefetched[die as usize] = ahead;
         if self.pool.blocks[victim as usize].valid == 0 {
             self.pool.dies[die as usize].victim = UNMAPPED;
             self.erase_block(victim, sink);
@@ -499,17 +605,52 @@ impl Ftl {
         self.pool.dies.iter().map(|d| d.slc_blocks as u64).sum()
     }
 
+    /// Firmware that flushes its full cache behind host writes (`when_full = flush`): after a
+    /// native host program unit of `unit_slots` on `die`, fold SLC data in proportion, one SLC
+    /// block's slots per native block's (a third of the slots written, on TLC), from the die's
+    /// oldest SLC block. A native GC victim in progress on the die goes first (the flush waits).
+    fn flush_behind<S: FlashSink + ?Sized>(&mut self, die: u32, unit_slots: u32, sink: &mut S) {
+        let d = &mut self.pool.dies[die as usize];
+        d.flush_credit_fixed += ((unit_slots as u64 * self.slc_block_slots as u64) << CREDIT_FRACTION_BITS) / self.slots_per_block as u64;
+        let quota = (d.flush_credit_fixed >> CREDIT_FRACTION_BITS).min(u32::MAX as u64) as u32;
+        if quota == 0 {
+            return;
+        }
+        if d.victim == UNMAPPED {
+            if !self.pool.start_fold(die) {
+                // Nothing left to flush on this die.
+                self.pool.dies[die as usize].flush_credit_fixed = 0;
+                return;
+            }
+        } else if !self.pool.blocks[d.victim as usize].slc {
+            return;
+        }
+        let copied = self.copy_victim_slots(die, quota, sink);
+        let d = &mut self.pool.dies[die as usize];
+        d.flush_credit_fixed = d.flush_credit_fixed.saturating_sub((copied as u64) << CREDIT_FRACTION_BITS);
+    }
+
+    /// The host paused: firmware that flushes takes host data into SLC again where the cache
+    /// has room.
+    pub fn idle_began(&mut self) {
+        for d in &mut self.pool.dies {
+            d.slc_exhausted = false;
+            d.flush_credit_fixed = 0;
+        }
+    }
+
     // ----- internals -------------------------------------------------------------------------
 
+    /// Map `lba` to `slot`, the next slot of `block`.
     #[inline]
-    fn place(&mut self, lba: u64, slot: u32, tag: u64) {
+    fn place_in(&mut self, block: u32, lba: u64, slot: u32, tag: u64) {
         debug_assert_eq!(self.p2l[slot as usize], UNMAPPED);
+        debug_assert_eq!(block, slot / self.slots_per_block);
         self.l2p[lba as usize] = slot;
         self.p2l[slot as usize] = lba as u32;
         if self.config.track_tags {
             self.tags[slot as usize] = tag;
         }
-        let block = slot / self.slots_per_block;
         self.pool.blocks[block as usize].valid += 1;
         self.pool.blocks[block as usize].written += 1;
         self.valid_total += 1;
@@ -520,7 +661,7 @@ impl Ftl {
         debug_assert_ne!(self.p2l[slot as usize], UNMAPPED);
         self.p2l[slot as usize] = UNMAPPED;
         self.valid_total -= 1;
-        self.pool.sub_valid(slot / self.slots_per_block, 1);
+        self.pool.sub_valid(self.div.slots_per_block.div(slot), 1);
     }
 
     /// After a slot of `block` was written: program the unit if it is full, close the block if
@@ -528,11 +669,12 @@ impl Ftl {
     #[inline]
     fn after_slot_written<S: FlashSink + ?Sized>(&mut self, block: u32, kind: OpKind, sink: &mut S) {
         let written = self.pool.blocks[block as usize].written;
-        let unit_slots = self.program_slots(block);
-        if !written.is_multiple_of(unit_slots) {
+        let unit = if self.pool.blocks[block as usize].slc { self.div.slc_program } else { self.div.native_program };
+        if !unit.divides(written) {
             return;
         }
-        let die = block / self.blocks_per_die;
+        let unit_slots = unit.divisor();
+        let die = self.div.blocks_per_die.div(block);
         let slc = self.pool.blocks[block as usize].slc;
         sink.program_cells(die, block, written / unit_slots - 1, kind, slc);
         if written == self.block_slots(block) {
@@ -541,6 +683,9 @@ impl Ftl {
         if kind == OpKind::Host {
             self.pool.advance_host_cursor(die);
             gc::after_host_program(self, die, unit_slots, self.config.gc_low_free_blocks_per_die, self.config.gc_schedule, sink);
+            if self.flushes && !slc && self.pool.dies[die as usize].slc_exhausted {
+                self.flush_behind(die, unit_slots, sink);
+            }
         }
     }
 
@@ -550,25 +695,18 @@ impl Ftl {
         sink.erase(self.pool.die_of(block), block);
     }
 
+    /// The host's next slot, as `(block, slot)`.
     #[inline]
-    fn allocate_host_slot<S: FlashSink + ?Sized>(&mut self, sink: &mut S) -> Result<u32> {
+    fn allocate_host_slot<S: FlashSink + ?Sized>(&mut self, sink: &mut S) -> Result<(u32, u32)> {
         // Fast path: the cursor die has an open host block.
         let open = self.pool.dies[self.pool.host_cursor_die as usize].host_open;
         if open != UNMAPPED {
-            return Ok(open * self.slots_per_block + self.pool.blocks[open as usize].written);
+            return Ok((open, open * self.slots_per_block + self.pool.blocks[open as usize].written));
         }
         match gc::open_host_block(self, sink) {
-            Some((_, block)) => Ok(block * self.slots_per_block + self.pool.blocks[block as usize].written),
+            Some((_, block)) => Ok((block, block * self.slots_per_block + self.pool.blocks[block as usize].written)),
             None => bail!(Request, "no die has reclaimable space: the drive holds more valid data than it can store"),
         }
-    }
-
-    fn allocate_gc_slot(&mut self, die: u32) -> u32 {
-        let mut open = self.pool.dies[die as usize].gc_open;
-        if open == UNMAPPED {
-            open = self.pool.take_free(die, BlockState::OpenGc);
-        }
-        open * self.slots_per_block + self.pool.blocks[open as usize].written
     }
 }
 
@@ -600,6 +738,13 @@ impl Collector for Ftl {
                 }
             }
         }
+        if cache.when_full == crate::config::WhenCacheFull::Flush {
+            let exhausted = self.pool.dies[die as usize].slc_exhausted || !self.slc_room(die);
+            self.pool.dies[die as usize].slc_exhausted = exhausted;
+            if exhausted {
+                return self.pool.take_free(die, BlockState::OpenHost);
+            }
+        }
         if self.slc_room(die) {
             self.pool.take_free_slc(die)
         } else {
@@ -628,6 +773,16 @@ impl Translation for Ftl {
         debug_assert_eq!(sector.outcome, Outcome::Slot);
         let payload = sector.content.as_ref().map(stored_form);
         Ftl::write_data(self, lba, sector.tag, payload, sink)
+    }
+
+    fn slot_per_sector(&self) -> bool {
+        !self.config.store_data
+    }
+
+    #[inline]
+    fn write_slot(&mut self, lba: u64, tag: u64, sink: &mut dyn FlashSink) -> Result<()> {
+        debug_assert!(!self.config.store_data);
+        Ftl::write_data(self, lba, tag, None, sink)
     }
 
     fn trim(&mut self, lba: u64) -> Result<()> {
@@ -685,10 +840,24 @@ impl Translation for Ftl {
         Ftl::wants_idle_gc(self, die)
     }
 
+    fn idle_began(&mut self) {
+        Ftl::idle_began(self)
+    }
+
     fn tier_stats(&self) -> Option<TierStats> {
-        self.config.slc.as_ref()?;
         let s = &self.stats;
-        let slc_blocks = self.pool.blocks.iter().filter(|b| b.slc);
+        let cache = self.config.slc.as_ref()?;
+        let share = |cycles: u32, rating: u32| if rating > 0 { cycles as f64 / rating as f64 } else { 0.0 };
+        // One pass over the blocks: data in SLC now, erases by mode, the most worn block's life.
+        let (mut slc_sectors, mut slc_erases, mut native_erases, mut life_used_max) = (0u64, 0u64, 0u64, 0.0f64);
+        for b in &self.pool.blocks {
+            if b.slc {
+                slc_sectors += b.valid as u64;
+            }
+            slc_erases += b.slc_erase_count as u64;
+            native_erases += b.erase_count as u64;
+            life_used_max = life_used_max.max(share(b.erase_count, cache.native_endurance_cycles) + share(b.slc_erase_count, cache.pslc_endurance_cycles));
+        }
         Some(TierStats {
             slc_host_sectors: s.slc_host_sectors,
             native_host_sectors: s.host_sectors_written - s.slc_host_sectors,
@@ -696,7 +865,10 @@ impl Translation for Ftl {
             gc_sectors: s.gc_sectors_moved,
             slc_blocks_folded: s.slc_blocks_folded,
             slc_blocks_now: self.slc_blocks(),
-            slc_sectors_now: slc_blocks.map(|b| b.valid as u64).sum(),
+            slc_sectors_now: slc_sectors,
+            slc_block_erases: slc_erases,
+            native_block_erases: native_erases,
+            life_used_max_ppm: (life_used_max * 1e6).round() as u64,
         })
     }
 

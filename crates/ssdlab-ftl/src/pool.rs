@@ -52,9 +52,10 @@ impl BlockPool {
         }
         self.gc_key.fill(u32::MAX);
         for b in self.blocks.iter_mut() {
-            let count = b.erase_count + 1;
+            let (native, slc) = if b.slc { (b.erase_count, b.slc_erase_count + 1) } else { (b.erase_count + 1, b.slc_erase_count) };
             *b = Block::erased();
-            b.erase_count = count;
+            b.erase_count = native;
+            b.slc_erase_count = slc;
         }
     }
 
@@ -114,10 +115,12 @@ impl BlockPool {
         debug_assert_eq!(b.valid, 0);
         b.written = 0;
         b.state = BlockState::Free;
-        b.erase_count += 1;
         let die = block / self.blocks_per_die;
         if std::mem::take(&mut b.slc) {
+            b.slc_erase_count += 1;
             self.dies[die as usize].slc_blocks -= 1;
+        } else {
+            b.erase_count += 1;
         }
         self.dies[die as usize].free.push_back(block);
     }
@@ -200,6 +203,11 @@ impl BlockPool {
     pub fn paced_quota(&mut self, die: u32, units_per_program: u32, low_free: u32) -> u32 {
         let d = &self.dies[die as usize];
         if d.victim == UNMAPPED && (d.free.len() > low_free as usize || !self.start_victim(die)) {
+            return 0;
+        }
+        // An SLC block a flushing die folds above its low-water mark is the flush's to pace.
+        let d = &self.dies[die as usize];
+        if d.slc_exhausted && d.free.len() > low_free as usize && self.blocks[d.victim as usize].slc {
             return 0;
         }
         let capacity = self.capacity as u64;

@@ -102,6 +102,16 @@ pub struct TierStats {
     pub slc_blocks_now: u64,
     /// Sectors held in SLC cache blocks now.
     pub slc_sectors_now: u64,
+    /// Block erases in pSLC mode since power-on (counted apart from native wear).
+    #[serde(default)]
+    pub slc_block_erases: u64,
+    /// Block erases in native mode since power-on.
+    #[serde(default)]
+    pub native_block_erases: u64,
+    /// The most worn block's share of its rated life, parts per million: native cycles over the
+    /// native rating plus pSLC cycles over the pSLC rating (0 without ratings).
+    #[serde(default)]
+    pub life_used_max_ppm: u64,
 }
 
 /// What a logical sector holds, as far as its bytes are kept.
@@ -147,6 +157,20 @@ pub trait Translation: std::fmt::Debug + Send {
     /// the FTL in between). Full program units go out through `sink`, and GC runs as needed.
     fn write(&mut self, lba: u64, sector: Prepared, sink: &mut dyn FlashSink) -> Result<()>;
 
+    /// Whether every sector written takes one whole 4 KiB slot whatever its content (the
+    /// page-mapped FTL without stored data): then [`Translation::write_slot`] may replace
+    /// `prepare` and `write`.
+    fn slot_per_sector(&self) -> bool {
+        false
+    }
+
+    /// Write sector `lba` with content tag `tag` as one 4 KiB slot: the same as `write` of what
+    /// `prepare(tag, None)` returns, for an FTL where [`Translation::slot_per_sector`] holds.
+    fn write_slot(&mut self, lba: u64, tag: u64, sink: &mut dyn FlashSink) -> Result<()> {
+        let sector = self.prepare(tag, None)?;
+        self.write(lba, sector, sink)
+    }
+
     /// Unmap sector `lba` (TRIM): it reads as zeros and its old data becomes invalid.
     fn trim(&mut self, lba: u64) -> Result<()>;
 
@@ -183,6 +207,10 @@ pub trait Translation: std::fmt::Debug + Send {
 
     /// Whether idle-time GC still has work on `die`.
     fn wants_idle_gc(&self, die: u32) -> bool;
+
+    /// The host paused (idle time begins): firmware that changed how it takes host data while
+    /// writes streamed in may change back.
+    fn idle_began(&mut self) {}
 
     /// Free blocks over the array.
     fn free_blocks_total(&self) -> u64;

@@ -19,6 +19,15 @@ pub enum OpKind {
     Internal,
 }
 
+/// How long an operation counted without timing occupies its die and its channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OpTime {
+    /// Time on the die (command, sense or program, and its transfer).
+    pub die_ns: Nanoseconds,
+    /// Time on the die's channel (the transfer).
+    pub channel_ns: Nanoseconds,
+}
+
 /// Counts of flash operations and bytes since power-on (or since the last reset of counters).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlashCounters {
@@ -54,17 +63,29 @@ pub struct FlashArray {
     counters: FlashCounters,
     page_read_nj: f64,
     page_program_nj: f64,
+    page_program_pslc_nj: f64,
     block_erase_nj: f64,
+    /// Channel transfer time of `i` whole 4 KiB sectors, for the sizes operations move most
+    /// (up to [`SECTOR_TABLE_SECTORS`]): a table instead of a 128-bit division per operation.
+    sector_transfer_ns: Vec<Nanoseconds>,
+    /// Thermal throttling: after each operation a die rests this share of the operation's time
+    /// (16.16 fixed point; 0: no throttling).
+    rest_q16: u64,
 }
+
+/// Sizes (in 4 KiB sectors) whose transfer time is precomputed.
+const SECTOR_TABLE_SECTORS: u64 = 256;
 
 impl FlashArray {
     /// An idle array at time zero.
     pub fn new(geometry: Geometry, timing: Timing, energy: Energy) -> Self {
+        let sector_transfer_ns = (0..=SECTOR_TABLE_SECTORS).map(|i| transfer_ns(i * crate::SECTOR_BYTES, timing.bus_bytes_per_second)).collect();
         let dies = geometry.dies() as usize;
         let channels = geometry.channels as usize;
         Self {
             page_read_nj: energy.read_nj_per_page,
             page_program_nj: energy.program_nj_per_page,
+            page_program_pslc_nj: energy.pslc_program_nj_per_page,
             block_erase_nj: energy.erase_nj_per_block,
             geometry,
             timing,
@@ -74,7 +95,33 @@ impl FlashArray {
             die_busy_ns: vec![0; dies],
             channel_busy_ns: 0,
             counters: FlashCounters::default(),
+            sector_transfer_ns,
+            rest_q16: 0,
         }
+    }
+
+    /// Throttling: let each die work at most `duty` (0 < duty <= 1) of the time from now on: after
+    /// each operation the die rests `(1 - duty) / duty` of the operation's time before the next.
+    pub fn set_duty(&mut self, duty: f64) {
+        let duty = duty.clamp(0.01, 1.0);
+        self.rest_q16 = (((1.0 - duty) / duty) * 65536.0).round() as u64;
+    }
+
+    /// When die `d`, whose operation ran from `start` to `done`, may start the next one.
+    #[inline(always)]
+    fn free_after(&self, start: Nanoseconds, done: Nanoseconds) -> Nanoseconds {
+        if self.rest_q16 == 0 {
+            done
+        } else {
+            self.rested(start, done)
+        }
+    }
+
+    /// A throttled die rests after its operation in proportion to its length.
+    #[cold]
+    #[inline(never)]
+    fn rested(&self, start: Nanoseconds, done: Nanoseconds) -> Nanoseconds {
+        done + (((done - start) as u128 * self.rest_q16 as u128) >> 16) as u64
     }
 
     /// The geometry of the array.
@@ -140,6 +187,11 @@ impl FlashArray {
     /// Channel transfer time for `bytes`.
     #[inline]
     pub fn transfer_time_ns(&self, bytes: u64) -> Nanoseconds {
+        if bytes.is_multiple_of(crate::SECTOR_BYTES) {
+            if let Some(&ns) = self.sector_transfer_ns.get((bytes / crate::SECTOR_BYTES) as usize) {
+                return ns;
+            }
+        }
         transfer_ns(bytes, self.timing.bus_bytes_per_second)
     }
 
@@ -160,15 +212,22 @@ impl FlashArray {
         let transfer_start = self.channels[c].book(sensed, transfer);
         self.channel_busy_ns += transfer;
         let done = transfer_start + transfer;
-        self.die_free_ns[d] = done;
+        self.die_free_ns[d] = self.free_after(sense_start, done);
         self.die_busy_ns[d] += done - sense_start;
+        self.tally_read(planes, bytes_out, kind);
+        done
+    }
+
+    /// Counters and energy of a read (shared by the timed and the untimed paths, so both count
+    /// alike).
+    #[inline]
+    fn tally_read(&mut self, planes: u32, bytes_out: u64, kind: OpKind) {
         self.counters.page_reads += planes as u64;
         self.counters.bytes_read += bytes_out;
         if kind == OpKind::Internal {
             self.counters.bytes_read_internal += bytes_out;
         }
         self.counters.energy_nj += self.page_read_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_out as f64 / 1000.0;
-        done
     }
 
     /// Move `bytes_in` to `die` and program `planes` pages with one multi-plane program.
@@ -180,6 +239,13 @@ impl FlashArray {
     /// Move `bytes_in` to `die` and program `pages` plane pages together (a multi-plane page,
     /// or a one-shot word line on every plane) in `prog_ns`. Returns the time the program ends.
     pub fn program_timed(&mut self, die: u32, ready_ns: Nanoseconds, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds) -> Nanoseconds {
+        self.program_cells(die, ready_ns, pages, bytes_in, kind, prog_ns, false)
+    }
+
+    /// [`FlashArray::program_timed`] in pSLC mode (`slc`) or natively: a pSLC program costs the
+    /// energy model's pSLC energy per page.
+    #[allow(clippy::too_many_arguments)]
+    pub fn program_cells(&mut self, die: u32, ready_ns: Nanoseconds, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds, slc: bool) -> Nanoseconds {
         let planes = pages;
         let d = die as usize;
         let c = self.geometry.channel_of_die(die) as usize;
@@ -188,15 +254,22 @@ impl FlashArray {
         let start = self.channels[c].book(die_ready, transfer);
         self.channel_busy_ns += transfer;
         let done = start + transfer + prog_ns;
-        self.die_free_ns[d] = done;
+        self.die_free_ns[d] = self.free_after(start, done);
         self.die_busy_ns[d] += done - start;
+        self.tally_program(planes, bytes_in, kind, slc);
+        done
+    }
+
+    /// Counters and energy of a program.
+    #[inline]
+    fn tally_program(&mut self, planes: u32, bytes_in: u64, kind: OpKind, slc: bool) {
         self.counters.page_programs += planes as u64;
         match kind {
             OpKind::Host => self.counters.bytes_programmed_host += bytes_in,
             OpKind::Internal => self.counters.bytes_programmed_internal += bytes_in,
         }
-        self.counters.energy_nj += self.page_program_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_in as f64 / 1000.0;
-        done
+        let page_nj = if slc { self.page_program_pslc_nj } else { self.page_program_nj };
+        self.counters.energy_nj += page_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_in as f64 / 1000.0;
     }
 
     /// Erase one block group (`planes` blocks with one multi-plane erase) on `die`.
@@ -205,11 +278,49 @@ impl FlashArray {
         let d = die as usize;
         let start = ready_ns.max(self.die_free_ns[d]);
         let done = start + self.timing.command_overhead_ns + self.timing.t_erase_ns;
-        self.die_free_ns[d] = done;
+        self.die_free_ns[d] = self.free_after(start, done);
         self.die_busy_ns[d] += done - start;
+        self.tally_erase(planes);
+        done
+    }
+
+    /// Counters and energy of an erase.
+    #[inline]
+    fn tally_erase(&mut self, planes: u32) {
         self.counters.block_erases += planes as u64;
         self.counters.energy_nj += self.block_erase_nj * planes as f64;
-        done
+    }
+
+    /// A read counted as [`FlashArray::read_sensed`] counts it (operations, bytes, energy) but
+    /// not booked on any die or channel: the untimed path of a fast-forward. Returns the time
+    /// it occupies its die and its channel.
+    #[inline]
+    pub fn count_read(&mut self, die: u32, planes: u32, bytes_out: u64, kind: OpKind, sense_ns: Nanoseconds) -> OpTime {
+        let transfer = self.transfer_time_ns(bytes_out);
+        let die_ns = self.timing.command_overhead_ns + sense_ns + transfer;
+        self.die_busy_ns[die as usize] += die_ns;
+        self.tally_read(planes, bytes_out, kind);
+        OpTime { die_ns, channel_ns: transfer }
+    }
+
+    /// A program counted as [`FlashArray::program_timed`] counts it, not booked (see
+    /// [`FlashArray::count_read`]).
+    #[inline]
+    pub fn count_program(&mut self, die: u32, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds, slc: bool) -> OpTime {
+        let transfer = self.timing.command_overhead_ns + self.transfer_time_ns(bytes_in);
+        let die_ns = transfer + prog_ns;
+        self.die_busy_ns[die as usize] += die_ns;
+        self.tally_program(pages, bytes_in, kind, slc);
+        OpTime { die_ns, channel_ns: transfer }
+    }
+
+    /// An erase counted as [`FlashArray::erase`] counts it, not booked.
+    #[inline]
+    pub fn count_erase(&mut self, die: u32, planes: u32) -> OpTime {
+        let die_ns = self.timing.command_overhead_ns + self.timing.t_erase_ns;
+        self.die_busy_ns[die as usize] += die_ns;
+        self.tally_erase(planes);
+        OpTime { die_ns, channel_ns: 0 }
     }
 
     /// Erase every block of the array (secure erase) starting no earlier than `ready_ns`; dies
@@ -253,7 +364,14 @@ mod tests {
             bus: BusKind::Toggle1,
             bus_bytes_per_second: 200_000_000,
         };
-        let energy = Energy { read_nj_per_page: 1.0, program_nj_per_page: 2.0, erase_nj_per_block: 3.0, transfer_pj_per_byte: 0.0, idle_mw: 0.0 };
+        let energy = Energy {
+            read_nj_per_page: 1.0,
+            program_nj_per_page: 2.0,
+            pslc_program_nj_per_page: 2.0,
+            erase_nj_per_block: 3.0,
+            transfer_pj_per_byte: 0.0,
+            idle_mw: 0.0,
+        };
         FlashArray::new(geometry, timing, energy)
     }
 

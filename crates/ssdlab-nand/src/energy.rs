@@ -7,6 +7,9 @@ pub struct Energy {
     pub read_nj_per_page: f64,
     /// Energy of programming one page, nanojoules.
     pub program_nj_per_page: f64,
+    /// Energy of programming one page in pSLC mode, nanojoules (a pSLC program is shorter than
+    /// a native one, and the array draws about the same current while programming).
+    pub pslc_program_nj_per_page: f64,
     /// Energy of erasing one block on one plane, nanojoules.
     pub erase_nj_per_block: f64,
     /// Energy of moving one byte over a channel, picojoules.

@@ -17,7 +17,7 @@ mod geometry;
 mod media;
 mod timing;
 
-pub use array::{FlashArray, FlashCounters, OpKind};
+pub use array::{FlashArray, FlashCounters, OpKind, OpTime};
 pub use energy::Energy;
 pub use geometry::{Geometry, SECTOR_BYTES};
 pub use media::{CellMode, Media, PslcMode};

@@ -6,7 +6,7 @@ use crate::builtin::builtin_source;
 use crate::locate::{line_of, line_of_offset};
 use crate::raw::RawProfile;
 use crate::settings::Profile;
-use crate::{media_sections, sections};
+use crate::{media_sections, power_sections, sections};
 use ssdlab_core::{bail, Error, FieldError, Result};
 use ssdlab_nand::SECTOR_BYTES;
 use std::path::Path;
@@ -61,9 +61,10 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
     sections::drive(&raw.drive, &geometry)?;
     let host = sections::host(&raw.host)?;
     let controller = sections::controller(&raw.controller, &geometry)?;
-    let energy = sections::energy(&raw.energy)?;
+    let mut energy = sections::energy(&raw.energy)?;
     let mut ftl = sections::ftl(&raw.ftl, &geometry, raw.drive.capacity_bytes_user / SECTOR_BYTES)?;
     let media = media_sections::media(raw.media.as_ref(), &timing)?;
+    sections::pslc_energy(&raw.energy, &mut energy, &media);
     ftl.native_pages_per_program = media.native_pages_per_program();
     ftl.slc = media_sections::slc_cache(raw.slc_cache.as_ref(), &media, &geometry)?;
     ftl.metadata = sections::metadata(&controller, &geometry, ftl.user_sectors);
@@ -72,6 +73,8 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
         Some(r) => sections::reduction(r, &ftl, &raw.controller.firmware)?,
         None => None,
     };
+    let power = power_sections::power(raw.power.as_ref())?;
+    let thermal = power_sections::thermal(raw.thermal.as_ref())?;
     Ok(Profile {
         name: name.to_string(),
         model: raw.drive.model.clone(),
@@ -87,6 +90,8 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
         controller,
         ftl,
         reduction,
+        power,
+        thermal,
     })
 }
 

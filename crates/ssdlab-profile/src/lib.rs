@@ -13,10 +13,13 @@ mod builtin;
 mod file;
 mod locate;
 mod media_sections;
+mod power_sections;
+mod power_settings;
 mod raw;
 mod sections;
 mod settings;
 
 pub use builtin::{builtin_names, builtin_source, DEFAULT_PROFILE};
 pub use file::{load_profile, parse_profile};
+pub use power_settings::{PowerSettings, PowerState, ThermalSettings, ThrottleStep};
 pub use settings::{ControllerSettings, HostInterface, HostSettings, Profile, ReductionSettings};

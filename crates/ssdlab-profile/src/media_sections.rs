@@ -65,13 +65,15 @@ pub(crate) fn slc_cache(c: Option<&RawSlcCache>, media: &Media, geometry: &Geome
     // A dynamic maximum beyond what the array holds in pSLC mode means "no firmware limit".
     let dynamic_blocks = dynamic_blocks.min(geometry.blocks_per_die() as u64);
     let when_full = WhenCacheFull::parse(&c.when_full)
-        .ok_or_else(|| FieldError::new("slc_cache", "when_full", format!("unknown choice `{}` (expected native or fold)", c.when_full)))?;
+        .ok_or_else(|| FieldError::new("slc_cache", "when_full", format!("unknown choice `{}` (expected native, fold or flush)", c.when_full)))?;
     Ok(Some(SlcCacheConfig {
         ratio,
         static_blocks_per_die: static_blocks as u32,
         dynamic_max_blocks_per_die: dynamic_blocks as u32,
         when_full,
         idle_fold: c.idle_fold,
+        native_endurance_cycles: media.native_endurance_cycles,
+        pslc_endurance_cycles: media.pslc.as_ref().map_or(0, |p| p.endurance_cycles),
     }))
 }
 

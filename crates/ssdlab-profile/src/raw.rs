@@ -16,6 +16,49 @@ pub(crate) struct RawProfile {
     pub media: Option<RawMedia>,
     /// The SLC cache (issue 20); without it, none.
     pub slc_cache: Option<RawSlcCache>,
+    /// NVMe power states and APST (issue 20); without it, one idle power.
+    pub power: Option<RawPower>,
+    /// The thermal model and throttling (issue 20); without it, no heat.
+    pub thermal: Option<RawThermal>,
+}
+
+/// `[power]`: one entry per power state in each list, PS0 first.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPower {
+    pub state_mw: Vec<f64>,
+    pub operational: Vec<bool>,
+    pub entry_latency_us: Vec<u64>,
+    pub exit_latency_us: Vec<u64>,
+    /// APST idle time before each state (0: APST does not enter it); empty: no APST.
+    #[serde(default)]
+    pub apst_idle_ms: Vec<u64>,
+}
+
+/// `[thermal]`: two thermal nodes and the throttling steps.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawThermal {
+    #[serde(default = "default_ambient_c")]
+    pub ambient_c: f64,
+    pub controller_k_per_w: f64,
+    pub controller_j_per_k: f64,
+    pub nand_k_per_w: f64,
+    pub nand_j_per_k: f64,
+    #[serde(default)]
+    pub throttle_c: Vec<f64>,
+    #[serde(default)]
+    pub throttle_nand_duty: Vec<f64>,
+    #[serde(default = "default_hysteresis_c")]
+    pub throttle_hysteresis_c: f64,
+}
+
+pub(crate) fn default_ambient_c() -> f64 {
+    25.0
+}
+
+pub(crate) fn default_hysteresis_c() -> f64 {
+    2.0
 }
 
 #[derive(Deserialize)]
@@ -133,6 +176,9 @@ pub(crate) struct RawController {
     pub small_random_write_max_bytes: u64,
     pub trim_ns_per_mib: u64,
     pub active_mw: f64,
+    /// Controller energy per host byte moved, picojoules (default 0).
+    #[serde(default)]
+    pub data_pj_per_byte: f64,
     pub idle_mw: f64,
     #[serde(default)]
     pub map_cache_bytes: u64,
@@ -201,6 +247,8 @@ pub(crate) fn default_window() -> u32 {
 pub(crate) struct RawEnergy {
     pub read_nj_per_page: f64,
     pub program_nj_per_page: f64,
+    /// Energy of a pSLC page program; default `program_nj_per_page`.
+    pub pslc_program_nj_per_page: Option<f64>,
     pub erase_nj_per_block: f64,
     pub transfer_pj_per_byte: f64,
     pub nand_idle_mw: f64,

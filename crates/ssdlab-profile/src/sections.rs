@@ -187,6 +187,7 @@ pub(crate) fn controller(c: &RawController, geometry: &Geometry) -> FieldResult<
         small_random_write_max_bytes: c.small_random_write_max_bytes,
         trim_ns_per_mib: c.trim_ns_per_mib,
         active_mw,
+        data_pj_per_byte: amount("controller", "data_pj_per_byte", c.data_pj_per_byte, 1e6)?,
         idle_mw,
         map_cache_bytes: c.map_cache_bytes,
         map_entry_bytes: c.map_entry_bytes,
@@ -223,10 +224,23 @@ pub(crate) fn energy(e: &RawEnergy) -> FieldResult<Energy> {
     Ok(Energy {
         read_nj_per_page: amount("energy", "read_nj_per_page", e.read_nj_per_page, 1e12)?,
         program_nj_per_page: amount("energy", "program_nj_per_page", e.program_nj_per_page, 1e12)?,
+        // Completed from the media model in `pslc_energy` when the profile does not give it.
+        pslc_program_nj_per_page: amount("energy", "pslc_program_nj_per_page", e.pslc_program_nj_per_page.unwrap_or(e.program_nj_per_page), 1e12)?,
         erase_nj_per_block: amount("energy", "erase_nj_per_block", e.erase_nj_per_block, 1e12)?,
         transfer_pj_per_byte: amount("energy", "transfer_pj_per_byte", e.transfer_pj_per_byte, 1e12)?,
         idle_mw: amount("energy", "nand_idle_mw", e.nand_idle_mw, 1e6)?,
     })
+}
+
+/// The energy of a pSLC page program when the profile does not give it
+/// (`energy.pslc_program_nj_per_page`): the array draws the same power programming in pSLC mode as
+/// natively, so a pSLC page costs the native energy per unit of program time times the pSLC
+/// program time (a native program of `pages` pages per plane takes `t_prog_ns`).
+pub(crate) fn pslc_energy(e: &RawEnergy, energy: &mut Energy, media: &ssdlab_nand::Media) {
+    if let (None, Some(pslc)) = (e.pslc_program_nj_per_page, media.pslc.as_ref()) {
+        let pages = media.native_pages_per_program() as f64;
+        energy.pslc_program_nj_per_page = e.program_nj_per_page * pages * pslc.t_prog_ns as f64 / media.t_prog_ns as f64;
+    }
 }
 
 /// `[ftl]`: victim policy and GC thresholds, checked with the spare area they must work in.

@@ -102,6 +102,9 @@ pub struct ControllerSettings {
     pub trim_ns_per_mib: Nanoseconds,
     /// Controller power while commands are outstanding, on top of idle, milliwatts.
     pub active_mw: f64,
+    /// Controller energy per host byte moved (data path, ECC engines, link), picojoules; 0 when
+    /// the profile does not give it.
+    pub data_pj_per_byte: f64,
     /// Controller and board power when idle, milliwatts.
     pub idle_mw: f64,
     /// Bytes of on-chip SRAM caching map pages when the map does not fit in memory (controllers
@@ -157,6 +160,10 @@ pub struct Profile {
     pub ftl: FtlConfig,
     /// The data-reduction engine, when the controller has one and it is enabled.
     pub reduction: Option<ReductionSettings>,
+    /// NVMe power states and the host's APST table (`[power]`); `None`: one idle power.
+    pub power: Option<crate::PowerSettings>,
+    /// The thermal model and throttling steps (`[thermal]`); `None`: no heat modelled.
+    pub thermal: Option<crate::ThermalSettings>,
 }
 
 /// Data-reduction engine settings (SandForce-style compression and deduplication).

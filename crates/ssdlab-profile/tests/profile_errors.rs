@@ -123,3 +123,26 @@ fn issue19_profile_inputs_are_refused_naming_the_field_key_or_file() {
     let err = load_profile("/", &[]).unwrap_err().to_string();
     assert!(err.contains("is a folder"), "{err}");
 }
+
+#[test]
+fn power_state_and_thermal_errors_name_their_field() {
+    let err = |item: &str| load_profile("samsung-980-pro-1tb", &[item.to_string()]).unwrap_err().to_string();
+    for (item, field, says) in [
+        ("power.exit_latency_us=[0, 200, 1000]", "power.exit_latency_us", "one entry per power state"),
+        ("power.operational=[false, true, true, false, false]", "power.operational", "PS0 must be an operational state"),
+        ("power.apst_idle_ms=[0, 0, 100, 160, 500]", "power.apst_idle_ms", "APST only enters non-operational states"),
+        ("power.state_mw=[8490.0, 4480.0, 3180.0, 40.0, -5.0]", "power.state_mw", "PS4"),
+        ("thermal.nand_k_per_w=0", "thermal.nand_k_per_w", "more than 0"),
+        ("thermal.throttle_nand_duty=[0.75]", "thermal.throttle_nand_duty", "one duty per throttle temperature"),
+        ("thermal.throttle_c=[85.0, 82.0]", "thermal.throttle_c", "above the step before"),
+        ("thermal.ambient_c=500", "thermal.ambient_c", "-40 to 100"),
+    ] {
+        let e = err(item);
+        assert!(e.starts_with(&format!("--set {field}: ")) && e.contains(says), "{item}: {e}");
+    }
+    // A mistake in the file itself is placed at its line.
+    let source = ssdlab_profile::builtin_source("samsung-980-pro-1tb").unwrap().replace("throttle_hysteresis_c = 2.0", "throttle_hysteresis_c = 90.0");
+    let e = ssdlab_profile::parse_profile("p", "p.toml", &source, &[]).unwrap_err().to_string();
+    let line = source.lines().position(|l| l.starts_with("throttle_hysteresis_c")).unwrap() + 1;
+    assert!(e.starts_with(&format!("p.toml:{line}: thermal.throttle_hysteresis_c:")), "{e}");
+}

@@ -9,7 +9,7 @@ use crate::convert::to_object;
 use crate::errors::{to_py, RequestError, WorkloadError};
 use crate::jobs::NativeJob;
 use pyo3::prelude::*;
-use ssdlab_drive::{DriveOptions, ReplayMode, Run, Session, TraceRun};
+use ssdlab_drive::{DriveOptions, FastForward, ReplayMode, Run, Session, TraceRun};
 use ssdlab_reduce::ContentMode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -81,6 +81,17 @@ impl NativeDrive {
         self.with(py, |s| s.secure_erase()) as f64 / 1e9
     }
 
+    /// Set Features, Power Management: move to power state `state` (PS0 = 0). Returns the
+    /// simulated seconds the transition took.
+    fn set_power_state(&self, py: Python<'_>, state: u32) -> PyResult<f64> {
+        self.with(py, |s| s.set_power_state(state)).map(|ns| ns as f64 / 1e9).map_err(to_py)
+    }
+
+    /// Set Features, Autonomous Power State Transition: APST on or off.
+    fn set_apst(&self, py: Python<'_>, on: bool) -> PyResult<()> {
+        self.with(py, |s| s.set_apst(on)).map_err(to_py)
+    }
+
     /// FLUSH CACHE. Returns the simulated seconds it took.
     fn flush(&self, py: Python<'_>) -> f64 {
         self.with(py, |s| s.flush()) as f64 / 1e9
@@ -140,6 +151,49 @@ impl NativeDrive {
             })
             .map_err(to_py)?;
         to_object(py, &summary)
+    }
+
+    /// Start fast-forwarding `job` (its writes and TRIMs done without timing; see
+    /// `ssdlab_drive::FastForward`); `seed` defaults to the next seed of the drive's stream.
+    /// Raises `WorkloadError` for a job whose commands depend on time.
+    #[pyo3(signature = (job, seed=None, data_file=None))]
+    fn start_fast_forward(&self, py: Python<'_>, job: &NativeJob, seed: Option<u64>, data_file: Option<String>) -> PyResult<NativeFastForward> {
+        let spec = job.spec.clone();
+        let run = self.with(py, |s| s.start_fast_forward(&spec, seed, data_file.as_deref())).map_err(to_py)?;
+        let seed = run.seed();
+        Ok(NativeFastForward { run: Mutex::new(run), seed })
+    }
+
+    /// Advance a fast-forward by up to `max_ios` commands, without the GIL. Returns
+    /// `(done, simulated_seconds, fraction, completed_ios)`. Raises `KeyboardInterrupt` on Ctrl-C.
+    fn advance_fast_forward(&self, py: Python<'_>, run: &NativeFastForward, max_ios: u64) -> PyResult<(bool, f64, f64, u64)> {
+        py.check_signals()?;
+        py.detach(|| {
+            let mut session = lock(&self.session);
+            let mut inner = lock(&run.run);
+            let done = session.advance_fast_forward(&mut inner, max_ios)?;
+            let progress = inner.progress();
+            Ok((done, progress.simulated_ns as f64 / 1e9, progress.fraction, progress.completed_ios))
+        })
+        .map_err(to_py)
+    }
+
+    /// Summary of a finished fast-forward.
+    fn fast_forward_summary<'py>(&self, py: Python<'py>, run: &NativeFastForward, wall_seconds: f64) -> PyResult<Bound<'py, PyAny>> {
+        let summary = py.detach(|| lock(&self.session).fast_forward_summary(&lock(&run.run), wall_seconds)).map_err(to_py)?;
+        to_object(py, &summary)
+    }
+
+    /// Wait until the drive has finished everything booked (the present moves there). Returns
+    /// the simulated seconds waited.
+    fn wait_until_idle(&self, py: Python<'_>) -> f64 {
+        self.with(py, |s| s.wait_until_idle()) as f64 / 1e9
+    }
+
+    /// Why `job` cannot be fast-forwarded (None when it can).
+    #[staticmethod]
+    fn fast_forward_refusal(job: &NativeJob) -> Option<String> {
+        ssdlab_drive::fast_forward_refusal(&job.spec)
     }
 
     /// Write `data` at byte `offset` as one command and wait for it. Returns the simulated
@@ -265,7 +319,7 @@ impl NativeRun {
             let inner = guard.as_ref().ok_or_else(|| ssdlab_core::Error::Request("run is gone".into()))?;
             let rows = inner.series();
             let column = |f: &dyn Fn(&ssdlab_drive::SeriesRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
-            Ok(vec![
+            let mut columns = vec![
                 ("second".into(), column(&|r| r.second as f64)),
                 ("span_seconds".into(), column(&|r| r.span_seconds)),
                 ("iops".into(), column(&|r| r.iops)),
@@ -275,9 +329,32 @@ impl NativeRun {
                 ("max_latency_us".into(), column(&|r| r.max_latency_us)),
                 ("free_blocks".into(), column(&|r| r.free_blocks as f64)),
                 ("write_amplification".into(), column(&|r| r.write_amplification)),
-            ])
+            ];
+            // Drives with a thermal model: temperatures and the throttling step each second.
+            if rows.first().is_some_and(|r| r.controller_c.is_some()) {
+                columns.push(("controller_c".into(), column(&|r| r.controller_c.unwrap_or(f64::NAN))));
+                columns.push(("nand_c".into(), column(&|r| r.nand_c.unwrap_or(f64::NAN))));
+                columns.push(("throttle_step".into(), column(&|r| r.throttle_step.map_or(f64::NAN, f64::from))));
+            }
+            Ok(columns)
         })
         .map_err(to_py)
+    }
+}
+
+/// A fast-forward in progress (advance it with `NativeDrive.advance_fast_forward`).
+#[pyclass(module = "ssdlab._native")]
+pub struct NativeFastForward {
+    run: Mutex<FastForward>,
+    seed: u64,
+}
+
+#[pymethods]
+impl NativeFastForward {
+    /// Seed of the workload.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
     }
 }
 

@@ -33,6 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<drive::NativeDrive>()?;
     m.add_class::<drive::NativeRun>()?;
     m.add_class::<drive::NativeReplay>()?;
+    m.add_class::<drive::NativeFastForward>()?;
     m.add_function(wrap_pyfunction!(traces::trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(traces::trace_workloads, m)?)?;
     m.add_function(wrap_pyfunction!(traces::trace_generate, m)?)?;

@@ -49,6 +49,9 @@ pub struct IoGenerator {
     zipf: Option<(Zipf<f64>, u64)>,
     /// Zones of `random_distribution=zoned`: cumulative access percent, start and end bytes.
     zones: Vec<(u32, u64, u64)>,
+    /// The one block size of the job and how many aligned positions it has in the span
+    /// (computed once instead of a division per command).
+    positions_of_fixed: Option<(u64, u64)>,
 }
 
 impl IoGenerator {
@@ -127,6 +130,10 @@ impl IoGenerator {
             limit_bytes,
             zipf,
             zones,
+            positions_of_fixed: match job.block_sizes.as_slice() {
+                [(bs, _)] if *bs <= span_bytes && align_bytes > 0 => Some((*bs, (span_bytes - bs) / align_bytes + 1)),
+                _ => None,
+            },
         })
     }
 
@@ -257,7 +264,10 @@ impl IoGenerator {
             let positions = last_start.saturating_sub(start) / self.align_bytes + 1;
             return (start + self.rng.below(positions) * self.align_bytes).min(self.span_start_bytes + self.span_bytes - len_bytes);
         }
-        let positions = (self.span_bytes - len_bytes) / self.align_bytes + 1;
+        let positions = match self.positions_of_fixed {
+            Some((len, positions)) if len == len_bytes => positions,
+            _ => (self.span_bytes - len_bytes) / self.align_bytes + 1,
+        };
         let index = match &self.zipf {
             None => self.rng.below(positions),
             Some((zipf, blocks)) => {

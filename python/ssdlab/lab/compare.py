@@ -13,6 +13,7 @@ from ssdlab.lab import calibration
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import headline_charts
+from ssdlab.lab.parallel import run_reviews
 from ssdlab.lab.report import comparison_page
 from ssdlab.lab.review import check_output, run_review
 
@@ -52,18 +53,34 @@ def calibration_runs() -> list[tuple[str, tuple[str, ...], list[str]]]:
     return [(profile, overrides, suites) for (profile, overrides), suites in runs.items()]
 
 
-def calibrate(db_path: Path, out_path: Path, scale: float, progress, echo: Callable[[str], None] | None, run_today: bool = True) -> Path:
-    """Run the calibration suites and write a markdown page of published beside simulated. At
-    full scale the whole-drive fills of today's drives run too, unless `run_today` is false:
-    then the page keeps its today's-drives section as it was."""
+def calibrate(
+    db_path: Path,
+    out_path: Path,
+    scale: float,
+    progress,
+    echo: Callable[[str], None] | None,
+    jobs: int = 1,
+    precondition_timing: str = "fast",
+    run_today: bool = True,
+) -> Path:
+    """Run the calibration suites and write a markdown page of published beside simulated. The
+    suites of every calibration run share one pool of `jobs` processes (`ssdlab.lab.parallel`);
+    each run's report and database rows are written in order once its suites are done. At full
+    scale the whole-drive fills of today's drives run too, unless `run_today` is false: then the
+    page keeps its today's-drives section as it was."""
     check_calibration_page(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
+    reviews = []
     for profile, overrides, suites in calibration_runs():
         if echo:
             echo(f"calibration run: {profile}{' ' + ' '.join(overrides) if overrides else ''} ({', '.join(suites)})")
         folder = "-".join([profile, *[o.split("=", 1)[1] for o in overrides]])
-        ctx = ReviewContext(profile, overrides, scale=scale, out_dir=db_path.parent / f"review-{folder}", progress=progress)
-        run_review(ctx, suites, db_path)
+        ctx = ReviewContext(
+            profile, overrides, scale=scale, out_dir=db_path.parent / f"review-{folder}", progress=progress, precondition_timing=precondition_timing
+        )
+        reviews.append((ctx, list(suites)))
+    for (ctx, suites), results in zip(reviews, run_reviews(reviews, jobs), strict=True):
+        run_review(ctx, suites, db_path, precomputed=results)
     todays = {}
     if scale >= 1.0 and run_today:
         for profile in dict.fromkeys(p.drive for p in calibration.TODAYS_PUBLISHED):
@@ -153,7 +170,9 @@ def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0, to
             "",
             "128 KiB sequential writes at QD32 over the whole user space from a secure-erased drive, full size "
             "(docs/todays-drives.md). Roles: 'set from' = a profile parameter was set from this figure; 'set from "
-            "spec' = the figure follows from a data-sheet value; 'check' = nothing was set from it.",
+            "spec' = the figure follows from a data-sheet value; 'informed by' = a choice of mechanism (not a number) "
+            "was made with the figure in view; 'check' = nothing was set from it. The post-cache rate is the rate "
+            "the drive drops to at the cliff (the median over the first tenth of what is written after it).",
             "",
             _md(calibration.todays_table(todays)),
             "",

@@ -35,6 +35,11 @@ class ReviewContext:
     label: str | None = None
     #: Data pattern of the SNIA PTS tests: "random" (the specification's), "text" or "repeating".
     pts_pattern: str = "random"
+    #: How steps whose timing is not measured (fills, TRIM of everything, PTS WIPC) run:
+    #: "fast" (fast-forward) or "full" (timed); see `precondition`.
+    precondition_timing: str = "fast"
+    #: Ambient temperature of the thermal test, degrees C (None: the profile's `thermal.ambient_c`).
+    ambient_c: float | None = None
     _info: dict | None = field(default=None, repr=False)
 
     def scaled_overrides(self) -> list[str]:
@@ -78,7 +83,7 @@ class ReviewContext:
 
     def new_drive(self, extra: Sequence[str] = (), content: str = "modeled") -> Drive:
         """A factory-fresh drive for a suite."""
-        return Drive(self.profile, self.scaled_overrides() + list(extra), seed=self.seed, content=content)
+        return Drive(self.profile, self.scaled_overrides() + list(extra), seed=self.seed, content=content, precondition_timing=self.precondition_timing)
 
     def info(self) -> dict:
         """Profile facts (of the drive as reviewed, scaled if so)."""
@@ -111,6 +116,19 @@ class ReviewContext:
         """Run one job with progress reporting under `name` (prefixed with the suite's)."""
         return drive.run(options, name=f"{self.suite}: {name}" if self.suite else name, progress=self.progress)
 
+    def precondition(self, drive: Drive, options: list[str], name: str, progress=None) -> dict:
+        """Run a step whose timing the test does not measure (a fill, a TRIM of the whole
+        span): fast-forwarded when the review's precondition timing is "fast" (the FTL's work
+        without timing, docs/fast-forward.md), else with timing; either way it ends with the
+        drive idle, so what follows starts from the same state. Returns the step's summary."""
+        label = f"{self.suite}: {name}" if self.suite else name
+        progress = self.progress if progress is None else progress
+        if self.precondition_timing == "fast":
+            return drive.fast_forward(options, name=label, progress=progress)
+        summary = drive.run(options, name=label, progress=progress).summary
+        drive.wait_until_idle()
+        return summary
+
     def scale_label(self) -> str:
         """The scale as chart titles name it."""
         return "full scale" if self.scale >= 1.0 else f"scale {self.scale:g}, not comparable"
@@ -136,9 +154,15 @@ class ReviewContext:
 
 def _scaled_today(base: dict, capacity_ratio: float, scale: float) -> list[str]:
     """Overrides that shrink today's drives' SLC cache with the capacity (so the cache keeps its
-    share of the drive, and a static cache never outgrows a small array) and the host memory
-    buffer with the spans (as the SRAM map cache is), for scaled runs."""
+    share of the drive, and a static cache never outgrows a small array), the host memory
+    buffer with the spans (as the SRAM map cache is), and the heat capacities of the thermal
+    model with the durations (so the drive heats and cools in the scaled time as it would in the
+    full time; the temperatures it settles at do not change), for scaled runs."""
     overrides = []
+    thermal = base.get("thermal")
+    if thermal:
+        for key in ("controller_j_per_k", "nand_j_per_k"):
+            overrides.append(f"thermal.{key}={float(thermal[key]) * scale!r}")
     slc = base.get("slc_cache")
     if slc:
         for key in ("static_bytes", "dynamic_max_bytes"):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ssdlab.lab.calibration import CALIBRATED, CHECK, SPEC, Published
+from ssdlab.lab.calibration import CALIBRATED, CHECK, INFORMED, SPEC, Published
 
 _TPU = "TechPowerUp review, whole-drive fill"
 _SOURCES = {
@@ -38,17 +38,17 @@ def published_today() -> list[Published]:
         # Samsung 980 PRO 1 TB: "starts out at 4 GB/s ... until 113 GB ... still 1.5 GB/s ... on average 1.9 GB/s".
         _fill("samsung-980-pro-1tb", "cache_gb", 113, "GB", SPEC, "follows from the data sheet's TurboWrite (6 GB static + 108 GB intelligent)"),
         _fill("samsung-980-pro-1tb", "cache_write_mbps", 4000, "MB/s", CALIBRATED, "set media.pslc_t_prog_ns"),
-        _fill("samsung-980-pro-1tb", "post_cache_mbps", 1500, "MB/s", CALIBRATED, "set media.t_prog_ns"),
-        _fill("samsung-980-pro-1tb", "average_mbps", 1900, "MB/s", CHECK, "folding at the end of the fill"),
+        _fill("samsung-980-pro-1tb", "post_cache_mbps", 1500, "MB/s", CALIBRATED, "set media.t_prog_ns, through flushing the cache behind the writes"),
+        _fill("samsung-980-pro-1tb", "average_mbps", 1900, "MB/s", INFORMED, "chose the flush's pace (one SLC block folded per native block)"),
         # Samsung 980 1 TB (DRAM-less, HMB): "2.5 GB/s ... until 160 GB ... around 500 MB/s ... around 600 MB/s".
         _fill("samsung-980-1tb", "cache_gb", 160, "GB", SPEC, "follows from the data sheet's TurboWrite 2.0 (160 GB)"),
         _fill("samsung-980-1tb", "cache_write_mbps", 2500, "MB/s", CALIBRATED, "set media.pslc_t_prog_ns"),
-        _fill("samsung-980-1tb", "post_cache_mbps", 500, "MB/s", CALIBRATED, "set media.t_prog_ns"),
-        _fill("samsung-980-1tb", "average_mbps", 600, "MB/s", CHECK, "folding at the end of the fill"),
+        _fill("samsung-980-1tb", "post_cache_mbps", 500, "MB/s", CALIBRATED, "set media.t_prog_ns, through flushing the cache behind the writes"),
+        _fill("samsung-980-1tb", "average_mbps", 600, "MB/s", CHECK, "flushing the cache behind the writes (the 980 PRO's rule)"),
         # Samsung 970 EVO 500 GB: "well over 2 GB/s ... after around 22 GB ... a bit above 600 MB/s ... 663 MB/s".
         _fill("samsung-970-evo-500", "cache_gb", 22, "GB", SPEC, "follows from the data sheet's TurboWrite (4 GB static + 18 GB intelligent)"),
         _fill("samsung-970-evo-500", "post_cache_mbps", 600, "MB/s", CALIBRATED, "set media.t_prog_ns"),
-        _fill("samsung-970-evo-500", "average_mbps", 663, "MB/s", CHECK, "folding at the end of the fill"),
+        _fill("samsung-970-evo-500", "average_mbps", 663, "MB/s", CHECK, "TLC written directly, folding at the end of the fill"),
         # WD SN580 1 TB: "around 4 GB/s ... until 341 GB ... 450 MB/s ... 596 MB/s".
         _fill("wd-sn580-1tb", "cache_gb", 341, "GB", CHECK, "the free-space rule: every free block in pSLC mode (no firmware limit)"),
         _fill(
@@ -60,7 +60,7 @@ def published_today() -> list[Published]:
         _fill("samsung-870-evo-4tb", "cache_gb", 24, "GB", CALIBRATED, "set slc_cache.dynamic_max_bytes (the data sheet says 78 GB)"),
         _fill("samsung-870-evo-4tb", "cache_write_mbps", 480, "MB/s", CHECK, "the SATA link's limit"),
         _fill("samsung-870-evo-4tb", "post_cache_mbps", 400, "MB/s", CALIBRATED, "set media.t_prog_ns"),
-        _fill("samsung-870-evo-4tb", "average_mbps", 416, "MB/s", CHECK, "folding at the end of the fill"),
+        _fill("samsung-870-evo-4tb", "average_mbps", 416, "MB/s", CHECK, "TLC written directly, folding at the end of the fill"),
         # Samsung 870 QVO 1 TB (SATA, QLC): the data sheet, and TechPowerUp's fill average.
         _fill("samsung-870-qvo-1tb", "cache_gb", 42, "GB", SPEC, "Intelligent TurboWrite 6 GB static + 36 GB intelligent", "Samsung 870 QVO data sheet (1 TB)"),
         _fill(

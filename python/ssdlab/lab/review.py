@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,9 +16,10 @@ from ssdlab.lab import ranked as ranked_charts
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import HEADLINES, headline_charts, headline_table
+from ssdlab.lab.parallel import run_reviews
 from ssdlab.lab.report import review_page
 from ssdlab.lab.results import SuiteResult, Table
-from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, applies
+from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, why_not
 
 #: What each era's preset is called in the report.
 ERA_TITLES = {"2012": "the articles' tests", "2020s": "today's tests"}
@@ -85,17 +85,20 @@ def preset_for(info: dict) -> Preset:
     cache (the Samsung 870 EVO and QVO) get them too: their defining behaviour is the cache, and
     reviews of them run today's tests (docs/todays-lab.md). Other SATA drives, the drives of
     the articles, get the articles' tests (``2012``). Suites that declare host interfaces they
-    apply to (``INTERFACES``) are left out of other drives' presets, and the report says so."""
+    apply to (``INTERFACES``), or the profile sections they need (``PROFILE_SECTIONS``: a heat
+    or power-state model), are left out of other drives' presets, and the report says so."""
     family = interface_family(str(info["host_interface"]))
-    cache = "slc_cache" in tomllib.loads(info["source"])
+    sections = set(tomllib.loads(info["source"]))
+    cache = "slc_cache" in sections
     if family == "nvme":
         era, why = "2020s", f"an NVMe drive ({info['host_interface']})"
     elif cache:
         era, why = "2020s", f"a SATA drive ({info['host_interface']}) with an SLC cache"
     else:
         era, why = "2012", f"a SATA drive ({info['host_interface']}) without an SLC cache, as in the articles"
-    chosen = tuple(n for n in ERAS.get(era, []) if applies(n, family))
-    left = tuple((n, f"applies to {', '.join(SUITES[n].INTERFACES)} drives only") for n in ERAS.get(era, []) if not applies(n, family))
+    reasons = {n: why_not(n, family, sections) for n in ERAS.get(era, [])}
+    chosen = tuple(n for n, why in reasons.items() if why is None)
+    left = tuple((n, why) for n, why in reasons.items() if why is not None)
     return Preset(era, chosen, f"chosen from the profile: {why}", left)
 
 
@@ -113,15 +116,30 @@ class Review:
     headlines: Table
 
 
-def run_review(ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=None) -> Path:
+def run_review(
+    ctx: ReviewContext, suites: Sequence[str], db_path: Path, on_suite=None, jobs: int = 1, precomputed: dict[str, SuiteResult] | None = None
+) -> Path:
     """Run `suites` against `ctx`'s drive; returns the report's path."""
-    return review(ctx, suites, db_path, on_suite).report
+    return review(ctx, suites, db_path, on_suite, jobs=jobs, precomputed=precomputed).report
 
 
-def review(ctx: ReviewContext, suites: Sequence[str] | None, db_path: Path, on_suite=None, preset: Preset | None = None) -> Review:
+def review(
+    ctx: ReviewContext,
+    suites: Sequence[str] | None,
+    db_path: Path,
+    on_suite=None,
+    preset: Preset | None = None,
+    jobs: int = 1,
+    precomputed: dict[str, SuiteResult] | None = None,
+) -> Review:
     """Run `suites` against `ctx`'s drive, write the report and the database rows. Without
     `suites`, the drive's preset runs (`preset_for`); `preset` says which preset the suites
-    given are, for the report (default: suites named by hand)."""
+    given are, for the report (default: suites named by hand). The suites run as `jobs`
+    independent jobs on a process pool (`ssdlab.lab.parallel`; 1: one after another in this
+    process); each suite is stored once it and every suite before it are done, so the database
+    holds what a serial run stores, in its order. `precomputed` (suite name -> result) skips
+    running: the suites were run already (a calibration runs several reviews' suites on one
+    pool)."""
     if suites is None:
         preset = preset_for(ctx.info())
         suites = list(preset.suites)
@@ -139,21 +157,32 @@ def review(ctx: ReviewContext, suites: Sequence[str] | None, db_path: Path, on_s
     run_id = db.start_run(drive, info["model"], meta["profile_hash"], __version__, ctx.seed, ctx.scale, ctx.out_dir)
     data_dir = ctx.out_dir / "data"
     data_dir.mkdir(exist_ok=True)
-    results: list[SuiteResult] = []
-    for name in suites:
-        started = time.perf_counter()
-        ctx.suite = name
-        result = SUITES[name].run(ctx)
-        ctx.suite = None
-        results.append(result)
+    order = list(suites)
+    ready: dict[str, SuiteResult] = {}
+    stored: list[SuiteResult] = []
+
+    def store(name: str, result: SuiteResult) -> None:
         db.add_suite(run_id, drive, result)
         with paths.atomic_output(data_dir / f"{name}_metrics.csv", "data") as temp:
             result.frame().to_csv(temp, index=False)
         for table_name, frame in result.tables.items():
             with paths.atomic_output(data_dir / f"{table_name}.csv", "data") as temp:
                 frame.to_csv(temp, index=False)
+        stored.append(result)
+
+    def done(_review: int, name: str, wall: float, result: SuiteResult) -> None:
+        ready[name] = result
+        while len(stored) < len(order) and order[len(stored)] in ready:
+            store(order[len(stored)], ready[order[len(stored)]])
         if on_suite is not None:
-            on_suite(name, time.perf_counter() - started)
+            on_suite(name, wall)
+
+    if precomputed is None:
+        run_reviews([(ctx, order)], jobs, done)
+    else:
+        for name in order:
+            done(0, name, 0.0, precomputed[name])
+    results = stored
     cal = None
     if ctx.comparable:
         frame = db.latest([drive])

@@ -58,6 +58,12 @@ class Phase:
         self.done += 1
         return result
 
+    def precondition(self, drive: Drive, options: Sequence[str], name: str) -> dict:
+        """A step of the phase whose timing is not measured (see `ReviewContext.precondition`)."""
+        summary = self.ctx.precondition(drive, list(options), name, progress=self.callback)
+        self.done += 1
+        return summary
+
     def finish(self) -> None:
         if self.ctx.progress is not None:
             label = f"{self.ctx.suite}: {self.name}" if self.ctx.suite else self.name
@@ -69,7 +75,7 @@ def purge_and_precondition(ctx: ReviewContext, drive: Drive, conditions: list[st
     drive.secure_erase()
     phase = Phase(ctx, "purge and WIPC (2 x capacity, 128 KiB sequential)", 2)
     for i in range(2):
-        phase.run(drive, ["rw=write", "bs=128k", f"iodepth={QUEUE_DEPTH}", pattern_option(ctx)], f"WIPC pass {i + 1}")
+        phase.precondition(drive, ["rw=write", "bs=128k", f"iodepth={QUEUE_DEPTH}", pattern_option(ctx)], f"WIPC pass {i + 1}")
     phase.finish()
     conditions.append("purge: ATA SECURE ERASE")
     conditions.append(f"WIPC: 2 x user capacity ({2 * drive.info['capacity_bytes_user'] / 1e9:,.1f} GB) of 128 KiB sequential writes at QD{QUEUE_DEPTH}")

@@ -6,7 +6,8 @@ results database, the calibration page and the headline charts refer to) and
 tests, ``"2020s"`` for the tests reviews of today's drives run (whole-drive fill, cache recovery,
 sustained and mixed IO, random reads over spans, heat and power states). A suite that only
 applies to some host interfaces lists them in ``INTERFACES`` (families: ``"sata"``, ``"nvme"``);
-without it a suite applies to every drive.
+without it a suite applies to every drive. A suite that needs a model only some profiles have
+lists the profile sections in ``PROFILE_SECTIONS`` (``"thermal"``, ``"power"``).
 
 ``ARTICLE_SUITES`` are the articles' tests (the ``2012`` preset); ``TODAY_SUITES`` the ``2020s``
 preset; ``ERAS`` maps each era to its suites; ``PTS_SUITES`` are the SNIA PTS tests (``ssdlab
@@ -86,7 +87,19 @@ TODAY_SUITES = list(ERAS["2020s"])
 PTS_SUITES = [m.NAME for m in (pts_iops, pts_throughput, pts_latency, pts_wsat, pts_hir)]
 
 
-def applies(name: str, interface_family: str) -> bool:
-    """Whether suite `name` applies to a drive of this host-interface family ("sata", "nvme")."""
-    interfaces = getattr(SUITES[name], "INTERFACES", None)
-    return interfaces is None or interface_family in interfaces
+def applies(name: str, interface_family: str, sections: set[str] | None = None) -> bool:
+    """Whether suite `name` applies to a drive of this host-interface family ("sata", "nvme")
+    whose profile has `sections` (None: not checked)."""
+    return why_not(name, interface_family, sections) is None
+
+
+def why_not(name: str, interface_family: str, sections: set[str] | None = None) -> str | None:
+    """Why suite `name` does not apply to such a drive (None when it does)."""
+    module = SUITES[name]
+    interfaces = getattr(module, "INTERFACES", None)
+    if interfaces is not None and interface_family not in interfaces:
+        return f"applies to {', '.join(interfaces)} drives only"
+    needed = [s for s in getattr(module, "PROFILE_SECTIONS", ()) if sections is not None and s not in sections]
+    if needed:
+        return f"needs the profile's {', '.join(f'[{s}]' for s in needed)} model, which this profile has not"
+    return None

@@ -20,7 +20,7 @@ def measure(ctx: ReviewContext, drive: Drive, condition: str) -> dict:
     two runs' summaries under "runs"."""
     size = ctx.span_bytes(1 * GB)
     data = f"data_pattern={INCOMPRESSIBLE}"
-    ctx.run(drive, ["rw=write", "bs=16m", "iodepth=1", f"size={size}", data], f"AS-SSD test file ({condition})")
+    ctx.precondition(drive, ["rw=write", "bs=16m", "iodepth=1", f"size={size}", data], f"AS-SSD test file ({condition})")
     read = ctx.run(drive, ["rw=read", "bs=16m", "iodepth=1", f"size={size}"], f"AS-SSD read ({condition})").summary
     write = ctx.run(drive, ["rw=write", "bs=16m", "iodepth=1", f"size={size}", data], f"AS-SSD write ({condition})").summary
     return {"read": read["read_mbps"], "write": write["write_mbps"], "runs": {"read": read, "write": write}}

@@ -32,74 +32,96 @@ METRICS = {
 }
 
 
+#: The suite's independent parts (one drive per over-provisioning) and their relative wall time;
+#: see `ssdlab.lab.parallel`.
+PARTS = {"default OP": 2.0, "25% extra OP": 2.0}
+EXTRA = {"default OP": [], "25% extra OP": ["drive.reserved_user_fraction=0.25"]}
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
+    return assemble(ctx, {part: run_part(ctx, part) for part in PARTS})
+
+
+def run_part(ctx: ReviewContext, label: str) -> dict:
+    """The run at one over-provisioning on its own drive: metrics, series and charts."""
+    duration = ctx.seconds(2000, minimum=20)
+    result = SuiteResult(NAME, TITLE, "", METRICS)
+    late = duration * 0.7  # 1400 s of 2000
+    extra = EXTRA[label]
+    drive = ctx.new_drive(extra)
+    drive.secure_erase()
+    ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={INCOMPRESSIBLE}"], f"fill ({label})")
+    run = ctx.run(
+        drive,
+        ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={duration}", "time_based", f"data_pattern={INCOMPRESSIBLE}"],
+        f"4K random write QD32 ({label})",
+    )
+    series = run.series[["second", "iops", "free_blocks", "write_amplification"]].copy()
+    series["condition"] = label
+    tail = series[series["second"] >= late]
+    result.add("steady_iops_mean", tail["iops"].mean(), "IOPS", "incompressible", label)
+    result.add("steady_iops_p01", tail["iops"].quantile(0.01), "IOPS", "incompressible", label)
+    result.add("steady_iops_p10", tail["iops"].quantile(0.10), "IOPS", "incompressible", label)
+    result.add("steady_iops_p50", tail["iops"].quantile(0.50), "IOPS", "incompressible", label)
+    result.add("steady_iops_p99", tail["iops"].quantile(0.99), "IOPS", "incompressible", label)
+    result.add("steady_iops_std", tail["iops"].std(), "IOPS", "incompressible", label)
+    mean = tail["iops"].mean()
+    result.add("steady_p01_over_mean", tail["iops"].quantile(0.01) / mean if mean else None, "x", "incompressible", label)
+    result.add("early_iops_mean", series[series["second"] < duration * 0.05]["iops"].mean(), "IOPS", "incompressible", label)
+    result.add("write_amplification", run.summary["write_amplification"], "x", "incompressible", label)
+    slug = "default" if label == "default OP" else "op25"
+    out = ctx.out_dir / "charts"
+    result.charts.append(
+        (
+            charts.iops_scatter(
+                out / f"consistency_{slug}_all.png",
+                ctx.chart_title(f"IO consistency: 4K random write QD32, the whole {duration:g} s run, {label}"),
+                series["second"],
+                series["iops"],
+                log=True,
+            ),
+            f"{label}: whole run, log scale",
+        )
+    )
+    result.charts.append(
+        (
+            charts.iops_scatter(
+                out / f"consistency_{slug}_late_log.png",
+                ctx.chart_title(f"IO consistency: 4K random write QD32 from t = {late:g} s, {label}, log scale"),
+                tail["second"],
+                tail["iops"],
+                log=True,
+            ),
+            f"{label}: from t = {late:g} s, log scale",
+        )
+    )
+    top, extended = charts.linear_scale(tail["iops"].tolist(), 40_000)
+    result.charts.append(
+        (
+            charts.iops_scatter(
+                out / f"consistency_{slug}_late_linear.png",
+                ctx.chart_title(f"IO consistency: 4K random write QD32 from t = {late:g} s, {label}, linear scale"),
+                tail["second"],
+                tail["iops"],
+                log=False,
+                ylim=(0, 40_000),
+            ),
+            f"{label}: from t = {late:g} s, linear 0-{top / 1000:g}K" + (f" ({extended})" if extended else " (the article's scale)"),
+        )
+    )
+    return {"metrics": result.metrics, "series": series, "charts": result.charts}
+
+
+def assemble(ctx: ReviewContext, parts: dict[str, dict]) -> SuiteResult:
+    """The suite's result from its parts' outputs."""
     duration = ctx.seconds(2000, minimum=20)
     result = SuiteResult(NAME, TITLE, METHOD.format(duration=ctx.duration_label(2000, minimum=20)), METRICS)
-    late = duration * 0.7  # 1400 s of 2000
+    late = duration * 0.7
     frames = []
-    for label, extra in (("default OP", []), ("25% extra OP", ["drive.reserved_user_fraction=0.25"])):
-        drive = ctx.new_drive(extra)
-        drive.secure_erase()
-        ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={INCOMPRESSIBLE}"], f"fill ({label})")
-        run = ctx.run(
-            drive,
-            ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={duration}", "time_based", f"data_pattern={INCOMPRESSIBLE}"],
-            f"4K random write QD32 ({label})",
-        )
-        series = run.series[["second", "iops", "free_blocks", "write_amplification"]].copy()
-        series["condition"] = label
-        frames.append(series)
-        tail = series[series["second"] >= late]
-        result.add("steady_iops_mean", tail["iops"].mean(), "IOPS", "incompressible", label)
-        result.add("steady_iops_p01", tail["iops"].quantile(0.01), "IOPS", "incompressible", label)
-        result.add("steady_iops_p10", tail["iops"].quantile(0.10), "IOPS", "incompressible", label)
-        result.add("steady_iops_p50", tail["iops"].quantile(0.50), "IOPS", "incompressible", label)
-        result.add("steady_iops_p99", tail["iops"].quantile(0.99), "IOPS", "incompressible", label)
-        result.add("steady_iops_std", tail["iops"].std(), "IOPS", "incompressible", label)
-        mean = tail["iops"].mean()
-        result.add("steady_p01_over_mean", tail["iops"].quantile(0.01) / mean if mean else None, "x", "incompressible", label)
-        result.add("early_iops_mean", series[series["second"] < duration * 0.05]["iops"].mean(), "IOPS", "incompressible", label)
-        result.add("write_amplification", run.summary["write_amplification"], "x", "incompressible", label)
-        slug = "default" if label == "default OP" else "op25"
-        out = ctx.out_dir / "charts"
-        result.charts.append(
-            (
-                charts.iops_scatter(
-                    out / f"consistency_{slug}_all.png",
-                    ctx.chart_title(f"IO consistency: 4K random write QD32, the whole {duration:g} s run, {label}"),
-                    series["second"],
-                    series["iops"],
-                    log=True,
-                ),
-                f"{label}: whole run, log scale",
-            )
-        )
-        result.charts.append(
-            (
-                charts.iops_scatter(
-                    out / f"consistency_{slug}_late_log.png",
-                    ctx.chart_title(f"IO consistency: 4K random write QD32 from t = {late:g} s, {label}, log scale"),
-                    tail["second"],
-                    tail["iops"],
-                    log=True,
-                ),
-                f"{label}: from t = {late:g} s, log scale",
-            )
-        )
-        top, extended = charts.linear_scale(tail["iops"].tolist(), 40_000)
-        result.charts.append(
-            (
-                charts.iops_scatter(
-                    out / f"consistency_{slug}_late_linear.png",
-                    ctx.chart_title(f"IO consistency: 4K random write QD32 from t = {late:g} s, {label}, linear scale"),
-                    tail["second"],
-                    tail["iops"],
-                    log=False,
-                    ylim=(0, 40_000),
-                ),
-                f"{label}: from t = {late:g} s, linear 0-{top / 1000:g}K" + (f" ({extended})" if extended else " (the article's scale)"),
-            )
-        )
+    for part in PARTS:
+        result.metrics += parts[part]["metrics"]
+        frames.append(parts[part]["series"])
+        result.charts += parts[part]["charts"]
     result.tables["consistency"] = pd.concat(frames, ignore_index=True)
     # Side by side as the articles showed them: default OP left, 25% extra OP right.
     per_condition = len(result.charts) // 2

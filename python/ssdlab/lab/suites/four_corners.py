@@ -59,45 +59,70 @@ def metric_key(test: str, alignment: str) -> str:
     return f"{dict((t, k) for k, t in TESTS)[test]}.{ALIGNMENTS[alignment]}"
 
 
+#: The suite's independent parts (one drive per data pattern) and their relative wall time; see
+#: `ssdlab.lab.parallel`.
+PARTS = {"compressible": 3.0, "incompressible": 2.0}
+PATTERNS = {"compressible": COMPRESSIBLE, "incompressible": INCOMPRESSIBLE}
+
+
+def _method(ctx: ReviewContext) -> str:
+    return METHOD.format(three=ctx.duration_label(180), one=ctx.duration_label(60))
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD.format(three=ctx.duration_label(180), one=ctx.duration_label(60)), METRICS)
+    return assemble(ctx, {part: run_part(ctx, part) for part in PARTS})
+
+
+def run_part(ctx: ReviewContext, label: str) -> dict:
+    """The tests of one data pattern on its own drive: metrics and table rows."""
+    result = SuiteResult(NAME, TITLE, "", METRICS)
+    pattern = PATTERNS[label]
     span = ctx.span_bytes(8 * GB)
-    # Every Iometer command carries the test bed's own time (lab/host.py).
     three_min = f"runtime={ctx.seconds(180)}"
     one_min = f"runtime={ctx.seconds(60)}"
-    host = IOMETER.options()
     rows = []
-    for pattern, label in ((COMPRESSIBLE, "compressible"), (INCOMPRESSIBLE, "incompressible")):
-        data = f"data_pattern={pattern}"
-        drive = ctx.new_drive()
-        drive.secure_erase()
-        ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"size={span}", data], f"prepare 8 GB ({label})")
-        tests = [
-            ("4K random read", "4k-aligned", ["rw=randread", "bs=4k", "iodepth=3", f"size={span}", three_min, "time_based"]),
-            ("4K random read", "512b-aligned", ["rw=randread", "bs=4k", "blockalign=512", "iodepth=3", f"size={span}", three_min, "time_based"]),
-            ("4K random write", "4k-aligned", ["rw=randwrite", "bs=4k", "iodepth=3", f"size={span}", three_min, "time_based", data]),
-            ("4K random write", "512b-aligned", ["rw=randwrite", "bs=4k", "blockalign=512", "iodepth=3", f"size={span}", three_min, "time_based", data]),
-            ("4K random write QD32", "4k-aligned", ["rw=randwrite", "bs=4k", "iodepth=32", f"size={span}", three_min, "time_based", data]),
-            ("128K sequential write", "4k-aligned", ["rw=write", "bs=128k", "iodepth=1", one_min, "time_based", data]),
-        ]
-        for test, alignment, options in tests:
-            s = ctx.run(drive, options + host, f"{test} {alignment} ({label})").summary
-            mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
-            result.add(metric_key(test, alignment), mbps, "MB/s", label, run=s)
-            _add_iops(result, test, alignment, s["iops"], label)
-            rows.append({"test": test, "alignment": alignment, "data": label, "MB/s": mbps, "IOPS": s["iops"]})
-        # Sequential reads need the whole span written first.
-        ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", data], f"fill for sequential reads ({label})")
-        for test, options in (
-            ("128K sequential read", ["rw=read", "bs=128k", "iodepth=1", one_min, "time_based"]),
-            ("2M sequential read", ["rw=read", "bs=2m", "iodepth=1", three_min, "time_based"]),
-            ("2M sequential write", ["rw=write", "bs=2m", "iodepth=1", three_min, "time_based", data]),
-        ):
-            s = ctx.run(drive, options + host, f"{test} ({label})").summary
-            mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
-            result.add(metric_key(test, "4k-aligned"), mbps, "MB/s", label, run=s)
-            _add_iops(result, test, "4k-aligned", s["iops"], label)
-            rows.append({"test": test, "alignment": "4k-aligned", "data": label, "MB/s": mbps, "IOPS": s["iops"]})
+    # Every Iometer command carries the test bed's own time (lab/host.py).
+    host = IOMETER.options()
+    data = f"data_pattern={pattern}"
+    drive = ctx.new_drive()
+    drive.secure_erase()
+    ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", f"size={span}", data], f"prepare 8 GB ({label})")
+    tests = [
+        ("4K random read", "4k-aligned", ["rw=randread", "bs=4k", "iodepth=3", f"size={span}", three_min, "time_based"]),
+        ("4K random read", "512b-aligned", ["rw=randread", "bs=4k", "blockalign=512", "iodepth=3", f"size={span}", three_min, "time_based"]),
+        ("4K random write", "4k-aligned", ["rw=randwrite", "bs=4k", "iodepth=3", f"size={span}", three_min, "time_based", data]),
+        ("4K random write", "512b-aligned", ["rw=randwrite", "bs=4k", "blockalign=512", "iodepth=3", f"size={span}", three_min, "time_based", data]),
+        ("4K random write QD32", "4k-aligned", ["rw=randwrite", "bs=4k", "iodepth=32", f"size={span}", three_min, "time_based", data]),
+        ("128K sequential write", "4k-aligned", ["rw=write", "bs=128k", "iodepth=1", one_min, "time_based", data]),
+    ]
+    for test, alignment, options in tests:
+        s = ctx.run(drive, options + host, f"{test} {alignment} ({label})").summary
+        mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
+        result.add(metric_key(test, alignment), mbps, "MB/s", label, run=s)
+        _add_iops(result, test, alignment, s["iops"], label)
+        rows.append({"test": test, "alignment": alignment, "data": label, "MB/s": mbps, "IOPS": s["iops"]})
+    # Sequential reads need the whole span written first.
+    ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", data], f"fill for sequential reads ({label})")
+    for test, options in (
+        ("128K sequential read", ["rw=read", "bs=128k", "iodepth=1", one_min, "time_based"]),
+        ("2M sequential read", ["rw=read", "bs=2m", "iodepth=1", three_min, "time_based"]),
+        ("2M sequential write", ["rw=write", "bs=2m", "iodepth=1", three_min, "time_based", data]),
+    ):
+        s = ctx.run(drive, options + host, f"{test} ({label})").summary
+        mbps = s["read_mbps"] if "read" in test else s["write_mbps"]
+        result.add(metric_key(test, "4k-aligned"), mbps, "MB/s", label, run=s)
+        _add_iops(result, test, "4k-aligned", s["iops"], label)
+        rows.append({"test": test, "alignment": "4k-aligned", "data": label, "MB/s": mbps, "IOPS": s["iops"]})
+    return {"metrics": result.metrics, "rows": rows}
+
+
+def assemble(ctx: ReviewContext, parts: dict[str, dict]) -> SuiteResult:
+    """The suite's result from its parts' outputs."""
+    result = SuiteResult(NAME, TITLE, _method(ctx), METRICS)
+    rows = []
+    for part in PARTS:
+        result.metrics += parts[part]["metrics"]
+        rows += parts[part]["rows"]
     table = pd.DataFrame(rows)
     result.tables["four_corners"] = table
     result.views.append(view(table))

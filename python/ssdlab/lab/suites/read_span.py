@@ -68,7 +68,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
     if note:
         result.notes.append(note)
     drive.secure_erase()
-    ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={INCOMPRESSIBLE}"], "fill")
+    ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={INCOMPRESSIBLE}"], "fill")
     drive.idle(idle)
     rows = []
     for span, label in zip([*spans, capacity], labels, strict=True):

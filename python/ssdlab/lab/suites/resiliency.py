@@ -26,7 +26,7 @@ METHOD = (
 
 def _torture(ctx: ReviewContext, drive, pattern: str, minutes: float, label: str) -> None:
     drive.secure_erase()
-    ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={pattern}"], f"fill ({label})")
+    ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={pattern}"], f"fill ({label})")
     ctx.run(
         drive,
         ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={ctx.seconds(minutes * 60)}", "time_based", f"data_pattern={pattern}"],
@@ -45,26 +45,57 @@ METRICS = {
 }
 
 
-def run(ctx: ReviewContext) -> SuiteResult:
-    durations = {"sixty": ctx.duration_label(3600), "twenty": ctx.duration_label(1200), "thirty": ctx.duration_label(1800)}
-    result = SuiteResult(NAME, TITLE, METHOD.format(**durations), METRICS)
-    rows = []
+#: The suite's independent parts (each on its own drive), with their relative wall time: a
+#: parallel review runs them as separate jobs (`ssdlab.lab.parallel`); `run` runs them in order.
+PARTS = {"as-ssd": 5.0, "hdtach-atto": 4.0, "trim-validation": 3.0}
 
-    # AS-SSD with incompressible data, 60 minutes of torture.
+
+def _durations(ctx: ReviewContext) -> dict[str, str]:
+    return {"sixty": ctx.duration_label(3600), "twenty": ctx.duration_label(1200), "thirty": ctx.duration_label(1800)}
+
+
+def run(ctx: ReviewContext) -> SuiteResult:
+    return assemble(ctx, {part: run_part(ctx, part) for part in PARTS})
+
+
+def run_part(ctx: ReviewContext, part: str) -> dict:
+    """One part of the suite on its own drive: its metrics (in the order a whole run records
+    them), table rows and frames."""
+    durations = _durations(ctx)
+    sink = SuiteResult(NAME, TITLE, "", METRICS)
+    if part == "as-ssd":
+        rows = _as_ssd(ctx, sink, durations)
+        return {"metrics": sink.metrics, "rows": rows}
+    if part == "hdtach-atto":
+        rows, hd_frames, atto_frames = _hdtach_atto(ctx, sink)
+        return {"metrics": sink.metrics, "rows": rows, "hd_frames": hd_frames, "atto_frames": atto_frames}
+    if part == "trim-validation":
+        rows = _trim_validation(ctx, sink)
+        return {"metrics": sink.metrics, "rows": rows, "tables": sink.tables, "charts": sink.charts, "views": sink.views}
+    raise KeyError(f"suite {NAME} has no part {part!r}")
+
+
+def _as_ssd(ctx: ReviewContext, result: SuiteResult, durations: dict[str, str]) -> list[dict]:
+    """AS-SSD with incompressible data, 60 minutes of torture."""
+    rows = []
     drive = ctx.new_drive()
     drive.secure_erase()
     for condition in ("clean", "after torture", "after TRIM"):
         if condition == "after torture":
             _torture(ctx, drive, INCOMPRESSIBLE, 60, "incompressible")
         elif condition == "after TRIM":
-            ctx.run(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all")
+            ctx.precondition(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all")
         figures = as_ssd.measure(ctx, drive, condition)
         for direction in ("read", "write"):
             result.add(f"as_ssd_seq_{direction}", figures[direction], "MB/s", "incompressible", condition, run=figures["runs"][direction])
             data = f"incompressible ({durations['sixty']} torture)"
             rows.append({"test": f"AS-SSD {direction}", "data": data, "condition": condition, "MB/s": figures[direction]})
+    return rows
 
-    # HD Tach and ATTO with compressible data, 20 minutes of torture.
+
+def _hdtach_atto(ctx: ReviewContext, result: SuiteResult) -> tuple[list[dict], list[pd.DataFrame], list[pd.DataFrame]]:
+    """HD Tach and ATTO with compressible data, 20 minutes of torture."""
+    rows: list[dict] = []
     hd_frames, atto_frames = [], []
     drive = ctx.new_drive()
     drive.secure_erase()
@@ -76,15 +107,30 @@ def run(ctx: ReviewContext) -> SuiteResult:
         if condition == "after torture":
             _torture(ctx, drive, COMPRESSIBLE, 20, "compressible")
         elif condition == "after TRIM":
-            ctx.run(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all")
+            ctx.precondition(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all")
         frame, averages = hdtach.measure(ctx, drive, condition)
         hd_frames.append(frame)
         for direction in ("read", "write"):
             result.add(f"hdtach_avg_{direction}", averages[direction], "MB/s", "compressible", condition, run=averages["runs"][direction])
-            data = f"compressible ({durations['twenty']} torture)"
+            data = f"compressible ({ctx.duration_label(1200)} torture)"
             rows.append({"test": f"HD Tach {direction}", "data": data, "condition": condition, "MB/s": averages[direction]})
         atto_frames.append(atto.measure(ctx, drive, condition))
-    rows += _trim_validation(ctx, result)
+    return rows, hd_frames, atto_frames
+
+
+def assemble(ctx: ReviewContext, parts: dict[str, dict]) -> SuiteResult:
+    """The suite's result from its parts' outputs (the same whichever process ran them)."""
+    durations = _durations(ctx)
+    result = SuiteResult(NAME, TITLE, METHOD.format(**durations), METRICS)
+    rows = []
+    for part in PARTS:
+        result.metrics += parts[part]["metrics"]
+        rows += parts[part]["rows"]
+    hd_frames, atto_frames = parts["hdtach-atto"]["hd_frames"], parts["hdtach-atto"]["atto_frames"]
+    trim = parts["trim-validation"]
+    result.tables.update(trim["tables"])
+    result.charts += trim["charts"]
+    result.views += trim["views"]
     table = pd.DataFrame(rows).pivot_table(index=["test", "data"], columns="condition", values="MB/s", sort=False)
     table = table[["clean", "after torture", "after TRIM"]].reset_index()
     result.tables["resiliency"] = table
@@ -129,7 +175,7 @@ def _trim_validation(ctx: ReviewContext, result: SuiteResult) -> list[dict]:
     frames, rows, figures = [], [], []
     for condition in ("after torture", "after TRIM"):
         if condition == "after TRIM":
-            ctx.run(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all (TRIM validation)")
+            ctx.precondition(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all (TRIM validation)")
         frame, average, summary = hdtach.measure_write(ctx, drive, condition)
         frames.append(frame)
         curve = frame["write_mbps"]

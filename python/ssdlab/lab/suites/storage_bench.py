@@ -53,7 +53,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
         limit = None if ctx.scale >= 1.0 else max(1000, int(traces.workload_requests(name) * ctx.scale))
         drive = ctx.new_drive()
         drive.secure_erase()
-        ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", "data_pattern=text"], f"fill before {name}")
+        ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", "data_pattern=text"], f"fill before {name}")
         s = drive.replay(
             str(path), remap=True, pattern="text", large_pattern="random", large_bytes=LARGE_WRITE_BYTES, max_requests=limit, progress=ctx.progress
         ).summary

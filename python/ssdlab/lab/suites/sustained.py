@@ -40,7 +40,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result = SuiteResult(NAME, TITLE, METHOD.format(duration=ctx.duration_label(1800, minimum=20), step=ctx.duration_label(60, minimum=2)), METRICS)
     drive = ctx.new_drive()
     drive.secure_erase()
-    ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={INCOMPRESSIBLE}"], "fill")
+    ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", f"data_pattern={INCOMPRESSIBLE}"], "fill")
     writes = ctx.run(
         drive, ["rw=randwrite", "bs=4k", "iodepth=32", f"runtime={duration}", "time_based", f"data_pattern={INCOMPRESSIBLE}"], "4K random write QD32"
     )

@@ -1,0 +1,226 @@
+"""A review's suites as independent jobs on a local process pool.
+
+Every suite builds its own drives from the review's profile and seed, so a suite (or a part of
+one: a suite with ``PARTS`` runs each part on its own drive, see ``run_part`` and ``assemble``
+in its module) gives the same figures in any process and in any order. The pool runs the jobs
+longest first (each part's weight is its share of the suite's wall time, each suite's
+``WEIGHT`` its whole, 1 when unknown); the parent assembles the parts of a suite, and the
+review stores the suites in the database in the review's order, so the database, the CSV files
+and the report are those of a serial run. With one job the suites run in this process, one
+after another, as they always did.
+
+Progress: each worker sends its jobs' progress to the parent, which shows one bar per worker
+on a terminal (a line per job in a log).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+from ssdlab.lab.context import ReviewContext
+from ssdlab.lab.results import SuiteResult
+from ssdlab.lab.suites import SUITES
+from ssdlab.progress import ProgressBars
+
+#: Called when a suite is done: (review index, suite name, wall seconds spent on it, result).
+SuiteDone = Callable[[int, str, float, SuiteResult], None]
+
+
+def default_jobs() -> int:
+    """One job per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One unit of work: a suite of a review, or one part of it."""
+
+    review: int
+    suite: str
+    part: str | None
+    weight: float
+
+
+def plan(reviews: list[tuple[ReviewContext, list[str]]]) -> list[Job]:
+    """The jobs of every review, longest first (ties in review and suite order)."""
+    jobs = []
+    for index, (_ctx, suites) in enumerate(reviews):
+        for name in suites:
+            module = SUITES[name]
+            parts = getattr(module, "PARTS", None)
+            if parts:
+                jobs += [Job(index, name, part, float(weight)) for part, weight in parts.items()]
+            else:
+                jobs.append(Job(index, name, None, float(getattr(module, "WEIGHT", 1.0))))
+    order = {job: i for i, job in enumerate(jobs)}
+    return sorted(jobs, key=lambda j: (-j.weight, order[j]))
+
+
+def run_reviews(reviews: list[tuple[ReviewContext, list[str]]], jobs: int, on_suite: SuiteDone | None = None) -> list[dict[str, SuiteResult]]:
+    """Run every suite of every review (``(context, suite names)``) on `jobs` processes; returns
+    each review's results by suite name. `on_suite` is told as each suite is done."""
+    if jobs <= 1 or sum(len(s) for _, s in reviews) == 0:
+        return _serial(reviews, on_suite)
+    return _parallel(reviews, jobs, on_suite)
+
+
+def _serial(reviews, on_suite: SuiteDone | None) -> list[dict[str, SuiteResult]]:
+    out: list[dict[str, SuiteResult]] = []
+    for index, (ctx, suites) in enumerate(reviews):
+        results = {}
+        for name in suites:
+            started = time.perf_counter()
+            ctx.suite = name
+            try:
+                results[name] = SUITES[name].run(ctx)
+            finally:
+                ctx.suite = None
+            if on_suite is not None:
+                on_suite(index, name, time.perf_counter() - started, results[name])
+        out.append(results)
+    return out
+
+
+# ----- worker side ---------------------------------------------------------------------------
+
+_QUEUE = None
+_SLOT = 0
+
+
+def _init_worker(queue, counter) -> None:
+    """Each worker takes the next slot number (its progress bar's line)."""
+    global _QUEUE, _SLOT
+    _QUEUE = queue
+    with counter.get_lock():
+        _SLOT = counter.value
+        counter.value += 1
+
+
+def _send_progress(job: str, fraction: float, simulated_seconds: float, completed: int) -> None:
+    if _QUEUE is not None:
+        _QUEUE.put((_SLOT, job, fraction, simulated_seconds, completed))
+
+
+def _context_fields(ctx: ReviewContext) -> dict:
+    """What a worker needs to rebuild the review's context (no progress display, no cache)."""
+    skip = {"progress", "suite", "_info"}
+    return {f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx) if f.name not in skip}
+
+
+def _work(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[object, float]:
+    """Run one job in a worker; returns its output and its wall time."""
+    started = time.perf_counter()
+    ctx = ReviewContext(**fields, progress=_send_progress if progress else None)
+    ctx.suite = suite
+    module = SUITES[suite]
+    output = module.run(ctx) if part is None else module.run_part(ctx, part)
+    if _QUEUE is not None and progress:
+        _QUEUE.put((_SLOT, None, 1.0, 0.0, 0))
+    return output, time.perf_counter() - started
+
+
+# ----- parent side ---------------------------------------------------------------------------
+
+
+class _Display:
+    """Progress from the workers: one bar (or log) per worker slot, fed by a listener thread."""
+
+    def __init__(self, progress, slots: int, queue) -> None:
+        self.queue = queue
+        self.slots: dict[int, Callable] = {}
+        if isinstance(progress, ProgressBars):
+            self.slots = {i: ProgressBars(progress.enabled, progress.stream, progress.bars, progress.interval_s, position=i) for i in range(slots)}
+        self.fallback = progress
+        self.thread = threading.Thread(target=self._listen, name="ssdlab-progress", daemon=True)
+        self.thread.start()
+
+    def _listen(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            slot, job, fraction, simulated, completed = item
+            bars = self.slots.get(slot)
+            if job is None:
+                if bars is not None:
+                    bars.close()
+                continue
+            if bars is not None:
+                bars(job, fraction, simulated, completed)
+            elif self.fallback is not None:
+                self.fallback(job, fraction, simulated, completed)
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join(timeout=10)
+        for bars in self.slots.values():
+            bars.close()
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's worker processes (Python 3.11 has no public way to)."""
+    for process in list(getattr(pool, "_processes", {}).values()):
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, SuiteResult]]:
+    planned = plan(reviews)
+    workers = min(jobs, len(planned))
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    counter = context.Value("i", 0)
+    progress = reviews[0][0].progress
+    display = _Display(progress, workers, queue)
+    fields = [_context_fields(ctx) for ctx, _ in reviews]
+    pending_parts: dict[tuple[int, str], dict[str, object]] = {}
+    walls: dict[tuple[int, str], float] = {}
+    out: list[dict[str, SuiteResult]] = [{} for _ in reviews]
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(queue, counter)) as pool:
+            futures = {pool.submit(_work, fields[job.review], job.suite, job.part, progress is not None): job for job in planned}
+            try:
+                remaining = set(futures)
+                while remaining:
+                    done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        job = futures[future]
+                        output, wall = future.result()
+                        key = (job.review, job.suite)
+                        walls[key] = walls.get(key, 0.0) + wall
+                        if job.part is None:
+                            out[job.review][job.suite] = output  # type: ignore[assignment]
+                        else:
+                            parts = pending_parts.setdefault(key, {})
+                            parts[job.part] = output
+                            module = SUITES[job.suite]
+                            if len(parts) < len(module.PARTS):
+                                continue
+                            ctx = reviews[job.review][0]
+                            ctx.suite = job.suite
+                            try:
+                                out[job.review][job.suite] = module.assemble(ctx, parts)
+                            finally:
+                                ctx.suite = None
+                        if on_suite is not None:
+                            on_suite(job.review, job.suite, walls[key], out[job.review][job.suite])
+            except BaseException:
+                # Ctrl-C (which the workers see too) or SIGTERM or a failed job: stop every
+                # worker now rather than wait for the jobs they are running.
+                for future in futures:
+                    future.cancel()
+                _stop_workers(pool)
+                raise
+    finally:
+        display.close()
+    return out
