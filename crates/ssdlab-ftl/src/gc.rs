@@ -56,10 +56,8 @@ pub(crate) fn after_host_program<C: Collector, S: FlashSink + ?Sized>(
             if pool.free_count(die) <= low_free as usize {
                 pool.dies[die as usize].bursting = true;
             }
-            if pool.dies[die as usize].bursting {
-                if pool.free_count(die) >= high_free as usize || !collect_one(ftl, die, sink) {
-                    ftl.pool_mut().dies[die as usize].bursting = false;
-                }
+            if pool.dies[die as usize].bursting && (pool.free_count(die) >= high_free as usize || !collect_one(ftl, die, sink)) {
+                ftl.pool_mut().dies[die as usize].bursting = false;
             }
         }
         GcSchedule::Background { start_free, units_per_host_unit } => {
