@@ -546,10 +546,11 @@ def compare_command(drives: tuple[str, ...], db_path: str, out_dir: str, highlig
 @click.option("--db", "db_path", default="calibration/results.sqlite", show_default=True, metavar="FILE")
 @click.option("--out", "out_path", default="calibration.md", show_default=True, metavar="FILE", help="The calibration page (markdown) to write.")
 @click.option("--scale", type=click.FloatRange(0.001, 1.0), default=1.0, show_default=True)
+@click.option("--keep-today", is_flag=True, help="Keep the page's today's-drives section as it is (no whole-drive fills).")
 @click.option("--quiet", is_flag=True)
 @_JOBS
 @_PRECONDITION_TIMING
-def calibrate_command(db_path: str, out_path: str, scale: float, quiet: bool, jobs: int | None, precondition_timing: str) -> None:
+def calibrate_command(db_path: str, out_path: str, scale: float, keep_today: bool, quiet: bool, jobs: int | None, precondition_timing: str) -> None:
     """Run the suites behind the published figures and write the calibration page."""
     from ssdlab.lab.compare import calibrate
 
@@ -561,7 +562,14 @@ def calibrate_command(db_path: str, out_path: str, scale: float, quiet: bool, jo
         paths.check_distinct({}, {"--db": db_path, "--out": out_path})
         bars = ProgressBars(enabled=not quiet)
         page = calibrate(
-            Path(db_path), Path(out_path), scale, bars, echo=None if quiet else click.echo, jobs=_jobs(jobs), precondition_timing=precondition_timing
+            Path(db_path),
+            Path(out_path),
+            scale,
+            bars,
+            echo=None if quiet else click.echo,
+            jobs=_jobs(jobs),
+            precondition_timing=precondition_timing,
+            run_today=not keep_today,
         )
     except SsdlabError as error:
         _fail(str(error))

@@ -279,13 +279,17 @@ class Drive:
         progress: ProgressCallback | None = None,
         time_unit: str | None = None,
         data_file: str | None = None,
+        large_pattern: str | None = None,
+        large_bytes: int = 65536,
     ) -> RunResult:
         """Replay a block trace (only its first ``max_requests`` when given). ``mode="queue-depth"`` issues requests as fast as the drive
         allows while keeping each request's queue depth from the trace (the Storage Bench way);
         ``mode="timestamps"`` issues them at their recorded times times ``time_scale``. Writes
         carry ``pattern`` data (or the blocks of ``data_file``). Addresses beyond the drive are an
         error unless ``remap``. ``time_unit`` (``ns``, ``us``, ``ms``, ``s``) overrides the
-        unit of the format's timestamps (MQSim's DiskSim-style traces use nanoseconds)."""
+        unit of the format's timestamps (MQSim's DiskSim-style traces use nanoseconds). With
+        ``large_pattern``, writes of at least ``large_bytes`` carry that pattern instead (a
+        workload whose large transfers are media, archives and downloads)."""
         with self._turn:
             path = paths.input_file("trace", path)
             if data_file is not None:
@@ -296,10 +300,15 @@ class Drive:
                 _whole("Drive.replay", "max_requests", max_requests)
             if isinstance(time_scale, bool) or not isinstance(time_scale, (int, float)):
                 raise TypeError(f"Drive.replay: time_scale must be a number (got {type(time_scale).__name__})")
-            return self._replay(path, format, mode, float(time_scale), remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file)
+            _whole("Drive.replay", "large_bytes", large_bytes, 1)
+            large = (large_pattern, large_bytes) if large_pattern is not None else None
+            return self._replay(path, format, mode, float(time_scale), remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file, large)
 
-    def _replay(self, path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file) -> RunResult:
-        native_replay = self._native.start_replay(path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, time_unit, data_file)
+    def _replay(self, path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file, large=None) -> RunResult:
+        large_pattern, large_bytes = large if large is not None else (None, 65536)
+        native_replay = self._native.start_replay(
+            path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, time_unit, data_file, large_pattern, large_bytes
+        )
         started = time.perf_counter()
         slices = _Slices()
         while True:
@@ -420,7 +429,11 @@ class Drive:
             return self._native.read_sector(sector)
 
     def read_tag(self, sector: int) -> int:
-        """Content tag of a 4 KiB logical sector (drives built with ``track_tags=True``)."""
+        """Content tag of a 4 KiB logical sector (drives built with ``track_tags=True``); 0 when
+        the sector was never written or was trimmed. Tags count from 1 since the drive was
+        built: a write command of n sectors takes the next n + 1 numbers, the first n for its
+        sectors in order (so a test can know what each sector must hold from the writes it
+        made)."""
         _whole("Drive.read_tag", "sector", sector)
         if not self._track_tags:
             raise RequestError("Drive.read_tag: this drive does not track content tags; build it with Drive(..., track_tags=True)")

@@ -94,11 +94,18 @@ impl WriteBuffer {
         self.pending.len()
     }
 
-    /// The newest sector needs no program (a duplicate or zeros): it leaves at `done_ns`.
+    /// One sector entered the buffer that needs no program (a duplicate or zeros, which the
+    /// engine absorbs): it leaves at `done_ns`. (Taken apart from the pending sectors, so a
+    /// program the FTL issues while placing it, of metadata say, does not release it early.)
     #[inline]
-    pub fn release_newest(&mut self, done_ns: Nanoseconds) {
-        let pos = self.pending.pop().expect("release_newest without a sector in the buffer");
-        self.release_ns[pos] = done_ns;
+    pub fn push_absorbed(&mut self, done_ns: Nanoseconds) {
+        let n = self.release_ns.len();
+        assert_ne!(self.release_ns[self.head], PENDING, "write buffer position {} reused before its data was programmed", self.head);
+        self.release_ns[self.head] = done_ns;
+        self.head += 1;
+        if self.head == n {
+            self.head = 0;
+        }
     }
 
     /// The unit holding every pending sector was programmed, ending at `done_ns`.

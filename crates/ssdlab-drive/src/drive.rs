@@ -9,6 +9,7 @@ use crate::engine::{Engine, EngineCounters};
 use crate::map_cache::MapCache;
 use crate::sink::TimedSink;
 use crate::throttle::SmallWriteCap;
+
 use ssdlab_core::{bail, Nanoseconds, Result, Timeline};
 use ssdlab_ftl::{ChunkFtl, DataLocation, Ftl, Piece, StoredSector, Translation};
 use ssdlab_nand::{FlashArray, SECTOR_BYTES};
@@ -30,6 +31,9 @@ pub struct DriveOptions {
     /// [`Drive::attach_data_plane`]) at its physical address, instead of in memory. Needs real
     /// content.
     pub store_data: bool,
+    /// Remember when every program unit was last programmed, so tests can check that no read
+    /// completes before the program of the data it reads ([`Drive::data_programmed_ns`]).
+    pub record_programs: bool,
 }
 
 /// Default memory bound of a real-bytes drive's stored data (8 GiB).
@@ -37,7 +41,7 @@ pub const DEFAULT_REAL_BYTES_LIMIT: u64 = 8 << 30;
 
 impl Default for DriveOptions {
     fn default() -> Self {
-        Self { track_tags: false, content: ContentMode::Modeled, real_bytes_limit: DEFAULT_REAL_BYTES_LIMIT, store_data: false }
+        Self { track_tags: false, content: ContentMode::Modeled, real_bytes_limit: DEFAULT_REAL_BYTES_LIMIT, store_data: false, record_programs: false }
     }
 }
 
@@ -118,6 +122,14 @@ pub struct Drive {
     pub(crate) data_plane: Option<Box<dyn DataPlane>>,
     /// The first data-plane failure; once set, the drive refuses writes.
     pub(crate) data_failure: Option<String>,
+    /// When each (block, multi-plane page) was last programmed (drives built with
+    /// [`DriveOptions::record_programs`]).
+    pub(crate) program_log: Option<ProgramLog>,
+    /// Busy time of the link and the command processor, and commands through the write cap.
+    pub(crate) busy: crate::utilization::BusyCounters,
+    /// Bytes a map lookup that misses the cache moves from the map page (the whole page, or
+    /// the codeword holding the entry on controllers with partial-page reads).
+    pub(crate) map_read_bytes: u64,
     /// Commands until past bookings are next dropped.
     forget_countdown: u32,
     /// NVMe power states with APST (profiles with `[power]`).
@@ -129,6 +141,10 @@ pub struct Drive {
     /// When the controller was busy with host commands (for the models above).
     pub(crate) activity: crate::drive_power::Activity,
 }
+
+/// When each program unit was last programmed: (block, multi-plane page in the block) -> end
+/// of its program.
+pub(crate) type ProgramLog = std::collections::HashMap<(u32, u32), Nanoseconds>;
 
 /// Commands between two clean-ups of past bookings.
 const FORGET_EVERY: u32 = 16;
@@ -165,6 +181,11 @@ impl Drive {
                 config.keep_payloads = options.content == ContentMode::Real && !options.store_data;
                 config.payload_limit_bytes = options.real_bytes_limit;
                 config.store_data = options.store_data;
+                if options.store_data {
+                    // A served drive keeps its metadata in the backing file (journal and
+                    // checkpoints, docs/backing-file.md), not as modelled flash sectors.
+                    config.metadata = None;
+                }
                 if options.store_data && (config.chunk_header_bytes as usize) < crate::data_plane::REGION_PREFIX_BYTES {
                     bail!(Config, "{}: reduction.chunk_header_bytes must be at least 4 for a drive that stores data", profile.origin);
                 }
@@ -177,6 +198,9 @@ impl Drive {
                 let mut config = profile.ftl.clone();
                 config.track_tags = options.track_tags;
                 config.store_data = options.store_data;
+                if options.store_data {
+                    config.metadata = None;
+                }
                 match saved {
                     Some(input) => (Box::new(Ftl::load(config, input)?), Some(SavedCounters::read(input)?)),
                     None => (Box::new(Ftl::new(config, &profile.origin)?), None),
@@ -187,8 +211,16 @@ impl Drive {
         flash.set_suspend(profile.media.suspend);
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
         let c = &profile.controller;
-        let map_cache = MapCache::new(c.map_cache_bytes + c.hmb_bytes, c.map_entry_bytes, profile.geometry.page_bytes as u64, translation.user_sectors());
+        // A controller that reads only the ECC units it needs from a page (partial-page reads)
+        // does so for map pages too: a lookup senses the map page and moves the codeword
+        // holding the entry, and the SRAM caches such codewords.
+        let map_read_bytes = match (&profile.reduction, translation.partial_page_reads(), translation.ecc_unit_bytes()) {
+            (Some(_), true, Some(unit)) => unit as u64,
+            _ => profile.geometry.page_bytes as u64,
+        };
+        let map_cache = MapCache::new(c.map_cache_bytes + c.hmb_bytes, c.map_entry_bytes, map_read_bytes, translation.user_sectors());
         let cap = SmallWriteCap::new(c.small_random_write_cap_iops, c.small_random_write_burst_ios);
+        let cap_interval_ns = cap.as_ref().map_or(0, SmallWriteCap::interval_ns);
         Ok(Self {
             engine: profile.reduction.clone().map(Engine::new),
             flash,
@@ -210,6 +242,9 @@ impl Drive {
             last_write_sectors: 0,
             data_plane: None,
             data_failure: None,
+            program_log: options.record_programs.then(ProgramLog::new),
+            map_read_bytes,
+            busy: crate::utilization::BusyCounters { cap_interval_ns, ..Default::default() },
             forget_countdown: 1,
             power: None,
             thermal: None,
@@ -414,6 +449,7 @@ impl Drive {
             if !sequential && io.len_bytes <= c.small_random_write_max_bytes {
                 if let Some(cap) = self.cap.as_mut() {
                     ready_ns = cap.admit(ready_ns);
+                    self.busy.capped_commands += 1;
                 }
             }
         }
@@ -423,6 +459,7 @@ impl Drive {
         }
         let done_ns = ready_ns.max(self.controller_free_ns) + processing_ns;
         self.controller_free_ns = done_ns;
+        self.busy.controller_ns += processing_ns;
         done_ns
     }
 
@@ -445,7 +482,8 @@ impl Drive {
     /// `internal_ready_ns`.
     pub(crate) fn sink(&mut self, host_ready_ns: Nanoseconds, internal_ready_ns: Nanoseconds) -> (&mut dyn Translation, TimedSink<'_>) {
         let sink = TimedSink::new(&mut self.flash, &self.profile.media, &mut self.buffer, self.engine.as_mut(), host_ready_ns, internal_ready_ns)
-            .with_data(self.data_plane.as_deref_mut());
+            .with_data(self.data_plane.as_deref_mut())
+            .with_program_log(self.program_log.as_mut());
         (self.translation.as_mut(), sink)
     }
 
@@ -461,17 +499,19 @@ impl Drive {
         }
         let overhead = self.profile.host.command_overhead_ns;
         let link_done = self.link.book(admitted_ns, overhead) + overhead;
+        self.busy.link_ns += overhead;
         self.counters.trim_commands += 1;
         self.counters.host_trim_bytes += io.len_bytes;
         Ok(link_done)
     }
 
-    /// FLUSH CACHE: program the partly filled unit and wait for every buffered write.
+    /// FLUSH CACHE: program every partly filled unit (the host's and GC's, padded) and wait
+    /// for every buffered write.
     pub fn flush(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         let start = at_ns.max(self.controller_free_ns);
         let ready = start.max(self.encoded_until_ns);
         let (translation, mut sink) = self.sink(ready, start);
-        translation.pad_open_unit(&mut sink);
+        translation.program_open_units(&mut sink);
         let programmed = sink.host_program_done_ns;
         let error = sink.data_error.take();
         let _ = self.note_data_error(error);
@@ -491,6 +531,9 @@ impl Drive {
         }
         if let Some(cache) = self.map_cache.as_mut() {
             cache.clear();
+        }
+        if let Some(log) = self.program_log.as_mut() {
+            log.clear();
         }
         if self.models_power {
             self.advance_thermal(start, start);
@@ -574,6 +617,81 @@ impl Drive {
         if !content.zero {
             self.translation.prefetch_fingerprint(content.fingerprint);
         }
+    }
+
+    /// When the data sector `lba` holds was programmed (drives built with
+    /// [`DriveOptions::record_programs`]): the latest program end of the units holding it.
+    /// `Ok(None)` when it holds no data on the flash (never written, trimmed, zeros); an error
+    /// when a unit holding its data has never been programmed, or programs are not recorded.
+    pub fn data_programmed_ns(&self, lba: u64) -> Result<Option<Nanoseconds>> {
+        let Some(log) = self.program_log.as_ref() else { bail!(Request, "this drive does not record programs (DriveOptions::record_programs)") };
+        let mut pieces = Vec::new();
+        self.translation.pieces(lba, &mut pieces);
+        let mut latest = None;
+        for piece in pieces.iter().filter(|p| !p.is_stale_pointer()) {
+            match log.get(&(piece.block, piece.unit)) {
+                Some(&done) => latest = Some(latest.unwrap_or(0).max(done)),
+                None => bail!(Request, "sector {lba}: its data is in unit {} of block {}, which was never programmed", piece.unit, piece.block),
+            }
+        }
+        Ok(latest)
+    }
+
+    /// Whether a read of `len_bytes` at byte `offset_bytes` would first have to program a partly
+    /// filled unit holding its data (a host that journals what changes the drive, such as a
+    /// served drive, flushes first so the read changes nothing).
+    pub fn read_needs_program(&self, offset_bytes: u64, len_bytes: u64) -> bool {
+        if len_bytes == 0 {
+            return false;
+        }
+        let span = SectorSpan::of(&Io { op: Op::Read, offset_bytes, len_bytes });
+        let mut pieces = Vec::new();
+        for lba in span.first..=span.last.min(self.translation.user_sectors().saturating_sub(1)) {
+            self.translation.pieces(lba, &mut pieces);
+        }
+        self.translation.first_unprogrammed(&pieces).is_some()
+    }
+
+    /// Program the partly filled unit of open `block` now (padded), from `ready_ns`: data a
+    /// read needs must be on the flash first.
+    pub(crate) fn program_waiting_unit(&mut self, block: u32, ready_ns: Nanoseconds) {
+        let host_ready_ns = ready_ns.max(self.encoded_until_ns);
+        let (translation, mut sink) = self.sink(host_ready_ns, ready_ns);
+        translation.program_open_unit(block, &mut sink);
+        let programmed_ns = sink.host_program_done_ns;
+        let error = sink.data_error.take();
+        let _ = self.note_data_error(error);
+        self.last_host_program_ns = self.last_host_program_ns.max(programmed_ns);
+    }
+
+    /// The physical pieces of sectors `first..=last` (in `self.pieces`' storage, which the caller
+    /// gives back), every one on the flash: data still waiting in a partly filled program unit
+    /// (the write buffer does not serve reads) has its unit programmed first, padded, from
+    /// `ready_ns`; the read then senses it after the program, so no read completes before the
+    /// program of its data. Also returns how many of the sectors have no pieces (unmapped).
+    pub(crate) fn pieces_on_flash(&mut self, first: u64, last: u64, ready_ns: Nanoseconds) -> (Vec<Piece>, u64) {
+        let mut pieces = std::mem::take(&mut self.pieces);
+        // Bounded: each round programs one open block's partly filled unit; at most every die's
+        // host and GC block can hold one, and padding a host unit may start GC, which may move
+        // data into a partly filled GC unit (padding that one moves nothing).
+        for _ in 0..4 * self.profile.geometry.dies() + 8 {
+            pieces.clear();
+            let mut unmapped = 0;
+            for lba in first..=last {
+                let before = pieces.len();
+                self.translation.pieces(lba, &mut pieces);
+                unmapped += u64::from(pieces.len() == before);
+            }
+            match self.translation.first_unprogrammed(&pieces) {
+                None => return (pieces, unmapped),
+                Some(waiting) => {
+                    self.pieces = pieces;
+                    self.program_waiting_unit(waiting.block, ready_ns);
+                    pieces = std::mem::take(&mut self.pieces);
+                }
+            }
+        }
+        panic!("sectors {first}..={last} still wait in unprogrammed units after programming them");
     }
 
     /// Content tag of logical sector `lba` (page FTL with tags only; 0 when unmapped).

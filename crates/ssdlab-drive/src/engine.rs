@@ -63,6 +63,8 @@ pub struct EngineCounters {
     pub host_decoded_bytes: u64,
     /// Time booked on the back end, all causes.
     pub back_end_busy_ns: Nanoseconds,
+    /// Of that, time recoding garbage-collection copies.
+    pub back_end_gc_busy_ns: Nanoseconds,
     /// Time booked on the front end, all causes.
     pub front_end_busy_ns: Nanoseconds,
 }
@@ -160,6 +162,7 @@ impl Engine {
         let time = transfer_ns(bytes, self.rates.backend_read_bytes_per_second) + transfer_ns(bytes, self.rates.backend_write_bytes_per_second);
         self.counters.gc_recoded_bytes += bytes;
         self.counters.back_end_busy_ns += time;
+        self.counters.back_end_gc_busy_ns += time;
         time
     }
 

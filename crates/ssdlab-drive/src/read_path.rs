@@ -56,9 +56,12 @@ impl Drive {
         let ready_ns = ready_ns + if self.profile.controller.hmb_bytes > 0 { self.profile.controller.hmb_access_ns } else { 0 };
         let mut known_ns = ready_ns;
         let dies = self.profile.geometry.dies() as u64;
-        let page_bytes = self.profile.geometry.page_bytes as u64;
-        for &page in &misses {
-            known_ns = known_ns.max(self.flash.read((page % dies) as u32, ready_ns, 1, page_bytes, OpKind::Internal));
+        let read_bytes = self.map_read_bytes;
+        let per_page = (self.profile.geometry.page_bytes as u64 / read_bytes).max(1);
+        for &unit in &misses {
+            // The cache's unit is a map page, or a codeword of one; the map page's number sets its die.
+            let page = unit / per_page;
+            known_ns = known_ns.max(self.flash.read((page % dies) as u32, ready_ns, 1, read_bytes, OpKind::Internal));
             self.counters.map_page_reads += 1;
         }
         self.map_misses = misses;
@@ -69,15 +72,8 @@ impl Drive {
     /// transfer. With partial-page reads only the needed bytes cross the channel (a chunk
     /// shared by consecutive sectors once); otherwise every page touched is transferred whole.
     fn sense_and_transfer(&mut self, span: SectorSpan, ready_ns: Nanoseconds) -> Fetched {
-        let mut pieces = std::mem::take(&mut self.pieces);
-        pieces.clear();
-        for lba in span.first..=span.last {
-            let before = pieces.len();
-            self.translation.pieces(lba, &mut pieces);
-            if pieces.len() == before {
-                self.counters.unmapped_sector_reads += 1;
-            }
-        }
+        let (pieces, unmapped) = self.pieces_on_flash(span.first, span.last, ready_ns);
+        self.counters.unmapped_sector_reads += unmapped;
         let planes = self.profile.geometry.planes_per_die;
         let partial = self.translation.partial_page_reads();
         let page_bytes = self.profile.geometry.page_bytes as u64;
@@ -141,6 +137,7 @@ impl Drive {
         let total_ns = self.profile.host.command_overhead_ns + transfer_ns(io.len_bytes, link_bytes_per_second);
         let last_piece_ns = transfer_ns(SECTOR_BYTES.min(io.len_bytes), link_bytes_per_second);
         let start_ns = self.link.book(data.first_ns, total_ns);
+        self.busy.link_ns += total_ns;
         (start_ns + total_ns).max(data.last_ns + last_piece_ns)
     }
 }

@@ -87,6 +87,9 @@ pub struct TraceRun {
     next: Option<(TraceRecord, u32)>,
     exhausted: bool,
     content: ContentStream,
+    /// Writes of at least this many bytes take their content from the second stream (a
+    /// workload whose large transfers are media, archives and downloads), if set.
+    large_writes: Option<(u64, ContentStream)>,
     start_ns: Nanoseconds,
     now_ns: Nanoseconds,
     inflight: InFlightQueue,
@@ -136,6 +139,7 @@ impl TraceRun {
             next: None,
             exhausted: false,
             content,
+            large_writes: None,
             start_ns: at_ns,
             now_ns: at_ns,
             inflight: InFlightQueue::new(drive.profile().host.queue_depth_max as usize, at_ns),
@@ -243,9 +247,20 @@ impl TraceRun {
         Ok(self.start_ns + offset as Nanoseconds)
     }
 
+    /// Writes of at least `min_bytes` take their content from `content` instead (large
+    /// transfers of a workload whose files are mostly incompressible media and archives).
+    pub fn with_large_writes(mut self, min_bytes: u64, content: ContentStream) -> Self {
+        self.large_writes = Some((min_bytes, content));
+        self
+    }
+
     fn submit(&mut self, drive: &mut Drive, r: TraceRecord, at_ns: Nanoseconds, arrival_ns: Nanoseconds) -> Result<()> {
         let io = self.io_of(&r)?;
-        let done = drive.submit_with(&io, at_ns, &mut self.content)?;
+        let content = match self.large_writes.as_mut() {
+            Some((min_bytes, large)) if io.len_bytes >= *min_bytes => large,
+            _ => &mut self.content,
+        };
+        let done = drive.submit_with(&io, at_ns, content)?;
         let k = op_index(r.op);
         self.counts[k] += 1;
         self.bytes[k] += io.len_bytes;

@@ -157,6 +157,50 @@ pub struct RunSummary {
     /// Write amplification by tier (drives with an SLC cache only; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tiers: Option<crate::tiers::TierReport>,
+    /// How busy each resource was over the run, and the busiest (what bounds the run).
+    pub utilization: crate::utilization::Utilization,
+    /// Firmware metadata written to flash over the run (when the profile models it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<MetadataReport>,
+}
+
+/// Firmware metadata (map pages and journal) written to flash over a run: part of
+/// `nand_write_bytes_host` (it goes out through the host stream), reported apart.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MetadataReport {
+    /// Bytes of journal and map-page sectors programmed.
+    pub write_bytes: u64,
+    /// Of those, journal sectors.
+    pub journal_write_bytes: u64,
+    /// Of those, map pages written back at checkpoints.
+    pub map_write_bytes: u64,
+    /// Map pages read before their write-back (controllers whose map lives in flash).
+    pub map_pages_read: u64,
+    /// Checkpoints taken.
+    pub checkpoints: u64,
+    /// Journal records appended (map changes).
+    pub journal_records: u64,
+    /// Metadata bytes programmed per host byte written (`None` when nothing was written).
+    pub wa_metadata: Option<f64>,
+}
+
+impl MetadataReport {
+    /// The metadata written between `base` and the drive's counters now.
+    pub fn since(base: Option<ssdlab_ftl::MetadataStats>, drive: &Drive, host_write_bytes: u64) -> Option<Self> {
+        let now = drive.translation().metadata_stats()?;
+        let base = base.unwrap_or_default();
+        let journal = (now.journal_sectors_written - base.journal_sectors_written) * SECTOR_BYTES;
+        let map = (now.map_sectors_written - base.map_sectors_written) * SECTOR_BYTES;
+        Some(Self {
+            write_bytes: journal + map,
+            journal_write_bytes: journal,
+            map_write_bytes: map,
+            map_pages_read: now.map_pages_read - base.map_pages_read,
+            checkpoints: now.checkpoints - base.checkpoints,
+            journal_records: now.journal_records - base.journal_records,
+            wa_metadata: (host_write_bytes > 0).then(|| (journal + map) as f64 / host_write_bytes as f64),
+        })
+    }
 }
 
 /// Drive state for the per-second series: free blocks, and WA since the given baselines.
@@ -194,6 +238,7 @@ pub struct Run {
     needs_content: bool,
     reduction_base: Option<ChunkStats>,
     tier_base: Option<ssdlab_ftl::TierStats>,
+    metadata_base: Option<ssdlab_ftl::MetadataStats>,
     start_ns: Nanoseconds,
     now_ns: Nanoseconds,
     inflight: InFlightQueue,
@@ -216,6 +261,10 @@ pub struct Run {
     metrics: Metrics,
     flash_base: FlashCounters,
     drive_base: DriveCounters,
+    /// Busy time of the drive's resources when measuring started.
+    busy_counters_base: crate::utilization::BusyCounters,
+    /// The benchmark host's own time (thinktime) spent after measured completions.
+    host_time_ns: Nanoseconds,
     energy_base_nj: f64,
     /// The drive's base (idle and power-state) energy at the start, on drives with power states.
     state_energy_base_nj: Option<f64>,
@@ -280,6 +329,7 @@ impl Run {
             needs_content: drive.translation().needs_content(),
             reduction_base: drive.translation().reduction_stats().cloned(),
             tier_base: drive.translation().tier_stats(),
+            metadata_base: drive.translation().metadata_stats(),
             job: job.clone(),
             seed,
             start_ns: at_ns,
@@ -301,6 +351,8 @@ impl Run {
             metrics: Metrics::new(ramp_end_ns),
             flash_base: drive.flash().counters().clone(),
             drive_base: drive.counters().clone(),
+            busy_counters_base: crate::utilization::BusyCounters::of(drive),
+            host_time_ns: 0,
             energy_base_nj: drive.flash().counters().energy_nj,
             state_energy_base_nj: drive.state_energy_nj(ramp_end_ns),
             last_done_ns: at_ns,
@@ -413,9 +465,11 @@ impl Run {
         self.metrics = Metrics::new(self.ramp_end_ns);
         self.flash_base = drive.flash().counters().clone();
         self.drive_base = drive.counters().clone();
+        self.busy_counters_base = crate::utilization::BusyCounters::of(drive);
         self.energy_base_nj = drive.flash().counters().energy_nj;
         self.state_energy_base_nj = drive.state_energy_nj(self.ramp_end_ns);
         self.reduction_base = drive.translation().reduction_stats().cloned();
+        self.metadata_base = drive.translation().metadata_stats();
         self.busy_base_ns = self.inflight.busy().any_ns;
         self.completed = 0;
     }
@@ -482,6 +536,9 @@ impl Run {
             self.drain_host_queue(drive, done.done_ns)?;
             // The host's own time per command (fio's thinktime) before the slot's next command.
             let thinktime_ns = self.streams[owner].job.thinktime_ns;
+            if self.ramped {
+                self.host_time_ns += thinktime_ns;
+            }
             self.issue(drive, owner, done.done_ns.saturating_add(thinktime_ns))?;
             processed += 1;
         }
@@ -600,6 +657,30 @@ impl Run {
             ramp_seconds: seconds(self.ramp_end_ns - self.start_ns),
             steady_state_seconds: self.steady_at_ns.map(|t| seconds(t.saturating_sub(self.ramp_end_ns))),
             tiers: crate::tiers::TierReport::since(self.tier_base, drive),
+            utilization: crate::utilization::Utilization::between(
+                &self.busy_counters_base,
+                &crate::utilization::BusyCounters::of(drive),
+                simulated_ns,
+                p.geometry.dies(),
+                p.geometry.channels,
+                self.job.group_iodepth().max(1),
+                self.host_time_ns,
+                if nand_write_bytes > 0 { nand_write_bytes_gc as f64 / nand_write_bytes as f64 } else { 0.0 },
+                {
+                    let sectors = d.host_read_sectors - db.host_read_sectors;
+                    if sectors > 0 {
+                        (d.map_page_reads - db.map_page_reads) as f64 / sectors as f64
+                    } else {
+                        0.0
+                    }
+                },
+                if host_read_bytes > 0 {
+                    ((f.bytes_read - b.bytes_read) - (f.bytes_read_internal - b.bytes_read_internal)) as f64 / host_read_bytes as f64
+                } else {
+                    0.0
+                },
+            ),
+            metadata: MetadataReport::since(self.metadata_base, drive, host_write_bytes),
         }
     }
 

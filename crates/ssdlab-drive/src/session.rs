@@ -122,6 +122,9 @@ pub struct DriveState {
     pub thermal: Option<crate::ThermalState>,
 }
 
+/// Mixed into a replay's seed for the content of its large writes (a stream of its own).
+const LARGE_WRITES_SEED: u64 = 0x1a26_e000_0000_0001;
+
 /// A drive, its simulated present and its seed stream.
 pub struct Session {
     drive: Drive,
@@ -299,7 +302,8 @@ impl Session {
 
     /// Start replaying `records` (read from `origin`, named in messages) now; writes carry
     /// `pattern` content seeded by `seed` (default: the next seed of the stream), or the 4 KiB
-    /// blocks of `data_file` in order.
+    /// blocks of `data_file` in order; with `large`, writes of at least its byte count carry
+    /// its pattern instead (seeded from the same seed).
     #[allow(clippy::too_many_arguments)]
     pub fn start_replay(
         &mut self,
@@ -310,10 +314,15 @@ impl Session {
         pattern: DataPattern,
         seed: Option<u64>,
         data_file: Option<&str>,
+        large: Option<(DataPattern, u64)>,
     ) -> Result<TraceRun> {
         let seed = seed.unwrap_or_else(|| self.next_seed());
         let content = self.content(pattern, seed, data_file)?;
-        TraceRun::new(&self.drive, origin, records, mode, remap, content, self.now_ns)
+        let run = TraceRun::new(&self.drive, origin, records, mode, remap, content, self.now_ns)?;
+        Ok(match large {
+            Some((pattern, min_bytes)) => run.with_large_writes(min_bytes, ContentStream::new(pattern, self.drive.options().content, seed ^ LARGE_WRITES_SEED)),
+            None => run,
+        })
     }
 
     /// Write `data` at byte `offset` now, as one command at queue depth 1, and wait for it: the

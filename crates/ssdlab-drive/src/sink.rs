@@ -3,6 +3,7 @@
 
 use crate::buffer::WriteBuffer;
 use crate::data_plane::DataPlane;
+use crate::drive::ProgramLog;
 use crate::engine::Engine;
 use ssdlab_core::Nanoseconds;
 use ssdlab_ftl::FlashSink;
@@ -34,6 +35,8 @@ pub(crate) struct TimedSink<'a> {
     /// The first data-plane failure (the operation that failed is named).
     pub data_error: Option<String>,
     block_bytes: u64,
+    /// When each unit was programmed, on drives that record it.
+    program_log: Option<&'a mut ProgramLog>,
 }
 
 impl<'a> TimedSink<'a> {
@@ -63,6 +66,24 @@ impl<'a> TimedSink<'a> {
             data: None,
             data_error: None,
             block_bytes,
+            program_log: None,
+        }
+    }
+
+    /// Record every program's end in `log` (drives that record programs).
+    pub fn with_program_log(mut self, log: Option<&'a mut ProgramLog>) -> Self {
+        self.program_log = log;
+        self
+    }
+
+    /// Note that multi-plane pages `unit * pages .. (unit + 1) * pages` of `block` were
+    /// programmed, ending at `done_ns`.
+    #[inline]
+    fn log_program(&mut self, block: u32, unit: u32, pages: u32, done_ns: Nanoseconds) {
+        if let Some(log) = self.program_log.as_deref_mut() {
+            for page in unit * pages..(unit + 1) * pages {
+                log.insert((block, page), done_ns);
+            }
         }
     }
 
@@ -101,21 +122,23 @@ impl FlashSink for TimedSink<'_> {
     /// One program unit: a multi-plane page in pSLC mode (or on legacy media), a one-shot word
     /// line on every plane natively; the media model gives its program time.
     #[inline]
-    fn program_cells(&mut self, die: u32, _block: u32, _unit: u32, kind: OpKind, slc: bool) {
+    fn program_cells(&mut self, die: u32, block: u32, unit: u32, kind: OpKind, slc: bool) {
         let pages = if slc { 1 } else { self.media.native_pages_per_program() };
         let (plane_pages, bytes, prog_ns) = (self.planes * pages, self.unit_bytes * pages as u64, self.media.program_ns(slc));
-        match kind {
+        let done = match kind {
             OpKind::Host => {
                 let done = self.flash.program_cells(die, self.host_ready_ns, plane_pages, bytes, OpKind::Host, prog_ns, slc);
                 self.buffer.release_pending(done);
                 self.host_program_done_ns = self.host_program_done_ns.max(done);
+                done
             }
             OpKind::Internal => {
                 let read_ready = if die == self.gc_die { self.gc_data_ready_ns } else { 0 };
                 let ready = self.internal_ready_ns.max(read_ready);
-                self.flash.program_cells(die, ready, plane_pages, bytes, OpKind::Internal, prog_ns, slc);
+                self.flash.program_cells(die, ready, plane_pages, bytes, OpKind::Internal, prog_ns, slc)
             }
-        }
+        };
+        self.log_program(block, unit, pages, done);
     }
 
     #[inline]
@@ -138,9 +161,19 @@ impl FlashSink for TimedSink<'_> {
         self.gc_data_ready_ns = self.gc_data_ready_ns.max(ready);
     }
 
+    /// A map page read before its write-back: booked as an internal read; host programs booked
+    /// through this sink afterwards (the write-back among them) wait for it.
+    fn read_metadata(&mut self, die: u32, _block: u32, _unit: u32, bytes: u64) {
+        let done = self.flash.read(die, self.internal_ready_ns, self.planes, bytes, OpKind::Internal);
+        self.host_ready_ns = self.host_ready_ns.max(done);
+    }
+
     #[inline]
     fn erase(&mut self, die: u32, block: u32) {
         self.flash.erase(die, self.internal_ready_ns, self.planes);
+        if let Some(log) = self.program_log.as_deref_mut() {
+            log.retain(|&(b, _), _| b != block);
+        }
         // After a data failure nothing is released: a move that failed left its data in place.
         if self.data_error.is_some() {
             return;

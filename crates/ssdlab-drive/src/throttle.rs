@@ -24,6 +24,11 @@ impl SmallWriteCap {
         Some(Self { interval_ns, tolerance_ns: interval_ns * burst.saturating_sub(1), theoretical_arrival_ns: 0 })
     }
 
+    /// Time between commands at the sustained rate.
+    pub fn interval_ns(&self) -> Nanoseconds {
+        self.interval_ns
+    }
+
     /// The time at which a command arriving at `at_ns` may start.
     pub fn admit(&mut self, at_ns: Nanoseconds) -> Nanoseconds {
         let start = at_ns.max(self.theoretical_arrival_ns.saturating_sub(self.tolerance_ns));

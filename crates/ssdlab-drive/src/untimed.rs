@@ -120,6 +120,13 @@ impl FlashSink for UntimedSink<'_> {
         }
     }
 
+    /// As `TimedSink::read_metadata`: a map page read before its write-back, on the die.
+    fn read_metadata(&mut self, die: u32, _block: u32, _unit: u32, bytes: u64) {
+        let sense_ns = self.flash.timing().t_read_ns;
+        let t = self.flash.count_read(die, self.planes, bytes, OpKind::Internal, sense_ns);
+        self.work.add(die, t);
+    }
+
     #[inline]
     fn erase(&mut self, die: u32, _block: u32) {
         let t = self.flash.count_erase(die, self.planes);
@@ -269,11 +276,12 @@ impl Drive {
                         sink.work.back_end_ns += engine.count_encode(stored_bytes);
                     }
                 }
-                sink.buffer.push();
-                self.translation.write(piece.first + index, sector, &mut sink)?;
                 if stored_bytes == 0 {
-                    sink.buffer.release_newest(sink.work.start_ns);
+                    sink.buffer.push_absorbed(sink.work.start_ns);
+                } else {
+                    sink.buffer.push();
                 }
+                self.translation.write(piece.first + index, sector, &mut sink)?;
             }
         }
         self.counters.write_commands += 1;

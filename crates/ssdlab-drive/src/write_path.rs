@@ -117,9 +117,7 @@ impl Drive {
             if !partial {
                 continue;
             }
-            let mut pieces = std::mem::take(&mut self.pieces);
-            pieces.clear();
-            self.translation.pieces(lba, &mut pieces);
+            let (pieces, _) = self.pieces_on_flash(lba, lba, located_ns);
             if !pieces.is_empty() {
                 self.counters.read_modify_writes += 1;
             }
@@ -156,6 +154,7 @@ impl Drive {
         let overhead_ns = if piece.leading { self.profile.host.command_overhead_ns } else { 0 };
         let time_ns = overhead_ns + transfer_ns(piece.bytes, self.profile.host.link_bytes_per_second);
         let start_ns = self.link.book(ready_ns, time_ns);
+        self.busy.link_ns += time_ns;
         LinkPass { start_ns, overhead_ns, done_ns: start_ns + time_ns }
     }
 
@@ -218,11 +217,12 @@ impl Drive {
                         }
                     }
                 };
-                sink.buffer().push();
-                translation.write(piece.first + index, sector, &mut sink)?;
                 if stored_bytes == 0 {
-                    sink.buffer().release_newest(in_buffer_ns);
+                    sink.buffer().push_absorbed(in_buffer_ns);
+                } else {
+                    sink.buffer().push();
                 }
+                translation.write(piece.first + index, sector, &mut sink)?;
                 in_buffer_max_ns = in_buffer_max_ns.max(in_buffer_ns);
             }
         }

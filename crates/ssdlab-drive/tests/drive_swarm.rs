@@ -8,9 +8,11 @@
 //! map cache, engine on or off) and a command mix from its seed. After every command: its
 //! completion is not before its arrival; every sector it wrote reads back what was written;
 //! every few commands, every sector reads back its last write (zeros after TRIM) and the FTL's
-//! structures agree with a full recount. At the end everything is trimmed: nothing may stay
-//! live. `SSDLAB_DRIVE_SWARM_CASES` sets the number of cases (default 200);
-//! `SSDLAB_SEED=<seed>` replays one case. A failure names its seed.
+//! structures agree with a full recount; every read completes no earlier than the program of
+//! the data it reads (the drive records each unit's program end: data still in a partly filled
+//! unit must be programmed before it is read). At the end everything is trimmed: nothing may
+//! stay live. `SSDLAB_DRIVE_SWARM_CASES` sets the number of cases (default 250, 100,000
+//! commands); `SSDLAB_SEED=<seed>` replays one case. A failure names its seed.
 
 use ssdlab_core::SimRng;
 use ssdlab_drive::{DataPlane, Drive, DriveOptions};
@@ -156,7 +158,8 @@ fn build(seed: u64, rng: &mut SimRng) -> Case {
     let profile = load_profile("force-gs-240", &overrides).unwrap_or_else(|e| panic!("seed {seed}: drawn profile invalid: {e}"));
     // A third of the cases store their data in a data plane (as a served drive does).
     let store_data = rng.below(3) == 0;
-    let options = DriveOptions { track_tags: !reduction && !store_data, content: ContentMode::Real, store_data, ..DriveOptions::default() };
+    let options =
+        DriveOptions { track_tags: !reduction && !store_data, content: ContentMode::Real, store_data, record_programs: true, ..DriveOptions::default() };
     let mut drive = Drive::with_options(profile, options).unwrap();
     if store_data {
         drive.attach_data_plane(Box::new(MemoryPlane::default()));
@@ -215,7 +218,16 @@ fn draw_range(rng: &mut SimRng, capacity: u64) -> (u64, u64) {
     (offset, len)
 }
 
-fn run_case(seed: u64, commands: usize) {
+/// What a case did, for the test's output.
+#[derive(Debug, Default, Clone, Copy)]
+struct CaseStats {
+    commands: u64,
+    /// Sectors read whose data was on the flash, each checked against its program's end.
+    reads_of_programmed_data: u64,
+}
+
+fn run_case(seed: u64, commands: usize) -> CaseStats {
+    let mut stats = CaseStats { commands: commands as u64, ..CaseStats::default() };
     let mut rng = SimRng::new(seed);
     let mut case = build(seed, &mut rng);
     let capacity = case.drive.profile().capacity_bytes_user;
@@ -250,6 +262,11 @@ fn run_case(seed: u64, commands: usize) {
                 assert!(done > case.now_ns, "step {step}: read completes at {done}, not after it arrived at {}", case.now_ns);
                 for lba in offset / SECTOR..=(offset + len - 1) / SECTOR {
                     case.check_sector(lba, step);
+                    let programmed = case.drive.data_programmed_ns(lba).unwrap_or_else(|e| panic!("step {step}: read of sector {lba}: {e}"));
+                    if let Some(programmed) = programmed {
+                        assert!(done >= programmed, "step {step}: read of sector {lba} completes at {done}, before its data's program ends at {programmed}");
+                        stats.reads_of_programmed_data += 1;
+                    }
                 }
             }
             14..=15 => {
@@ -301,6 +318,7 @@ fn run_case(seed: u64, commands: usize) {
     case.shadow.fill(Expected::Zeros);
     case.check_all(commands + 1);
     assert_eq!(case.drive.translation().live_data_sectors(), 0, "data left live after trimming everything");
+    stats
 }
 
 #[test]
@@ -309,14 +327,25 @@ fn swarm_timed_drive_agrees_with_shadow_map() {
         run_case(seed, 3000);
         return;
     }
-    let cases: u64 = std::env::var("SSDLAB_DRIVE_SWARM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    let cases: u64 = std::env::var("SSDLAB_DRIVE_SWARM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(250);
+    let mut total = CaseStats::default();
     for seed in 1..=cases {
-        if let Err(e) = std::panic::catch_unwind(|| run_case(seed, 400)) {
-            let message = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()));
-            panic!(
-                "drive swarm case failed; reproduce with SSDLAB_SEED={seed} cargo nextest run -p ssdlab-drive --test drive_swarm: {}",
-                message.unwrap_or_default()
-            );
+        match std::panic::catch_unwind(|| run_case(seed, 400)) {
+            Ok(stats) => {
+                total.commands += stats.commands;
+                total.reads_of_programmed_data += stats.reads_of_programmed_data;
+            }
+            Err(e) => {
+                let message = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()));
+                panic!(
+                    "drive swarm case failed; reproduce with SSDLAB_SEED={seed} cargo nextest run -p ssdlab-drive --test drive_swarm: {}",
+                    message.unwrap_or_default()
+                );
+            }
         }
     }
+    println!(
+        "{cases} cases, {} commands; {} sectors read from the flash, none before its data's program ended",
+        total.commands, total.reads_of_programmed_data
+    );
 }

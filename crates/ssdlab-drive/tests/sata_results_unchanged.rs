@@ -6,8 +6,10 @@
 //!
 //! The golden file was written by the code of 58da2f5 with
 //! `SSDLAB_WRITE_GOLDEN=1 cargo nextest run -p ssdlab-drive --test sata_results_unchanged`;
-//! never regenerate it to make this test pass: a difference means the redesign changed what a
-//! SATA drive does.
+//! never regenerate it to make this test pass: a difference means a change changed what a
+//! SATA drive does. A mechanism that changes SATA results on purpose regenerates it in a
+//! commit of its own naming the mechanism and the size of the change
+//! (`scripts/golden_diff.py OLD NEW`), so intended changes stay apart from accidents.
 
 use serde_json::{json, Value};
 use ssdlab_drive::{DriveOptions, Session};

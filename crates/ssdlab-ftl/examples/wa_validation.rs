@@ -37,6 +37,7 @@ fn main() {
             store_data: false,
             native_pages_per_program: 1,
             slc: None,
+            metadata: None,
         };
         let mut ftl = Ftl::new(config, "validation").unwrap();
         let mut sink = NullSink;

@@ -19,10 +19,11 @@ use crate::block::BlockState;
 use crate::config::GcPolicy;
 use crate::gc::{self, Collector};
 use crate::index::FingerprintIndex;
+use crate::metadata::{MetaWrite, Metadata, MetadataStats};
 use crate::pool::BlockPool;
 use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
-use crate::translation::{DataLocation, Outcome, Piece, Prepared, StoredSector, Translation};
+use crate::translation::{DataLocation, Outcome, Piece, Prepared, StoredSector, Translation, STALE_PIECE};
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, field_ensure, FieldError, Result};
@@ -84,9 +85,23 @@ pub struct ChunkFtlConfig {
     /// firmware 5.0.2, whose reads after TRIM stay slow; 5.0.3 unmaps.)
     #[serde(default)]
     pub trim_keeps_stale_pointers: bool,
+    /// Firmware metadata (map pages of the sector map and the chunk table, journal) written to
+    /// flash; `None`: not modelled.
+    #[serde(default)]
+    pub metadata: Option<crate::MetadataConfig>,
 }
 
 impl ChunkFtlConfig {
+    /// Map entries: one per sector, one per chunk-table entry (as many chunk ids as sectors).
+    pub fn map_entries(&self) -> u64 {
+        2 * self.user_sectors + 1
+    }
+
+    /// Metadata pseudo-sectors this configuration writes (0 without metadata).
+    pub fn metadata_sectors(&self) -> u64 {
+        self.metadata.as_ref().map_or(0, |m| Metadata::sectors_needed(m, self.map_entries()))
+    }
+
     /// Check the engine's own fields (the spare-area check is shared with the page FTL).
     pub fn validate(&self) -> std::result::Result<(), FieldError> {
         let page = self.geometry.page_bytes;
@@ -146,6 +161,9 @@ pub struct ChunkStats {
     pub gc_blocks_reclaimed: u64,
     /// Sectors unmapped by TRIM.
     pub trimmed_sectors: u64,
+    /// ECC units of firmware metadata (map pages, journal) written.
+    #[serde(default)]
+    pub metadata_units_written: u64,
 }
 
 /// Where a chunk lives: its die and block and the program units it covers.
@@ -211,7 +229,19 @@ pub struct ChunkFtl {
     live_chunks: u64,
     stats: ChunkStats,
     scratch: Vec<u32>,
+    /// Firmware metadata written to flash, when modelled.
+    #[serde(default)]
+    meta: Option<Metadata>,
+    /// Metadata pseudo-sectors mapped (their chunks count as live but hold no user data).
+    #[serde(default)]
+    meta_live: u64,
+    /// Metadata is being written (no nested writes from the GC it starts).
+    #[serde(default)]
+    meta_busy: bool,
 }
+
+/// Key of a metadata chunk (never indexed, never matched).
+const META_KEY: u64 = u64::MAX;
 
 impl ChunkFtl {
     /// A data-reduction FTL over a freshly erased array.
@@ -223,6 +253,8 @@ impl ChunkFtl {
         let units_per_program = (g.unit_bytes() / unit_bytes as u64) as u32;
         let units_per_block = units_per_program * g.units_per_block();
         let total_units = units_per_block as u64 * g.total_blocks() as u64;
+        let meta = config.metadata.clone().map(|m| Metadata::new(m, config.user_sectors, config.map_entries()));
+        let logical = config.user_sectors + meta.as_ref().map_or(0, Metadata::total_sectors);
         ensure!(
             total_units < STALE as u64,
             Config,
@@ -234,9 +266,12 @@ impl ChunkFtl {
             units_per_program,
             units_per_block,
             full_chunk_units: SECTOR_BYTES as u32 / unit_bytes,
-            l2p: ssdlab_core::memory::huge_vec(UNMAPPED, config.user_sectors as usize, config.user_sectors as usize),
+            l2p: ssdlab_core::memory::huge_vec(UNMAPPED, logical as usize, logical as usize),
             // Chunk ids are reused, so there are never more than one per logical sector.
-            chunks: ssdlab_core::memory::huge_vec(Chunk::default(), 0, config.user_sectors as usize + 1),
+            chunks: ssdlab_core::memory::huge_vec(Chunk::default(), 0, logical as usize + 1),
+            meta,
+            meta_live: 0,
+            meta_busy: false,
             payload: Vec::new(),
             payload_bytes: 0,
             free_ids: Vec::new(),
@@ -451,7 +486,87 @@ impl ChunkFtl {
         if is_chunk(old) {
             self.release(old);
         }
+        if let Some(meta) = self.meta.as_mut() {
+            meta.changed(lba);
+            if let Outcome::Duplicate(chunk) = sector.outcome {
+                // Its reference count changed in the chunk table.
+                meta.touched(self.config.user_sectors + chunk as u64);
+            }
+        }
+        self.write_metadata(sink)
+    }
+
+    /// Write the metadata sectors due now (full journal sectors, a checkpoint's dirty map
+    /// pages) through the host stream, each as a raw chunk; the GC those writes start notes
+    /// further map changes, written in the same loop, never from inside it.
+    fn write_metadata<S: FlashSink + ?Sized>(&mut self, sink: &mut S) -> Result<()> {
+        if self.meta.is_none() || self.meta_busy {
+            return Ok(());
+        }
+        self.meta_busy = true;
+        let result = (|| {
+            while let Some(work) = self.meta.as_mut().and_then(Metadata::next_write) {
+                match work {
+                    MetaWrite::Journal { sector } => self.write_metadata_sector(sector, sink)?,
+                    MetaWrite::MapPage { first, sectors, read } => {
+                        for sector in first..first + sectors {
+                            if read {
+                                if let Some(loc) = self.locate(sector) {
+                                    sink.read_metadata(loc.die, loc.block, loc.first_unit, loc.bytes);
+                                }
+                            }
+                            self.write_metadata_sector(sector, sink)?;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        self.meta_busy = false;
+        result
+    }
+
+    /// Write metadata pseudo-sector `sector` as a new raw chunk in the host stream.
+    fn write_metadata_sector<S: FlashSink + ?Sized>(&mut self, sector: u64, sink: &mut S) -> Result<()> {
+        let len = self.full_chunk_units;
+        let chunk = self.new_chunk_id()?;
+        self.chunks[chunk as usize] = Chunk { addr: UNMAPPED, refs: 1, key: META_KEY, len: len as u16 };
+        self.live_chunks += 1;
+        self.place(Stream::Host, self.pool.host_cursor_die, chunk, len, sink)?;
+        let old = std::mem::replace(&mut self.l2p[sector as usize], chunk);
+        if is_chunk(old) {
+            self.release(old);
+        } else {
+            self.meta_live += 1;
+        }
+        self.stats.metadata_units_written += len as u64;
         Ok(())
+    }
+
+    /// A free chunk id (reused first).
+    fn new_chunk_id(&mut self) -> Result<u32> {
+        Ok(match self.free_ids.pop() {
+            Some(id) => id,
+            None => {
+                let id = self.chunks.len() as u32;
+                ensure!(id < STALE, Request, "chunk table full");
+                self.chunks.push(Chunk::default());
+                if self.config.keep_payloads {
+                    self.payload.push(None);
+                }
+                id
+            }
+        })
+    }
+
+    /// Metadata pseudo-sectors held in chunks now (each a raw chunk of 4 KiB).
+    pub fn metadata_chunks(&self) -> u64 {
+        self.meta_live
+    }
+
+    /// Metadata counters (when metadata is modelled).
+    pub fn metadata_stats(&self) -> Option<MetadataStats> {
+        self.meta.as_ref().map(|m| m.stats)
     }
 
     /// Unmap sector `lba` (TRIM): it reads as zeros and drops its chunk reference.
@@ -468,6 +583,9 @@ impl ChunkFtl {
         }
         self.release(old);
         self.l2p[lba as usize] = if self.config.trim_keeps_stale_pointers { old | STALE } else { UNMAPPED };
+        if let Some(meta) = self.meta.as_mut() {
+            meta.trimmed(lba);
+        }
         Ok(())
     }
 
@@ -476,6 +594,35 @@ impl ChunkFtl {
         let Some((block, pad)) = self.pool.host_padding_needed(self.units_per_program) else { return 0 };
         self.stats.padding_units += pad as u64;
         self.advance(block, pad, Stream::Host, sink);
+        pad
+    }
+
+    /// Whether program unit `unit` of `block` has been programmed: always, except in an open
+    /// block whose unit is still filling.
+    #[inline]
+    pub fn unit_programmed(&self, block: u32, unit: u32) -> bool {
+        let b = &self.pool.blocks[block as usize];
+        match b.state {
+            BlockState::OpenHost | BlockState::OpenGc => b.written >= (unit + 1) * self.units_per_program,
+            _ => true,
+        }
+    }
+
+    /// Program the partly filled unit of the open `block` (host or GC), padding it. Returns the
+    /// padding in ECC units.
+    pub fn program_open_unit<S: FlashSink + ?Sized>(&mut self, block: u32, sink: &mut S) -> u32 {
+        let stream = match self.pool.blocks[block as usize].state {
+            BlockState::OpenHost => Stream::Host,
+            BlockState::OpenGc => Stream::Gc,
+            _ => return 0,
+        };
+        let partial = self.pool.blocks[block as usize].written % self.units_per_program;
+        if partial == 0 {
+            return 0;
+        }
+        let pad = self.units_per_program - partial;
+        self.stats.padding_units += pad as u64;
+        self.advance(block, pad, stream, sink);
         pad
     }
 
@@ -492,6 +639,10 @@ impl ChunkFtl {
         }
         self.pool.reset_all_erased();
         self.live_chunks = 0;
+        self.meta_live = 0;
+        if let Some(meta) = self.meta.as_mut() {
+            meta.reset();
+        }
     }
 
     /// One round of GC on `die` (finish the victim in progress or reclaim a new one).
@@ -516,18 +667,7 @@ impl ChunkFtl {
     fn store_new<S: FlashSink + ?Sized>(&mut self, key: u64, content: SectorContent, sink: &mut S) -> Result<u32> {
         let len = self.units_for(content.stored_bytes);
         let mut payload = content.payload;
-        let chunk = match self.free_ids.pop() {
-            Some(id) => id,
-            None => {
-                let id = self.chunks.len() as u32;
-                ensure!(id < STALE, Request, "chunk table full");
-                self.chunks.push(Chunk::default());
-                if self.config.keep_payloads {
-                    self.payload.push(None);
-                }
-                id
-            }
-        };
+        let chunk = self.new_chunk_id()?;
         // No address until placed: GC running during placement must not take a stale address
         // of this reused id for a live chunk in its victim.
         self.chunks[chunk as usize].addr = UNMAPPED;
@@ -548,6 +688,9 @@ impl ChunkFtl {
         self.stats.bytes_after_dedup += SECTOR_BYTES;
         self.stats.bytes_after_compression += content.stored_bytes as u64;
         self.stats.host_units_written += len as u64;
+        if let Some(meta) = self.meta.as_mut() {
+            meta.touched(self.config.user_sectors + chunk as u64);
+        }
         self.place(Stream::Host, self.pool.host_cursor_die, chunk, len, sink)?;
         if self.config.store_data {
             let unit = self.unit_bytes as u64;
@@ -559,6 +702,11 @@ impl ChunkFtl {
     /// Drop one reference; free the chunk (its units become invalid, its index entry goes)
     /// when none is left.
     fn release(&mut self, chunk: u32) {
+        if let Some(meta) = self.meta.as_mut() {
+            if self.chunks[chunk as usize].key != META_KEY {
+                meta.touched(self.config.user_sectors + chunk as u64);
+            }
+        }
         let refs = &mut self.chunks[chunk as usize].refs;
         debug_assert!(*refs > 0);
         *refs -= 1;
@@ -701,6 +849,12 @@ impl ChunkFtl {
                 }
                 self.stats.gc_units_moved += len as u64;
                 self.stats.gc_chunks_moved += 1;
+                if let Some(meta) = self.meta.as_mut() {
+                    // The map of the metadata itself is small and kept in SRAM.
+                    if self.chunks[chunk as usize].key != META_KEY {
+                        meta.touched(self.config.user_sectors + chunk as u64);
+                    }
+                }
             }
             copied += batch_units;
         }
@@ -771,7 +925,14 @@ impl Translation for ChunkFtl {
             let byte = (addr % self.units_per_block) as u64 * self.unit_bytes as u64;
             let page = (byte / self.config.geometry.page_bytes as u64) as u32;
             let planes = self.config.geometry.planes_per_die;
-            out.push(Piece { die: self.pool.die_of(block), block, unit: page / planes, page, bytes: self.unit_bytes as u64, chunk: entry as u64 | 1 << 40 });
+            out.push(Piece {
+                die: self.pool.die_of(block),
+                block,
+                unit: page / planes,
+                page,
+                bytes: self.unit_bytes as u64,
+                chunk: entry as u64 | STALE_PIECE,
+            });
             return;
         }
         if let Some(loc) = self.locate(lba) {
@@ -793,8 +954,32 @@ impl Translation for ChunkFtl {
         self.config.partial_page_reads
     }
 
+    #[inline]
+    fn first_unprogrammed(&self, pieces: &[Piece]) -> Option<Piece> {
+        // A stale pointer's piece holds no data to wait for.
+        pieces.iter().copied().find(|p| !p.is_stale_pointer() && !self.unit_programmed(p.block, p.unit))
+    }
+
+    fn program_open_unit(&mut self, block: u32, sink: &mut dyn FlashSink) -> u32 {
+        ChunkFtl::program_open_unit(self, block, sink)
+    }
+
     fn pad_open_unit(&mut self, sink: &mut dyn FlashSink) -> u32 {
         ChunkFtl::pad_open_unit(self, sink)
+    }
+
+    fn program_open_units(&mut self, sink: &mut dyn FlashSink) -> u32 {
+        // A chunk may run into the next unit of its block after the stripe moved on, so any
+        // die's host block may hold a partly filled unit, not only the cursor's.
+        let mut pad = ChunkFtl::pad_open_unit(self, sink);
+        for die in 0..self.pool.dies.len() {
+            for block in [self.pool.dies[die].host_open, self.pool.dies[die].gc_open] {
+                if block != UNMAPPED {
+                    pad += ChunkFtl::program_open_unit(self, block, sink);
+                }
+            }
+        }
+        pad
     }
 
     fn secure_erase(&mut self) {
@@ -818,7 +1003,11 @@ impl Translation for ChunkFtl {
     }
 
     fn live_data_sectors(&self) -> u64 {
-        self.live_chunks
+        self.live_chunks - self.meta_live
+    }
+
+    fn metadata_stats(&self) -> Option<MetadataStats> {
+        ChunkFtl::metadata_stats(self)
     }
 
     fn gc_moved(&self) -> u64 {

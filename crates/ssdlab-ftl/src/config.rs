@@ -147,6 +147,9 @@ pub struct FtlConfig {
     /// The SLC cache, on drives whose NAND has a pSLC mode and whose firmware uses it.
     #[serde(default)]
     pub slc: Option<SlcCacheConfig>,
+    /// Firmware metadata (map pages, journal) written to flash; `None`: not modelled.
+    #[serde(default)]
+    pub metadata: Option<crate::MetadataConfig>,
 }
 
 fn one() -> u32 {
@@ -214,9 +217,16 @@ pub struct SlcCacheConfig {
 }
 
 impl FtlConfig {
+    /// Metadata pseudo-sectors this configuration writes (map pages and journal; 0 without).
+    pub fn metadata_sectors(&self) -> u64 {
+        self.metadata.as_ref().map_or(0, |m| crate::metadata::Metadata::sectors_needed(m, self.user_sectors))
+    }
+
     /// Check that garbage collection can always make progress with this much spare space.
     pub fn validate(&self) -> Result<(), FieldError> {
         let g = &self.geometry;
+        // Metadata sectors hold flash like user data.
+        let logical = self.user_sectors + self.metadata_sectors();
         field_ensure!(self.user_sectors > 0, "drive", "capacity_bytes_user", "the drive has no user capacity");
         field_ensure!(
             self.user_sectors < super::UNMAPPED as u64,
@@ -232,7 +242,7 @@ impl FtlConfig {
         }
         let total_slots = g.total_slots();
         field_ensure!(
-            self.user_sectors < total_slots,
+            logical < total_slots,
             "drive",
             "capacity_bytes_user",
             "user capacity ({} sectors) is not smaller than the raw capacity ({} slots): no spare area",
@@ -251,7 +261,7 @@ impl FtlConfig {
             g.blocks_per_die()
         );
         let dies = g.dies() as u64;
-        let spare_slots_per_die = (total_slots - self.user_sectors) / dies;
+        let spare_slots_per_die = (total_slots - logical) / dies;
         let needed_slots = needed_blocks * g.slots_per_block() as u64;
         field_ensure!(
             spare_slots_per_die >= needed_slots,

@@ -41,6 +41,10 @@ pub(crate) struct DieState {
     /// Closed pSLC blocks, oldest first: folding takes them in this order.
     #[serde(default)]
     pub slc_closed: VecDeque<u32>,
+    /// A GC burst is under way on this die (burst schedule): one whole victim is reclaimed
+    /// after each of its host programs until the die has its high mark of free blocks.
+    #[serde(default)]
+    pub bursting: bool,
     /// The cache was full when the die last opened a host block (firmware that flushes: host
     /// data goes to native blocks until the host pauses).
     #[serde(default)]
@@ -67,6 +71,7 @@ impl DieState {
             gc_credit_fixed: 0,
             slc_blocks: 0,
             slc_closed: VecDeque::new(),
+            bursting: false,
             slc_exhausted: false,
             flush_credit_fixed: 0,
         }

@@ -4,6 +4,7 @@ use crate::block::BlockState;
 use crate::config::FtlConfig;
 use crate::die::CREDIT_FRACTION_BITS;
 use crate::gc::{self, Collector};
+use crate::metadata::{MetaWrite, Metadata, MetadataStats};
 use crate::pool::BlockPool;
 use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
@@ -49,6 +50,9 @@ pub struct FtlStats {
     /// SLC cache blocks folded and erased.
     #[serde(default)]
     pub slc_blocks_folded: u64,
+    /// Firmware metadata sectors (map pages, journal) written.
+    #[serde(default)]
+    pub metadata_sectors_written: u64,
 }
 
 /// Page-level FTL over the whole array.
@@ -73,6 +77,15 @@ pub struct Ftl {
     flushes: bool,
     valid_total: u64,
     stats: FtlStats,
+    /// Firmware metadata written to flash, when modelled.
+    #[serde(default)]
+    pub(crate) meta: Option<Metadata>,
+    /// Metadata pseudo-sectors mapped (they count in `valid_total` but hold no user data).
+    #[serde(default)]
+    meta_live: u64,
+    /// Metadata is being written (no nested writes from the GC it starts).
+    #[serde(default)]
+    meta_busy: bool,
     /// Divisions of the per-slot address arithmetic, precomputed (see [`FastDiv`]).
     #[serde(skip)]
     div: Divisors,
@@ -115,11 +128,16 @@ impl Ftl {
         let slots_per_block = g.slots_per_block();
         let blocks_per_die = g.blocks_per_die();
         let total_slots = g.total_slots() as usize;
+        let meta = config.metadata.clone().map(|m| Metadata::new(m, config.user_sectors, config.user_sectors));
+        let logical = (config.user_sectors + meta.as_ref().map_or(0, Metadata::total_sectors)) as usize;
         Ok(Self {
+            meta,
+            meta_live: 0,
+            meta_busy: false,
             slots_per_unit: g.slots_per_unit(),
             slots_per_block,
             blocks_per_die,
-            l2p: ssdlab_core::memory::huge_vec(UNMAPPED, config.user_sectors as usize, config.user_sectors as usize),
+            l2p: ssdlab_core::memory::huge_vec(UNMAPPED, logical, logical),
             p2l: ssdlab_core::memory::huge_vec(UNMAPPED, total_slots, total_slots),
             tags: if config.track_tags { vec![0; total_slots] } else { Vec::new() },
             pool: BlockPool::new(g.dies(), blocks_per_die, slots_per_block, config.gc_policy),
@@ -257,7 +275,65 @@ impl Ftl {
             self.stats.slc_host_sectors += 1;
         }
         self.after_slot_written(block, OpKind::Host, sink);
+        if let Some(meta) = self.meta.as_mut() {
+            meta.changed(lba);
+        }
+        self.write_metadata(sink)
+    }
+
+    /// Write the metadata sectors due now (full journal sectors, a checkpoint's dirty map
+    /// pages) through the host stream. GC those writes start notes further map changes; they
+    /// are written in the same loop, never from inside it.
+    fn write_metadata<S: FlashSink + ?Sized>(&mut self, sink: &mut S) -> Result<()> {
+        if self.meta.is_none() || self.meta_busy {
+            return Ok(());
+        }
+        self.meta_busy = true;
+        let result = (|| {
+            while let Some(work) = self.meta.as_mut().and_then(Metadata::next_write) {
+                match work {
+                    MetaWrite::Journal { sector } => self.write_metadata_sector(sector, sink)?,
+                    MetaWrite::MapPage { first, sectors, read } => {
+                        for sector in first..first + sectors {
+                            if read {
+                                if let Some(loc) = self.lookup(sector) {
+                                    sink.read_metadata(loc.die, loc.block, loc.unit, SECTOR_BYTES);
+                                }
+                            }
+                            self.write_metadata_sector(sector, sink)?;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        self.meta_busy = false;
+        result
+    }
+
+    /// Write metadata pseudo-sector `sector` in the host stream.
+    fn write_metadata_sector<S: FlashSink + ?Sized>(&mut self, sector: u64, sink: &mut S) -> Result<()> {
+        let old = self.l2p[sector as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+        } else {
+            self.meta_live += 1;
+        }
+        let (block, slot) = self.allocate_host_slot(sink)?;
+        self.place_in(block, sector, slot, 0);
+        self.stats.metadata_sectors_written += 1;
+        self.after_slot_written(block, OpKind::Host, sink);
         Ok(())
+    }
+
+    /// Metadata pseudo-sectors mapped now (map pages and journal sectors written so far).
+    pub fn metadata_sectors_mapped(&self) -> u64 {
+        self.meta_live
+    }
+
+    /// Metadata counters (when metadata is modelled).
+    pub fn metadata_stats(&self) -> Option<MetadataStats> {
+        self.meta.as_ref().map(|m| m.stats)
     }
 
     /// Unmap logical sector `lba` (TRIM); its slot becomes invalid.
@@ -268,6 +344,9 @@ impl Ftl {
             self.invalidate(old);
             self.l2p[lba as usize] = UNMAPPED;
             self.stats.trimmed_sectors += 1;
+            if let Some(meta) = self.meta.as_mut() {
+                meta.trimmed(lba);
+            }
         }
         Ok(())
     }
@@ -293,6 +372,42 @@ impl Ftl {
         pad
     }
 
+    /// Whether multi-plane page `unit` of `block` has been programmed: always, except in an
+    /// open block whose program unit holding it is still filling.
+    #[inline]
+    pub fn unit_programmed(&self, block: u32, unit: u32) -> bool {
+        let b = &self.pool.blocks[block as usize];
+        match b.state {
+            BlockState::OpenHost | BlockState::OpenGc => {
+                let program = self.program_slots(block);
+                b.written >= (unit * self.slots_per_unit / program + 1) * program
+            }
+            _ => true,
+        }
+    }
+
+    /// Program the partly filled program unit of the open `block` (host or GC), padding it with
+    /// invalid slots. Returns the padding slots.
+    pub fn program_open_unit<S: FlashSink + ?Sized>(&mut self, block: u32, sink: &mut S) -> u32 {
+        let kind = match self.pool.blocks[block as usize].state {
+            BlockState::OpenHost => OpKind::Host,
+            BlockState::OpenGc => OpKind::Internal,
+            _ => return 0,
+        };
+        let unit = self.program_slots(block);
+        let partial = self.pool.blocks[block as usize].written % unit;
+        if partial == 0 {
+            return 0;
+        }
+        let pad = unit - partial;
+        for _ in 0..pad {
+            self.pool.blocks[block as usize].written += 1;
+            self.after_slot_written(block, kind, sink);
+        }
+        self.stats.padding_slots += pad as u64;
+        pad
+    }
+
     /// Forget everything and return every block to the free pool, counting one erase per block
     /// (secure erase). The caller books the erase time on the array.
     pub fn secure_erase(&mut self) {
@@ -301,6 +416,10 @@ impl Ftl {
         self.tags.fill(0);
         self.pool.reset_all_erased();
         self.valid_total = 0;
+        self.meta_live = 0;
+        if let Some(meta) = self.meta.as_mut() {
+            meta.reset();
+        }
     }
 
     /// Run one round of garbage collection on `die`: finish the victim in progress, or choose and
@@ -384,6 +503,12 @@ impl Ftl {
                 debug_assert_eq!(p2l[next_target as usize], UNMAPPED);
                 l2p[lba as usize] = next_target;
                 p2l[next_target as usize] = lba;
+                if let Some(meta) = self.meta.as_mut() {
+                    // The map of the metadata itself is small and kept in SRAM.
+                    if !meta.is_metadata(lba as u64) {
+                        meta.touched(lba as u64);
+                    }
+                }
                 if track_or_store {
                     if self.config.track_tags {
                         self.tags[next_target as usize] = self.tags[slot as usize];
@@ -678,8 +803,29 @@ impl Translation for Ftl {
         true
     }
 
+    #[inline]
+    fn first_unprogrammed(&self, pieces: &[Piece]) -> Option<Piece> {
+        pieces.iter().copied().find(|p| !self.unit_programmed(p.block, p.unit))
+    }
+
+    fn program_open_unit(&mut self, block: u32, sink: &mut dyn FlashSink) -> u32 {
+        Ftl::program_open_unit(self, block, sink)
+    }
+
     fn pad_open_unit(&mut self, sink: &mut dyn FlashSink) -> u32 {
         Ftl::pad_open_unit(self, sink)
+    }
+
+    fn program_open_units(&mut self, sink: &mut dyn FlashSink) -> u32 {
+        let mut pad = Ftl::pad_open_unit(self, sink);
+        for die in 0..self.pool.dies.len() {
+            for block in [self.pool.dies[die].host_open, self.pool.dies[die].gc_open] {
+                if block != UNMAPPED {
+                    pad += Ftl::program_open_unit(self, block, sink);
+                }
+            }
+        }
+        pad
     }
 
     fn secure_erase(&mut self) {
@@ -740,7 +886,11 @@ impl Translation for Ftl {
     }
 
     fn live_data_sectors(&self) -> u64 {
-        self.valid_total
+        self.valid_total - self.meta_live
+    }
+
+    fn metadata_stats(&self) -> Option<MetadataStats> {
+        Ftl::metadata_stats(self)
     }
 
     fn gc_moved(&self) -> u64 {

@@ -36,8 +36,8 @@ pub(crate) fn collect_one<C: Collector, S: FlashSink + ?Sized>(ftl: &mut C, die:
 }
 
 /// Foreground GC after a host program unit of `units_per_program` on `die`, as the schedule
-/// says: paced, a burst up to the high mark, or bounded background copying with a foreground
-/// fallback at the low-water mark.
+/// says: paced, a burst of whole victims up to the high mark (one after each host program on
+/// the die), or bounded background copying with a foreground fallback at the low-water mark.
 #[inline]
 pub(crate) fn after_host_program<C: Collector, S: FlashSink + ?Sized>(
     ftl: &mut C,
@@ -50,8 +50,15 @@ pub(crate) fn after_host_program<C: Collector, S: FlashSink + ?Sized>(
     match schedule {
         GcSchedule::Paced => paced(ftl, die, units_per_program, low_free, sink),
         GcSchedule::Burst { high_free } => {
-            if ftl.pool_mut().free_count(die) <= low_free as usize {
-                collect_up_to(ftl, die, high_free, sink);
+            // From the low-water mark up to the high mark, one whole victim after each host
+            // program on the die: the die is busy with a block's copies at a time, and its host
+            // programs pass between victims.
+            let pool = ftl.pool_mut();
+            if pool.free_count(die) <= low_free as usize {
+                pool.dies[die as usize].bursting = true;
+            }
+            if pool.dies[die as usize].bursting && (pool.free_count(die) >= high_free as usize || !collect_one(ftl, die, sink)) {
+                ftl.pool_mut().dies[die as usize].bursting = false;
             }
         }
         GcSchedule::Background { start_free, units_per_host_unit } => {

@@ -20,6 +20,11 @@ pub trait FlashSink {
         let _ = slc;
         self.read_for_move(die, block, unit, bytes);
     }
+    /// The firmware reads `bytes` of a metadata page (a map page about to be written back) from
+    /// unit `unit` of `block` on `die`; what is written after it waits for it.
+    fn read_metadata(&mut self, die: u32, block: u32, unit: u32, bytes: u64) {
+        let _ = (die, block, unit, bytes);
+    }
     /// `block` on `die` is erased.
     fn erase(&mut self, die: u32, block: u32);
     /// Host data (one sector's stored bytes, `payload`) lands in the region of `region_bytes`

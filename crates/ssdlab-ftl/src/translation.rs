@@ -30,6 +30,20 @@ pub struct Piece {
     pub chunk: u64,
 }
 
+/// Flag on a [`Piece`]'s chunk id: the piece is a stale pointer followed to learn that the
+/// sector reads as zeros (see [`Piece::is_stale_pointer`]).
+pub(crate) const STALE_PIECE: u64 = 1 << 40;
+
+impl Piece {
+    /// Whether this piece is a stale pointer (data-reduction firmware whose TRIM keeps one): the
+    /// read senses the old location only to learn that the sector reads as zeros, so the piece
+    /// holds none of the sector's data.
+    #[inline]
+    pub fn is_stale_pointer(&self) -> bool {
+        self.chunk & STALE_PIECE != 0
+    }
+}
+
 /// What happens to a prepared sector when it is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
@@ -166,9 +180,23 @@ pub trait Translation: std::fmt::Debug + Send {
     /// Whether reads may transfer only the bytes they need from a page (otherwise whole pages).
     fn partial_page_reads(&self) -> bool;
 
-    /// Program the partly filled host unit, padding it (a flush). Returns the padding in
-    /// allocation units.
+    /// The first piece of `pieces` whose data is not on the flash yet: its program unit (in an
+    /// open host or GC block) is still filling, so the data is only in the controller's buffer.
+    /// Pieces that hold no data (a stale pointer followed to learn a sector reads as zeros)
+    /// never count. `None` when every piece's unit has been programmed.
+    fn first_unprogrammed(&self, pieces: &[Piece]) -> Option<Piece>;
+
+    /// Program the partly filled program unit of the open (host or GC) `block` now, padding
+    /// it, so data waiting in it can be read from the flash. Returns the padding in allocation
+    /// units (0 when the block has no partly filled unit).
+    fn program_open_unit(&mut self, block: u32, sink: &mut dyn FlashSink) -> u32;
+
+    /// Program the partly filled host unit, padding it. Returns the padding in allocation units.
     fn pad_open_unit(&mut self, sink: &mut dyn FlashSink) -> u32;
+
+    /// Program every partly filled unit, host and GC, padding each (a FLUSH CACHE: afterwards
+    /// every piece of data is on the flash). Returns the padding in allocation units.
+    fn program_open_units(&mut self, sink: &mut dyn FlashSink) -> u32;
 
     /// Forget everything and return every block to the free pool (secure erase). The caller
     /// books the erase time on the array.
@@ -198,6 +226,11 @@ pub trait Translation: std::fmt::Debug + Send {
 
     /// Data-reduction counters (the data-reduction FTL only).
     fn reduction_stats(&self) -> Option<&ChunkStats> {
+        None
+    }
+
+    /// Firmware metadata written (map pages, journal), when modelled.
+    fn metadata_stats(&self) -> Option<crate::MetadataStats> {
         None
     }
 

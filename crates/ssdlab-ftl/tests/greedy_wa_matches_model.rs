@@ -30,6 +30,7 @@ fn measured_wa(spare_factor: f64, pages_per_block: u32, blocks: u32, dies: u32, 
         store_data: false,
         native_pages_per_program: 1,
         slc: None,
+        metadata: None,
     };
     let mut ftl = Ftl::new(config, "validation").unwrap();
     let mut sink = NullSink;

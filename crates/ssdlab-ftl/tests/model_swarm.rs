@@ -30,6 +30,7 @@ fn build(rng: &mut SimRng) -> Case {
     };
     let (low, user_sectors) = common::draw_low_and_user_sectors(rng, &geometry);
     let gc_schedule = common::draw_gc_schedule(rng, &geometry, low, user_sectors);
+    let (metadata, user_sectors) = common::draw_metadata(rng, &geometry, user_sectors, 1);
     let config = FtlConfig {
         geometry,
         user_sectors,
@@ -41,6 +42,7 @@ fn build(rng: &mut SimRng) -> Case {
         store_data: false,
         native_pages_per_program: 1,
         slc: None,
+        metadata,
     };
     let ftl = Ftl::new(config, "swarm").expect("generated config must be valid");
     Case { reference: vec![0; user_sectors as usize], ftl }
@@ -110,7 +112,10 @@ fn run_case(seed: u64, steps: u32) -> u64 {
             assert!(rounds < 100_000, "seed {seed}: GC does not terminate");
         }
     }
-    assert_eq!(case.ftl.valid_slots(), 0, "seed {seed}: valid slots remain after trimming everything");
+    // Only the firmware's metadata stays (map pages and journal).
+    use ssdlab_ftl::Translation;
+    assert_eq!(case.ftl.live_data_sectors(), 0, "seed {seed}: user data remains after trimming everything");
+    assert_eq!(case.ftl.valid_slots(), case.ftl.metadata_sectors_mapped(), "seed {seed}: valid slots remain after trimming everything");
     for lba in 0..user {
         assert!(case.ftl.lookup(lba).is_none(), "seed {seed}: sector {lba} still mapped after TRIM");
     }

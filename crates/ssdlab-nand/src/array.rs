@@ -61,6 +61,8 @@ pub struct FlashArray {
     die_free_ns: Vec<Nanoseconds>,
     channels: Vec<Timeline>,
     die_busy_ns: Vec<Nanoseconds>,
+    /// Channel transfer time booked, summed over channels (not saved with the counters).
+    channel_busy_ns: Nanoseconds,
     counters: FlashCounters,
     page_read_nj: f64,
     page_program_nj: f64,
@@ -109,6 +111,7 @@ impl FlashArray {
             die_free_ns: vec![0; dies],
             channels: vec![Timeline::new(); channels],
             die_busy_ns: vec![0; dies],
+            channel_busy_ns: 0,
             counters: FlashCounters::default(),
             sector_transfer_ns,
             rest_q16: 0,
@@ -287,6 +290,11 @@ impl FlashArray {
         self.die_busy_ns.iter().sum()
     }
 
+    /// Total transfer time booked on the channels, summed over channels.
+    pub fn channel_busy_total_ns(&self) -> Nanoseconds {
+        self.channel_busy_ns
+    }
+
     /// Channel transfer time for `bytes`.
     #[inline]
     pub fn transfer_time_ns(&self, bytes: u64) -> Nanoseconds {
@@ -316,6 +324,7 @@ impl FlashArray {
         let sensed = sense_start + self.timing.command_overhead_ns + sense_ns;
         let transfer = self.transfer_time_ns(bytes_out);
         let transfer_start = self.channels[c].book(sensed, transfer);
+        self.channel_busy_ns += transfer;
         let done = transfer_start + transfer;
         self.die_free_ns[d] = self.free_after(sense_start, done);
         self.note_booked(d, sense_start, done, false);
@@ -358,6 +367,7 @@ impl FlashArray {
         let die_ready = ready_ns.max(self.die_free_ns[d]);
         let transfer = self.timing.command_overhead_ns + self.transfer_time_ns(bytes_in);
         let start = self.channels[c].book(die_ready, transfer);
+        self.channel_busy_ns += transfer;
         let done = start + transfer + prog_ns;
         self.die_free_ns[d] = self.free_after(start, done);
         self.note_booked(d, start, done, true);

@@ -67,6 +67,7 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
     sections::pslc_energy(&raw.energy, &mut energy, &media);
     ftl.native_pages_per_program = media.native_pages_per_program();
     ftl.slc = media_sections::slc_cache(raw.slc_cache.as_ref(), &media, &geometry)?;
+    ftl.metadata = sections::metadata(&controller, &geometry, ftl.user_sectors);
     ftl.validate()?;
     let reduction = match &raw.reduction {
         Some(r) => sections::reduction(r, &ftl, &raw.controller.firmware)?,

@@ -206,6 +206,12 @@ pub(crate) struct RawController {
     /// Time to fetch a cached map entry from the host memory buffer over PCIe.
     #[serde(default = "default_hmb_access_ns")]
     pub hmb_access_ns: u64,
+    /// Whether the firmware's metadata (map pages, journal) is written to flash.
+    #[serde(default = "default_true")]
+    pub metadata_writes: bool,
+    /// Bytes of journal records between map checkpoints (0: a sixteenth of the map).
+    #[serde(default)]
+    pub journal_bytes: u64,
 }
 
 pub(crate) fn default_hmb_access_ns() -> u64 {

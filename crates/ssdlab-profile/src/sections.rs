@@ -194,6 +194,28 @@ pub(crate) fn controller(c: &RawController, geometry: &Geometry) -> FieldResult<
         power_loss_protection: c.power_loss_protection,
         hmb_bytes: crate::media_sections::hmb_bytes(c, geometry)?,
         hmb_access_ns: c.hmb_access_ns.min(MAX_COMMAND_NS),
+        metadata_writes: c.metadata_writes,
+        journal_bytes: c.journal_bytes,
+    })
+}
+
+/// The firmware's metadata in flash (docs/model.md): map pages of one NAND page holding
+/// `map_entry_bytes` per sector, a journal of 8-byte records (assumed) as long as
+/// `journal_bytes` or a sixteenth of the map (assumed), and map pages read before write-back on a
+/// controller whose map lives in flash (`map_cache_bytes` set). `None` when the profile turns it
+/// off (`controller.metadata_writes = false`).
+pub(crate) fn metadata(c: &ControllerSettings, geometry: &Geometry, user_sectors: u64) -> Option<ssdlab_ftl::MetadataConfig> {
+    if !c.metadata_writes {
+        return None;
+    }
+    let map_bytes = user_sectors * c.map_entry_bytes;
+    let journal_bytes = if c.journal_bytes > 0 { c.journal_bytes } else { (map_bytes / ssdlab_ftl::JOURNAL_SHARE_OF_MAP).max(geometry.page_bytes as u64) };
+    Some(ssdlab_ftl::MetadataConfig {
+        map_entry_bytes: c.map_entry_bytes as u32,
+        map_page_bytes: geometry.page_bytes,
+        journal_record_bytes: ssdlab_ftl::JOURNAL_RECORD_BYTES,
+        journal_bytes,
+        read_before_writeback: c.map_cache_bytes > 0,
     })
 }
 
@@ -264,6 +286,7 @@ pub(crate) fn ftl(f: &RawFtl, geometry: &Geometry, user_sectors: u64) -> FieldRe
         store_data: false,
         native_pages_per_program: 1,
         slc: None,
+        metadata: None,
     };
     config.validate()?;
     Ok(config)
@@ -293,6 +316,7 @@ pub(crate) fn reduction(r: &RawReduction, ftl: &FtlConfig, firmware: &str) -> Fi
         store_data: false,
         partial_page_reads: r.partial_page_reads,
         trim_keeps_stale_pointers: r.stale_pointer_trim_firmware.iter().any(|f| f == firmware),
+        metadata: ftl.metadata.clone(),
     };
     chunk.validate()?;
     Ok(Some(ReductionSettings {

@@ -123,6 +123,10 @@ pub struct ControllerSettings {
     /// Time to fetch a map entry from the host memory buffer (a PCIe read round trip), paid by
     /// every map lookup on a drive with an HMB (its small SRAM is not modelled apart).
     pub hmb_access_ns: Nanoseconds,
+    /// Whether the firmware's metadata (map pages, journal) is written to flash.
+    pub metadata_writes: bool,
+    /// Bytes of journal records between map checkpoints (0: a sixteenth of the map, assumed).
+    pub journal_bytes: u64,
 }
 
 /// A validated drive profile.

@@ -232,7 +232,7 @@ impl NativeDrive {
     }
 
     /// Start replaying a trace file. `mode` is `queue-depth` or `timestamps`.
-    #[pyo3(signature = (path, format=None, mode="queue-depth", time_scale=1.0, remap=false, skip_bad=false, pattern="text", seed=None, max_requests=None, time_unit=None, data_file=None))]
+    #[pyo3(signature = (path, format=None, mode="queue-depth", time_scale=1.0, remap=false, skip_bad=false, pattern="text", seed=None, max_requests=None, time_unit=None, data_file=None, large_pattern=None, large_bytes=65536))]
     #[allow(clippy::too_many_arguments)]
     fn start_replay(
         &self,
@@ -248,6 +248,8 @@ impl NativeDrive {
         max_requests: Option<usize>,
         time_unit: Option<&str>,
         data_file: Option<String>,
+        large_pattern: Option<&str>,
+        large_bytes: u64,
     ) -> PyResult<NativeReplay> {
         let format = crate::traces::parse_format(format)?;
         let time_unit = crate::traces::parse_time_unit(time_unit)?;
@@ -257,6 +259,10 @@ impl NativeDrive {
             other => return Err(WorkloadError::new_err(format!("unknown replay mode `{other}` (expected queue-depth or timestamps)"))),
         };
         let job = ssdlab_workload::parse_options("replay", &[format!("data_pattern={pattern}")]).map_err(to_py)?;
+        let large = match large_pattern {
+            Some(p) => Some((ssdlab_workload::parse_options("replay", &[format!("data_pattern={p}")]).map_err(to_py)?.pattern, large_bytes.max(1))),
+            None => None,
+        };
         let reader = ssdlab_trace::TraceReader::open_with(path, ssdlab_trace::ReadOptions { format, skip_bad, time_unit }).map_err(to_py)?;
         let skipped = Arc::new(AtomicU64::new(0));
         let counting = CountingReader { reader, skipped: skipped.clone() };
@@ -265,7 +271,7 @@ impl NativeDrive {
             None => Box::new(counting),
         };
         let origin = path.to_string();
-        let run = self.with(py, move |s| s.start_replay(&origin, records, mode, remap, job.pattern, seed, data_file.as_deref())).map_err(to_py)?;
+        let run = self.with(py, move |s| s.start_replay(&origin, records, mode, remap, job.pattern, seed, data_file.as_deref(), large)).map_err(to_py)?;
         Ok(NativeReplay { run: Mutex::new(run), skipped })
     }
 

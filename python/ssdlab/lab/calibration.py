@@ -1,15 +1,21 @@
 """Published figures (BRIEF section 3) beside simulated ones.
 
 Each published figure names the suite and the metric *key* its simulated counterpart is
-recorded under (never a display title), and its role:
+recorded under (never a display title). Its class on the calibration page (issue 21) is found
+by running it, from what bounded the run that measured it (``ssdlab.lab.bounds``):
 
-- ``check``: an independent check; nothing in the profile was set from it;
-- ``calibrated from``: a profile parameter, or a test bed's host time (``ssdlab.lab.host``), was
-  set from this figure (named where it is set);
-- ``informed by``: a profile *choice* (not a number) was made from the direction this figure
-  shows, so its direction is built in and only its size is a check;
-- ``set from spec``: the figure follows from a parameter taken from a specification (the
-  firmware's write cap), so it checks the arithmetic, not the model.
+- *set from*: a profile parameter or a test bed's host time (``ssdlab.lab.host``) was set from
+  this figure (``Published.sets`` names it; a parameter is set from one figure at most);
+- *bound by a parameter*: the run was bound by one resource that one value governs (the link,
+  the engine's back end, the write cap, the test bed's host time, tPROG...), with no mechanism
+  adding work: the figure echoes that value and is no check;
+- *mechanism check*: everything else (GC, map-page reads, scattered data, latency through
+  several stages): the figure comes out of the model's mechanisms.
+
+The ``role`` field keeps its older meaning for figures declared elsewhere (today's drives):
+``calibrated from`` marks a figure a value was set from; for the articles' figures every other
+row is classed by running it. ``note`` says where a profile *choice* was made from a figure's
+direction (so only its size is a check).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ssdlab.lab import bounds
 from ssdlab.lab.suites import SUITES
 
 CHECK = "check"
@@ -41,6 +48,10 @@ class Published:
     role: str = CHECK
     #: Profile overrides of the drive the figure was published for (a firmware variant).
     overrides: tuple[str, ...] = ()
+    #: The value set from this figure (role ``calibrated from``), as the page names it.
+    sets: str = ""
+    #: A profile choice made from this figure's direction, or another caveat, for the page.
+    note: str = ""
 
     @property
     def label(self) -> str:
@@ -59,8 +70,8 @@ def _firmware(fw: str) -> tuple[str, ...]:
 
 
 def _as_ssd(fw: str, figures: dict[tuple[str, str], float]) -> list[Published]:
-    # The SF-2281 back-end write rate was set from the clean write (both firmware versions
-    # agree within 1.5%).
+    # The SF-2281 back-end write rate is set from the clean write on firmware 5.0.3 (the
+    # profile's own firmware); the 5.0.2 clean write is then a run like any other.
     return [
         Published(
             "force-gs-240",
@@ -73,10 +84,13 @@ def _as_ssd(fw: str, figures: dict[tuple[str, str], float]) -> list[Published]:
             f"Force GS review, fw {fw}",
             CALIBRATED if (d, c) == ("write", "clean") and fw == "5.0.3" else CHECK,
             _firmware(fw),
+            sets="reduction.backend_write_mbps of the SF-2281 profiles" if (d, c) == ("write", "clean") and fw == "5.0.3" else "",
         )
         for (d, c), v in figures.items()
     ]
 
+
+SF1200 = "SF-1200 review, Iometer"
 
 PUBLISHED = [
     # Corsair Force GS 240 GB, AS-SSD incompressible after a 60 min incompressible torture.
@@ -103,10 +117,9 @@ PUBLISHED = [
         },
     ),
     # Force GS HD Tach after a 20 min compressible torture, on firmware 5.0.2 (the article's TRIM
-    # section). The SF-2281's whole-page reads (partial_page_reads = false) were chosen because
-    # the tortured read is so much slower. The clean read (a secure-erased drive, the same on
-    # either firmware) set the HD Tach test bed's time per command (ssdlab.lab.host.HD_TACH):
-    # it is the one HD Tach figure that is not a check.
+    # section). The clean read (a secure-erased drive, the same on either firmware) set the HD
+    # Tach test bed's time per command (ssdlab.lab.host.HD_TACH). The SF-2281's whole-page reads
+    # (partial_page_reads = false) were chosen because the tortured read is so much slower.
     Published(
         "force-gs-240",
         "resiliency",
@@ -115,9 +128,10 @@ PUBLISHED = [
         "clean",
         402,
         "MB/s",
-        "Force GS review, fw 5.0.2, HD Tach (sets the test bed's host time)",
+        "Force GS review, fw 5.0.2, HD Tach",
         CALIBRATED,
         _firmware("5.0.2"),
+        sets="the HD Tach test bed's host time per command (lab/host.py)",
     ),
     Published(
         "force-gs-240",
@@ -128,8 +142,9 @@ PUBLISHED = [
         182,
         "MB/s",
         "Force GS review, fw 5.0.2, HD Tach",
-        INFORMED,
+        CHECK,
         _firmware("5.0.2"),
+        note="reduction.partial_page_reads = false was chosen from this figure's direction (slower than clean): only its size is a check",
     ),
     Published(
         "force-gs-240",
@@ -156,24 +171,65 @@ PUBLISHED = [
         "force-ls-240", "resiliency", "trim_validation_write_average", "incompressible", "after TRIM", 360, "MB/s", "Force LS review, HD Tach (approximate)"
     ),
     # Corsair Force 100 GB, SF-1200 firmware 3.0.1, compressible vs incompressible (Iometer). The
-    # SF-1200 back-end rates were set from the 2 MB incompressible write and read; its
+    # SF-1200 back-end rates are set from the 2 MB incompressible write and read; its
     # partial-page reads were chosen because compressible 4 KB random reads are faster.
-    Published("force-100-sf1200", "four-corners", "rand_write_4k.aligned_4k", "compressible", "", 164.6, "MB/s", "SF-1200 review, Iometer"),
-    Published("force-100-sf1200", "four-corners", "rand_write_4k.aligned_4k", "incompressible", "", 122.5, "MB/s", "SF-1200 review, Iometer"),
-    Published("force-100-sf1200", "four-corners", "rand_read_4k.aligned_4k", "compressible", "", 52.1, "MB/s", "SF-1200 review, Iometer", INFORMED),
-    Published("force-100-sf1200", "four-corners", "rand_read_4k.aligned_4k", "incompressible", "", 42.8, "MB/s", "SF-1200 review, Iometer"),
-    Published("force-100-sf1200", "four-corners", "seq_read_2m.aligned_4k", "compressible", "", 265.2, "MB/s", "SF-1200 review, Iometer"),
-    Published("force-100-sf1200", "four-corners", "seq_read_2m.aligned_4k", "incompressible", "", 212.4, "MB/s", "SF-1200 review, Iometer", CALIBRATED),
-    Published("force-100-sf1200", "four-corners", "seq_write_2m.aligned_4k", "compressible", "", 251.7, "MB/s", "SF-1200 review, Iometer"),
-    Published("force-100-sf1200", "four-corners", "seq_write_2m.aligned_4k", "incompressible", "", 144.4, "MB/s", "SF-1200 review, Iometer", CALIBRATED),
+    # The Iometer test bed's host time per command was set from this one (lab/host.py).
+    Published(
+        "force-100-sf1200",
+        "four-corners",
+        "rand_write_4k.aligned_4k",
+        "compressible",
+        "",
+        164.6,
+        "MB/s",
+        SF1200,
+        CALIBRATED,
+        sets="the Iometer test bed's host time per command (lab/host.py)",
+    ),
+    Published("force-100-sf1200", "four-corners", "rand_write_4k.aligned_4k", "incompressible", "", 122.5, "MB/s", SF1200),
+    Published(
+        "force-100-sf1200",
+        "four-corners",
+        "rand_read_4k.aligned_4k",
+        "compressible",
+        "",
+        52.1,
+        "MB/s",
+        SF1200,
+        note="reduction.partial_page_reads = true was chosen from this figure's direction (faster than incompressible): only its size is a check",
+    ),
+    Published("force-100-sf1200", "four-corners", "rand_read_4k.aligned_4k", "incompressible", "", 42.8, "MB/s", SF1200),
+    Published("force-100-sf1200", "four-corners", "seq_read_2m.aligned_4k", "compressible", "", 265.2, "MB/s", SF1200),
+    Published(
+        "force-100-sf1200",
+        "four-corners",
+        "seq_read_2m.aligned_4k",
+        "incompressible",
+        "",
+        212.4,
+        "MB/s",
+        SF1200,
+        CALIBRATED,
+        sets="reduction.backend_read_mbps of the SF-1200 profiles",
+    ),
+    Published("force-100-sf1200", "four-corners", "seq_write_2m.aligned_4k", "compressible", "", 251.7, "MB/s", SF1200),
+    Published(
+        "force-100-sf1200",
+        "four-corners",
+        "seq_write_2m.aligned_4k",
+        "incompressible",
+        "",
+        144.4,
+        "MB/s",
+        SF1200,
+        CALIBRATED,
+        sets="reduction.backend_write_mbps of the SF-1200 profiles",
+    ),
     # OCZ Agility 2, SF-1200 firmware 3.0.5: its small-random-write cap (a token bucket at the
     # rate the firmware notes give) decides these.
-    Published("agility2-100-sf1200", "four-corners", "rand_write_4k.aligned_4k", "compressible", "", 44.2, "MB/s", "SF-1200 review, Iometer (3.0.5)", SPEC),
-    Published("agility2-100-sf1200", "four-corners", "rand_write_4k.aligned_4k", "incompressible", "", 46.3, "MB/s", "SF-1200 review, Iometer (3.0.5)", SPEC),
+    Published("agility2-100-sf1200", "four-corners", "rand_write_4k.aligned_4k", "compressible", "", 44.2, "MB/s", "SF-1200 review, Iometer (3.0.5)"),
+    Published("agility2-100-sf1200", "four-corners", "rand_write_4k.aligned_4k", "incompressible", "", 46.3, "MB/s", "SF-1200 review, Iometer (3.0.5)"),
 ]
-
-#: Ratio rows whose direction was built into a profile choice.
-RATIO_ROLES = {"rand_read_4k.aligned_4k": INFORMED}
 
 #: Figures with no simulated counterpart yet, listed so the page is complete.
 NOT_SIMULATED = [
@@ -185,22 +241,44 @@ NOT_SIMULATED = [
 ]
 
 
-def _simulated(results: pd.DataFrame, drive: str, suite: str, metric: str, pattern: str, condition: str) -> float | None:
-    match = results[
+def _match(results: pd.DataFrame, drive: str, suite: str, metric: str, pattern: str, condition: str) -> pd.DataFrame:
+    return results[
         (results["drive"] == drive)
         & (results["suite"] == suite)
         & (results["metric"] == metric)
         & (results["pattern"] == pattern)
         & (results["condition"] == condition)
     ]
+
+
+def _simulated(results: pd.DataFrame, drive: str, suite: str, metric: str, pattern: str, condition: str) -> float | None:
+    match = _match(results, drive, suite, metric, pattern, condition)
     return float(match["value"].iloc[-1]) if len(match) else None
 
 
-def table(results: pd.DataFrame) -> pd.DataFrame:
-    """Published beside simulated (from a results frame as `ResultsDatabase.latest` returns)."""
+def _utilization(results: pd.DataFrame, p: Published) -> dict | None:
+    match = _match(results, p.label, p.suite, p.metric, p.pattern, p.condition)
+    if not len(match) or "utilization" not in match.columns:
+        return None
+    return bounds.parse(match["utilization"].iloc[-1])
+
+
+def classify(p: Published, utilization: dict | None) -> tuple[str, str]:
+    """(class, what) of a published figure: set from (the value it set), else as its run's
+    utilization says (bound by a parameter, naming it, or a mechanism check)."""
+    if p.role == CALIBRATED:
+        return bounds.SET_FROM, p.sets
+    return bounds.classify(utilization)
+
+
+def classified(results: pd.DataFrame) -> pd.DataFrame:
+    """Every published figure beside its simulated counterpart, classed by running it: what
+    bounded the run (measured), the class, and what the class rests on."""
     rows = []
     for p in PUBLISHED:
         simulated = _simulated(results, p.label, p.suite, p.metric, p.pattern, p.condition)
+        utilization = _utilization(results, p)
+        cls, what = classify(p, utilization)
         rows.append(
             {
                 "drive": p.label,
@@ -209,15 +287,27 @@ def table(results: pd.DataFrame) -> pd.DataFrame:
                 "simulated": simulated,
                 "difference_pct": None if simulated is None else (simulated - p.value) / p.value * 100.0,
                 "unit": p.unit,
-                "role": p.role,
+                "class": cls,
+                "bound (measured)": bounds.describe(utilization) if utilization else "-",
+                "rests on": what + (f"; {p.note}" if p.note else ""),
                 "source": p.source,
             }
         )
     return pd.DataFrame(rows)
 
 
+def table(results: pd.DataFrame) -> pd.DataFrame:
+    """Published beside simulated (from a results frame as `ResultsDatabase.latest` returns),
+    in the columns review pages show; `role` holds each figure's class."""
+    frame = classified(results)
+    frame["role"] = frame["class"]
+    return frame[["drive", "figure", "published", "simulated", "difference_pct", "unit", "role", "source"]]
+
+
 def ratios(results: pd.DataFrame) -> pd.DataFrame:
-    """The SF-1200 compressible/incompressible ratios, published beside simulated."""
+    """The SF-1200 compressible/incompressible ratios, published beside simulated. A ratio is
+    derived from two rows above, so it is never counted as a check of its own; it is bound by
+    parameters when both of its rows are."""
     out = []
     pub = {(p.metric, p.pattern): p for p in PUBLISHED if p.drive == "force-100-sf1200"}
     for metric in sorted({m for m, _ in pub}):
@@ -226,16 +316,43 @@ def ratios(results: pd.DataFrame) -> pd.DataFrame:
         c = _simulated(results, "force-100-sf1200", "four-corners", metric, "compressible", "")
         i = _simulated(results, "force-100-sf1200", "four-corners", metric, "incompressible", "")
         simulated = c / i if c is not None and i else None
+        classes = [classify(p, _utilization(results, p))[0] for p in (compressible, incompressible)]
+        mechanism = bounds.MECHANISM in classes
         out.append(
             {
                 "figure": f"{compressible.title}: compressible / incompressible",
                 "published": published,
                 "simulated": simulated,
                 "difference_pct": None if simulated is None else (simulated - published) / published * 100.0,
-                "role": RATIO_ROLES.get(metric, CHECK),
+                "class": "derived (not counted): " + ("rests on a mechanism check" if mechanism else "both rows set from or bound by parameters"),
             }
         )
     return pd.DataFrame(out)
+
+
+#: A figure further off than this is a miss, named in the page's summary.
+MISS_PCT = 15.0
+
+
+def summary(frame: pd.DataFrame) -> dict:
+    """The page's summary of `classified()` rows: how many of each class; the mechanism checks'
+    count, median and worst absolute error; the figures the model misses (beyond
+    ``MISS_PCT``, any class)."""
+    measured = frame[frame["difference_pct"].notna()]
+    checks = measured[measured["class"] == bounds.MECHANISM]
+    errors = checks["difference_pct"].abs()
+    worst = checks.loc[errors.idxmax()] if len(checks) else None
+    misses = measured[measured["difference_pct"].abs() > MISS_PCT]
+    return {
+        "checks": len(checks),
+        "median_pct": float(errors.median()) if len(checks) else None,
+        "worst_pct": float(worst["difference_pct"]) if worst is not None else None,
+        "worst": f"{worst['drive']}: {worst['figure']}" if worst is not None else None,
+        "bound": int((frame["class"] == bounds.BOUND).sum()),
+        "set_from": int((frame["class"] == bounds.SET_FROM).sum()),
+        "misses": [(r["drive"], r["figure"], r["class"], float(r["difference_pct"])) for _, r in misses.iterrows()],
+        "checks_beyond_40": [(r["drive"], r["figure"], float(r["difference_pct"])) for _, r in checks[errors > 40.0].iterrows()],
+    }
 
 
 # --- Today's drives (issue 20): whole-drive fill -----------------------------------------------

@@ -54,11 +54,20 @@ def calibration_runs() -> list[tuple[str, tuple[str, ...], list[str]]]:
 
 
 def calibrate(
-    db_path: Path, out_path: Path, scale: float, progress, echo: Callable[[str], None] | None, jobs: int = 1, precondition_timing: str = "fast"
+    db_path: Path,
+    out_path: Path,
+    scale: float,
+    progress,
+    echo: Callable[[str], None] | None,
+    jobs: int = 1,
+    precondition_timing: str = "fast",
+    run_today: bool = True,
 ) -> Path:
     """Run the calibration suites and write a markdown page of published beside simulated. The
     suites of every calibration run share one pool of `jobs` processes (`ssdlab.lab.parallel`);
-    each run's report and database rows are written in order once its suites are done."""
+    each run's report and database rows are written in order once its suites are done. At full
+    scale the whole-drive fills of today's drives run too, unless `run_today` is false: then the
+    page keeps its today's-drives section as it was."""
     check_calibration_page(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     reviews = []
@@ -73,7 +82,7 @@ def calibrate(
     for (ctx, suites), results in zip(reviews, run_reviews(reviews, jobs), strict=True):
         run_review(ctx, suites, db_path, precomputed=results)
     todays = {}
-    if scale >= 1.0:
+    if scale >= 1.0 and run_today:
         for profile in dict.fromkeys(p.drive for p in calibration.TODAYS_PUBLISHED):
             if echo:
                 echo(f"calibration run: {profile} (whole-drive fill)")
@@ -97,64 +106,102 @@ def check_calibration_page(out_path: Path) -> None:
             raise SsdlabError(f"--out {out_path}: exists and is not a calibration page ssdlab wrote; not overwriting it (name another file)")
 
 
+#: The heading of the today's-drives section (issue 20), kept as it is when no fills ran.
+TODAY_HEADING = "## Today's drives: whole-drive fill (issue 20)"
+
+
+def _kept_today_section(out_path: Path) -> list[str]:
+    """The today's-drives section of the page already at `out_path` (up to the next section),
+    or nothing."""
+    if not out_path.is_file():
+        return []
+    lines = out_path.read_text().splitlines()
+    if TODAY_HEADING not in lines:
+        return []
+    start = lines.index(TODAY_HEADING)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return lines[start:end] + ([""] if lines[end - 1] != "" else [])
+
+
+def _md(frame: pd.DataFrame) -> str:
+    cols = list(frame.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in frame.itertuples(index=False):
+        cells = []
+        for value in row:
+            if isinstance(value, float):
+                cells.append("-" if pd.isna(value) else f"{value:,.2f}")
+            else:
+                cells.append("-" if value is None else str(value))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summary_lines(s: dict) -> list[str]:
+    """The page's summary: the mechanism checks' count and errors, then the misses."""
+    if s["checks"]:
+        head = (
+            f"**{s['checks']} mechanism checks: median error {s['median_pct']:.1f}%, worst {s['worst_pct']:+.1f}% ({s['worst']}).** "
+            f"{s['bound']} rows are bound by a parameter (not checks), {s['set_from']} set a value."
+        )
+    else:
+        head = f"**No mechanism checks.** {s['bound']} rows are bound by a parameter, {s['set_from']} set a value."
+    lines = [head, ""]
+    if s["misses"]:
+        lines.append(f"Figures the model misses (more than {calibration.MISS_PCT:g}% off; the reasons are in docs/validation.md):")
+        lines.append("")
+        lines += [f"- {drive}: {figure}: {pct:+.1f}% ({cls})" for drive, figure, cls, pct in s["misses"]]
+        lines.append("")
+    return lines
+
+
 def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0, todays: dict | None = None) -> Path:
     """Write the calibration page from the results already in `db_path` (and the whole-drive
-    fills of today's drives in `todays`, profile -> figures, when given)."""
+    fills of today's drives in `todays`, profile -> figures, when given; otherwise the page's
+    today's-drives section stays as it was)."""
     db = ResultsDatabase(db_path, create=False)
     frame = db.latest(include_scaled=scale < 1.0)
     db.close()
-    figures = calibration.table(frame)
+    figures = calibration.classified(frame)
     ratio_rows = calibration.ratios(frame)
-
-    def md(frame: pd.DataFrame) -> str:
-        cols = list(frame.columns)
-        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-        for row in frame.itertuples(index=False):
-            cells = []
-            for value in row:
-                if isinstance(value, float):
-                    cells.append("-" if pd.isna(value) else f"{value:,.2f}")
-                else:
-                    cells.append("-" if value is None else str(value))
-            lines.append("| " + " | ".join(cells) + " |")
-        return "\n".join(lines)
-
+    today = (
+        [
+            TODAY_HEADING,
+            "",
+            "128 KiB sequential writes at QD32 over the whole user space from a secure-erased drive, full size "
+            "(docs/todays-drives.md). Roles: 'set from' = a profile parameter was set from this figure; 'set from "
+            "spec' = the figure follows from a data-sheet value; 'informed by' = a choice of mechanism (not a number) "
+            "was made with the figure in view; 'check' = nothing was set from it. The post-cache rate is the rate "
+            "the drive drops to at the cliff (the median over the first tenth of what is written after it).",
+            "",
+            _md(calibration.todays_table(todays)),
+            "",
+        ]
+        if todays
+        else _kept_today_section(out_path)
+    )
     text = [
         PAGE_HEADING,
         "",
         f"Generated by `ssdlab calibrate` (ssdlab {__version__}, scale {scale:g}{', NOT comparable' if scale < 1 else ''}). "
         "Each simulated figure comes from the suite named in the table, run on the built-in profile; difference = "
-        "(simulated - published) / published. Profile parameters are typical values of the period with their sources "
-        "in the profile files; a drive named with a `[controller.firmware=...]` override is the profile's firmware variant. "
-        "Roles: 'calibrated from' = the figure set one parameter (the SandForce engines' back-end "
-        "rates, encryption and ECC of stored bytes; the HD Tach test bed's host time per command, lab/host.py), "
-        "so it is no independent check; 'informed by' = a profile choice (not a "
-        "number) was made from the direction the figure shows (whole-page or partial-page reads), so only its size is a "
-        "check; 'set from spec' = the figure follows from a specification value (the firmware's small-write cap); "
-        "'check' = nothing was set from it.",
+        "(simulated - published) / published. A drive named with a `[controller.firmware=...]` override is the profile's "
+        "firmware variant. Every row is classed by running it (issue 21): 'bound (measured)' is what the run that "
+        "measured the figure saturated (the busiest of the host link, the command processor, the write cap, the "
+        "engine's front and back end, the NAND dies and channels, the test bed's host time), and what added work "
+        "(GC, map-page reads, whole pages read for scattered data). Classes: 'set from' = a value was set from this "
+        "figure (named; no value is set from two figures); 'bound by a parameter' = one saturated resource that one "
+        "value governs, and no mechanism added work: the figure echoes that value and is not a check; 'mechanism "
+        "check' = the figure comes out of the model's mechanisms. The summary counts mechanism checks only.",
         "",
-        md(figures),
+        *summary_lines(calibration.summary(figures)),
+        _md(figures),
         "",
         "## SF-1200 compressible / incompressible ratios (Corsair Force 100 GB, firmware 3.0.1)",
         "",
-        md(ratio_rows),
+        _md(ratio_rows),
         "",
-        *(
-            [
-                "## Today's drives: whole-drive fill (issue 20)",
-                "",
-                "128 KiB sequential writes at QD32 over the whole user space from a secure-erased drive, full size "
-                "(docs/todays-drives.md). Roles: 'set from' = a profile parameter was set from this figure; 'set from "
-                "spec' = the figure follows from a data-sheet value; 'informed by' = a choice of mechanism (not a number) "
-                "was made with the figure in view; 'check' = nothing was set from it. The post-cache rate is the rate "
-                "the drive drops to at the cliff (the median over the first tenth of what is written after it).",
-                "",
-                md(calibration.todays_table(todays)),
-                "",
-            ]
-            if todays
-            else []
-        ),
+        *today,
         "## Not simulated",
         "",
         *[f"- {what}: {why}." for what, why in calibration.NOT_SIMULATED],

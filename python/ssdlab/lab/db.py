@@ -7,6 +7,7 @@ intact. A file that is not an ssdlab results database is refused, never modified
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import uuid
 from datetime import UTC, datetime
@@ -17,7 +18,7 @@ import pandas as pd
 from ssdlab.errors import SsdlabError
 from ssdlab.lab.results import SuiteResult
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -27,7 +28,8 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE TABLE IF NOT EXISTS results (
     run_id TEXT NOT NULL REFERENCES runs(run_id), drive TEXT NOT NULL, suite TEXT NOT NULL, metric TEXT NOT NULL,
-    pattern TEXT NOT NULL, condition TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, title TEXT NOT NULL DEFAULT ''
+    pattern TEXT NOT NULL, condition TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
+    utilization TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS results_by_drive ON results (drive, suite, metric);
 CREATE TABLE IF NOT EXISTS sweep_points (
@@ -69,6 +71,9 @@ class ResultsDatabase:
                 if "title" not in columns:
                     # Schema 1 kept display titles in `metric`; their titles stay empty.
                     self.conn.execute("ALTER TABLE results ADD COLUMN title TEXT NOT NULL DEFAULT ''")
+                if "utilization" not in columns:
+                    # Before schema 4 no figure said what bounds it; those stay empty.
+                    self.conn.execute("ALTER TABLE results ADD COLUMN utilization TEXT NOT NULL DEFAULT ''")
                 self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
         except sqlite3.DatabaseError as error:
             raise ResultsDatabaseError(f"{self.path}: cannot use the results database: {error}") from None
@@ -83,9 +88,25 @@ class ResultsDatabase:
 
     def add_suite(self, run_id: str, drive: str, result: SuiteResult) -> None:
         """Store one suite's metrics, all or nothing."""
-        rows = [(run_id, drive, result.name, m.key, m.pattern, m.condition, m.value, m.unit, m.title) for m in result.metrics]
+        rows = [
+            (
+                run_id,
+                drive,
+                result.name,
+                m.key,
+                m.pattern,
+                m.condition,
+                m.value,
+                m.unit,
+                m.title,
+                json.dumps(m.utilization, sort_keys=True) if m.utilization else "",
+            )
+            for m in result.metrics
+        ]
         with self.conn:
-            self.conn.executemany("INSERT INTO results (run_id, drive, suite, metric, pattern, condition, value, unit, title) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+            self.conn.executemany(
+                "INSERT INTO results (run_id, drive, suite, metric, pattern, condition, value, unit, title, utilization) VALUES (?,?,?,?,?,?,?,?,?,?)", rows
+            )
 
     def latest(self, drives: list[str] | None = None, include_scaled: bool = False) -> pd.DataFrame:
         """Results of each drive's latest run (full-scale runs only unless told otherwise). The

@@ -23,6 +23,9 @@ class Metric:
     unit: str
     pattern: str = ""
     condition: str = ""
+    #: How busy each resource was in the run that measured the figure (the run summary's
+    #: ``utilization``: what bounds it), when the suite says which run that was.
+    utilization: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -77,12 +80,14 @@ class SuiteResult:
     #: Charts side by side on the page (2: pairs, e.g. two conditions of one plot).
     figure_columns: int = 1
 
-    def add(self, key: str, value: float | None, unit: str, pattern: str = "", condition: str = "") -> None:
-        """Record a metric under one of the suite's keys (skipped when the value is missing)."""
+    def add(self, key: str, value: float | None, unit: str, pattern: str = "", condition: str = "", run: dict | None = None) -> None:
+        """Record a metric under one of the suite's keys (skipped when the value is missing);
+        `run` is the summary of the run that measured it, whose utilization says what bounds it."""
         if key not in self.catalogue:
             raise KeyError(f"suite {self.name} records metric {key!r}, which its METRICS table does not declare")
         if value is not None:
-            self.metrics.append(Metric(key, self.catalogue[key], float(value), unit, pattern, condition))
+            utilization = run.get("utilization") if run else None
+            self.metrics.append(Metric(key, self.catalogue[key], float(value), unit, pattern, condition, utilization))
 
     def frame(self) -> pd.DataFrame:
         """The metrics as a data frame."""

@@ -2,7 +2,7 @@
 //! both make.
 
 use ssdlab_core::SimRng;
-use ssdlab_ftl::{GcPolicy, GcSchedule};
+use ssdlab_ftl::{GcPolicy, GcSchedule, MetadataConfig};
 use ssdlab_nand::Geometry;
 
 /// Number of cases (`SSDLAB_SWARM_CASES`, default 2000).
@@ -36,6 +36,28 @@ pub fn draw_low_and_user_sectors(rng: &mut SimRng, geometry: &Geometry) -> (u32,
     let max_user = geometry.total_slots() - reserve_slots;
     let user_sectors = (max_user / 4).max(1) + rng.below(max_user - (max_user / 4).max(1) + 1);
     (low, user_sectors)
+}
+
+/// Draw whether the firmware's metadata is written to flash (half the cases), with a journal
+/// of 2 to 9 sectors so checkpoints happen often, and the user capacity that leaves (the
+/// metadata sectors hold flash like user data; `entries_per_sector` map entries per user
+/// sector: 1 for the page FTL, 2 with a chunk table).
+pub fn draw_metadata(rng: &mut SimRng, geometry: &Geometry, user_sectors: u64, entries_per_sector: u64) -> (Option<MetadataConfig>, u64) {
+    if rng.below(2) == 0 {
+        return (None, user_sectors);
+    }
+    let config = MetadataConfig {
+        map_entry_bytes: [4u32, 8, 64][rng.below(3) as usize],
+        map_page_bytes: geometry.page_bytes,
+        journal_record_bytes: 8,
+        journal_bytes: 4096 * (2 + rng.below(8)),
+        read_before_writeback: rng.below(2) == 0,
+    };
+    // Map pages and journal, counted generously (a whole page per entry's page, plus slack).
+    let entries = entries_per_sector * user_sectors + 1;
+    let per_page = (geometry.page_bytes / config.map_entry_bytes) as u64;
+    let sectors = entries.div_ceil(per_page) * (geometry.page_bytes as u64).div_ceil(4096) + config.journal_bytes / 4096 + 2;
+    (Some(config), user_sectors.saturating_sub(sectors).max(1))
 }
 
 /// Draw a victim policy: greedy, cost-benefit or windowed greedy with a window of 1 to 6.

@@ -32,11 +32,12 @@ def _profile(series: pd.DataFrame, column: str, span: float) -> np.ndarray:
     return np.interp(grid, position, series[column]) if len(series) > 1 else np.full(POINTS, series[column].mean())
 
 
-def measure(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.DataFrame, dict[str, float]]:
-    """One read pass and one write pass over the whole usable span."""
+def measure(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.DataFrame, dict]:
+    """One read pass and one write pass over the whole usable span: MB/s against position, and
+    the passes' averages (with their runs' summaries under "runs")."""
     span = float(drive.info["usable_bytes"])
     read = ctx.run(drive, ["rw=read", "bs=128k", "iodepth=1", *HD_TACH.options()], f"HD Tach read ({condition})")
-    write_frame, write_average = measure_write(ctx, drive, condition)
+    write_frame, write_average, write_summary = measure_write(ctx, drive, condition)
     frame = pd.DataFrame(
         {
             "position_pct": write_frame["position_pct"],
@@ -45,11 +46,12 @@ def measure(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.DataFr
             "condition": condition,
         }
     )
-    return frame, {"read": read.summary["read_mbps"], "write": write_average}
+    return frame, {"read": read.summary["read_mbps"], "write": write_average, "runs": {"read": read.summary, "write": write_summary}}
 
 
-def measure_write(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.DataFrame, float]:
-    """One write pass over the whole usable span: MB/s against position, and its average."""
+def measure_write(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.DataFrame, float, dict]:
+    """One write pass over the whole usable span: MB/s against position, its average and the
+    run's summary."""
     span = float(drive.info["usable_bytes"])
     write = ctx.run(drive, ["rw=write", "bs=128k", "iodepth=1", f"data_pattern={COMPRESSIBLE}", *HD_TACH.options()], f"HD Tach write ({condition})")
     frame = pd.DataFrame(
@@ -59,7 +61,7 @@ def measure_write(ctx: ReviewContext, drive: Drive, condition: str) -> tuple[pd.
             "condition": condition,
         }
     )
-    return frame, write.summary["write_mbps"]
+    return frame, write.summary["write_mbps"], write.summary
 
 
 def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str) -> str:
@@ -84,8 +86,8 @@ def run(ctx: ReviewContext) -> SuiteResult:
     # Clean as the articles ran it: a secure-erased drive, so the read pass reads never-written
     # sectors (as a read after TRIM does); the write pass then fills it.
     frame, averages = measure(ctx, drive, "clean")
-    result.add("avg_read", averages["read"], "MB/s", "compressible", "clean")
-    result.add("avg_write", averages["write"], "MB/s", "compressible", "clean")
+    result.add("avg_read", averages["read"], "MB/s", "compressible", "clean", run=averages["runs"]["read"])
+    result.add("avg_write", averages["write"], "MB/s", "compressible", "clean", run=averages["runs"]["write"])
     result.tables["hdtach"] = frame
     result.charts.append(
         (chart(ctx, [frame], "hdtach.png", "HD Tach, compressible data, clean drive"), "HD Tach read (solid) and write (dashed), MB/s against position")

@@ -87,7 +87,7 @@ def _as_ssd(ctx: ReviewContext, result: SuiteResult, durations: dict[str, str]) 
             ctx.precondition(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all")
         figures = as_ssd.measure(ctx, drive, condition)
         for direction in ("read", "write"):
-            result.add(f"as_ssd_seq_{direction}", figures[direction], "MB/s", "incompressible", condition)
+            result.add(f"as_ssd_seq_{direction}", figures[direction], "MB/s", "incompressible", condition, run=figures["runs"][direction])
             data = f"incompressible ({durations['sixty']} torture)"
             rows.append({"test": f"AS-SSD {direction}", "data": data, "condition": condition, "MB/s": figures[direction]})
     return rows
@@ -111,7 +111,7 @@ def _hdtach_atto(ctx: ReviewContext, result: SuiteResult) -> tuple[list[dict], l
         frame, averages = hdtach.measure(ctx, drive, condition)
         hd_frames.append(frame)
         for direction in ("read", "write"):
-            result.add(f"hdtach_avg_{direction}", averages[direction], "MB/s", "compressible", condition)
+            result.add(f"hdtach_avg_{direction}", averages[direction], "MB/s", "compressible", condition, run=averages["runs"][direction])
             data = f"compressible ({ctx.duration_label(1200)} torture)"
             rows.append({"test": f"HD Tach {direction}", "data": data, "condition": condition, "MB/s": averages[direction]})
         atto_frames.append(atto.measure(ctx, drive, condition))
@@ -176,11 +176,11 @@ def _trim_validation(ctx: ReviewContext, result: SuiteResult) -> list[dict]:
     for condition in ("after torture", "after TRIM"):
         if condition == "after TRIM":
             ctx.precondition(drive, trim_all_options(drive.info["usable_bytes"]), "TRIM all (TRIM validation)")
-        frame, average = hdtach.measure_write(ctx, drive, condition)
+        frame, average, summary = hdtach.measure_write(ctx, drive, condition)
         frames.append(frame)
         curve = frame["write_mbps"]
         for metric, value in (("start", float(curve.iloc[0])), ("peak", float(curve.max())), ("average", average)):
-            result.add(f"trim_validation_write_{metric}", value, "MB/s", "incompressible", condition)
+            result.add(f"trim_validation_write_{metric}", value, "MB/s", "incompressible", condition, run=summary)
             figures.append({"figure": f"HD Tach write {metric}", "condition": condition, "MB/s": value})
         rows.append({"test": "HD Tach write (TRIM validation)", "data": f"incompressible ({thirty} torture)", "condition": condition, "MB/s": average})
     result.tables["trim_validation_hdtach"] = pd.concat(frames, ignore_index=True)
