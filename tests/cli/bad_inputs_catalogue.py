@@ -38,7 +38,7 @@ CASES = [
     ("unknown profile field", ["run", "--set", "nand.bogus=1", "--rw=read"], "unknown field `bogus`"),
     ("power cut of a server that is not running", ["ctl", "power-cut", "--socket", "{tmp}/none.control"], "cannot reach the server's control socket"),
     ("power cut after zero writes", ["serve", "--backing", "{tmp}/d.img", "--power-cut-after", "0"], "--power-cut-after"),
-    ("unknown failure mode", ["serve", "--backing", "{tmp}/d.img", "--fault", "melt"], "'melt' is not one of"),
+    ("unknown failure mode", ["serve", "--backing", "{tmp}/d.img", "--fault", "melt"], "unknown failure mode `melt`"),
     (
         "power-loss protection that is not a boolean",
         ["run", "--set", "controller.power_loss_protection=maybe", "--rw=read"],
