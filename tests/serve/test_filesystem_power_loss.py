@@ -115,8 +115,9 @@ def damaged(figures: dict) -> bool:
 
 
 @pytest.mark.skip(
-    reason="after the merge of issue 21's reads-wait-for-their-program, the served drive programs buffered data when ext4 reads it back, "
-    "so the cut finds the write buffer empty and a lying flush costs nothing (0 sectors lost at the cut in the merged run); "
+    reason="after the merge of issue 21 (reads wait for their program) the cut found the write buffer empty, "
+    "probably because reads of buffered data now program it, "
+    "and a lying flush cost nothing (0 sectors lost at the cut in the merged run); "
     "the test must make the cut find data in the buffer first (issue 25, open)"
 )
 def test_ext4_on_a_drive_with_a_lying_flush_is_damaged(serve, tmp_path, fs_ready):
