@@ -44,6 +44,7 @@ fn operate(
     since: &mut Vec<Change>,
     next_id: &mut u64,
     protected: bool,
+    reduction: bool,
     tally: &mut Tally,
 ) {
     let sectors = server.size() / SECTOR;
@@ -87,8 +88,25 @@ fn operate(
                 }
             }
             75..=84 => {
-                since.push(Change::Zero { first, count });
-                let result = server.zero(count * SECTOR, first * SECTOR, rng.below(2) == 0, false, false);
+                let may_trim = rng.below(2) == 0;
+                // A drive without data reduction zeroes whole 4 KiB sectors by a TRIM and the
+                // partial ones at either end by writes: three operations of the server, each
+                // its own record, so a host crash during an unacknowledged zeroing may leave any
+                // prefix of them (a zeroing is not atomic, as no NBD command is until its reply).
+                let (end, per4) = (first + count, 4096 / SECTOR);
+                let (inner_start, inner_end) = (first.div_ceil(per4) * per4, end / per4 * per4);
+                if !reduction && may_trim && inner_end > inner_start {
+                    since.push(Change::Zero { first: inner_start, count: inner_end - inner_start });
+                    if inner_start > first {
+                        since.push(Change::Zero { first, count: inner_start - first });
+                    }
+                    if end > inner_end {
+                        since.push(Change::Zero { first: inner_end, count: end - inner_end });
+                    }
+                } else {
+                    since.push(Change::Zero { first, count });
+                }
+                let result = server.zero(count * SECTOR, first * SECTOR, may_trim, false, false);
                 if file.crashed() {
                     return;
                 }
@@ -135,7 +153,7 @@ fn run_case(seed: u64, tally: &mut Tally) {
         let within = if rng.below(3) == 0 { 8 } else { 400 };
         let ahead = 1 + rng.below(within);
         file.crash_after_event(file.events() + ahead);
-        operate(seed, &mut rng, &server, &file, &mut durable, &mut since, &mut next_id, protected, tally);
+        operate(seed, &mut rng, &server, &file, &mut durable, &mut since, &mut next_id, protected, reduction, tally);
         if !file.crashed() && rng.below(4) == 0 {
             // A clean shutdown the host may not live through (a checkpoint, then the header).
             let _ = server.shutdown();
