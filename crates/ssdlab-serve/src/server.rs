@@ -501,33 +501,43 @@ impl Server {
         }
         READ_PLAN.with(|plan| {
             let mut plan = plan.borrow_mut();
-            let (done, gate, jobs) = {
-                let mut state = self.lock()?;
-                let at = self.arrival(&mut state, arrived);
-                if state.session.drive().read_needs_program(offset, buf.len() as u64) {
-                    // Data still in a partly filled unit is programmed before it is read (no
-                    // read completes before its data's program): a flush, journaled so that
-                    // recovery redoes it, and the read itself then changes nothing.
-                    Self::fail_if_broken(&state)?;
-                    RecordEncoder::flush(Self::begin_record(&mut state, at));
-                    state.session.flush_at(at);
-                    self.end_record(&mut state, None)?;
+            loop {
+                let located = {
+                    let mut state = self.lock()?;
+                    let at = self.arrival(&mut state, arrived);
+                    if state.session.drive().read_needs_program(offset, buf.len() as u64) {
+                        // Data still in a partly filled unit is programmed before it is read
+                        // (no read completes before its data's program): a flush, journaled so
+                        // that recovery redoes it. Its commit is done outside the lock and
+                        // before the extent gate is taken (a commit may release extents, which
+                        // waits for the gate's readers), then the read starts again.
+                        Self::fail_if_broken(&state)?;
+                        RecordEncoder::flush(Self::begin_record(&mut state, at));
+                        state.session.flush_at(at);
+                        self.end_record(&mut state, None)?;
+                        Err(std::mem::take(&mut state.jobs))
+                    } else {
+                        let State { session, extents, .. } = &mut *state;
+                        plan.locate(session.drive().translation(), extents, offset, buf.len() as u64)
+                            .map_err(|e| ServeError::new(libc::EIO, format!("cannot locate the data of a read at byte {offset}: {e}")))?;
+                        let io = Io { op: IoOp::Read, offset_bytes: offset, len_bytes: buf.len() as u64 };
+                        let now = session.now_ns();
+                        let done = session.drive_mut().submit(&io, at.max(now))?;
+                        state.stats.record_read(at, done, buf.len() as u64);
+                        state.last_done_ns = state.last_done_ns.max(done);
+                        Ok((done, self.gate.read().unwrap_or_else(|p| p.into_inner())))
+                    }
+                };
+                match located {
+                    Err(jobs) => self.finish_jobs(jobs)?,
+                    Ok((done, gate)) => {
+                        plan.read_into(&*self.read_file, buf).map_err(|e| ServeError::new(libc::EIO, format!("cannot read the data at byte {offset}: {e}")))?;
+                        drop(gate);
+                        self.wait_until(done);
+                        return Ok(());
+                    }
                 }
-                let State { session, extents, .. } = &mut *state;
-                plan.locate(session.drive().translation(), extents, offset, buf.len() as u64)
-                    .map_err(|e| ServeError::new(libc::EIO, format!("cannot locate the data of a read at byte {offset}: {e}")))?;
-                let io = Io { op: IoOp::Read, offset_bytes: offset, len_bytes: buf.len() as u64 };
-                let now = session.now_ns();
-                let done = session.drive_mut().submit(&io, at.max(now))?;
-                state.stats.record_read(at, done, buf.len() as u64);
-                state.last_done_ns = state.last_done_ns.max(done);
-                (done, self.gate.read().unwrap_or_else(|p| p.into_inner()), std::mem::take(&mut state.jobs))
-            };
-            self.finish_jobs(jobs)?;
-            plan.read_into(&*self.read_file, buf).map_err(|e| ServeError::new(libc::EIO, format!("cannot read the data at byte {offset}: {e}")))?;
-            drop(gate);
-            self.wait_until(done);
-            Ok(())
+            }
         })
     }
 
