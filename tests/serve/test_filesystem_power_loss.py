@@ -118,7 +118,7 @@ def damaged(figures: dict) -> bool:
     reason="after the merge of issue 21 (reads wait for their program) the cut found the write buffer empty, "
     "probably because reads of buffered data now program it, "
     "and a lying flush cost nothing (0 sectors lost at the cut in the merged run); "
-    "the test must make the cut find data in the buffer first (issue 25, open)"
+    "the test must make the cut find data in the buffer first (a follow-up of issue 25: docs/power-loss.md)"
 )
 def test_ext4_on_a_drive_with_a_lying_flush_is_damaged(serve, tmp_path, fs_ready):
     figures = copy_sync_then_cut(serve, tmp_path, ["lying-flush"])
