@@ -51,6 +51,33 @@ MAX_READ_BYTES = 1 << 30
 PRECONDITION_TIMINGS = ("fast", "full")
 
 
+def _job_inputs(where: str, options, job, name, seed, data_file) -> tuple[object, str | None]:
+    """The job of a run or fast-forward (from fio-style ``options`` or a job object, not both),
+    with its seed and data file checked: (job, data file's checked path)."""
+    if job is None:
+        job = _native.job_from_options(_text(where, "name", name), _strings(where, "options", options))
+    elif options is not None:
+        raise TypeError(f"{where}: give options or job, not both")
+    if seed is not None:
+        _whole(where, "seed", seed)
+    if data_file is not None:
+        data_file = paths.input_file("data_file", data_file)
+    return job, data_file
+
+
+def _advance_until_done(advance, label: str, progress) -> float:
+    """Call ``advance(n)`` (-> done, simulated s, fraction, completions) in slices sized by
+    `_Slices` until it is done, reporting each slice to ``progress``; returns the wall seconds."""
+    started = time.perf_counter()
+    slices = _Slices()
+    while True:
+        done, sim_s, fraction, completed = slices.timed(advance)
+        if progress is not None:
+            progress(label, fraction if not done else 1.0, sim_s, completed)
+        if done:
+            return time.perf_counter() - started
+
+
 def _whole(where: str, name: str, value: object, low: int = 0, high: int = 2**64 - 1) -> int:
     """`value` as a whole number from `low` to `high`, or an error naming the parameter."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -238,24 +265,9 @@ class Drive:
             return self._run(options, job, name, seed, progress, data_file)
 
     def _run(self, options, job, name, seed, progress, data_file) -> RunResult:
-        if job is None:
-            job = _native.job_from_options(_text("Drive.run", "name", name), _strings("Drive.run", "options", options))
-        elif options is not None:
-            raise TypeError("Drive.run: give options or job, not both")
-        if seed is not None:
-            _whole("Drive.run", "seed", seed)
-        if data_file is not None:
-            data_file = paths.input_file("data_file", data_file)
+        job, data_file = _job_inputs("Drive.run", options, job, name, seed, data_file)
         native_run = self._native.start_run(job, seed, data_file)
-        started = time.perf_counter()
-        slices = _Slices()
-        while True:
-            done, sim_s, fraction, completed = slices.timed(lambda n: self._native.advance(native_run, n))
-            if progress is not None:
-                progress(job.name, fraction if not done else 1.0, sim_s, completed)
-            if done:
-                break
-        wall = time.perf_counter() - started
+        wall = _advance_until_done(lambda n: self._native.advance(native_run, n), job.name, progress)
         summary = self._native.run_summary(native_run, wall)
         _note_data_file(summary, data_file)
         series = pd.DataFrame({k: v for k, v in native_run.series_columns()})
@@ -344,24 +356,10 @@ class Drive:
         ended by size or count); others raise ``WorkloadError``. Returns a summary (``timing``:
         ``"fast-forward"``, ``ios``, ``write_amplification``, ``seed``, ``simulated_seconds``...)."""
         with self._turn:
-            if job is None:
-                job = _native.job_from_options(_text("Drive.fast_forward", "name", name), _strings("Drive.fast_forward", "options", options))
-            elif options is not None:
-                raise TypeError("Drive.fast_forward: give options or job, not both")
-            if seed is not None:
-                _whole("Drive.fast_forward", "seed", seed)
-            if data_file is not None:
-                data_file = paths.input_file("data_file", data_file)
+            job, data_file = _job_inputs("Drive.fast_forward", options, job, name, seed, data_file)
             native = self._native.start_fast_forward(job, seed, data_file)
-            started = time.perf_counter()
-            slices = _Slices()
-            while True:
-                done, sim_s, fraction, completed = slices.timed(lambda n: self._native.advance_fast_forward(native, n))
-                if progress is not None:
-                    progress(job.name, fraction if not done else 1.0, sim_s, completed)
-                if done:
-                    break
-            return self._native.fast_forward_summary(native, time.perf_counter() - started)
+            wall = _advance_until_done(lambda n: self._native.advance_fast_forward(native, n), job.name, progress)
+            return self._native.fast_forward_summary(native, wall)
 
     def check_job(self, job: object) -> None:
         """Raise if ``job`` cannot run on this drive (span beyond capacity, thinktime past the clock)."""

@@ -139,6 +139,22 @@ impl Metrics {
         }
     }
 
+    /// Close the seconds before `at_ns` when the host has nothing in flight until then (a
+    /// trace's idle gap): the current second as usual, then the whole idle seconds as one row
+    /// spanning them (zero rates, `span_seconds` = their count). A trace with days of idle
+    /// between requests so keeps a few rows per gap, not one per idle second.
+    pub fn close_idle_before(&mut self, at_ns: Nanoseconds, snapshot: Snapshot) {
+        let target = self.second_of(at_ns);
+        if target <= self.second + 1 || self.series.len() + 2 > MAX_SERIES_ROWS {
+            self.close_seconds_before(at_ns, snapshot);
+            return;
+        }
+        self.close_current(snapshot);
+        let idle_seconds = target - self.second;
+        self.close_current_spanning(snapshot, idle_seconds as f64);
+        self.second = target;
+    }
+
     /// Whether the series stopped at [`MAX_SERIES_ROWS`].
     pub fn truncated(&self) -> bool {
         self.truncated
@@ -257,6 +273,28 @@ mod tests {
         m.close_seconds_before(NS_PER_S + 5, SNAP);
         m.record(Op::Write, 4096, 1_000);
         m.finish(SNAP, NS_PER_S);
+        assert_eq!(m.series.len(), 1);
+    }
+
+    #[test]
+    fn an_idle_gap_is_one_row_spanning_its_seconds() {
+        let mut m = Metrics::new(0);
+        m.record(Op::Write, 4096, 1_000);
+        // Nothing in flight until a week later.
+        let week_ns = 7 * 86_400 * NS_PER_S + NS_PER_S / 2;
+        m.close_idle_before(week_ns, SNAP);
+        m.record(Op::Write, 4096, 1_000);
+        m.finish(SNAP, week_ns + NS_PER_S / 4);
+        assert_eq!(m.series.len(), 3, "{:?}", m.series);
+        assert_eq!((m.series[0].second, m.series[0].iops), (0, 1.0));
+        assert_eq!((m.series[1].second, m.series[1].span_seconds, m.series[1].iops), (1, (7 * 86_400 - 1) as f64, 0.0));
+        assert_eq!(m.series[2].second, 7 * 86_400);
+        let covered: f64 = m.series[..2].iter().map(|r| r.span_seconds).sum();
+        assert_eq!(covered, (7 * 86_400) as f64);
+        // A gap of less than two seconds is closed second by second, as before.
+        let mut m = Metrics::new(0);
+        m.record(Op::Write, 4096, 1_000);
+        m.close_idle_before(NS_PER_S + 1, SNAP);
         assert_eq!(m.series.len(), 1);
     }
 }
