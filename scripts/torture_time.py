@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+from ssdlab.errors import SsdlabError
 from ssdlab.lab.context import COMPRESSIBLE, INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.suites import hdtach
 
@@ -22,8 +23,24 @@ def main(argv: list[str]) -> int:
     if len(argv) not in (3, 4):
         print(__doc__.strip().splitlines()[-3], file=sys.stderr)
         return 2
-    profile, scale, minutes = argv[0], float(argv[1]), [float(m) for m in argv[2].split(",")]
+    try:
+        profile, scale, minutes = argv[0], float(argv[1]), [float(m) for m in argv[2].split(",")]
+    except ValueError as error:
+        print(f"torture_time: {error}", file=sys.stderr)
+        return 2
+    if not 0 < scale <= 1 or any(m <= 0 for m in minutes) or (len(argv) == 4 and argv[3] not in ("c", "i")):
+        print("torture_time: SCALE must be in (0, 1], MINUTES positive, the pattern c or i", file=sys.stderr)
+        return 2
     pattern = COMPRESSIBLE if len(argv) == 4 and argv[3] == "c" else INCOMPRESSIBLE
+    try:
+        return run(profile, scale, minutes, pattern)
+    except (SsdlabError, ValueError) as error:
+        print(f"torture_time: {error}", file=sys.stderr)
+        return 2
+
+
+def run(profile: str, scale: float, minutes: list[float], pattern: str) -> int:
+    """Torture a fresh drive for each length in `minutes` and print what it did and left."""
     with TemporaryDirectory() as out:
         ctx = ReviewContext(profile, [], scale=scale, out_dir=Path(out))
         for m in minutes:
