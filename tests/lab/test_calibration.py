@@ -86,3 +86,35 @@ def test_every_calibration_row_finds_its_simulated_figure(tmp_path):
     missing = figures[figures["simulated"].isna()]
     assert missing.empty, missing[["drive", "figure"]].to_string()
     assert calibration.ratios(results)["simulated"].notna().all()
+
+
+def test_todays_check_figures_are_classed_by_their_fill_and_counted():
+    """Today's 'check' figures are classed by their fill's run with the articles' classifier and
+    counted in the summary; figures something was set from are not."""
+    from ssdlab.lab import bounds
+
+    folding = {"dies": 1.0, "link": 0.3, "gc_program_share": 0.3}  # a fill that folds: GC adds work
+    direct = {"dies": 1.0, "link": 0.2, "gc_program_share": 0.0}  # a fill bound by tPROG alone
+    off = {"cache_gb": 1.1, "post_cache_mbps": 1.0, "average_mbps": 1.05}  # simulated / published
+    fills: dict = {}
+    for p in calibration.TODAYS_PUBLISHED:
+        fills.setdefault(p.drive, {})[p.figure] = p.value * off[p.figure]
+    for drive in fills:
+        fills[drive]["utilization"] = direct if drive == "samsung-970-evo-500" else folding
+    today = calibration.todays_table(fills).set_index(["drive", "figure"])
+    average = calibration.TODAYS_TITLES["average_mbps"]
+    assert today.loc[("samsung-970-evo-500", average), "class"] == bounds.BOUND
+    assert today.loc[("wd-sn580-1tb", average), "class"] == bounds.MECHANISM
+    assert today.loc[("samsung-980-pro-1tb", average), "class"] == calibration.INFORMED  # not a check
+    empty = pd.DataFrame(columns=["drive", "figure", "published", "simulated", "difference_pct", "class"])
+    s = calibration.summary(empty, today.reset_index())
+    checks = [p for p in calibration.TODAYS_PUBLISHED if p.role == calibration.CHECK and p.drive != "samsung-970-evo-500"]
+    assert s["checks"] == s["today_checks"] == len(checks)
+    # The cache sizes are 10% off, the averages 5%: three averages and one cache size.
+    assert [(p.drive, p.figure) for p in checks].count(("wd-sn580-1tb", "cache_gb")) == 1
+    assert s["median_pct"] == pytest.approx(5.0)
+    assert s["worst_pct"] == pytest.approx(10.0)
+    # Without run utilization a check is not classed, so not counted.
+    for drive in fills:
+        fills[drive]["utilization"] = None
+    assert calibration.summary(empty, calibration.todays_table(fills))["checks"] == 0

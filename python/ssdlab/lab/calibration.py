@@ -334,10 +334,16 @@ def ratios(results: pd.DataFrame) -> pd.DataFrame:
 MISS_PCT = 15.0
 
 
-def summary(frame: pd.DataFrame) -> dict:
-    """The page's summary of `classified()` rows: how many of each class; the mechanism checks'
-    count, median and worst absolute error; the figures the model misses (beyond
-    ``MISS_PCT``, any class)."""
+def summary(frame: pd.DataFrame, today: pd.DataFrame | None = None) -> dict:
+    """The page's summary of `classified()` rows and, when given, of `todays_table()` rows (their
+    'check' figures classed by their runs, by the same classifier): how many of each class; the
+    mechanism checks' count, median and worst absolute error; the figures the model misses
+    (beyond ``MISS_PCT``, any class)."""
+    today_checks = 0
+    if today is not None and len(today):
+        counted = today[today["class"].isin([bounds.MECHANISM, bounds.BOUND])]
+        today_checks = int((counted["class"] == bounds.MECHANISM).sum())
+        frame = pd.concat([frame, counted[["drive", "figure", "published", "simulated", "difference_pct", "class"]]], ignore_index=True)
     measured = frame[frame["difference_pct"].notna()]
     checks = measured[measured["class"] == bounds.MECHANISM]
     errors = checks["difference_pct"].abs()
@@ -345,6 +351,7 @@ def summary(frame: pd.DataFrame) -> dict:
     misses = measured[measured["difference_pct"].abs() > MISS_PCT]
     return {
         "checks": len(checks),
+        "today_checks": today_checks,
         "median_pct": float(errors.median()) if len(checks) else None,
         "worst_pct": float(worst["difference_pct"]) if worst is not None else None,
         "worst": f"{worst['drive']}: {worst['figure']}" if worst is not None else None,
@@ -447,21 +454,38 @@ def fill_figures(series: pd.DataFrame) -> dict[str, float]:
     }
 
 
-def whole_drive_fill(profile: str, overrides: tuple[str, ...] = ()) -> dict[str, float]:
-    """Run the whole-drive fill on a fresh drive and return its figures."""
+def whole_drive_fill(profile: str, overrides: tuple[str, ...] = ()) -> dict:
+    """Run the whole-drive fill on a fresh drive and return its figures (``fill_figures``) and,
+    under "utilization", what the fill's run saturated (to class its 'check' figures)."""
     from ssdlab.drive import Drive
 
     drive = Drive(profile, overrides)
     drive.secure_erase()
     result = drive.run(["rw=write", "bs=128k", "iodepth=32"], name="whole-drive-fill")
-    return fill_figures(result.series)
+    return {**fill_figures(result.series), "utilization": result.summary.get("utilization")}
 
 
-def todays_table(simulated: dict[str, dict[str, float]]) -> pd.DataFrame:
-    """The issue-20 table beside simulated fills (`simulated`: profile -> `fill_figures`)."""
+def todays_class(p: FillFigure, utilization: dict | None) -> tuple[str, str]:
+    """(class, what) of a whole-drive-fill figure, by the rules of the articles' figures: a
+    figure something was set from (role 'set from', 'set from spec') or chosen with in view
+    ('informed by') is no check; a 'check' is classed by its run, as ``bounds.classify`` classes
+    the articles' figures (bound by a parameter, or a mechanism check)."""
+    if p.role != CHECK:
+        return p.role, p.note
+    if utilization is None:
+        return CHECK, "not classed: no run utilization recorded"
+    return bounds.classify(utilization)
+
+
+def todays_table(simulated: dict[str, dict]) -> pd.DataFrame:
+    """The issue-20 table beside simulated fills (`simulated`: profile -> `whole_drive_fill`),
+    each 'check' classed by its run (column "class")."""
     rows = []
     for p in TODAYS_PUBLISHED:
-        sim = simulated.get(p.drive, {}).get(p.figure)
+        run = simulated.get(p.drive, {})
+        sim = run.get(p.figure)
+        utilization = bounds.parse(run.get("utilization"))
+        cls, _ = todays_class(p, utilization) if sim is not None else (p.role, "")
         rows.append(
             {
                 "drive": p.drive,
@@ -470,6 +494,8 @@ def todays_table(simulated: dict[str, dict[str, float]]) -> pd.DataFrame:
                 "simulated": sim,
                 "difference_pct": None if sim is None else (sim - p.value) / p.value * 100.0,
                 "role": p.role,
+                "class": cls,
+                "bound (measured)": bounds.describe(utilization) if utilization and p.role == CHECK else "-",
                 "what": p.note,
             }
         )

@@ -141,7 +141,9 @@ def summary_lines(s: dict) -> list[str]:
     """The page's summary: the mechanism checks' count and errors, then the misses."""
     if s["checks"]:
         head = (
-            f"**{s['checks']} mechanism checks: median error {s['median_pct']:.1f}%, worst {s['worst_pct']:+.1f}% ({s['worst']}).** "
+            f"**{s['checks']} mechanism checks"
+            + (f" ({s['today_checks']} of them from today's whole-drive fills)" if s.get("today_checks") else "")
+            + f": median error {s['median_pct']:.1f}%, worst {s['worst_pct']:+.1f}% ({s['worst']}).** "
             f"{s['bound']} rows are bound by a parameter (not checks), {s['set_from']} set a value."
         )
     else:
@@ -164,6 +166,7 @@ def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0, to
     db.close()
     figures = calibration.classified(frame)
     ratio_rows = calibration.ratios(frame)
+    today_rows = calibration.todays_table(todays) if todays else None
     today = (
         [
             TODAY_HEADING,
@@ -171,10 +174,12 @@ def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0, to
             "128 KiB sequential writes at QD32 over the whole user space from a secure-erased drive, full size "
             "(docs/todays-drives.md). Roles: 'set from' = a profile parameter was set from this figure; 'set from "
             "spec' = the figure follows from a data-sheet value; 'informed by' = a choice of mechanism (not a number) "
-            "was made with the figure in view; 'check' = nothing was set from it. The post-cache rate is the rate "
+            "was made with the figure in view; 'check' = nothing was set from it. Each 'check' is then classed by its "
+            "fill's run with the classifier of the rows above ('bound (measured)'; 'bound by a parameter' or 'mechanism "
+            "check'), and the page's summary counts its mechanism checks with the others. The post-cache rate is the rate "
             "the drive drops to at the cliff (the median over the first tenth of what is written after it).",
             "",
-            _md(calibration.todays_table(todays)),
+            _md(today_rows),
             "",
         ]
         if todays
@@ -194,7 +199,7 @@ def write_calibration_page(db_path: Path, out_path: Path, scale: float = 1.0, to
         "value governs, and no mechanism added work: the figure echoes that value and is not a check; 'mechanism "
         "check' = the figure comes out of the model's mechanisms. The summary counts mechanism checks only.",
         "",
-        *summary_lines(calibration.summary(figures)),
+        *summary_lines(calibration.summary(figures, today_rows)),
         _md(figures),
         "",
         "## SF-1200 compressible / incompressible ratios (Corsair Force 100 GB, firmware 3.0.1)",
