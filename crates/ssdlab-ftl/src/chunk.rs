@@ -799,6 +799,43 @@ impl ChunkFtl {
         Ok(())
     }
 
+    /// [`ChunkFtl::place`] for a GC copy of `chunk` (`len` units) into the GC block of `die`:
+    /// the same steps (padding a block whose rest is too short, then placing), without the
+    /// host stream's cases.
+    #[inline]
+    fn place_gc<S: FlashSink + ?Sized>(&mut self, die: u32, chunk: u32, len: u32, sink: &mut S) {
+        let (block, written) = loop {
+            let mut block = self.pool.dies[die as usize].gc_open;
+            if block == UNMAPPED {
+                block = self.pool.take_free(die, BlockState::OpenGc);
+            }
+            let written = self.pool.blocks[block as usize].written;
+            let room = self.units_per_block - written;
+            if len <= room {
+                break (block, written);
+            }
+            self.stats.padding_units += room as u64;
+            self.advance_gc(die, block, written, room, sink);
+        };
+        self.chunks[chunk as usize].addr = block * self.units_per_block + written;
+        self.block_log[block as usize].push(chunk);
+        self.pool.blocks[block as usize].valid += len;
+        self.advance_gc(die, block, written, len, sink);
+    }
+
+    /// [`ChunkFtl::advance`] for the GC block `block` of `die`, which had `before` units written.
+    #[inline]
+    fn advance_gc<S: FlashSink + ?Sized>(&mut self, die: u32, block: u32, before: u32, n: u32, sink: &mut S) {
+        let after = before + n;
+        self.pool.blocks[block as usize].written = after;
+        for unit in self.div.units_per_program.div(before)..self.div.units_per_program.div(after) {
+            sink.program(die, block, unit, OpKind::Internal);
+        }
+        if after == self.units_per_block {
+            self.pool.close(block);
+        }
+    }
+
     /// `n` more units of `block` are written: program every program unit completed, close a
     /// full block, and for host data move the stripe on and pace GC.
     fn advance<S: FlashSink + ?Sized>(&mut self, block: u32, n: u32, stream: Stream, sink: &mut S) {
@@ -870,24 +907,26 @@ impl ChunkFtl {
                 break;
             }
             sink.read_for_move(die, victim, unit, batch_units as u64 * self.unit_bytes as u64);
+            // The victim's valid count drops by the batch (its GC key is not kept while it is
+            // the victim, and placing copies never looks at it).
+            self.pool.sub_valid(victim, batch_units);
             for &chunk in &batch {
-                let len = self.chunks[chunk as usize].len as u32;
-                let from = self.chunks[chunk as usize].addr;
-                self.pool.sub_valid(victim, len);
-                self.place(Stream::Gc, die, chunk, len, sink).expect("GC placement cannot fail");
+                let Chunk { addr: from, key, len, .. } = self.chunks[chunk as usize];
+                let len = len as u32;
+                self.place_gc(die, chunk, len, sink);
                 if self.config.store_data {
                     let unit = self.unit_bytes as u64;
                     sink.relocate(from as u64 * unit, self.chunks[chunk as usize].addr as u64 * unit, len as u64 * unit);
                 }
-                self.stats.gc_units_moved += len as u64;
-                self.stats.gc_chunks_moved += 1;
                 if let Some(meta) = self.meta.as_mut() {
                     // The map of the metadata itself is small and kept in SRAM.
-                    if self.chunks[chunk as usize].key != META_KEY {
+                    if key != META_KEY {
                         meta.touched(self.config.user_sectors + chunk as u64);
                     }
                 }
             }
+            self.stats.gc_units_moved += batch_units as u64;
+            self.stats.gc_chunks_moved += batch.len() as u64;
             copied += batch_units;
         }
         self.scratch = batch;
