@@ -69,7 +69,10 @@ ROWS="$WORK/rows.tsv"
 row() { printf '%s\x1f%s\x1f%s\x1f%s\x1f%s\n' "$@" >>"$ROWS"; }
 
 echo "== building this tree and $BASE (load $(load))"
-bash scripts/setup.sh >/dev/null
+# The Python environment (a release build of the extension) only for the parts that use it.
+if want tib || want review || want cli; then
+    bash scripts/setup.sh >/dev/null
+fi
 cargo build --release --locked -q -p ssdlab-drive --example steady_state --example steady_state_ff --example engine_throughput
 [ -n "$KEEP_BASE" ] || git worktree add --detach "$BASE_TREE" "$BASE" >/dev/null 2>&1
 (cd "$BASE_TREE" && cargo build --release --locked -q -p ssdlab-drive --example steady_state)

@@ -26,7 +26,7 @@ use crate::sink::FlashSink;
 use crate::translation::{DataLocation, Outcome, Piece, Prepared, StoredSector, Translation, STALE_PIECE};
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
-use ssdlab_core::{bail, ensure, field_ensure, FieldError, Result};
+use ssdlab_core::{bail, ensure, field_ensure, FastDiv, FieldError, Result};
 use ssdlab_nand::{Geometry, OpKind, SECTOR_BYTES};
 use ssdlab_reduce::SectorContent;
 
@@ -203,6 +203,25 @@ pub(crate) struct Chunk {
     pub len: u16,
 }
 
+/// The data-reduction FTL's fixed divisors (see [`FastDiv`]): ECC units per block and per
+/// program unit, blocks per die. Computed when the FTL is built or loaded, never saved.
+#[derive(Debug, Clone, Copy, Default)]
+struct ChunkDivisors {
+    units_per_block: FastDiv,
+    units_per_program: FastDiv,
+    blocks_per_die: FastDiv,
+}
+
+impl ChunkDivisors {
+    fn of(ftl: &ChunkFtl) -> Self {
+        Self {
+            units_per_block: FastDiv::new(ftl.units_per_block),
+            units_per_program: FastDiv::new(ftl.units_per_program),
+            blocks_per_die: FastDiv::new(ftl.pool.blocks_per_die),
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Stream {
     Host,
@@ -238,6 +257,9 @@ pub struct ChunkFtl {
     /// Metadata is being written (no nested writes from the GC it starts).
     #[serde(default)]
     meta_busy: bool,
+    /// Divisions of the hot paths' address arithmetic, precomputed.
+    #[serde(skip)]
+    div: ChunkDivisors,
 }
 
 /// Key of a metadata chunk (never indexed, never matched).
@@ -281,8 +303,19 @@ impl ChunkFtl {
             live_chunks: 0,
             stats: ChunkStats::default(),
             scratch: Vec::new(),
+            div: ChunkDivisors::default(),
             config,
-        })
+        }
+        .with_divisors())
+    }
+
+    /// The FTL with its divisors computed (after building or loading it).
+    fn with_divisors(mut self) -> Self {
+        self.div = ChunkDivisors::of(&self);
+        if let Some(meta) = self.meta.as_mut() {
+            meta.derive();
+        }
+        self
     }
 
     /// A data-reduction FTL restored from what [`Translation::save`] wrote, for the drive
@@ -295,7 +328,7 @@ impl ChunkFtl {
             "the saved FTL state is for another geometry, capacity or ECC unit"
         );
         ftl.config = config;
-        Ok(ftl)
+        Ok(ftl.with_divisors())
     }
 
     /// The configuration.
@@ -357,16 +390,16 @@ impl ChunkFtl {
         }
         let addr = self.chunks[chunk as usize].addr;
         let len = self.chunks[chunk as usize].len as u32;
-        let block = addr / self.units_per_block;
-        let offset = addr % self.units_per_block;
+        let block = self.div.units_per_block.div(addr);
+        let offset = addr - block * self.units_per_block;
         let page_bytes = self.config.geometry.page_bytes;
         let first_byte = offset as u64 * self.unit_bytes as u64;
         let last_byte = (offset + len) as u64 * self.unit_bytes as u64 - 1;
         Some(ChunkLocation {
-            die: self.pool.die_of(block),
+            die: self.div.blocks_per_die.div(block),
             block,
-            first_unit: offset / self.units_per_program,
-            last_unit: (offset + len - 1) / self.units_per_program,
+            first_unit: self.div.units_per_program.div(offset),
+            last_unit: self.div.units_per_program.div(offset + len - 1),
             first_page: (first_byte / page_bytes as u64) as u32,
             last_page: (last_byte / page_bytes as u64) as u32,
             offset_in_page: (first_byte % page_bytes as u64) as u32,
@@ -714,7 +747,7 @@ impl ChunkFtl {
             return;
         }
         let addr = self.chunks[chunk as usize].addr;
-        self.pool.sub_valid(addr / self.units_per_block, self.chunks[chunk as usize].len as u32);
+        self.pool.sub_valid(self.div.units_per_block.div(addr), self.chunks[chunk as usize].len as u32);
         let key = self.chunks[chunk as usize].key;
         self.index.remove_if(key, chunk);
         if self.config.keep_payloads {
@@ -766,16 +799,53 @@ impl ChunkFtl {
         Ok(())
     }
 
+    /// [`ChunkFtl::place`] for a GC copy of `chunk` (`len` units) into the GC block of `die`:
+    /// the same steps (padding a block whose rest is too short, then placing), without the
+    /// host stream's cases.
+    #[inline]
+    fn place_gc<S: FlashSink + ?Sized>(&mut self, die: u32, chunk: u32, len: u32, sink: &mut S) {
+        let (block, written) = loop {
+            let mut block = self.pool.dies[die as usize].gc_open;
+            if block == UNMAPPED {
+                block = self.pool.take_free(die, BlockState::OpenGc);
+            }
+            let written = self.pool.blocks[block as usize].written;
+            let room = self.units_per_block - written;
+            if len <= room {
+                break (block, written);
+            }
+            self.stats.padding_units += room as u64;
+            self.advance_gc(die, block, written, room, sink);
+        };
+        self.chunks[chunk as usize].addr = block * self.units_per_block + written;
+        self.block_log[block as usize].push(chunk);
+        self.pool.blocks[block as usize].valid += len;
+        self.advance_gc(die, block, written, len, sink);
+    }
+
+    /// [`ChunkFtl::advance`] for the GC block `block` of `die`, which had `before` units written.
+    #[inline]
+    fn advance_gc<S: FlashSink + ?Sized>(&mut self, die: u32, block: u32, before: u32, n: u32, sink: &mut S) {
+        let after = before + n;
+        self.pool.blocks[block as usize].written = after;
+        for unit in self.div.units_per_program.div(before)..self.div.units_per_program.div(after) {
+            sink.program(die, block, unit, OpKind::Internal);
+        }
+        if after == self.units_per_block {
+            self.pool.close(block);
+        }
+    }
+
     /// `n` more units of `block` are written: program every program unit completed, close a
     /// full block, and for host data move the stripe on and pace GC.
     fn advance<S: FlashSink + ?Sized>(&mut self, block: u32, n: u32, stream: Stream, sink: &mut S) {
         let before = self.pool.blocks[block as usize].written;
         let after = before + n;
         self.pool.blocks[block as usize].written = after;
-        let die = self.pool.die_of(block);
+        let die = self.div.blocks_per_die.div(block);
         let kind = if stream == Stream::Host { OpKind::Host } else { OpKind::Internal };
-        let first_done = before / self.units_per_program;
-        let last_done = after / self.units_per_program;
+        let first_done = self.div.units_per_program.div(before);
+        let last_done = self.div.units_per_program.div(after);
         for unit in first_done..last_done {
             sink.program(die, block, unit, kind);
         }
@@ -805,10 +875,7 @@ impl ChunkFtl {
             prefetch(&self.chunks[chunk as usize]);
         }
         let mut batch = std::mem::take(&mut self.scratch);
-        let live_here = |ftl: &Self, chunk: u32| {
-            let addr = ftl.chunks[chunk as usize].addr;
-            ftl.chunks[chunk as usize].refs > 0 && addr >= base && addr < base + ftl.units_per_block
-        };
+        let end = base + self.units_per_block;
         while copied < quota_units && cursor < log.len() && self.pool.blocks[victim as usize].valid > 0 {
             // A batch: consecutive live chunks in one program unit of the victim, read with one
             // sense before they are copied.
@@ -817,18 +884,20 @@ impl ChunkFtl {
             let mut batch_units = 0u32;
             while cursor < log.len() {
                 let chunk = log[cursor];
+                // Live here: referenced, and its address in the victim.
+                let c = self.chunks[chunk as usize];
                 // A reused chunk id can stand twice in one log; move it once.
-                if !live_here(self, chunk) || batch.contains(&chunk) {
+                if c.refs == 0 || c.addr < base || c.addr >= end || batch.contains(&chunk) {
                     cursor += 1;
                     continue;
                 }
-                let u = (self.chunks[chunk as usize].addr - base) / self.units_per_program;
+                let u = self.div.units_per_program.div(c.addr - base);
                 if unit != u32::MAX && u != unit {
                     break;
                 }
                 unit = u;
                 batch.push(chunk);
-                batch_units += self.chunks[chunk as usize].len as u32;
+                batch_units += c.len as u32;
                 cursor += 1;
                 if copied + batch_units >= quota_units {
                     break;
@@ -838,24 +907,26 @@ impl ChunkFtl {
                 break;
             }
             sink.read_for_move(die, victim, unit, batch_units as u64 * self.unit_bytes as u64);
+            // The victim's valid count drops by the batch (its GC key is not kept while it is
+            // the victim, and placing copies never looks at it).
+            self.pool.sub_valid(victim, batch_units);
             for &chunk in &batch {
-                let len = self.chunks[chunk as usize].len as u32;
-                let from = self.chunks[chunk as usize].addr;
-                self.pool.sub_valid(victim, len);
-                self.place(Stream::Gc, die, chunk, len, sink).expect("GC placement cannot fail");
+                let Chunk { addr: from, key, len, .. } = self.chunks[chunk as usize];
+                let len = len as u32;
+                self.place_gc(die, chunk, len, sink);
                 if self.config.store_data {
                     let unit = self.unit_bytes as u64;
                     sink.relocate(from as u64 * unit, self.chunks[chunk as usize].addr as u64 * unit, len as u64 * unit);
                 }
-                self.stats.gc_units_moved += len as u64;
-                self.stats.gc_chunks_moved += 1;
                 if let Some(meta) = self.meta.as_mut() {
                     // The map of the metadata itself is small and kept in SRAM.
-                    if self.chunks[chunk as usize].key != META_KEY {
+                    if key != META_KEY {
                         meta.touched(self.config.user_sectors + chunk as u64);
                     }
                 }
             }
+            self.stats.gc_units_moved += batch_units as u64;
+            self.stats.gc_chunks_moved += batch.len() as u64;
             copied += batch_units;
         }
         self.scratch = batch;

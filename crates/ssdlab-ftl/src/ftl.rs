@@ -156,6 +156,9 @@ impl Ftl {
     /// The FTL with its divisors computed (after building or loading it).
     fn with_divisors(mut self) -> Self {
         self.div = Divisors::of(&self);
+        if let Some(meta) = self.meta.as_mut() {
+            meta.derive();
+        }
         self.gc_prefetched = vec![0; self.pool.dies.len()];
         self
     }

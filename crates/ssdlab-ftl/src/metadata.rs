@@ -107,6 +107,10 @@ pub(crate) struct Metadata {
     /// The last TRIM's map page and sector, to count a run of trimmed sectors once.
     last_trim: Option<(u64, u64)>,
     pub stats: MetadataStats,
+    /// `log2(entries_per_page)` when it is a power of two (derived, not saved: see
+    /// [`Metadata::derive`]; without it the page is found by division, with the same result).
+    #[serde(skip)]
+    page_shift: Option<u32>,
 }
 
 impl Metadata {
@@ -137,8 +141,15 @@ impl Metadata {
             journal_cursor: 0,
             last_trim: None,
             stats: MetadataStats::default(),
+            page_shift: None,
             config,
         }
+        .derived()
+    }
+
+    fn derived(mut self) -> Self {
+        self.derive();
+        self
     }
 
     /// Pseudo-sectors needed for `entries` map entries with `config` (map pages and journal).
@@ -161,7 +172,7 @@ impl Metadata {
     /// Map entry `entry` changed: its map page becomes dirty, a record goes into the journal.
     #[inline]
     pub fn changed(&mut self, entry: u64) {
-        self.mark_dirty(entry / self.entries_per_page);
+        self.mark_dirty(self.page_of(entry));
         self.append_record();
     }
 
@@ -169,14 +180,31 @@ impl Metadata {
     /// collection, or implied by a journaled write): its map page becomes dirty.
     #[inline]
     pub fn touched(&mut self, entry: u64) {
-        self.mark_dirty(entry / self.entries_per_page);
+        self.mark_dirty(self.page_of(entry));
+    }
+
+    /// The map page holding entry `entry`: a shift when the entries per page are a power of two
+    /// (as they are with power-of-two pages and entries), which spares the hot paths a 64-bit
+    /// division per map change; the same page either way.
+    #[inline]
+    fn page_of(&self, entry: u64) -> u64 {
+        match self.page_shift {
+            Some(shift) => entry >> shift,
+            None => entry / self.entries_per_page,
+        }
+    }
+
+    /// Compute what is derived from the configuration and not saved (after building or
+    /// loading the FTL).
+    pub fn derive(&mut self) {
+        self.page_shift = self.entries_per_page.is_power_of_two().then(|| self.entries_per_page.trailing_zeros());
     }
 
     /// Sector `lba`'s entry was trimmed: like [`Metadata::changed`], but a run of consecutive
     /// trimmed sectors in one map page takes one record.
     #[inline]
     pub fn trimmed(&mut self, lba: u64) {
-        let page = lba / self.entries_per_page;
+        let page = self.page_of(lba);
         self.mark_dirty(page);
         if self.last_trim != Some((page, lba.wrapping_sub(1))) {
             self.append_record();
