@@ -8,28 +8,30 @@
 use ssdlab_drive::{DriveOptions, Session};
 use ssdlab_ftl::analytic::{greedy_wa_asymptotic, greedy_wa_finite};
 use ssdlab_profile::load_profile;
-use ssdlab_workload::parse_options;
+
+mod common;
+use common::Args;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let name = args.get(1).map(String::as_str).unwrap_or("samsung-980-pro-1tb");
-    let passes: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(4);
-    let overrides: Vec<String> = args.iter().skip(3).cloned().collect();
-    let profile = load_profile(name, &overrides).unwrap();
+    let args = Args::from_env();
+    let name = args.text(0, "samsung-980-pro-1tb");
+    let passes = args.number(1, "passes", 4);
+    let overrides = args.rest(2);
+    let profile = load_profile(&name, &overrides).unwrap();
     let user = profile.usable_bytes();
     let raw = profile.raw_bytes();
     let slots_per_block = profile.geometry.slots_per_block();
     let mut session = Session::new(profile, DriveOptions::default(), 1).unwrap();
     session.secure_erase();
-    let run = |session: &mut Session, items: &[String]| {
-        let job = parse_options("t", items).unwrap();
+    let run = |session: &mut Session, items: &[&str]| {
+        let job = common::job("t", items);
         let mut r = session.start_run(&job, None, None).unwrap();
         while !session.advance_run(&mut r, u64::MAX).unwrap() {}
         session.run_summary(&r, 0.0).unwrap()
     };
-    run(&mut session, &["rw=write", "bs=128k", "iodepth=32"].map(String::from));
+    run(&mut session, &["rw=write", "bs=128k", "iodepth=32"]);
     for pass in 1..=passes {
-        let s = run(&mut session, &["rw=randwrite", "bs=4k", "iodepth=32", &format!("io_size={}", user / 4096 * 4096)].map(String::from));
+        let s = run(&mut session, &["rw=randwrite", "bs=4k", "iodepth=32", &format!("io_size={}", user / 4096 * 4096)]);
         let t = s.tiers.clone().unwrap();
         println!(
             "pass {pass}: {:.0} IOPS, WA {:.3} (host into SLC {:.1} GB, native {:.1} GB, folding {:.1} GB, GC {:.1} GB)",

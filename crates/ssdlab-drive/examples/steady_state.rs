@@ -5,22 +5,13 @@
 
 use ssdlab_drive::{Drive, Run};
 use ssdlab_profile::load_profile;
-use ssdlab_workload::parse_options;
 use std::time::Instant;
 
-fn peak_rss_bytes() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<u64>().ok())
-        .map(|kb| kb * 1024)
-        .unwrap_or(0)
-}
+mod common;
+use common::{job, peak_rss_bytes, Args};
 
 fn run(drive: &mut Drive, items: &[&str], at: u64, seed: u64) -> (ssdlab_drive::RunSummary, u64, Vec<ssdlab_drive::SeriesRow>) {
-    let job = parse_options("bench", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    let job = job("bench", items);
     let mut r = Run::new(drive, &job, seed, at).unwrap();
     let t = Instant::now();
     while !r.advance(drive, 1 << 20).unwrap() {}
@@ -29,12 +20,12 @@ fn run(drive: &mut Drive, items: &[&str], at: u64, seed: u64) -> (ssdlab_drive::
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let profile_name = args.get(1).map(String::as_str).unwrap_or("force-gs-240");
-    let seconds: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(600);
-    let pattern = args.get(3).cloned().unwrap_or_else(|| "random".to_string());
-    let overrides: Vec<String> = args.iter().skip(4).cloned().collect();
-    let profile = load_profile(profile_name, &overrides).unwrap();
+    let args = Args::from_env();
+    let profile_name = args.text(0, "force-gs-240");
+    let seconds = args.number(1, "random_write_seconds", 600);
+    let pattern = args.text(2, "random");
+    let overrides = args.rest(3);
+    let profile = load_profile(&profile_name, &overrides).unwrap();
     println!("profile {profile_name} {overrides:?}, data reduction {}, pattern {pattern}", profile.reduction.is_some());
     let raw_gib = profile.raw_bytes() as f64 / (1u64 << 30) as f64;
     let mut drive = Drive::new(profile).unwrap();

@@ -7,33 +7,21 @@
 
 use ssdlab_drive::{DriveOptions, Session};
 use ssdlab_profile::load_profile;
-use ssdlab_workload::parse_options;
 use std::time::Instant;
 
-fn peak_rss_bytes() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<u64>().ok())
-        .map(|kb| kb * 1024)
-        .unwrap_or(0)
-}
+mod common;
+use common::{peak_rss_bytes, Args};
 
 fn job(text: &str) -> ssdlab_workload::JobSpec {
-    parse_options("bench", &text.split(' ').map(str::to_string).collect::<Vec<_>>()).unwrap()
+    common::job("bench", &text.split(' ').collect::<Vec<_>>())
 }
 
 fn main() {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let timed = args.first().is_some_and(|a| a == "--timed");
-    if timed {
-        args.remove(0);
-    }
-    let profile_name = args.first().cloned().unwrap_or_else(|| "conventional-240".to_string());
-    let measured: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10_000_000);
-    let overrides: Vec<String> = args.iter().skip(2).cloned().collect();
+    let mut args = Args::from_env();
+    let timed = args.take_flag("--timed");
+    let profile_name = args.text(0, "conventional-240");
+    let measured = args.number(1, "measured_writes", 10_000_000);
+    let overrides = args.rest(2);
     let started = Instant::now();
     let profile = load_profile(&profile_name, &overrides).unwrap();
     let raw_gib = profile.raw_bytes() as f64 / (1u64 << 30) as f64;

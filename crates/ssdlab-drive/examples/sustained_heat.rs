@@ -6,18 +6,20 @@
 
 use ssdlab_drive::{DriveOptions, Session};
 use ssdlab_profile::load_profile;
-use ssdlab_workload::parse_options;
+
+mod common;
+use common::{job, Args};
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let name = args.get(1).map(String::as_str).unwrap_or("samsung-980-pro-1tb");
-    let seconds: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1200);
-    let overrides: Vec<String> = args.iter().skip(3).cloned().collect();
-    let profile = load_profile(name, &overrides).unwrap();
+    let args = Args::from_env();
+    let name = args.text(0, "samsung-980-pro-1tb");
+    let seconds = args.number(1, "seconds", 1200);
+    let overrides = args.rest(2);
+    let profile = load_profile(&name, &overrides).unwrap();
     let mut session = Session::new(profile, DriveOptions::default(), 1).unwrap();
     session.secure_erase();
-    let job = parse_options("heat", &["rw=write", "bs=128k", "iodepth=32", &format!("runtime={seconds}"), "time_based"].map(String::from)).unwrap();
+    let job = job("heat", &["rw=write", "bs=128k", "iodepth=32", &format!("runtime={seconds}"), "time_based"]);
     let wall = Instant::now();
     let mut run = session.start_run(&job, None, None).unwrap();
     while !session.advance_run(&mut run, u64::MAX).unwrap() {}

@@ -6,29 +6,20 @@
 
 use ssdlab_drive::{DriveOptions, FillFigures, Session};
 use ssdlab_profile::load_profile;
-use ssdlab_workload::parse_options;
 use std::time::Instant;
 
-fn peak_rss_bytes() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<u64>().ok())
-        .map(|kb| kb * 1024)
-        .unwrap_or(0)
-}
+mod common;
+use common::{job, peak_rss_bytes, Args};
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let name = args.get(1).map(String::as_str).unwrap_or("samsung-980-pro-1tb");
-    let overrides: Vec<String> = args.iter().skip(2).cloned().collect();
-    let profile = load_profile(name, &overrides).unwrap();
+    let args = Args::from_env();
+    let name = args.text(0, "samsung-980-pro-1tb");
+    let overrides = args.rest(1);
+    let profile = load_profile(&name, &overrides).unwrap();
     let raw_gib = profile.raw_bytes() as f64 / (1u64 << 30) as f64;
     let mut session = Session::new(profile, DriveOptions::default(), 1).unwrap();
     session.secure_erase();
-    let job = parse_options("fill", &["rw=write", "bs=128k", "iodepth=32"].map(String::from)).unwrap();
+    let job = job("fill", &["rw=write", "bs=128k", "iodepth=32"]);
     let wall = Instant::now();
     let mut run = session.start_run(&job, None, None).unwrap();
     while !session.advance_run(&mut run, u64::MAX).unwrap() {}
