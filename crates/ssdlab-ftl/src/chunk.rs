@@ -260,6 +260,10 @@ pub struct ChunkFtl {
     /// Divisions of the hot paths' address arithmetic, precomputed.
     #[serde(skip)]
     div: ChunkDivisors,
+    /// Per die: the victim and the position in its log up to which GC has started loading
+    /// chunk entries (a hint, not state: it changes no result).
+    #[serde(skip)]
+    gc_prefetched: Vec<(u32, u32)>,
 }
 
 /// Key of a metadata chunk (never indexed, never matched).
@@ -304,6 +308,7 @@ impl ChunkFtl {
             stats: ChunkStats::default(),
             scratch: Vec::new(),
             div: ChunkDivisors::default(),
+            gc_prefetched: Vec::new(),
             config,
         }
         .with_divisors())
@@ -312,6 +317,7 @@ impl ChunkFtl {
     /// The FTL with its divisors computed (after building or loading it).
     fn with_divisors(mut self) -> Self {
         self.div = ChunkDivisors::of(&self);
+        self.gc_prefetched = vec![(UNMAPPED, 0); self.pool.dies.len()];
         if let Some(meta) = self.meta.as_mut() {
             meta.derive();
         }
@@ -444,6 +450,14 @@ impl ChunkFtl {
             if let Some(entry) = self.chunks.get(chunk as usize) {
                 if entry.refs == 1 {
                     self.index.prefetch(entry.key);
+                    // Freeing it changes its block's valid count and GC key (the block table is
+                    // megabytes on a full-size drive: without this, its line was the write's
+                    // slowest load).
+                    let block = self.div.units_per_block.div(entry.addr) as usize;
+                    if let (Some(meta), Some(key)) = (self.pool.blocks.get(block), self.pool.gc_key.get(block)) {
+                        prefetch(meta);
+                        prefetch(key);
+                    }
                 }
             }
         }
@@ -869,10 +883,17 @@ impl ChunkFtl {
         let log = std::mem::take(&mut self.block_log[victim as usize]);
         let mut cursor = self.pool.dies[die as usize].victim_unit as usize;
         let mut copied = 0u32;
-        // Start loading the chunk entries about to be examined.
-        let ahead = if quota_units == u32::MAX { log.len() } else { cursor + 2 + quota_units as usize / 2 };
-        for &chunk in &log[cursor.min(log.len())..ahead.min(log.len())] {
+        // Start loading the chunk entries about to be examined, and those of about the next
+        // call's, rolling on from where the last call on this victim left off (a hint: it
+        // changes no result).
+        let ahead = if quota_units == u32::MAX { log.len() } else { (cursor + 4 + quota_units as usize).min(log.len()) };
+        let (prefetched_victim, prefetched_to) = self.gc_prefetched.get(die as usize).copied().unwrap_or((UNMAPPED, 0));
+        let from = if prefetched_victim == victim && cursor > 0 { (prefetched_to as usize).max(cursor) } else { cursor };
+        for &chunk in &log[from.min(ahead)..ahead] {
             prefetch(&self.chunks[chunk as usize]);
+        }
+        if let Some(slot) = self.gc_prefetched.get_mut(die as usize) {
+            *slot = (victim, ahead.max(from) as u32);
         }
         let mut batch = std::mem::take(&mut self.scratch);
         let end = base + self.units_per_block;
