@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.drive import Drive, RunResult, profile_source
-from ssdlab.lab.scaling import scaled_background_mark, scaled_blocks_and_capacity
+from ssdlab.lab.scaling import scaled_blocks_and_capacity
 
 GB = 1_000_000_000
 GIB = 1 << 30
@@ -58,9 +58,6 @@ class ReviewContext:
         blocks = base["nand"]["blocks_per_plane"]
         new_blocks, capacity = scaled_blocks_and_capacity(base, self.scale)
         overrides += [f"nand.blocks_per_plane={new_blocks}", f"drive.capacity_bytes_user={capacity}"]
-        mark = scaled_background_mark(base, new_blocks / blocks)
-        if mark is not None:
-            overrides.append(f"ftl.gc_high_free_blocks_per_die={mark}")
         map_cache = base["controller"].get("map_cache_bytes", 0)
         if map_cache:
             page = base["nand"]["page_bytes"]
@@ -94,6 +91,22 @@ class ReviewContext:
     def seconds(self, full: float, minimum: float = 1.0) -> float:
         """A duration in simulated seconds, scaled."""
         return max(minimum, full * self.scale)
+
+    def capacity_ratio(self) -> float:
+        """The reviewed drive's user capacity over the full drive's: `scale`, or more where the
+        scaled drive keeps more blocks than `scale` of them (see `ssdlab.lab.scaling`)."""
+        if self.scale >= 1.0:
+            return 1.0
+        import tomllib
+
+        base = tomllib.loads(profile_source(self.profile, self.overrides))
+        return scaled_blocks_and_capacity(base, self.scale)[1] / base["drive"]["capacity_bytes_user"]
+
+    def span_seconds(self, full: float, minimum: float = 1.0) -> float:
+        """A duration in simulated seconds of a test that writes over the whole drive, scaled
+        with the drive's capacity (so the test writes the same share of the drive as at full
+        scale, and ends in the same state)."""
+        return max(minimum, full * self.capacity_ratio())
 
     def span_bytes(self, full: float) -> int:
         """A span in bytes, scaled, a whole number of MiB."""

@@ -16,6 +16,16 @@ The spare area left for GC to work with keeps its share of the die, and steady-s
 amplification, free-block levels and per-second IOPS stay those of the full drive. The price:
 a scaled drive reports a larger spare/raw than the full drive (the reserve is a larger share of
 its blocks), and its capacity is not exactly `scale` times the full one.
+
+Background GC's start mark is not a share of the die but a buffer in absolute blocks (how long a
+die copies at the bounded rate before it falls to its low-water mark), like a burst's size, so
+it stays; but the reserve it holds depends on whether background GC keeps up, which is only
+estimated, and on a small die the mark is reached early in the spare area. A drive with
+background GC therefore keeps at least `REPRESENTATIVE_SPARE_BLOCKS_PER_DIE` spare blocks per
+die from scale `REPRESENTATIVE_FROM_SCALE` up (fewer below, in proportion), and tests that write
+over the whole drive for a time scale their durations with the capacity, not with `scale`
+(`ReviewContext.span_seconds`). `not_representative` says what a scaled IO-consistency run
+does not represent.
 """
 
 from __future__ import annotations
@@ -23,6 +33,14 @@ from __future__ import annotations
 import math
 
 from ssdlab import _native
+
+#: Spare blocks per die a scaled drive with background GC keeps at least, from scale
+#: `REPRESENTATIVE_FROM_SCALE` up: its start mark (6 free blocks on the built-in profiles) and the
+#: reserve then stay a small share of the spare area. Below that scale the floor shrinks in
+#: proportion (quick looks stay quick) and the IO-consistency figures are not representative.
+REPRESENTATIVE_SPARE_BLOCKS_PER_DIE = 32
+#: The smallest scale at which a background-GC drive keeps `REPRESENTATIVE_SPARE_BLOCKS_PER_DIE`.
+REPRESENTATIVE_FROM_SCALE = 0.05
 
 #: On average half of each open block (host and GC) holds data: together one block per die
 #: that holds none.
@@ -65,18 +83,6 @@ def greedy_wa_of(base: dict) -> float:
     return _native.greedy_wa(max(1e-6, min(spare_factor, 1 - 1e-6)), slots_per_block)
 
 
-def scaled_background_mark(base: dict, blocks_ratio: float) -> int | None:
-    """The background GC schedule's start mark (free blocks per die) on a die with
-    `blocks_ratio` of the blocks: the same share of the die's blocks, but at least one above
-    the low-water mark. None when the schedule is not `background` (a burst's high mark stays:
-    the blocks a burst reclaims set how long the die is busy, which does not shrink)."""
-    ftl = base["ftl"]
-    if ftl.get("gc_schedule", "paced") != "background":
-        return None
-    low = ftl["gc_low_free_blocks_per_die"]
-    return min(ftl["gc_high_free_blocks_per_die"], max(low + 1, round(ftl["gc_high_free_blocks_per_die"] * blocks_ratio)))
-
-
 def raw_bytes(base: dict) -> int:
     """Raw capacity of the profile's array in bytes."""
     nand = base["nand"]
@@ -96,17 +102,49 @@ def scaled_blocks_and_capacity(base: dict, scale: float) -> tuple[int, int]:
     high = ftl.get("gc_high_free_blocks_per_die", 0) if ftl.get("gc_schedule", "paced") != "paced" else 0
     # (A smaller spare caps the schedule's high mark; keeping room for it keeps the schedule.)
     needed = max(ftl["gc_low_free_blocks_per_die"], high) + 4
+    if ftl.get("gc_schedule", "paced") == "background":
+        needed = max(needed, spare_floor_blocks_per_die(scale))
     new_blocks = min(blocks, max(24, int(blocks * scale), math.ceil(needed / spare_over_raw)))
     if new_blocks >= blocks:
         return blocks, user
-    full_reserve = gc_reserve_blocks_per_die(base)
-    mark = scaled_background_mark(base, new_blocks / blocks)
-    scaled = base if mark is None else {**base, "ftl": {**ftl, "gc_high_free_blocks_per_die": mark}}
-    reserve = gc_reserve_blocks_per_die(scaled)
-    capacity = user * (new_blocks - reserve) / (blocks - full_reserve)
+    reserve = gc_reserve_blocks_per_die(base)
+    capacity = user * (new_blocks - reserve) / (blocks - reserve)
     return new_blocks, int(capacity) // 4096 * 4096
+
+
+def spare_floor_blocks_per_die(scale: float) -> float:
+    """Spare blocks per die a drive with background GC keeps at `scale` at least."""
+    return REPRESENTATIVE_SPARE_BLOCKS_PER_DIE * min(1.0, scale / REPRESENTATIVE_FROM_SCALE)
+
+
+def spare_blocks_per_die(base: dict) -> float:
+    """Spare blocks per die of the profile `base` (raw less user capacity, in blocks)."""
+    nand = base["nand"]
+    dies = nand["channels"] * nand["packages_per_channel"] * nand["dies_per_package"]
+    block_bytes = nand["planes_per_die"] * nand["pages_per_block"] * nand["page_bytes"]
+    return (raw_bytes(base) - base["drive"]["capacity_bytes_user"]) / (dies * block_bytes)
 
 
 def capacity_ratio(base: dict, scale: float) -> float:
     """The scaled drive's user capacity over the full drive's."""
     return scaled_blocks_and_capacity(base, scale)[1] / base["drive"]["capacity_bytes_user"]
+
+
+def not_representative(base: dict, scale: float, window_seconds: float) -> list[str]:
+    """What the IO-consistency figures of the profile `base` at `scale` (below 1) do not
+    represent, one sentence each: a background-GC drive below `REPRESENTATIVE_FROM_SCALE`
+    (its GC marks take a large share of the spare area), and the tail percentiles of a
+    steady-state window of fewer than 100 seconds."""
+    notes = []
+    if base["ftl"].get("gc_schedule", "paced") == "background" and scale < REPRESENTATIVE_FROM_SCALE:
+        notes.append(
+            f"Below scale {REPRESENTATIVE_FROM_SCALE:g} this drive's background GC marks take a large share of the "
+            "scaled drive's spare area: steady-state IOPS and their spread are not representative of the full drive."
+        )
+    seconds = int(window_seconds)
+    if seconds < 100:
+        notes.append(
+            f"The steady-state window has {seconds} one-second samples (600 at full scale): its 1st and 99th "
+            "percentiles rest on its extreme one or two seconds and vary more from seed to seed than at full scale."
+        )
+    return notes
