@@ -99,6 +99,9 @@ def scaled_blocks_and_capacity(base: dict, scale: float) -> tuple[int, int]:
     user = base["drive"]["capacity_bytes_user"]
     ftl = base["ftl"]
     spare_over_raw = 1.0 - user / raw_bytes(base)
+    if spare_over_raw <= 0:
+        # No spare area: left unshrunk, for the drive to refuse with its own one-line error.
+        return blocks, user
     high = ftl.get("gc_high_free_blocks_per_die", 0) if ftl.get("gc_schedule", "paced") != "paced" else 0
     # (A smaller spare caps the schedule's high mark; keeping room for it keeps the schedule.)
     needed = max(ftl["gc_low_free_blocks_per_die"], high) + 4
