@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.drive import Drive, RunResult, profile_source
+from ssdlab.lab.scaling import scaled_blocks_and_capacity
 
 GB = 1_000_000_000
 GIB = 1 << 30
@@ -42,38 +42,22 @@ class ReviewContext:
     ambient_c: float | None = None
     _info: dict | None = field(default=None, repr=False)
 
-    def scaled_overrides(self) -> list[str]:
-        """Overrides that shrink the drive for scaled runs (blocks per plane and user capacity
-        shrink together, so the spare ratio and the geometry's parallelism stay; a map cache
-        shrinks with them, so it covers the same share of the smaller spans)."""
+    def scaled_overrides(self, extra: Sequence[str] = ()) -> list[str]:
+        """Overrides that shrink the drive for scaled runs: fewer blocks per plane and a user
+        capacity that keeps the full drive's ratio of user data to the blocks GC can fill (the
+        free and open blocks GC keeps per die do not shrink; see `ssdlab.lab.scaling`), so the
+        geometry's parallelism and GC's behaviour stay; a map cache shrinks with the spans, so
+        it covers the same share of them. `extra` are a suite's overrides (applied after these,
+        and read here: the user space a test leaves unused changes what GC keeps free)."""
         overrides = list(self.overrides)
         if self.scale >= 1.0:
             return overrides
         import tomllib
 
-        base = tomllib.loads(profile_source(self.profile, self.overrides))
+        base = tomllib.loads(profile_source(self.profile, [*self.overrides, *extra]))
         blocks = base["nand"]["blocks_per_plane"]
-        # Keep enough spare blocks per die for GC to work (the low-water mark or the schedule's
-        # high mark, two open blocks and one more, with a block of margin), however small the
-        # scale.
-        nand = base["nand"]
-        raw = (
-            nand["channels"]
-            * nand["packages_per_channel"]
-            * nand["dies_per_package"]
-            * nand["planes_per_die"]
-            * blocks
-            * nand["pages_per_block"]
-            * nand["page_bytes"]
-        )
-        spare_over_raw = 1.0 - base["drive"]["capacity_bytes_user"] / raw
-        ftl = base["ftl"]
-        high = ftl.get("gc_high_free_blocks_per_die", 0) if ftl.get("gc_schedule", "paced") != "paced" else 0
-        # (A smaller spare caps the schedule's high mark; keeping room for it keeps the schedule.)
-        needed = max(ftl["gc_low_free_blocks_per_die"], high) + 4
-        new_blocks = min(blocks, max(24, int(blocks * self.scale), math.ceil(needed / spare_over_raw)))
-        capacity = base["drive"]["capacity_bytes_user"] * new_blocks / blocks
-        overrides += [f"nand.blocks_per_plane={new_blocks}", f"drive.capacity_bytes_user={int(capacity) // 4096 * 4096}"]
+        new_blocks, capacity = scaled_blocks_and_capacity(base, self.scale)
+        overrides += [f"nand.blocks_per_plane={new_blocks}", f"drive.capacity_bytes_user={capacity}"]
         map_cache = base["controller"].get("map_cache_bytes", 0)
         if map_cache:
             page = base["nand"]["page_bytes"]
@@ -83,7 +67,7 @@ class ReviewContext:
 
     def new_drive(self, extra: Sequence[str] = (), content: str = "modeled") -> Drive:
         """A factory-fresh drive for a suite."""
-        return Drive(self.profile, self.scaled_overrides() + list(extra), seed=self.seed, content=content, precondition_timing=self.precondition_timing)
+        return Drive(self.profile, self.scaled_overrides(extra) + list(extra), seed=self.seed, content=content, precondition_timing=self.precondition_timing)
 
     def info(self) -> dict:
         """Profile facts (of the drive as reviewed, scaled if so)."""
@@ -107,6 +91,22 @@ class ReviewContext:
     def seconds(self, full: float, minimum: float = 1.0) -> float:
         """A duration in simulated seconds, scaled."""
         return max(minimum, full * self.scale)
+
+    def capacity_ratio(self) -> float:
+        """The reviewed drive's user capacity over the full drive's: `scale`, or more where the
+        scaled drive keeps more blocks than `scale` of them (see `ssdlab.lab.scaling`)."""
+        if self.scale >= 1.0:
+            return 1.0
+        import tomllib
+
+        base = tomllib.loads(profile_source(self.profile, self.overrides))
+        return scaled_blocks_and_capacity(base, self.scale)[1] / base["drive"]["capacity_bytes_user"]
+
+    def span_seconds(self, full: float, minimum: float = 1.0) -> float:
+        """A duration in simulated seconds of a test that writes over the whole drive, scaled
+        with the drive's capacity (so the test writes the same share of the drive as at full
+        scale, and ends in the same state)."""
+        return max(minimum, full * self.capacity_ratio())
 
     def span_bytes(self, full: float) -> int:
         """A span in bytes, scaled, a whole number of MiB."""

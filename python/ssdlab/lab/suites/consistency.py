@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ssdlab.drive import profile_source
 from ssdlab.lab import charts
-from ssdlab.lab.context import INCOMPRESSIBLE, ReviewContext
+from ssdlab.lab.context import INCOMPRESSIBLE, ReviewContext, duration_text
 from ssdlab.lab.results import Ranked, SuiteResult
+from ssdlab.lab.scaling import not_representative
 
 NAME = "consistency"
 ERA = "2012"  # the review era (and preset) this test belongs to
@@ -44,7 +46,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
 
 def run_part(ctx: ReviewContext, label: str) -> dict:
     """The run at one over-provisioning on its own drive: metrics, series and charts."""
-    duration = ctx.seconds(2000, minimum=20)
+    duration = round(ctx.span_seconds(2000, minimum=20))
     result = SuiteResult(NAME, TITLE, "", METRICS)
     late = duration * 0.7  # 1400 s of 2000
     extra = EXTRA[label]
@@ -112,10 +114,24 @@ def run_part(ctx: ReviewContext, label: str) -> dict:
     return {"metrics": result.metrics, "series": series, "charts": result.charts}
 
 
+def scaled_notes(ctx: ReviewContext, duration: float) -> list[str]:
+    """What the report says about a scaled run: the drive and duration as scaled, and what its
+    figures do not represent (`ssdlab.lab.scaling.not_representative`)."""
+    import tomllib
+
+    base = tomllib.loads(profile_source(ctx.profile, ctx.overrides))
+    ratio = ctx.capacity_ratio()
+    notes = [
+        f"Scaled: a drive with {ratio:.3g} of the full drive's user capacity (each die keeps the full drive's share of "
+        f"blocks GC can fill), written for {duration_text(duration)} (2000 s times that share)."
+    ]
+    return notes + not_representative(base, ctx.scale, duration * 0.3)
+
+
 def assemble(ctx: ReviewContext, parts: dict[str, dict]) -> SuiteResult:
     """The suite's result from its parts' outputs."""
-    duration = ctx.seconds(2000, minimum=20)
-    result = SuiteResult(NAME, TITLE, METHOD.format(duration=ctx.duration_label(2000, minimum=20)), METRICS)
+    duration = round(ctx.span_seconds(2000, minimum=20))
+    result = SuiteResult(NAME, TITLE, METHOD.format(duration=duration_text(duration)), METRICS)
     late = duration * 0.7
     frames = []
     for part in PARTS:
@@ -123,6 +139,8 @@ def assemble(ctx: ReviewContext, parts: dict[str, dict]) -> SuiteResult:
         frames.append(parts[part]["series"])
         result.charts += parts[part]["charts"]
     result.tables["consistency"] = pd.concat(frames, ignore_index=True)
+    if not ctx.comparable:
+        result.notes += scaled_notes(ctx, duration)
     # Side by side as the articles showed them: default OP left, 25% extra OP right.
     per_condition = len(result.charts) // 2
     result.charts = [result.charts[i + k * per_condition] for i in range(per_condition) for k in (0, 1)]
