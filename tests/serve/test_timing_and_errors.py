@@ -21,10 +21,26 @@ SLOW = [
     "controller.map_cache_bytes=0",
 ]
 READS = [*SLOW, "nand.t_read_ns=800000"]
-# Above this share of replies sent more than 10 us after their due time (`late_replies`), the
-# host did not keep up with the emulated drive and a timing comparison says nothing about the
-# server: the test is skipped, saying so.
-LATE_FRACTION_SKIP = 0.02
+# When the time replies went out after their due time (`late_replies`: count times mean) is more
+# than this share of the simulated latency of all replies, the host did not keep up with the
+# emulated drive and a timing comparison says nothing about the server: the test is skipped,
+# saying so. The share of replies late was the rule before; it skipped the steady-state writes
+# on every run (70% late, by 117 us on average) although the served IOPS agreed within 2%: half
+# of those writes complete in 17 us in the simulated drive (its write buffer), less than the
+# host's own time per request, while the loop's time is the GC stalls' (mean latency 26 ms), so
+# the late time was 0.3% of it (BENCHMARKS.md, issue 24 round four).
+LATE_SHARE_SKIP = 0.02
+
+
+def skip_if_the_host_fell_behind(stats):
+    late = stats["late_replies"]
+    lag_us = late["late"] * late["mean_late_us"]
+    latency_us = late["answered"] * stats["latency_us"]["mean"]
+    if lag_us > LATE_SHARE_SKIP * latency_us:
+        pytest.skip(
+            f"the host fell behind the emulated drive: {late['late']} of {late['answered']} replies late, mean {late['mean_late_us']:.0f} us, "
+            f"{lag_us / latency_us:.1%} of the simulated latency"
+        )
 
 
 def ssdlab_run(overrides, *args):
@@ -65,12 +81,11 @@ def test_emulated_qd1_random_reads_match_the_simulator(serve, tmp_path):
     job = tmp_path / "qd1.fio"
     job.write_text("[fill]\nrw=write\nbs=128k\niodepth=32\nsize=256m\n[test]\nstonewall\nrw=randread\nbs=4k\niodepth=1\nsize=256m\nruntime=8\ntime_based\n")
     simulated = ssdlab_run(READS, "--job-file", str(job))["iops"]
-    late = s.stats()["late_replies"]
-    if late["late_fraction"] > LATE_FRACTION_SKIP:
-        # The claim is emulated time while the host keeps up; the server's own count says it did
-        # not (a machine loaded by other work: 6-36% of replies late at a load average of 8-10).
-        pytest.skip(f"the host fell behind the emulated drive: {late['late']} of {late['answered']} replies late, mean {late['mean_late_us']:.0f} us")
-    assert abs(served - simulated) / simulated < 0.10, (served, simulated, late)
+    stats = s.stats()
+    # The claim is emulated time while the host keeps up; the server's own count says when it
+    # did not (a machine loaded by other work: 6-36% of replies late at a load average of 8-10).
+    skip_if_the_host_fell_behind(stats)
+    assert abs(served - simulated) / simulated < 0.10, (served, simulated, stats["late_replies"])
 
 
 def test_emulated_qd32_random_writes_in_steady_state_match_the_simulator(serve):
@@ -88,10 +103,9 @@ def test_emulated_qd32_random_writes_in_steady_state_match_the_simulator(serve):
     simulated = ssdlab_run(
         SLOW, "--precondition", "seq-fill", "--precondition", "rand-fill", "--rw=randwrite", "--bs=4k", "--iodepth=32", "--runtime=15", "--time_based"
     )["iops"]
-    late = s.stats()["late_replies"]
-    if late["late_fraction"] > LATE_FRACTION_SKIP:
-        pytest.skip(f"the host fell behind the emulated drive: {late['late']} of {late['answered']} replies late, mean {late['mean_late_us']:.0f} us")
-    assert abs(served - simulated) / simulated < 0.10, (served, simulated, late)
+    stats = s.stats()
+    skip_if_the_host_fell_behind(stats)
+    assert abs(served - simulated) / simulated < 0.10, (served, simulated, stats["late_replies"])
 
 
 def test_serve_without_nbdkit_says_how_to_install_it(tmp_path):
