@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{apply, read_image, sector_bytes, tiny, Change, TempDir, SECTOR};
+use common::{apply, matching_prefix, read_image, sector_bytes, tiny, Change, TempDir, SECTOR};
 use ssdlab_core::SimRng;
 use ssdlab_serve::Server;
 
@@ -95,23 +95,14 @@ fn run_case(seed: u64) {
         }
         let back: Vec<u64> = back.into_iter().map(|v| v.unwrap()).collect();
         // Find the prefix of the changes since the durable point that the drive came back with.
-        let mut image = durable.clone();
-        let mut matched = (image == back).then_some(0);
-        for (k, change) in since.iter().enumerate() {
-            apply(&mut image, change);
-            if image == back {
-                matched = Some(k + 1);
-            }
-        }
-        let Some(k) = matched else {
-            let diff = durable.iter().zip(&back).position(|(a, b)| a != b).unwrap_or(0);
+        let k = matching_prefix(&durable, &since, &back).unwrap_or_else(|diff| {
             panic!(
                 "seed {seed} round {round} (reduction {reduction}, protection {protected}, cut mode {mode}): the recovered image is no prefix of the {} operations since the last flush (first difference from the flushed image at sector {diff}: {} vs {})",
                 since.len(),
                 durable[diff],
                 back[diff]
-            );
-        };
+            )
+        });
         if protected {
             assert_eq!(k, since.len(), "seed {seed} round {round}: with power-loss protection every acknowledged operation survives");
         }

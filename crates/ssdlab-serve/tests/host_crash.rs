@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{apply, read_image, sector_bytes, tiny, Change, SECTOR};
+use common::{apply, matching_prefix, read_image, sector_bytes, tiny, Change, SECTOR};
 use ssdlab_core::SimRng;
 use ssdlab_serve::{CrashFile, HostFile, Server};
 use std::sync::Arc;
@@ -187,16 +187,7 @@ fn run_case(seed: u64, tally: &mut Tally) {
             panic!("seed {seed} round {round}: sector {bad} holds bytes that were never written");
         }
         let back: Vec<u64> = back.into_iter().map(|v| v.unwrap()).collect();
-        let mut image = durable.clone();
-        let mut matched = (image == back).then_some(0);
-        for (k, change) in since.iter().enumerate() {
-            apply(&mut image, change);
-            if image == back {
-                matched = Some(k + 1);
-            }
-        }
-        if matched.is_none() {
-            let diff = durable.iter().zip(&back).position(|(a, b)| a != b).unwrap_or(0);
+        if let Err(diff) = matching_prefix(&durable, &since, &back) {
             panic!(
                 "seed {seed} round {round} (reduction {reduction}, protection {protected}): after the host crash the image is no prefix of the {} operations since the last durable point (first difference from it at sector {diff}: {} vs {})",
                 since.len(),

@@ -103,6 +103,24 @@ pub fn apply(image: &mut [u64], change: &Change) {
     }
 }
 
+/// The oracle of the crash tests: the longest prefix of `since` (the operations issued after
+/// the durable image `durable`) that turns `durable` into `back`, the image the drive came
+/// back with; `Err(first differing sector)` when no prefix does (a lost acknowledged write or
+/// bytes from nowhere).
+pub fn matching_prefix(durable: &[u64], since: &[Change], back: &[u64]) -> Result<usize, usize> {
+    let mut image = durable.to_vec();
+    let mut matched = (image == back).then_some(0);
+    for (k, change) in since.iter().enumerate() {
+        apply(&mut image, change);
+        if image == back {
+            matched = Some(k + 1);
+        }
+    }
+    matched.ok_or_else(|| durable.iter().zip(back).position(|(a, b)| a != b).unwrap_or(0))
+}
+
+/// The drive's whole image read back, as the value id of each 512-byte sector (`None`: bytes
+/// no write ever wrote).
 pub fn read_image(server: &Server, sectors: u64) -> Vec<Option<u64>> {
     let mut out = Vec::with_capacity(sectors as usize);
     let piece = 1u64 << 20;
