@@ -309,7 +309,7 @@ impl TraceRun {
                             // A request that found every NCQ tag taken goes out when one freed up.
                             let at = arrival.max(self.now_ns);
                             if in_flight == 0 && self.metrics.second_of(at) > self.metrics.second_of(self.now_ns) + 1 {
-                                // An idle gap: its seconds become one row (docs/traces.md).
+                                // An idle gap: its seconds become one row (docs/model.md, Workloads).
                                 let snapshot = crate::run::snapshot_of(drive, self.nand_base, self.host_write_base);
                                 self.metrics.close_idle_before(at, snapshot);
                             }

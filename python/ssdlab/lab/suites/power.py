@@ -43,16 +43,14 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result.add("idle", idle_watts(drive, seconds), "W", "", "idle")
     tortured = ctx.new_drive()
     data = f"data_pattern={INCOMPRESSIBLE}"
-    ctx.precondition(tortured, ["rw=write", "bs=128k", "iodepth=32", data], "power: fill")
-    ctx.precondition(tortured, ["rw=randwrite", "bs=4k", "iodepth=32", data], "power: random writes")
+    ctx.precondition(tortured, ["rw=write", "bs=128k", "iodepth=32", data], "fill")
+    ctx.precondition(tortured, ["rw=randwrite", "bs=4k", "iodepth=32", data], "random writes")
     result.add("idle_after_torture", idle_watts(tortured, seconds), "W", "", "idle after random writes")
-    seq = ctx.run(
-        drive, ["rw=write", "bs=128k", "iodepth=32", f"runtime={seconds}", "time_based", f"data_pattern={INCOMPRESSIBLE}"], "power: sequential write"
-    ).summary
+    seq = ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"runtime={seconds}", "time_based", data], "sequential write").summary
     rnd = ctx.run(
         drive,
-        ["rw=randwrite", "bs=4k", "iodepth=32", f"size={ctx.span_bytes(8 * GB)}", f"runtime={seconds}", "time_based", f"data_pattern={INCOMPRESSIBLE}"],
-        "power: 4K random write",
+        ["rw=randwrite", "bs=4k", "iodepth=32", f"size={ctx.span_bytes(8 * GB)}", f"runtime={seconds}", "time_based", data],
+        "4K random write",
     ).summary
     result.add("seq_write", seq["mean_power_watts"], "W", "incompressible", "load")
     result.add("rand_write_4k_qd32", rnd["mean_power_watts"], "W", "incompressible", "load")
