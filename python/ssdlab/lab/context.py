@@ -52,9 +52,7 @@ class ReviewContext:
         overrides = list(self.overrides)
         if self.scale >= 1.0:
             return overrides
-        import tomllib
-
-        base = tomllib.loads(profile_source(self.profile, [*self.overrides, *extra]))
+        base = self._full_profile(extra)
         blocks = base["nand"]["blocks_per_plane"]
         new_blocks, capacity = scaled_blocks_and_capacity(base, self.scale)
         overrides += [f"nand.blocks_per_plane={new_blocks}", f"drive.capacity_bytes_user={capacity}"]
@@ -64,6 +62,13 @@ class ReviewContext:
             overrides.append(f"controller.map_cache_bytes={max(page, int(map_cache * self.scale) // page * page)}")
         overrides += _scaled_today(base, new_blocks / blocks, self.scale)
         return overrides
+
+    def _full_profile(self, extra: Sequence[str] = ()) -> dict:
+        """The profile as reviewed before scaling (with the review's and `extra` overrides), as
+        parsed TOML."""
+        import tomllib
+
+        return tomllib.loads(profile_source(self.profile, [*self.overrides, *extra]))
 
     def new_drive(self, extra: Sequence[str] = (), content: str = "modeled") -> Drive:
         """A factory-fresh drive for a suite."""
@@ -97,9 +102,7 @@ class ReviewContext:
         scaled drive keeps more blocks than `scale` of them (see `ssdlab.lab.scaling`)."""
         if self.scale >= 1.0:
             return 1.0
-        import tomllib
-
-        base = tomllib.loads(profile_source(self.profile, self.overrides))
+        base = self._full_profile()
         return scaled_blocks_and_capacity(base, self.scale)[1] / base["drive"]["capacity_bytes_user"]
 
     def span_seconds(self, full: float, minimum: float = 1.0) -> float:
