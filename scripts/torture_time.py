@@ -23,10 +23,12 @@ def main(argv: list[str]) -> int:
     if len(argv) not in (3, 4):
         print(__doc__.strip().splitlines()[-3], file=sys.stderr)
         return 2
+    profile = argv[0]
     try:
-        profile, scale, minutes = argv[0], float(argv[1]), [float(m) for m in argv[2].split(",")]
-    except ValueError as error:
-        print(f"torture_time: {error}", file=sys.stderr)
+        scale = float(argv[1])
+        minutes = [float(m) for m in argv[2].split(",")]
+    except ValueError:
+        print(f"torture_time: SCALE and MINUTES must be numbers (got {argv[1]!r} and {argv[2]!r})", file=sys.stderr)
         return 2
     if not 0 < scale <= 1 or any(m <= 0 for m in minutes) or (len(argv) == 4 and argv[3] not in ("c", "i")):
         print("torture_time: SCALE must be in (0, 1], MINUTES positive, the pattern c or i", file=sys.stderr)
