@@ -72,45 +72,25 @@ def run_part(ctx: ReviewContext, label: str) -> dict:
     result.add("early_iops_mean", series[series["second"] < duration * 0.05]["iops"].mean(), "IOPS", "incompressible", label)
     result.add("write_amplification", run.summary["write_amplification"], "x", "incompressible", label)
     slug = "default" if label == "default OP" else "op25"
-    out = ctx.out_dir / "charts"
-    result.charts.append(
-        (
-            charts.iops_scatter(
-                out / f"consistency_{slug}_all.png",
-                ctx.chart_title(f"IO consistency: 4K random write QD32, the whole {duration:g} s run, {label}"),
-                series["second"],
-                series["iops"],
-                log=True,
-            ),
-            f"{label}: whole run, log scale",
-        )
-    )
-    result.charts.append(
-        (
-            charts.iops_scatter(
-                out / f"consistency_{slug}_late_log.png",
-                ctx.chart_title(f"IO consistency: 4K random write QD32 from t = {late:g} s, {label}, log scale"),
-                tail["second"],
-                tail["iops"],
-                log=True,
-            ),
-            f"{label}: from t = {late:g} s, log scale",
-        )
-    )
     top, extended = charts.linear_scale(tail["iops"].tolist(), 40_000)
-    result.charts.append(
-        (
-            charts.iops_scatter(
-                out / f"consistency_{slug}_late_linear.png",
-                ctx.chart_title(f"IO consistency: 4K random write QD32 from t = {late:g} s, {label}, linear scale"),
-                tail["second"],
-                tail["iops"],
-                log=False,
-                ylim=(0, 40_000),
-            ),
-            f"{label}: from t = {late:g} s, linear 0-{top / 1000:g}K" + (f" ({extended})" if extended else " (the article's scale)"),
-        )
+    linear_caption = f"{label}: from t = {late:g} s, linear 0-{top / 1000:g}K" + (f" ({extended})" if extended else " (the article's scale)")
+    # (file suffix, title after the job's name, caption, rows, log scale, y limits): the articles' three views of a run.
+    views = (
+        ("all", f", the whole {duration:g} s run, {label}", f"{label}: whole run, log scale", series, True, None),
+        ("late_log", f" from t = {late:g} s, {label}, log scale", f"{label}: from t = {late:g} s, log scale", tail, True, None),
+        ("late_linear", f" from t = {late:g} s, {label}, linear scale", linear_caption, tail, False, (0, 40_000)),
     )
+    out = ctx.out_dir / "charts"
+    for suffix, title, caption, rows, log, ylim in views:
+        path = charts.iops_scatter(
+            out / f"consistency_{slug}_{suffix}.png",
+            ctx.chart_title(f"IO consistency: 4K random write QD32{title}"),
+            rows["second"],
+            rows["iops"],
+            log=log,
+            ylim=ylim,
+        )
+        result.charts.append((path, caption))
     return {"metrics": result.metrics, "series": series, "charts": result.charts}
 
 
