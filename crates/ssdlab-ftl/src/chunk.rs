@@ -454,7 +454,7 @@ impl ChunkFtl {
                     // megabytes on a full-size drive: without this, its line was the write's
                     // slowest load).
                     let block = self.div.units_per_block.div(entry.addr) as usize;
-                    if let (Some(meta), Some(key)) = (self.pool.blocks.get(block), self.pool.gc_key.get(block)) {
+                    if let (Some(meta), Some(key)) = (self.pool.blocks.get(block), self.pool.gc_key.slot_of(block)) {
                         prefetch(meta);
                         prefetch(key);
                     }

@@ -7,6 +7,7 @@
 use crate::block::{Block, BlockState};
 use crate::config::GcPolicy;
 use crate::die::{DieState, CREDIT_FRACTION_BITS};
+use crate::gc_keys::{GcKeys, NO_KEY};
 use crate::victim::select_victim;
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
@@ -15,9 +16,9 @@ use crate::UNMAPPED;
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BlockPool {
     pub blocks: Vec<Block>,
-    /// Per block: its valid count while it is closed (a GC candidate), `u32::MAX` otherwise.
-    /// Kept apart from the block metadata so greedy selection scans a dense array.
-    pub gc_key: Vec<u32>,
+    /// Per block: its valid count while it is closed (a GC candidate), `u32::MAX` otherwise,
+    /// with the minima greedy selection starts from. Kept apart from the block metadata.
+    pub gc_key: GcKeys,
     pub dies: Vec<DieState>,
     pub blocks_per_die: u32,
     /// Allocation units per block.
@@ -35,7 +36,7 @@ impl BlockPool {
             // Huge pages where the OS allows (8 MiB of block entries at 1 TiB, touched at random
             // by every overwrite: with 4 KiB pages nearly each touch also missed the TLB).
             blocks: ssdlab_core::memory::huge_vec(Block::erased(), (dies * blocks_per_die) as usize, (dies * blocks_per_die) as usize),
-            gc_key: ssdlab_core::memory::huge_vec(u32::MAX, (dies * blocks_per_die) as usize, (dies * blocks_per_die) as usize),
+            gc_key: GcKeys::new((dies * blocks_per_die) as usize, blocks_per_die),
             dies: (0..dies).map(|d| DieState::new(d * blocks_per_die, blocks_per_die)).collect(),
             blocks_per_die,
             capacity,
@@ -52,7 +53,7 @@ impl BlockPool {
         for (i, die) in self.dies.iter_mut().enumerate() {
             *die = DieState::new(i as u32 * self.blocks_per_die, self.blocks_per_die);
         }
-        self.gc_key.fill(u32::MAX);
+        self.gc_key.clear_all();
         for b in self.blocks.iter_mut() {
             let (native, slc) = if b.slc { (b.erase_count, b.slc_erase_count + 1) } else { (b.erase_count + 1, b.slc_erase_count) };
             *b = Block::erased();
@@ -105,7 +106,7 @@ impl BlockPool {
             die.slc_closed.push_back(block);
             return;
         }
-        self.gc_key[block as usize] = b.valid;
+        self.gc_key.set(block, b.valid);
         die.closed_order.push_back((block, self.close_seq));
         die.closed_count += 1;
         die.compact_closed_order(&self.blocks, self.blocks_per_die);
@@ -135,7 +136,7 @@ impl BlockPool {
         b.valid -= units;
         // A closed SLC block waits for folding, not for GC: it never gets a GC key.
         if b.state == BlockState::Closed && !b.slc {
-            self.gc_key[block as usize] = b.valid;
+            self.gc_key.set(block, b.valid);
         }
     }
 
@@ -144,6 +145,10 @@ impl BlockPool {
     pub fn start_victim(&mut self, die: u32) -> bool {
         if self.start_fold(die) {
             return true;
+        }
+        if !self.gc_key.has_groups() {
+            // Loaded from a saved state, which holds only the keys.
+            self.gc_key.build_groups(self.blocks_per_die);
         }
         let Some(victim) = select_victim(self.policy, &mut self.dies[die as usize], &self.blocks, &self.gc_key, self.capacity, self.close_seq) else {
             return false;
@@ -155,7 +160,7 @@ impl BlockPool {
             return false;
         }
         let v = self.blocks[victim as usize].valid;
-        self.gc_key[victim as usize] = u32::MAX;
+        self.gc_key.set(victim, NO_KEY);
         let d = &mut self.dies[die as usize];
         d.closed_count -= 1;
         d.victim = victim;
@@ -273,10 +278,11 @@ impl BlockPool {
                 return Err(format!("block {b} is in the victim state but not its die's victim"));
             }
             let expected = if block.state == BlockState::Closed && !block.slc { block.valid } else { u32::MAX };
-            if self.gc_key[b] != expected {
-                return Err(format!("block {b} in state {:?} with {} valid has GC key {}", block.state, block.valid, self.gc_key[b]));
+            if self.gc_key.get(b as u32) != expected {
+                return Err(format!("block {b} in state {:?} with {} valid has GC key {}", block.state, block.valid, self.gc_key.get(b as u32)));
             }
         }
+        self.gc_key.check()?;
         for (d, die) in self.dies.iter().enumerate() {
             for &b in die.free.iter() {
                 if self.blocks[b as usize].state != BlockState::Free || (b / self.blocks_per_die) as usize != d {

@@ -3,11 +3,12 @@
 use crate::block::{Block, BlockState};
 use crate::config::GcPolicy;
 use crate::die::DieState;
+use crate::gc_keys::GcKeys;
 
 /// Pick the block to reclaim on a die, or `None` when no closed block has an invalid slot.
 ///
 /// Ties go to the block that closed first (lowest close sequence), never to memory order.
-pub(crate) fn select_victim(policy: GcPolicy, die: &mut DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32, close_seq_now: u64) -> Option<u32> {
+pub(crate) fn select_victim(policy: GcPolicy, die: &mut DieState, blocks: &[Block], gc_key: &GcKeys, slots_per_block: u32, close_seq_now: u64) -> Option<u32> {
     match policy {
         GcPolicy::Greedy => greedy(die, blocks, gc_key, slots_per_block),
         GcPolicy::CostBenefit => cost_benefit(die, blocks, slots_per_block, close_seq_now),
@@ -15,32 +16,10 @@ pub(crate) fn select_victim(policy: GcPolicy, die: &mut DieState, blocks: &[Bloc
     }
 }
 
-/// The closed block of the die with the fewest valid slots: one scan of the die's dense
-/// `gc_key` range (non-candidates hold `u32::MAX`), then the oldest among equals.
-fn greedy(die: &DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32) -> Option<u32> {
-    let keys = &gc_key[die.first_block as usize..(die.first_block + die.blocks) as usize];
-    let min = keys.iter().copied().min().unwrap_or(u32::MAX);
-    if min >= slots_per_block {
-        return None;
-    }
-    let mut best: Option<u32> = None;
-    // Blocks of 16 keys, each first checked as a whole (a comparison the compiler vectorises):
-    // only blocks holding the minimum are walked key by key, in the same order as before.
-    const GROUP: usize = 16;
-    for (g, group) in keys.chunks(GROUP).enumerate() {
-        if !group.iter().fold(false, |any, &k| any | (k == min)) {
-            continue;
-        }
-        for (j, &k) in group.iter().enumerate() {
-            if k == min {
-                let b = die.first_block + (g * GROUP + j) as u32;
-                if best.is_none_or(|x| blocks[b as usize].close_seq < blocks[x as usize].close_seq) {
-                    best = Some(b);
-                }
-            }
-        }
-    }
-    best
+/// The closed block of the die with the fewest valid slots, the oldest among equals (found from
+/// the GC keys' group minima, see [`GcKeys::least`]).
+fn greedy(die: &DieState, blocks: &[Block], gc_key: &GcKeys, slots_per_block: u32) -> Option<u32> {
+    gc_key.least(die.first_block, die.blocks, slots_per_block, |b| blocks[b as usize].close_seq)
 }
 
 /// Rosenblum and Ousterhout's cost-benefit score `(1 - u) * age / (2 u)`, with `u = valid /
@@ -74,7 +53,7 @@ fn cost_benefit(die: &DieState, blocks: &[Block], slots_per_block: u32, close_se
     best.map(|(_, _, _, b)| b)
 }
 
-fn windowed(die: &mut DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32, window: u32) -> Option<u32> {
+fn windowed(die: &mut DieState, blocks: &[Block], gc_key: &GcKeys, slots_per_block: u32, window: u32) -> Option<u32> {
     while let Some(&(b, seq)) = die.closed_order.front() {
         let block = &blocks[b as usize];
         if block.state == BlockState::Closed && block.close_seq == seq {
