@@ -256,7 +256,7 @@ impl Ftl {
     }
 
     /// Hint that `lba` will be overwritten soon: start loading what invalidating its current
-    /// slot touches (the reverse-map entry and the block metadata). Call after
+    /// slot touches (its validity bit and its block's valid count and GC key). Call after
     /// [`Ftl::prefetch_mapping`] had time to bring the mapping entry in.
     #[inline]
     pub fn prefetch_old_slot(&self, lba: u64) {
@@ -264,9 +264,8 @@ impl Ftl {
         if slot != UNMAPPED {
             let block = self.div.slots_per_block.div(slot) as usize;
             prefetch(self.valid.word_of(slot));
-            prefetch(&self.pool.blocks[block]);
-            if let Some(key) = self.pool.gc_key.slot_of(block) {
-                prefetch(key);
+            if let Some(counts) = self.pool.counts.entry_of(block) {
+                prefetch(counts);
             }
         }
     }
@@ -481,7 +480,7 @@ impl Ftl {
         // Where the next slot moved goes (valid while `left > 0`).
         let mut next_target = 0u32;
         let track_or_store = self.config.track_tags || self.config.store_data;
-        while copied < quota_slots && unit < units && self.pool.blocks[victim as usize].valid > 0 {
+        while copied < quota_slots && unit < units && self.pool.valid(victim) > 0 {
             let first = base + unit * spu;
             unit += 1;
             self.pool.dies[die as usize].victim_unit = unit;
@@ -541,8 +540,8 @@ impl Ftl {
                 pending += 1;
                 left -= 1;
                 if left == 0 {
+                    self.pool.counts.add_valid(target_block, pending);
                     let meta = &mut self.pool.blocks[target_block as usize];
-                    meta.valid += pending;
                     meta.written += pending;
                     let written = meta.written;
                     pending = 0;
@@ -553,9 +552,8 @@ impl Ftl {
                 }
             }
             if pending > 0 {
-                let meta = &mut self.pool.blocks[target_block as usize];
-                meta.valid += pending;
-                meta.written += pending;
+                self.pool.counts.add_valid(target_block, pending);
+                self.pool.blocks[target_block as usize].written += pending;
             }
             if folding {
                 self.stats.fold_sectors_moved += live as u64;
@@ -565,7 +563,7 @@ impl Ftl {
             copied += live;
         }
         self.gc_prefetched[die as usize] = ahead;
-        if self.pool.blocks[victim as usize].valid == 0 {
+        if self.pool.valid(victim) == 0 {
             self.pool.dies[die as usize].victim = UNMAPPED;
             self.erase_block(victim, sink);
             if folding {
@@ -672,7 +670,7 @@ impl Ftl {
         if self.config.track_tags {
             self.tags[slot as usize] = tag;
         }
-        self.pool.blocks[block as usize].valid += 1;
+        self.pool.counts.add_valid(block, 1);
         self.pool.blocks[block as usize].written += 1;
         self.valid_total += 1;
     }
@@ -872,9 +870,9 @@ impl Translation for Ftl {
         let share = |cycles: u32, rating: u32| if rating > 0 { cycles as f64 / rating as f64 } else { 0.0 };
         // One pass over the blocks: data in SLC now, erases by mode, the most worn block's life.
         let (mut slc_sectors, mut slc_erases, mut native_erases, mut life_used_max) = (0u64, 0u64, 0u64, 0.0f64);
-        for b in &self.pool.blocks {
+        for (b, valid) in self.pool.blocks.iter().zip(self.pool.counts.valid_counts()) {
             if b.slc {
-                slc_sectors += b.valid as u64;
+                slc_sectors += valid as u64;
             }
             slc_erases += b.slc_erase_count as u64;
             native_erases += b.erase_count as u64;

@@ -26,6 +26,7 @@
 
 pub mod analytic;
 mod block;
+mod block_counts;
 mod check;
 mod chunk;
 mod chunk_check;
@@ -33,7 +34,6 @@ mod config;
 mod die;
 mod ftl;
 mod gc;
-mod gc_keys;
 mod index;
 mod metadata;
 mod pool;
