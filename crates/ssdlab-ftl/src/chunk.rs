@@ -364,7 +364,7 @@ impl ChunkFtl {
 
     /// Valid ECC units over all blocks.
     pub fn valid_units(&self) -> u64 {
-        self.pool.blocks.iter().map(|b| b.valid as u64).sum()
+        self.pool.counts.valid_counts().map(|v| v as u64).sum()
     }
 
     /// Entries in the dedup index.
@@ -454,7 +454,7 @@ impl ChunkFtl {
                     // megabytes on a full-size drive: without this, its line was the write's
                     // slowest load).
                     let block = self.div.units_per_block.div(entry.addr) as usize;
-                    if let (Some(meta), Some(key)) = (self.pool.blocks.get(block), self.pool.gc_key.get(block)) {
+                    if let (Some(meta), Some(key)) = (self.pool.blocks.get(block), self.pool.counts.entry_of(block)) {
                         prefetch(meta);
                         prefetch(key);
                     }
@@ -808,7 +808,7 @@ impl ChunkFtl {
         let addr = block * self.units_per_block + self.pool.blocks[block as usize].written;
         self.chunks[chunk as usize].addr = addr;
         self.block_log[block as usize].push(chunk);
-        self.pool.blocks[block as usize].valid += len;
+        self.pool.counts.add_valid(block, len);
         self.advance(block, len, stream, sink);
         Ok(())
     }
@@ -833,7 +833,7 @@ impl ChunkFtl {
         };
         self.chunks[chunk as usize].addr = block * self.units_per_block + written;
         self.block_log[block as usize].push(chunk);
-        self.pool.blocks[block as usize].valid += len;
+        self.pool.counts.add_valid(block, len);
         self.advance_gc(die, block, written, len, sink);
     }
 
@@ -897,7 +897,7 @@ impl ChunkFtl {
         }
         let mut batch = std::mem::take(&mut self.scratch);
         let end = base + self.units_per_block;
-        while copied < quota_units && cursor < log.len() && self.pool.blocks[victim as usize].valid > 0 {
+        while copied < quota_units && cursor < log.len() && self.pool.valid(victim) > 0 {
             // A batch: consecutive live chunks in one program unit of the victim, read with one
             // sense before they are copied.
             batch.clear();
@@ -951,7 +951,7 @@ impl ChunkFtl {
             copied += batch_units;
         }
         self.scratch = batch;
-        if self.pool.blocks[victim as usize].valid == 0 {
+        if self.pool.valid(victim) == 0 {
             debug_assert!(log[cursor..].iter().all(|&c| {
                 let a = self.chunks[c as usize].addr;
                 self.chunks[c as usize].refs == 0 || a < base || a >= base + self.units_per_block

@@ -8,6 +8,7 @@ use crate::metadata::{MetaWrite, Metadata, MetadataStats};
 use crate::pool::BlockPool;
 use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
+use crate::slot_bits::SlotBits;
 use crate::translation::{stored_form, DataLocation, Outcome, Piece, Prepared, StoredSector, TierStats, Translation};
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
@@ -64,8 +65,13 @@ pub struct Ftl {
     pub(crate) blocks_per_die: u32,
     /// Logical sector -> physical slot.
     pub(crate) l2p: Vec<u32>,
-    /// Physical slot -> logical sector (the out-of-band address), or UNMAPPED when not valid.
+    /// Physical slot -> logical sector written there (the out-of-band address); meaningful only
+    /// while the slot's bit in `valid` is set (an invalidated slot keeps its stale entry).
     pub(crate) p2l: Vec<u32>,
+    /// Per physical slot: whether it holds the current copy of a logical sector. Not saved:
+    /// rebuilt from `l2p` on loading (so saved states keep their format).
+    #[serde(skip)]
+    pub(crate) valid: SlotBits,
     /// Content tag per physical slot (empty unless tracking).
     pub(crate) tags: Vec<u64>,
     pub(crate) pool: BlockPool,
@@ -139,6 +145,7 @@ impl Ftl {
             blocks_per_die,
             l2p: ssdlab_core::memory::huge_vec(UNMAPPED, logical, logical),
             p2l: ssdlab_core::memory::huge_vec(UNMAPPED, total_slots, total_slots),
+            valid: SlotBits::new(total_slots),
             tags: if config.track_tags { vec![0; total_slots] } else { Vec::new() },
             pool: BlockPool::new(g.dies(), blocks_per_die, slots_per_block, config.gc_policy),
             native_program_slots: g.slots_per_unit() * config.native_pages_per_program,
@@ -160,6 +167,14 @@ impl Ftl {
             meta.derive();
         }
         self.gc_prefetched = vec![0; self.pool.dies.len()];
+        let slots = self.p2l.len();
+        if !self.valid.covers(slots) {
+            // Loaded from a saved state: the valid slots are those mapped.
+            self.valid = SlotBits::new(slots);
+            for &slot in self.l2p.iter().filter(|&&slot| slot != UNMAPPED) {
+                self.valid.set(slot);
+            }
+        }
         self
     }
 
@@ -241,16 +256,17 @@ impl Ftl {
     }
 
     /// Hint that `lba` will be overwritten soon: start loading what invalidating its current
-    /// slot touches (the reverse-map entry and the block metadata). Call after
+    /// slot touches (its validity bit and its block's valid count and GC key). Call after
     /// [`Ftl::prefetch_mapping`] had time to bring the mapping entry in.
     #[inline]
     pub fn prefetch_old_slot(&self, lba: u64) {
         let Some(&slot) = self.l2p.get(lba as usize) else { return };
         if slot != UNMAPPED {
             let block = self.div.slots_per_block.div(slot) as usize;
-            prefetch(&self.p2l[slot as usize]);
-            prefetch(&self.pool.blocks[block]);
-            prefetch(&self.pool.gc_key[block]);
+            prefetch(self.valid.word_of(slot));
+            if let Some(counts) = self.pool.counts.entry_of(block) {
+                prefetch(counts);
+            }
         }
     }
 
@@ -416,6 +432,7 @@ impl Ftl {
     pub fn secure_erase(&mut self) {
         self.l2p.fill(UNMAPPED);
         self.p2l.fill(UNMAPPED);
+        self.valid.clear_all();
         self.tags.fill(0);
         self.pool.reset_all_erased();
         self.valid_total = 0;
@@ -463,20 +480,18 @@ impl Ftl {
         // Where the next slot moved goes (valid while `left > 0`).
         let mut next_target = 0u32;
         let track_or_store = self.config.track_tags || self.config.store_data;
-        while copied < quota_slots && unit < units && self.pool.blocks[victim as usize].valid > 0 {
+        while copied < quota_slots && unit < units && self.pool.valid(victim) > 0 {
             let first = base + unit * spu;
             unit += 1;
             self.pool.dies[die as usize].victim_unit = unit;
             let horizon = (first + spu + GC_PREFETCH_SLOTS).min(end);
             while ahead < horizon {
-                let lba = self.p2l[ahead as usize];
-                if lba != UNMAPPED {
-                    prefetch(&self.l2p[lba as usize]);
+                if self.valid.get(ahead) {
+                    prefetch(&self.l2p[self.p2l[ahead as usize] as usize]);
                 }
                 ahead += 1;
             }
-            let unit_map = &self.p2l[first as usize..(first + spu) as usize];
-            let live = unit_map.iter().filter(|&&lba| lba != UNMAPPED).count() as u32;
+            let live = self.valid.count(first, first + spu);
             if live == 0 {
                 continue;
             }
@@ -488,10 +503,10 @@ impl Ftl {
             // Slots moved into the GC block since its metadata was last brought up to date.
             let mut pending = 0u32;
             for slot in first..first + spu {
-                let lba = p2l[slot as usize];
-                if lba == UNMAPPED {
+                if !self.valid.get(slot) {
                     continue;
                 }
+                let lba = p2l[slot as usize];
                 if left == 0 {
                     target_block = self.pool.dies[die as usize].gc_open;
                     if target_block == UNMAPPED {
@@ -502,8 +517,9 @@ impl Ftl {
                     left = program_slots - self.div.native_program.rem(written);
                     next_target = target_block * spb + written;
                 }
-                p2l[slot as usize] = UNMAPPED;
-                debug_assert_eq!(p2l[next_target as usize], UNMAPPED);
+                self.valid.clear(slot);
+                debug_assert!(!self.valid.get(next_target));
+                self.valid.set(next_target);
                 l2p[lba as usize] = next_target;
                 p2l[next_target as usize] = lba;
                 if let Some(meta) = self.meta.as_mut() {
@@ -524,8 +540,8 @@ impl Ftl {
                 pending += 1;
                 left -= 1;
                 if left == 0 {
+                    self.pool.counts.add_valid(target_block, pending);
                     let meta = &mut self.pool.blocks[target_block as usize];
-                    meta.valid += pending;
                     meta.written += pending;
                     let written = meta.written;
                     pending = 0;
@@ -536,9 +552,8 @@ impl Ftl {
                 }
             }
             if pending > 0 {
-                let meta = &mut self.pool.blocks[target_block as usize];
-                meta.valid += pending;
-                meta.written += pending;
+                self.pool.counts.add_valid(target_block, pending);
+                self.pool.blocks[target_block as usize].written += pending;
             }
             if folding {
                 self.stats.fold_sectors_moved += live as u64;
@@ -548,7 +563,7 @@ impl Ftl {
             copied += live;
         }
         self.gc_prefetched[die as usize] = ahead;
-        if self.pool.blocks[victim as usize].valid == 0 {
+        if self.pool.valid(victim) == 0 {
             self.pool.dies[die as usize].victim = UNMAPPED;
             self.erase_block(victim, sink);
             if folding {
@@ -647,22 +662,23 @@ impl Ftl {
     /// Map `lba` to `slot`, the next slot of `block`.
     #[inline]
     fn place_in(&mut self, block: u32, lba: u64, slot: u32, tag: u64) {
-        debug_assert_eq!(self.p2l[slot as usize], UNMAPPED);
+        debug_assert!(!self.valid.get(slot));
         debug_assert_eq!(block, slot / self.slots_per_block);
         self.l2p[lba as usize] = slot;
         self.p2l[slot as usize] = lba as u32;
+        self.valid.set(slot);
         if self.config.track_tags {
             self.tags[slot as usize] = tag;
         }
-        self.pool.blocks[block as usize].valid += 1;
+        self.pool.counts.add_valid(block, 1);
         self.pool.blocks[block as usize].written += 1;
         self.valid_total += 1;
     }
 
     #[inline]
     fn invalidate(&mut self, slot: u32) {
-        debug_assert_ne!(self.p2l[slot as usize], UNMAPPED);
-        self.p2l[slot as usize] = UNMAPPED;
+        debug_assert!(self.valid.get(slot));
+        self.valid.clear(slot);
         self.valid_total -= 1;
         self.pool.sub_valid(self.div.slots_per_block.div(slot), 1);
     }
@@ -693,7 +709,8 @@ impl Ftl {
     }
 
     fn erase_block<S: FlashSink + ?Sized>(&mut self, block: u32, sink: &mut S) {
-        self.p2l[(block * self.slots_per_block) as usize..((block + 1) * self.slots_per_block) as usize].fill(UNMAPPED);
+        // The reverse map keeps its stale entries: no bit of an emptied block is set.
+        debug_assert!(!self.valid.any(block * self.slots_per_block, (block + 1) * self.slots_per_block));
         self.pool.erase(block);
         sink.erase(self.pool.die_of(block), block);
     }
@@ -853,9 +870,9 @@ impl Translation for Ftl {
         let share = |cycles: u32, rating: u32| if rating > 0 { cycles as f64 / rating as f64 } else { 0.0 };
         // One pass over the blocks: data in SLC now, erases by mode, the most worn block's life.
         let (mut slc_sectors, mut slc_erases, mut native_erases, mut life_used_max) = (0u64, 0u64, 0u64, 0.0f64);
-        for b in &self.pool.blocks {
+        for (b, valid) in self.pool.blocks.iter().zip(self.pool.counts.valid_counts()) {
             if b.slc {
-                slc_sectors += b.valid as u64;
+                slc_sectors += valid as u64;
             }
             slc_erases += b.slc_erase_count as u64;
             native_erases += b.erase_count as u64;

@@ -26,6 +26,7 @@
 
 pub mod analytic;
 mod block;
+mod block_counts;
 mod check;
 mod chunk;
 mod chunk_check;
@@ -38,6 +39,7 @@ mod metadata;
 mod pool;
 mod prefetch;
 mod sink;
+mod slot_bits;
 mod translation;
 mod victim;
 mod wear;

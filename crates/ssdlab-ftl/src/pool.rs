@@ -4,20 +4,23 @@
 //! Capacities are in the FTL's own allocation unit: 4 KiB slots for the page-mapped FTL, ECC
 //! units for the data-reduction FTL.
 
-use crate::block::{Block, BlockState};
+use crate::block::{Block, BlockState, SavedBlock};
+use crate::block_counts::{BlockCounts, NO_KEY};
 use crate::config::GcPolicy;
 use crate::die::{DieState, CREDIT_FRACTION_BITS};
 use crate::victim::select_victim;
 use crate::wear::WearSummary;
 use crate::UNMAPPED;
 
-/// Blocks, dies and the GC bookkeeping over them.
+/// Blocks, dies and the GC bookkeeping over them. Saved in the layout of [`SavedPool`].
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(into = "SavedPool", from = "SavedPool")]
 pub(crate) struct BlockPool {
     pub blocks: Vec<Block>,
-    /// Per block: its valid count while it is closed (a GC candidate), `u32::MAX` otherwise.
-    /// Kept apart from the block metadata so greedy selection scans a dense array.
-    pub gc_key: Vec<u32>,
+    /// Per block: its valid count, and its GC key (the valid count while it is closed, a GC
+    /// candidate; `u32::MAX` otherwise), with the minima greedy selection starts from. Kept
+    /// apart from the block metadata, in one dense table.
+    pub counts: BlockCounts,
     pub dies: Vec<DieState>,
     pub blocks_per_die: u32,
     /// Allocation units per block.
@@ -35,7 +38,7 @@ impl BlockPool {
             // Huge pages where the OS allows (8 MiB of block entries at 1 TiB, touched at random
             // by every overwrite: with 4 KiB pages nearly each touch also missed the TLB).
             blocks: ssdlab_core::memory::huge_vec(Block::erased(), (dies * blocks_per_die) as usize, (dies * blocks_per_die) as usize),
-            gc_key: ssdlab_core::memory::huge_vec(u32::MAX, (dies * blocks_per_die) as usize, (dies * blocks_per_die) as usize),
+            counts: BlockCounts::new((dies * blocks_per_die) as usize, blocks_per_die),
             dies: (0..dies).map(|d| DieState::new(d * blocks_per_die, blocks_per_die)).collect(),
             blocks_per_die,
             capacity,
@@ -52,7 +55,7 @@ impl BlockPool {
         for (i, die) in self.dies.iter_mut().enumerate() {
             *die = DieState::new(i as u32 * self.blocks_per_die, self.blocks_per_die);
         }
-        self.gc_key.fill(u32::MAX);
+        self.counts.clear_all();
         for b in self.blocks.iter_mut() {
             let (native, slc) = if b.slc { (b.erase_count, b.slc_erase_count + 1) } else { (b.erase_count + 1, b.slc_erase_count) };
             *b = Block::erased();
@@ -105,7 +108,7 @@ impl BlockPool {
             die.slc_closed.push_back(block);
             return;
         }
-        self.gc_key[block as usize] = b.valid;
+        self.counts.make_candidate(block);
         die.closed_order.push_back((block, self.close_seq));
         die.closed_count += 1;
         die.compact_closed_order(&self.blocks, self.blocks_per_die);
@@ -113,8 +116,8 @@ impl BlockPool {
 
     /// An emptied victim is erased and returns to its die's free pool.
     pub fn erase(&mut self, block: u32) {
+        debug_assert_eq!(self.counts.valid(block), 0);
         let b = &mut self.blocks[block as usize];
-        debug_assert_eq!(b.valid, 0);
         b.written = 0;
         b.state = BlockState::Free;
         let die = block / self.blocks_per_die;
@@ -127,16 +130,17 @@ impl BlockPool {
         self.dies[die as usize].free.push_back(block);
     }
 
-    /// `units` of `block` stopped being valid.
+    /// `units` of `block` stopped being valid (a candidate's GC key follows; a closed SLC block
+    /// waits for folding, not for GC, and never has a key).
     #[inline]
     pub fn sub_valid(&mut self, block: u32, units: u32) {
-        let b = &mut self.blocks[block as usize];
-        debug_assert!(b.valid >= units);
-        b.valid -= units;
-        // A closed SLC block waits for folding, not for GC: it never gets a GC key.
-        if b.state == BlockState::Closed && !b.slc {
-            self.gc_key[block as usize] = b.valid;
-        }
+        self.counts.sub_valid(block, units);
+    }
+
+    /// Valid units in `block`.
+    #[inline]
+    pub fn valid(&self, block: u32) -> u32 {
+        self.counts.valid(block)
     }
 
     /// Choose a victim on `die` (the die must be able to take `needed_room` units of copies) and
@@ -145,17 +149,17 @@ impl BlockPool {
         if self.start_fold(die) {
             return true;
         }
-        let Some(victim) = select_victim(self.policy, &mut self.dies[die as usize], &self.blocks, &self.gc_key, self.capacity, self.close_seq) else {
+        let Some(victim) = select_victim(self.policy, &mut self.dies[die as usize], &self.blocks, &self.counts, self.capacity, self.close_seq) else {
             return false;
         };
         let gc_open = self.dies[die as usize].gc_open;
         let room = if gc_open == UNMAPPED { 0 } else { self.capacity - self.blocks[gc_open as usize].written };
-        if self.blocks[victim as usize].valid > room && self.dies[die as usize].free.is_empty() {
+        if self.counts.valid(victim) > room && self.dies[die as usize].free.is_empty() {
             // Nowhere to copy to; cannot happen while the spare reserve holds.
             return false;
         }
-        let v = self.blocks[victim as usize].valid;
-        self.gc_key[victim as usize] = u32::MAX;
+        let v = self.counts.valid(victim);
+        self.counts.drop_candidate(victim);
         let d = &mut self.dies[die as usize];
         d.closed_count -= 1;
         d.victim = victim;
@@ -173,7 +177,7 @@ impl BlockPool {
         let Some(victim) = d.slc_closed.pop_front() else { return false };
         d.victim = victim;
         d.victim_unit = 0;
-        d.victim_valid_at_start = self.blocks[victim as usize].valid;
+        d.victim_valid_at_start = self.counts.valid(victim);
         self.blocks[victim as usize].state = BlockState::Victim;
         true
     }
@@ -263,20 +267,22 @@ impl BlockPool {
     pub fn check(&self, valid_of: &dyn Fn(u32) -> u32) -> Result<(), String> {
         for (b, block) in self.blocks.iter().enumerate() {
             let recount = valid_of(b as u32);
-            if recount != block.valid {
-                return Err(format!("block {b}: valid count {} but recount {recount}", block.valid));
+            let valid = self.counts.valid(b as u32);
+            if recount != valid {
+                return Err(format!("block {b}: valid count {valid} but recount {recount}"));
             }
-            if block.state == BlockState::Free && (block.valid != 0 || block.written != 0) {
-                return Err(format!("block {b} is free but has {} valid and {} written units", block.valid, block.written));
+            if block.state == BlockState::Free && (valid != 0 || block.written != 0) {
+                return Err(format!("block {b} is free but has {valid} valid and {} written units", block.written));
             }
             if block.state == BlockState::Victim && self.dies[b / self.blocks_per_die as usize].victim != b as u32 {
                 return Err(format!("block {b} is in the victim state but not its die's victim"));
             }
-            let expected = if block.state == BlockState::Closed && !block.slc { block.valid } else { u32::MAX };
-            if self.gc_key[b] != expected {
-                return Err(format!("block {b} in state {:?} with {} valid has GC key {}", block.state, block.valid, self.gc_key[b]));
+            let expected = if block.state == BlockState::Closed && !block.slc { valid } else { NO_KEY };
+            if self.counts.key(b as u32) != expected {
+                return Err(format!("block {b} in state {:?} with {valid} valid has GC key {}", block.state, self.counts.key(b as u32)));
             }
         }
+        self.counts.check()?;
         for (d, die) in self.dies.iter().enumerate() {
             for &b in die.free.iter() {
                 if self.blocks[b as usize].state != BlockState::Free || (b / self.blocks_per_die) as usize != d {
@@ -300,5 +306,49 @@ impl BlockPool {
             }
         }
         Ok(())
+    }
+}
+
+/// The pool as saved: the layout saved states have always had (each block's valid count in its
+/// metadata, the GC keys in a table of their own).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) struct SavedPool {
+    blocks: Vec<SavedBlock>,
+    gc_key: Vec<u32>,
+    dies: Vec<DieState>,
+    blocks_per_die: u32,
+    capacity: u32,
+    policy: GcPolicy,
+    close_seq: u64,
+    host_cursor_die: u32,
+}
+
+impl From<BlockPool> for SavedPool {
+    fn from(pool: BlockPool) -> Self {
+        Self {
+            blocks: pool.blocks.iter().zip(pool.counts.valid_counts()).map(|(b, valid)| SavedBlock::of(b, valid)).collect(),
+            gc_key: pool.counts.keys().collect(),
+            dies: pool.dies,
+            blocks_per_die: pool.blocks_per_die,
+            capacity: pool.capacity,
+            policy: pool.policy,
+            close_seq: pool.close_seq,
+            host_cursor_die: pool.host_cursor_die,
+        }
+    }
+}
+
+impl From<SavedPool> for BlockPool {
+    fn from(saved: SavedPool) -> Self {
+        Self {
+            counts: BlockCounts::restore(saved.blocks.iter().map(|b| b.valid), &saved.gc_key, saved.blocks_per_die),
+            blocks: saved.blocks.iter().map(SavedBlock::restore).collect(),
+            dies: saved.dies,
+            blocks_per_die: saved.blocks_per_die,
+            capacity: saved.capacity,
+            policy: saved.policy,
+            close_seq: saved.close_seq,
+            host_cursor_die: saved.host_cursor_die,
+        }
     }
 }

@@ -1,65 +1,52 @@
 //! Victim selection for garbage collection.
 
 use crate::block::{Block, BlockState};
+use crate::block_counts::BlockCounts;
 use crate::config::GcPolicy;
 use crate::die::DieState;
 
 /// Pick the block to reclaim on a die, or `None` when no closed block has an invalid slot.
 ///
 /// Ties go to the block that closed first (lowest close sequence), never to memory order.
-pub(crate) fn select_victim(policy: GcPolicy, die: &mut DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32, close_seq_now: u64) -> Option<u32> {
+pub(crate) fn select_victim(
+    policy: GcPolicy,
+    die: &mut DieState,
+    blocks: &[Block],
+    counts: &BlockCounts,
+    slots_per_block: u32,
+    close_seq_now: u64,
+) -> Option<u32> {
     match policy {
-        GcPolicy::Greedy => greedy(die, blocks, gc_key, slots_per_block),
-        GcPolicy::CostBenefit => cost_benefit(die, blocks, slots_per_block, close_seq_now),
-        GcPolicy::WindowedGreedy { window } => windowed(die, blocks, gc_key, slots_per_block, window),
+        GcPolicy::Greedy => greedy(die, blocks, counts, slots_per_block),
+        GcPolicy::CostBenefit => cost_benefit(die, blocks, counts, slots_per_block, close_seq_now),
+        GcPolicy::WindowedGreedy { window } => windowed(die, blocks, counts, slots_per_block, window),
     }
 }
 
-/// The closed block of the die with the fewest valid slots: one scan of the die's dense
-/// `gc_key` range (non-candidates hold `u32::MAX`), then the oldest among equals.
-fn greedy(die: &DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32) -> Option<u32> {
-    let keys = &gc_key[die.first_block as usize..(die.first_block + die.blocks) as usize];
-    let min = keys.iter().copied().min().unwrap_or(u32::MAX);
-    if min >= slots_per_block {
-        return None;
-    }
-    let mut best: Option<u32> = None;
-    // Blocks of 16 keys, each first checked as a whole (a comparison the compiler vectorises):
-    // only blocks holding the minimum are walked key by key, in the same order as before.
-    const GROUP: usize = 16;
-    for (g, group) in keys.chunks(GROUP).enumerate() {
-        if !group.iter().fold(false, |any, &k| any | (k == min)) {
-            continue;
-        }
-        for (j, &k) in group.iter().enumerate() {
-            if k == min {
-                let b = die.first_block + (g * GROUP + j) as u32;
-                if best.is_none_or(|x| blocks[b as usize].close_seq < blocks[x as usize].close_seq) {
-                    best = Some(b);
-                }
-            }
-        }
-    }
-    best
+/// The closed block of the die with the fewest valid slots, the oldest among equals (found from
+/// the GC keys' group minima, see [`BlockCounts::least`]).
+fn greedy(die: &DieState, blocks: &[Block], counts: &BlockCounts, slots_per_block: u32) -> Option<u32> {
+    counts.least(die.first_block, die.blocks, slots_per_block, |b| blocks[b as usize].close_seq)
 }
 
 /// Rosenblum and Ousterhout's cost-benefit score `(1 - u) * age / (2 u)`, with `u = valid /
 /// capacity`, compared exactly in integers: `(capacity - valid) * age / valid`, cross-multiplied
 /// (the common factors cancel), so no floating-point rounding decides a victim.
-fn cost_benefit(die: &DieState, blocks: &[Block], slots_per_block: u32, close_seq_now: u64) -> Option<u32> {
+fn cost_benefit(die: &DieState, blocks: &[Block], counts: &BlockCounts, slots_per_block: u32, close_seq_now: u64) -> Option<u32> {
     // (numerator, denominator, close sequence, block) of the best so far.
     let mut best: Option<(u128, u128, u64, u32)> = None;
     for &(b, seq) in die.closed_order.iter() {
         let block = &blocks[b as usize];
-        if block.state != BlockState::Closed || block.close_seq != seq || block.valid >= slots_per_block {
+        let valid = counts.valid(b);
+        if block.state != BlockState::Closed || block.close_seq != seq || valid >= slots_per_block {
             continue;
         }
-        if block.valid == 0 {
+        if valid == 0 {
             return Some(b);
         }
         let age = (close_seq_now - seq + 1) as u128;
-        let numerator = (slots_per_block - block.valid) as u128 * age;
-        let denominator = block.valid as u128;
+        let numerator = (slots_per_block - valid) as u128 * age;
+        let denominator = valid as u128;
         let better = match best {
             None => true,
             Some((n, d, best_seq, _)) => {
@@ -74,7 +61,7 @@ fn cost_benefit(die: &DieState, blocks: &[Block], slots_per_block: u32, close_se
     best.map(|(_, _, _, b)| b)
 }
 
-fn windowed(die: &mut DieState, blocks: &[Block], gc_key: &[u32], slots_per_block: u32, window: u32) -> Option<u32> {
+fn windowed(die: &mut DieState, blocks: &[Block], counts: &BlockCounts, slots_per_block: u32, window: u32) -> Option<u32> {
     while let Some(&(b, seq)) = die.closed_order.front() {
         let block = &blocks[b as usize];
         if block.state == BlockState::Closed && block.close_seq == seq {
@@ -90,8 +77,9 @@ fn windowed(die: &mut DieState, blocks: &[Block], gc_key: &[u32], slots_per_bloc
             continue;
         }
         seen += 1;
-        if block.valid < slots_per_block && best.is_none_or(|(v, _)| block.valid < v) {
-            best = Some((block.valid, b));
+        let valid = counts.valid(b);
+        if valid < slots_per_block && best.is_none_or(|(v, _)| valid < v) {
+            best = Some((valid, b));
         }
         if seen >= window {
             break;
@@ -100,6 +88,6 @@ fn windowed(die: &mut DieState, blocks: &[Block], gc_key: &[u32], slots_per_bloc
     match best {
         Some((_, b)) => Some(b),
         // Every block in the window is full of valid data: fall back to greedy over the die.
-        None => greedy(die, blocks, gc_key, slots_per_block),
+        None => greedy(die, blocks, counts, slots_per_block),
     }
 }
