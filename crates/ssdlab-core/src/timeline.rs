@@ -22,6 +22,9 @@ use crate::Nanoseconds;
 /// Slots opened at least when an insert finds the gap closed.
 const MIN_GAP: usize = 16;
 
+/// Gap moves of at most this many bookings copy them one by one (no call to a general copy).
+const SHORT_MOVE: usize = 8;
+
 /// Booked intervals `[start, end)` of one resource, sorted and disjoint.
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
@@ -133,12 +136,25 @@ impl Timeline {
     fn move_gap_before(&mut self, index: usize) {
         if index >= self.gap_end {
             let moved = index - self.gap_end;
-            self.busy.copy_within(self.gap_end..index, self.gap_start);
+            if moved <= SHORT_MOVE {
+                // Most moves are a few bookings: without the call of a general copy.
+                for i in 0..moved {
+                    self.busy[self.gap_start + i] = self.busy[self.gap_end + i];
+                }
+            } else {
+                self.busy.copy_within(self.gap_end..index, self.gap_start);
+            }
             self.gap_start += moved;
             self.gap_end = index;
         } else {
             let moved = self.gap_start - index;
-            self.busy.copy_within(index..self.gap_start, self.gap_end - moved);
+            if moved <= SHORT_MOVE {
+                for i in (0..moved).rev() {
+                    self.busy[self.gap_end - moved + i] = self.busy[index + i];
+                }
+            } else {
+                self.busy.copy_within(index..self.gap_start, self.gap_end - moved);
+            }
             self.gap_start = index;
             self.gap_end -= moved;
         }
@@ -157,8 +173,14 @@ impl Timeline {
             self.head = 0;
         }
         let len = self.busy.len();
-        self.busy.resize(len + width, (0, 0));
-        self.busy.copy_within(self.gap_end..len, self.gap_end + width);
+        if width == len - self.gap_end {
+            // The bookings after the gap copied to the end (no zeroing of new slots): their old
+            // slots are the new gap.
+            self.busy.extend_from_within(self.gap_end..len);
+        } else {
+            self.busy.resize(len + width, (0, 0));
+            self.busy.copy_within(self.gap_end..len, self.gap_end + width);
+        }
         self.gap_end += width;
     }
 
