@@ -135,7 +135,7 @@ impl Generated {
 /// words of SplitMix64 seeded from the seed and the sector (incompressible).
 pub fn fill_sector(seed: u64, lba: u64, from: usize, out: &mut [u8]) {
     debug_assert!(from + out.len() <= SECTOR_BYTES);
-    let mut state = mix(seed ^ mix(lba.wrapping_add(0x5EED_0F_5EC7_0125)));
+    let mut state = mix(seed ^ mix(lba.wrapping_add(0x005E_ED0F_5EC7_0125)));
     let mut word = [0u8; 8];
     let mut i = 0;
     let first_word = from / 8;
@@ -189,7 +189,8 @@ mod tests {
 
     #[test]
     fn writes_and_whole_sector_trims_end_generation_and_it_round_trips() {
-        let mut g = Generated::from_mapping(record(), 100, |lba| if lba < 90 { DataLocation::At { addr_bytes: lba, region_bytes: 4096 } } else { DataLocation::Zeros });
+        let mut g =
+            Generated::from_mapping(record(), 100, |lba| if lba < 90 { DataLocation::At { addr_bytes: lba, region_bytes: 4096 } } else { DataLocation::Zeros });
         assert_eq!(g.count(), 90);
         assert!(g.contains(89) && !g.contains(90));
         g.written(4096 + 512, 512); // a part of sector 1

@@ -29,13 +29,13 @@ mod stats;
 
 pub use backing::{BackingFile, DriveIdentity, JournalScan};
 pub use crash_host::{CrashFile, CrashMode, CrashOutcome};
-pub use generated::{fill_sector, Generated, PreconditionRecord};
-pub use precondition::STEP_NAMES as PRECONDITION_STEPS;
 pub use extents::{ExtentTable, Extents, FilePlane, NO_EXTENT};
+pub use generated::{fill_sector, Generated, PreconditionRecord};
 pub use header::{CheckpointRef, Header, FORMAT_VERSION, HEADER_BYTES};
 pub use host::{HostFile, OsFile};
 pub use journal::{Check, CutReport, Op, Record, SectorDesc};
 pub use layout::{Layout, JOURNAL_BYTES, JOURNAL_OFFSET};
+pub use precondition::STEP_NAMES as PRECONDITION_STEPS;
 pub use recovery::RecoveryReport;
 pub use server::{ExtentKind, Faults, Latency, ServeConfig, ServeError, ServeResult, Server};
 pub use stats::ServeStats;

@@ -41,7 +41,7 @@ fn parse(step: &str) -> Result<Step> {
         "rand-fill" => Step::RandFill,
         "trim-all" => Step::TrimAll,
         other => match other.strip_prefix("idle:").map(|s| s.trim().parse::<f64>()) {
-            Some(Ok(s)) if s.is_finite() && s >= 0.0 && s < 1e9 => Step::Idle((s * 1e9).round() as u64),
+            Some(Ok(s)) if (0.0..1e9).contains(&s) => Step::Idle((s * 1e9).round() as u64),
             Some(_) => bail!(Config, "precondition `{other}`: expected idle:SECONDS with a non-negative number of seconds"),
             None => bail!(Config, "unknown precondition `{other}` (expected one of: {})", STEP_NAMES.join(", ")),
         },
@@ -79,7 +79,14 @@ fn job_name(step: Step) -> &'static str {
 /// Run `steps` on a factory-fresh drive of `profile` (the profile `ssdlab run` builds with the
 /// same overrides plus `controller.metadata_writes=false`) seeded with `seed`, then load the
 /// result into a drive of `served` (built with `served_options`). `say` gets a line per step.
-pub(crate) fn run(profile: Profile, served: Profile, served_options: DriveOptions, seed: u64, steps: &[String], say: &mut dyn FnMut(String)) -> Result<(Session, Generated)> {
+pub(crate) fn run(
+    profile: Profile,
+    served: Profile,
+    served_options: DriveOptions,
+    seed: u64,
+    steps: &[String],
+    say: &mut dyn FnMut(String),
+) -> Result<(Session, Generated)> {
     let started = Instant::now();
     let parsed: Vec<Step> = steps.iter().map(|s| parse(s)).collect::<Result<_>>()?;
     let mut session = Session::new(profile, DriveOptions::default(), seed)?;
@@ -101,11 +108,7 @@ pub(crate) fn run(profile: Profile, served: Profile, served_options: DriveOption
                 while !session.advance_fast_forward(&mut run, SLICE_IOS)? {}
             }
         }
-        say(format!(
-            "precondition {text}: {:.1} s simulated, {:.1} s wall",
-            (session.now_ns() - before) as f64 / 1e9,
-            step_started.elapsed().as_secs_f64()
-        ));
+        say(format!("precondition {text}: {:.1} s simulated, {:.1} s wall", (session.now_ns() - before) as f64 / 1e9, step_started.elapsed().as_secs_f64()));
     }
     let end_ns = session.now_ns();
     let host_write_bytes = session.drive().counters().host_write_bytes;
@@ -116,7 +119,8 @@ pub(crate) fn run(profile: Profile, served: Profile, served_options: DriveOption
     let mut state = Vec::new();
     session.drive().save_state(&mut state)?;
     drop(session);
-    let drive = Drive::load(served, served_options, &mut state.as_slice()).map_err(|e| Error::Io(format!("cannot hand the preconditioned drive to the server: {e}")))?;
+    let drive = Drive::load(served, served_options, &mut state.as_slice())
+        .map_err(|e| Error::Io(format!("cannot hand the preconditioned drive to the server: {e}")))?;
     drop(state);
     let session = Session::from_drive(drive, seed, end_ns);
     let record = PreconditionRecord { steps: steps.to_vec(), seed, end_ns, host_write_bytes, nand_write_bytes, wall_seconds: started.elapsed().as_secs_f64() };

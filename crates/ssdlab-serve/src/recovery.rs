@@ -13,8 +13,8 @@
 
 use crate::backing::BackingFile;
 use crate::extents::ExtentEvent;
-use crate::generated::Generated;
 use crate::extents::{ExtentTable, Extents};
+use crate::generated::Generated;
 use crate::journal::{Check, CutReport, Op, Record};
 use crate::placement::{self, DigestPlane, PlacementHash};
 use serde::{Deserialize, Serialize};
