@@ -513,7 +513,8 @@ impl Server {
     /// Read `buf.len()` bytes at `offset`. Under the drive's lock only the simulated read is
     /// booked and the data located; the bytes are read and decoded after it (crate::read_plan).
     pub fn read(&self, buf: &mut [u8], offset: u64) -> ServeResult<()> {
-        let arrived = monotonic_ns();
+        let visit = self.clock.visit();
+        let arrived = visit.arrived_ns();
         self.check_range(offset, buf.len() as u64)?;
         if buf.is_empty() {
             return Ok(());
@@ -567,7 +568,8 @@ impl Server {
 
     /// Write `data` at `offset`; with `fua`, durable before the reply.
     pub fn write(&self, data: &[u8], offset: u64, fua: bool) -> ServeResult<()> {
-        let arrived = monotonic_ns();
+        let visit = self.clock.visit();
+        let arrived = visit.arrived_ns();
         self.check_range(offset, data.len() as u64)?;
         self.check_space(data.len() as u64)?;
         // Whole sectors are hashed and compressed here, before taking the drive's lock, so
@@ -698,7 +700,8 @@ impl Server {
 
     /// FLUSH: everything written before is durable in the backing file when this returns.
     pub fn flush(&self) -> ServeResult<()> {
-        let arrived = monotonic_ns();
+        let visit = self.clock.visit();
+        let arrived = visit.arrived_ns();
         let (done, jobs) = {
             let mut state = self.lock()?;
             let done = (|| -> ServeResult<Nanoseconds> {
@@ -723,7 +726,8 @@ impl Server {
 
     /// TRIM `len` bytes at `offset` (whole 4 KiB sectors inside the range are deallocated).
     pub fn trim(&self, len: u64, offset: u64, fua: bool) -> ServeResult<()> {
-        let arrived = monotonic_ns();
+        let visit = self.clock.visit();
+        let arrived = visit.arrived_ns();
         self.check_range(offset, len)?;
         let (done, jobs) = {
             let mut state = self.lock()?;
@@ -835,6 +839,7 @@ impl Server {
         let (transport, late) = self.clock.stats();
         summary["transport_round_trip_us"] = transport;
         summary["late_replies"] = late;
+        summary["client_gap"] = self.clock.client_gaps();
         summary["precondition"] = preconditioning::summary(state.generated.as_ref());
         summary.to_string()
     }
