@@ -116,8 +116,12 @@ if [[ " $PARTS " == *" emulate "* ]]; then
     # simulator's fast-forward, the same steps and seed as `ssdlab run --precondition`), so the
     # steady state of the whole 240 GB drive takes a minute rather than hours over NBD. The
     # simulator runs with metadata writes off, as a served drive keeps its metadata in the file.
-    sim() {  # ssdlab run: IOPS of the job
-        .venv/bin/ssdlab run --quiet --json - --set controller.metadata_writes=false "$@" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["iops"]))'
+    sim() {  # ssdlab run: IOPS of the job (its mean latency to stderr)
+        .venv/bin/ssdlab run --quiet --json - --set controller.metadata_writes=false "$@" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("    ssdlab run: %.0f IOPS, mean latency %.1f us" % (d["iops"], d["latency_us"]["mean"]), file=sys.stderr)
+print(round(d["iops"]))'
     }
     steps_of() {  # STEPS (comma-separated, or none): --precondition options
         local s
@@ -143,9 +147,10 @@ if [[ " $PARTS " == *" emulate "* ]]; then
         .venv/bin/ssdlab stats --socket "$work/emu.img.control" | python3 -c '
 import json, sys
 d = json.load(sys.stdin); late = d["late_replies"]
-print("    simulated %.0f IOPS in the server (mean latency %.1f us); transport round trip %s; late replies %d of %d (mean %.0f us late, max %.0f us; late time %.2f%% of the simulated latency)"
+print("    simulated %.0f IOPS in the server (mean latency %.1f us); transport round trip %s; late replies %d of %d (mean %.0f us late, max %.0f us; late time %.2f%% of the simulated latency); client gap %d x %.1f us"
       % (d["iops"], d["latency_us"]["mean"], d["transport_round_trip_us"], late["late"], late["answered"], late["mean_late_us"], late["max_late_us"],
-         100 * late["late"] * late["mean_late_us"] / max(1e-9, late["answered"] * d["latency_us"]["mean"])))' >&2
+         100 * late["late"] * late["mean_late_us"] / max(1e-9, late["answered"] * d["latency_us"]["mean"]), d["client_gap"]["count"], d["client_gap"]["mean_us"]))
+print(round(d["client_gap"]["mean_us"] * 1000), file=open(sys.argv[1], "w"))' "$work/gap" >&2
         stop_server
         while [ -S "$work/emu.img.control" ]; do sleep 0.2; done
     }
@@ -157,8 +162,15 @@ print("    simulated %.0f IOPS in the server (mean latency %.1f us); transport r
         # shellcheck disable=SC2046
         simulated=$(sim $(steps_of "$steps") "$@" --runtime="$RUNTIME" --time_based)
         python3 -c "s, m = $served, $simulated; print(f'  $label: served {s:,} IOPS, ssdlab run {m:,} IOPS, {(s - m) / m:+.1%}')"
+        if [ "${THINK:-}" = yes ]; then
+            # The same loop as the client ran: its measured gap between a reply and its next
+            # request as the simulator's thinktime (QD1, where every request measures one).
+            # shellcheck disable=SC2046
+            simulated=$(sim $(steps_of "$steps") "$@" --runtime="$RUNTIME" --time_based --thinktime="$(cat "$work/gap")ns")
+            python3 -c "s, m = $served, $simulated; print(f'  $label, ssdlab run with the client gap as thinktime ($(cat "$work/gap") ns): {m:,} IOPS, served {(s - m) / m:+.1%}')"
+        fi
     }
-    compare "QD1 4 KiB random read (seq-fill)" seq-fill --rw=randread --bs=4k --iodepth=1 --size="$SPAN"
+    THINK=yes compare "QD1 4 KiB random read (seq-fill)" seq-fill --rw=randread --bs=4k --iodepth=1 --size="$SPAN"
     compare "QD8 128 KiB sequential read (seq-fill)" seq-fill --rw=read --bs=128k --iodepth=8 --size="$SPAN"
     compare "QD32 4 KiB random write, fresh drive" none --rw=randwrite --bs=4k --iodepth=32 --norandommap --size="$SPAN"
     compare "QD32 4 KiB random write, steady state (seq-fill, rand-fill)" seq-fill,rand-fill --rw=randwrite --bs=4k --iodepth=32 --norandommap --size=100%

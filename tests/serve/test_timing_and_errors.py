@@ -21,8 +21,13 @@ AS_SERVED = ["controller.metadata_writes=false"]
 # on every run (70% late, by 117 us on average) although the served IOPS agreed within 2%: half
 # of those writes complete in 17 us in the simulated drive (its write buffer), less than the
 # host's own time per request, while the loop's time is the GC stalls' (mean latency 26 ms), so
-# the late time was 0.3% of it (BENCHMARKS.md, issue 24 round four).
-LATE_SHARE_SKIP = 0.02
+# the late time was 0.3% of it (BENCHMARKS.md, issue 24 round four). The share is 5%, half the
+# tolerance of the comparison: the late time bounds how much the host's lateness can slow the
+# client's loop (all of it at QD1, less at QD32 where the drive has other requests queued), so
+# a served drive off by more than 5% for its own reasons still fails. At 2% both tests on the
+# shipped drive skipped at a load average of 1-2 (3.4% and 3.0%) while agreeing within 5%
+# (BENCHMARKS.md, issue 24 round three on the shipped drive).
+LATE_SHARE_SKIP = 0.05
 
 
 def skip_if_the_host_fell_behind(stats, served, simulated):
