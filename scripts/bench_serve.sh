@@ -143,7 +143,7 @@ print(round(d["iops"]))'
         cpu0=$(awk '{print $14 + $15}' /proc/"$pid"/stat)
         fio_json "nbd+unix:///?socket=$work/emu.sock" "$@" --runtime="$RUNTIME" --time_based --refill_buffers | cut -d' ' -f1
         cpu1=$(awk '{print $14 + $15}' /proc/"$pid"/stat)
-        echo "    server CPU during the job: $(python3 -c "print(f'{($cpu1 - $cpu0) / $(getconf CLK_TCK) / $RUNTIME:.0%}')") of one core" >&2
+        echo "    server CPU during the job: $(python3 -c "print(f'{($cpu1 - $cpu0) / $(getconf CLK_TCK) / $RUNTIME:.0%}')") of one core; peak RSS $(awk '/VmHWM/ {print int($2 / 1024)}' /proc/"$pid"/status) MiB" >&2
         .venv/bin/ssdlab stats --socket "$work/emu.img.control" | python3 -c '
 import json, sys
 d = json.load(sys.stdin); late = d["late_replies"]
