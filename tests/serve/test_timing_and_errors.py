@@ -67,8 +67,8 @@ def test_emulated_qd1_random_reads_match_the_simulator(serve):
     the client's own time per request (fio's completion handling and next issue), which the
     server measures (`client_gap`, the transport's round trip taken off) and `ssdlab run` is
     given as `thinktime`. Without it, this comparison measured -13% (3,763 against 4,338 IOPS,
-    load average 1): a client gap of about 35 us against 230 us of simulated reads, the client's
-    time, not the drive's (BENCHMARKS.md, issue 24 round three on the shipped drive)."""
+    load average 1): 35 us per read more than the 230 us of simulated latency, before the gap
+    was measured (BENCHMARKS.md, issue 24 round three on the shipped drive)."""
     need("fio")
     s = serve(SHIPPED, latency="emulate", precondition=("seq-fill",))
     job = ["--rw=randread", "--bs=4k", "--iodepth=1", "--size=4g", "--runtime=6", "--time_based"]
