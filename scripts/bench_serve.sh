@@ -6,10 +6,10 @@
 #     data; ROUNDS rounds (default 3), each figure the median; the ratio ssdlab / memory.
 #     With BEFORE_PLUGIN=/path/to/libssdlab_nbd.so, an older build of the plugin runs the same
 #     jobs too (a before/after table).
-#  2. `--latency emulate` against `ssdlab run` on the same job and drive state (QD1 4 KiB random
-#     reads and QD8 128 KiB sequential reads after a sequential fill of the span, QD32 4 KiB
-#     random writes on a fresh drive); the steady-state write comparison needs the whole 240 GB
-#     drive filled twice over NBD (an hour and more here) and runs only with STEADY=1.
+#  2. `--latency emulate` against `ssdlab run --set controller.metadata_writes=false` on the same
+#     job and drive state (QD1 4 KiB random reads and QD8 128 KiB sequential reads after the
+#     server's own `--precondition seq-fill`, QD32 4 KiB random writes on a fresh drive and in
+#     steady state after `--precondition seq-fill --precondition rand-fill`).
 #  3. RAM of the server and allocated size of the backing file after 20 GiB written.
 # Needs nbdkit and fio (Debian packages). Meant for an otherwise idle machine: on a loaded one
 # the ratio against nbdkit memory in the same run is the figure that counts.
@@ -112,65 +112,68 @@ fi
 
 if [[ " $PARTS " == *" emulate "* ]]; then
     echo "== --latency emulate on force-gs-240 against ssdlab run (same job, same drive state) =="
-    sim() {  # ssdlab run: IOPS of the job
-        .venv/bin/ssdlab run --quiet --json - "$@" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["iops"]))'
+    # The drive state comes from the server's own precondition (`serve --precondition`: the
+    # simulator's fast-forward, the same steps and seed as `ssdlab run --precondition`), so the
+    # steady state of the whole 240 GB drive takes a minute rather than hours over NBD. The
+    # simulator runs with metadata writes off, as a served drive keeps its metadata in the file.
+    sim() {  # ssdlab run: IOPS of the job (its mean latency to stderr)
+        .venv/bin/ssdlab run --quiet --json - --set controller.metadata_writes=false "$@" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("    ssdlab run: %.0f IOPS, mean latency %.1f us" % (d["iops"], d["latency_us"]["mean"]), file=sys.stderr)
+print(round(d["iops"]))'
     }
-    served_emulated() {  # PREFILL(yes/no) fio options of the job: IOPS over NBD, emulated
-        local prefill=$1
+    steps_of() {  # STEPS (comma-separated, or none): --precondition options
+        local s
+        for s in ${1//,/ }; do [ "$s" = none ] || printf -- '--precondition %s ' "$s"; done
+    }
+    served_emulated() {  # STEPS fio options of the job: IOPS over NBD, emulated
+        local steps=$1
         shift
         rm -f "$work"/emu.*
-        if [ "$prefill" != no ]; then
-            .venv/bin/ssdlab serve force-gs-240 --backing "$work/emu.img" --socket "$work/emu.sock" >/dev/null 2>&1 &
-            server=$!
-            while [ ! -S "$work/emu.img.control" ]; do sleep 0.2; done
-            # The simulator's seq-fill writes the span sequentially with the default data pattern.
-            fio_json "nbd+unix:///?socket=$work/emu.sock" --rw=write --bs=128k --iodepth=32 --size="$SPAN" --refill_buffers >/dev/null
-            if [ "$prefill" = steady ]; then
-                # Twice the drive in 4 KiB random writes, uniform offsets with repeats (rand-fill).
-                fio_json "nbd+unix:///?socket=$work/emu.sock" --rw=randwrite --bs=4k --iodepth=32 --size=100% --io_size=480g \
-                    --norandommap --randrepeat=0 --refill_buffers >/dev/null
-            fi
-            stop_server
-            while [ -S "$work/emu.img.control" ]; do sleep 0.2; done
-        fi
-        .venv/bin/ssdlab serve force-gs-240 --backing "$work/emu.img" --socket "$work/emu.sock" --latency emulate >/dev/null 2>&1 &
+        # shellcheck disable=SC2046
+        .venv/bin/ssdlab serve force-gs-240 --backing "$work/emu.img" --socket "$work/emu.sock" --latency emulate $(steps_of "$steps") >/dev/null 2>&1 &
         server=$!
+        local started=$SECONDS
         while [ ! -S "$work/emu.img.control" ]; do sleep 0.2; done
+        echo "    server ready after $((SECONDS - started)) s (precondition: $steps)" >&2
         sleep 1 # the transport probe
-        fio_json "nbd+unix:///?socket=$work/emu.sock" "$@" --size="$SPAN" --runtime="$RUNTIME" --time_based --refill_buffers | cut -d' ' -f1
+        local pid cpu0 cpu1
+        pid=$(pgrep -f "nbdkit.*emu.sock" | head -1)
+        cpu0=$(awk '{print $14 + $15}' /proc/"$pid"/stat)
+        fio_json "nbd+unix:///?socket=$work/emu.sock" "$@" --runtime="$RUNTIME" --time_based --refill_buffers | cut -d' ' -f1
+        cpu1=$(awk '{print $14 + $15}' /proc/"$pid"/stat)
+        echo "    server CPU during the job: $(python3 -c "print(f'{($cpu1 - $cpu0) / $(getconf CLK_TCK) / $RUNTIME:.0%}')") of one core; peak RSS $(awk '/VmHWM/ {print int($2 / 1024)}' /proc/"$pid"/status) MiB" >&2
         .venv/bin/ssdlab stats --socket "$work/emu.img.control" | python3 -c '
 import json, sys
 d = json.load(sys.stdin); late = d["late_replies"]
-print("    simulated %.0f IOPS in the server; transport round trip %s; late replies %d of %d (mean %.0f us late, max %.0f us)"
-      % (d["iops"], d["transport_round_trip_us"], late["late"], late["answered"], late["mean_late_us"], late["max_late_us"]))' >&2
+print("    simulated %.0f IOPS in the server (mean latency %.1f us); transport round trip %s; late replies %d of %d (mean %.0f us late, max %.0f us; late time %.2f%% of the simulated latency); client gap %d x %.1f us"
+      % (d["iops"], d["latency_us"]["mean"], d["transport_round_trip_us"], late["late"], late["answered"], late["mean_late_us"], late["max_late_us"],
+         100 * late["late"] * late["mean_late_us"] / max(1e-9, late["answered"] * d["latency_us"]["mean"]), d["client_gap"]["count"], d["client_gap"]["mean_us"]))
+print(round(d["client_gap"]["mean_us"] * 1000), file=open(sys.argv[1], "w"))' "$work/gap" >&2
         stop_server
         while [ -S "$work/emu.img.control" ]; do sleep 0.2; done
     }
-    compare() {  # LABEL PREFILL(yes/no) fio options: the served drive against the simulator
-        local label=$1 prefill=$2
+    compare() {  # LABEL STEPS fio options: the served drive against the simulator
+        local label=$1 steps=$2
         shift 2
-        local served simulated jobs=$work/sim.fio
-        served=$(served_emulated "$prefill" "$@")
-        # The same drive state in the simulator: the same sequential fill of the span with
-        # random data, then the job.
-        : >"$jobs"
-        if [ "$prefill" = yes ]; then printf '[fill]\nrw=write\nbs=128k\niodepth=32\nsize=%s\n' "$SPAN" >>"$jobs"; fi
-        printf '[test]\nstonewall\nsize=%s\nruntime=%s\ntime_based\n' "$SPAN" "$RUNTIME" >>"$jobs"
-        for o in "$@"; do echo "${o#--}" >>"$jobs"; done
-        if [ "$prefill" = steady ]; then
-            simulated=$(sim --precondition seq-fill --precondition rand-fill --job-file "$jobs")
-        else
-            simulated=$(sim --job-file "$jobs")
-        fi
+        local served simulated
+        served=$(served_emulated "$steps" "$@")
+        # shellcheck disable=SC2046
+        simulated=$(sim $(steps_of "$steps") "$@" --runtime="$RUNTIME" --time_based)
         python3 -c "s, m = $served, $simulated; print(f'  $label: served {s:,} IOPS, ssdlab run {m:,} IOPS, {(s - m) / m:+.1%}')"
+        if [ "${THINK:-}" = yes ]; then
+            # The same loop as the client ran: its measured gap between a reply and its next
+            # request as the simulator's thinktime (QD1, where every request measures one).
+            # shellcheck disable=SC2046
+            simulated=$(sim $(steps_of "$steps") "$@" --runtime="$RUNTIME" --time_based --thinktime="$(cat "$work/gap")ns")
+            python3 -c "s, m = $served, $simulated; print(f'  $label, ssdlab run with the client gap as thinktime ($(cat "$work/gap") ns): {m:,} IOPS, served {(s - m) / m:+.1%}')"
+        fi
     }
-    compare "QD1 4 KiB random read" yes --rw=randread --bs=4k --iodepth=1
-    compare "QD8 128 KiB sequential read" yes --rw=read --bs=128k --iodepth=8
-    compare "QD32 4 KiB random write, fresh drive" no --rw=randwrite --bs=4k --iodepth=32 --norandommap
-    if [ -n "${STEADY:-}" ]; then
-        # Preconditioning as the simulator's seq-fill and rand-fill do, over the whole drive.
-        SPAN=100% compare "QD32 4 KiB random write, steady state" steady --rw=randwrite --bs=4k --iodepth=32 --norandommap
-    fi
+    THINK=yes compare "QD1 4 KiB random read (seq-fill)" seq-fill --rw=randread --bs=4k --iodepth=1 --size="$SPAN"
+    compare "QD8 128 KiB sequential read (seq-fill)" seq-fill --rw=read --bs=128k --iodepth=8 --size="$SPAN"
+    compare "QD32 4 KiB random write, fresh drive" none --rw=randwrite --bs=4k --iodepth=32 --norandommap --size="$SPAN"
+    compare "QD32 4 KiB random write, steady state (seq-fill, rand-fill)" seq-fill,rand-fill --rw=randwrite --bs=4k --iodepth=32 --norandommap --size=100%
 fi
 
 if [[ " $PARTS " == *" ram "* ]]; then

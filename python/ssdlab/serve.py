@@ -44,6 +44,7 @@ class ServeOptions:
     power_cut_after: int | None = None
     faults: list[str] = field(default_factory=list)
     secure_erase: bool = False
+    precondition: list[str] = field(default_factory=list)
 
 
 #: The failure modes of `--fault` (docs/power-loss.md), each `NAME` or `NAME=P` (P: the
@@ -128,6 +129,8 @@ def check(options: ServeOptions) -> None:
     """Refuse what can be refused before nbdkit starts: the profile, the backing path, the
     endpoints. No path is ever deleted here except a stale socket (nobody answers on it) at
     the socket or control path."""
+    for step in options.precondition:
+        _precondition_step(step)
     if options.pidfile is not None and not options.background:
         raise SsdlabError("--pidfile: only with --background (a foreground server's process id is this command's)")
     if options.latency not in ("none", "emulate"):
@@ -173,6 +176,17 @@ def check(options: ServeOptions) -> None:
     if options.socket is not None:
         paths.claim_socket("--socket", options.socket)
     paths.claim_socket("--control", str(options.control))
+
+
+def _precondition_step(step: str) -> str:
+    """A `--precondition` step as the plugin takes it: the names of `ssdlab run --precondition`
+    (checked here), an idle time in seconds."""
+    from ssdlab import preconditions as pre
+
+    if step == "layout":
+        raise SsdlabError("--precondition layout: a served drive has no job whose span to lay out; use seq-fill")
+    kind, seconds = pre.parse(step)
+    return f"idle:{seconds!r}" if kind == "idle" else kind
 
 
 def _check_pidfile(path: str) -> None:
@@ -221,6 +235,7 @@ def command(options: ServeOptions) -> list[str]:
         cmd += [f"fault={','.join(check_fault(f) for f in options.faults)}"]
     if options.secure_erase:
         cmd += ["secure-erase=yes"]
+    cmd += [f"precondition={_precondition_step(step)}" for step in options.precondition]
     cmd += ["blocksize-minimum=512", "blocksize-preferred=4096", "blocksize-maximum=33554432"]
     return cmd
 
@@ -300,7 +315,7 @@ def serve(options: ServeOptions, echo) -> int:
         # line of our own.
         for line in process.stderr:  # type: ignore[union-attr]
             errors.append(line)
-            if ready.is_set() or "ssdlab: recovered" in line:
+            if ready.is_set() or "ssdlab: recovered" in line or "ssdlab: precondition " in line:
                 sys.stderr.write(line)
 
     reader = threading.Thread(target=relay, daemon=True)

@@ -11,9 +11,9 @@ def serve(tmp_path):
     """Start servers with ``serve(profile_and_overrides, latency=...)``; all are stopped at the end."""
     started: list[Served] = []
 
-    def start(drive=SANDFORCE, latency: str = "none", name: str = "drive.img", faults: tuple[str, ...] = ()) -> Served:
+    def start(drive=SANDFORCE, latency: str = "none", name: str = "drive.img", faults: tuple[str, ...] = (), precondition: tuple[str, ...] = ()) -> Served:
         profile, overrides = drive
-        s = Served(tmp_path, profile, list(overrides), latency, name, faults).start()
+        s = Served(tmp_path, profile, list(overrides), latency, name, faults, precondition).start()
         started.append(s)
         return s
 

@@ -30,9 +30,19 @@ def need(*tools: str) -> None:
 class Served:
     """A running `ssdlab serve` (foreground, as a child)."""
 
-    def __init__(self, folder: Path, profile: str, overrides: list[str], latency: str = "none", name: str = "drive.img", faults: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        profile: str,
+        overrides: list[str],
+        latency: str = "none",
+        name: str = "drive.img",
+        faults: tuple[str, ...] = (),
+        precondition: tuple[str, ...] = (),
+    ) -> None:
         need("nbdkit")
         self.faults = list(faults)
+        self.precondition = list(precondition)
         self.folder = folder
         self.profile = profile
         self.overrides = overrides
@@ -52,16 +62,19 @@ class Served:
             cmd += ["--set", o]
         for f in self.faults:
             cmd += ["--fault", f]
+        for step in self.precondition:
+            cmd += ["--precondition", step]
         # A server that lost power leaves its sockets behind; wait for the new ones.
         self.control.unlink(missing_ok=True)
         self.socket.unlink(missing_ok=True)
         self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 60
+        # A server-side precondition of a whole 240 GB drive takes a minute or two before it serves.
+        deadline = time.time() + (600 if self.precondition else 60)
         while not self.control.is_socket():
             if self.process.poll() is not None:
                 raise AssertionError(f"ssdlab serve exited: {self.process.stderr.read()}")
             if time.time() > deadline:
-                raise AssertionError("ssdlab serve did not start within 60 s")
+                raise AssertionError("ssdlab serve did not start in time")
             time.sleep(0.05)
         return self
 

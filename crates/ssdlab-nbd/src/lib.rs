@@ -15,6 +15,7 @@
 //! | `power-cut-after` | cut the power during a write drawn (from `seed`) among the first N |
 //! | `fault` | failure modes of flawed drives, `NAME` or `NAME=P` (P: probability per cut), comma-separated: `lying-flush`, `shorn-writes`, `unserializable-writes`, `metadata-corruption`, `dead-device` |
 //! | `secure-erase` | `yes`: start from a secure-erased (empty) drive, whatever the file held |
+//! | `precondition` | a preconditioning step done at start, untimed, as `ssdlab run --precondition` does it: `seq-fill`, `rand-fill`, `trim-all`, `secure-erase` or `idle:SECONDS` (repeatable, in order; an empty drive only) |
 //!
 //! After a power cut the process ends at once with exit code [`POWER_CUT_EXIT`], without the
 //! clean shutdown: the next start recovers the drive from its journal.
@@ -69,7 +70,7 @@ impl Server for Connection {
     }
 
     fn config_help() -> Option<&'static str> {
-        Some("profile=NAME|PATH backing=FILE [set=SECTION.FIELD=VALUE ...] [latency=none|emulate] [seed=N] [control=SOCKET] [power-cut-after=N] [fault=NAME[=P],...] [secure-erase=yes]")
+        Some("profile=NAME|PATH backing=FILE [set=SECTION.FIELD=VALUE ...] [latency=none|emulate] [seed=N] [control=SOCKET] [power-cut-after=N] [fault=NAME[=P],...] [secure-erase=yes] [precondition=STEP ...]")
     }
 
     fn thread_model() -> Result<ThreadModel> {
@@ -87,6 +88,7 @@ impl Server for Connection {
             power_cut_after: None,
             faults: Faults::default(),
             secure_erase: false,
+            precondition: Vec::new(),
         });
         match key {
             "profile" => config.profile = value.to_string(),
@@ -110,10 +112,11 @@ impl Server for Connection {
                     other => return Err(config_error(format!("secure-erase: `{other}` is not yes or no"))),
                 }
             }
+            "precondition" => config.precondition.push(value.to_string()),
             "control" => *CONTROL.lock().unwrap_or_else(|p| p.into_inner()) = Some(socket_path::absolute(value)),
             other => {
                 return Err(config_error(format!(
-                    "unknown key `{other}` (expected profile, backing, set, latency, seed, control, power-cut-after, fault or secure-erase)"
+                    "unknown key `{other}` (expected profile, backing, set, latency, seed, control, power-cut-after, fault, secure-erase or precondition)"
                 )))
             }
         }

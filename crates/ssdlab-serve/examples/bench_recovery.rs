@@ -41,6 +41,7 @@ fn main() {
         power_cut_after: None,
         faults: Faults::default(),
         secure_erase: false,
+        precondition: Vec::new(),
     };
     let server = Server::start(&config).expect("start");
     let started = Instant::now();

@@ -95,6 +95,38 @@ pub struct Clock {
     late_max_ns: AtomicU64,
     /// While the start-up probe runs: how long CACHE replies are held.
     probe_hold_ns: AtomicU64,
+    /// Requests inside the server now, and when the last one left it (its reply sent).
+    in_server: AtomicU64,
+    last_reply_ns: AtomicU64,
+    /// Client gaps measured ([`Visit`]), and their sum.
+    client_gaps: AtomicU64,
+    client_gap_total_ns: AtomicU64,
+}
+
+/// One request's stay in the server, from its arrival at the plugin to its reply: on arrival
+/// with no other request inside, the time since the last reply less the transport's round trip
+/// is a *client gap*, the client's own time between a reply and its next request (fio's
+/// processing of a completion and issue of the next command), during which the simulated
+/// drive sits idle. At QD1 every request measures one; it is what `ssdlab run` must be given as
+/// `thinktime` to run the same loop as the client did. The reply time is taken when the visit
+/// ends (dropped), after any wait.
+pub struct Visit<'a> {
+    clock: &'a Clock,
+    arrived_ns: u64,
+}
+
+impl Visit<'_> {
+    /// When the request reached the plugin (monotonic).
+    pub fn arrived_ns(&self) -> u64 {
+        self.arrived_ns
+    }
+}
+
+impl Drop for Visit<'_> {
+    fn drop(&mut self) {
+        self.clock.last_reply_ns.fetch_max(monotonic_ns(), Ordering::Relaxed);
+        self.clock.in_server.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Clock {
@@ -114,7 +146,26 @@ impl Clock {
             late_total_ns: AtomicU64::new(0),
             late_max_ns: AtomicU64::new(0),
             probe_hold_ns: AtomicU64::new(0),
+            in_server: AtomicU64::new(0),
+            last_reply_ns: AtomicU64::new(0),
+            client_gaps: AtomicU64::new(0),
+            client_gap_total_ns: AtomicU64::new(0),
         }
+    }
+
+    /// A request reached the plugin now: its visit, ended by dropping it once it is answered.
+    pub fn visit(&self) -> Visit<'_> {
+        let arrived_ns = monotonic_ns();
+        if self.in_server.fetch_add(1, Ordering::Relaxed) == 0 {
+            let last = self.last_reply_ns.load(Ordering::Relaxed);
+            // The transport's round trip as replies travel in this mode (held or at once).
+            let transport = if self.emulate { self.transport_ns.load(Ordering::Relaxed) } else { self.quick_round_trip_ns.load(Ordering::Relaxed) };
+            if last > 0 && transport > 0 && arrived_ns > last {
+                self.client_gaps.fetch_add(1, Ordering::Relaxed);
+                self.client_gap_total_ns.fetch_add((arrived_ns - last).saturating_sub(transport), Ordering::Relaxed);
+            }
+        }
+        Visit { clock: self, arrived_ns }
     }
 
     /// Whether replies wait for their simulated completion.
@@ -215,6 +266,15 @@ impl Clock {
     /// While the start-up probe runs: hold each CACHE reply this long (0: not at all).
     pub fn set_probe_hold(&self, ns: u64) {
         self.probe_hold_ns.store(ns, Ordering::Relaxed);
+    }
+
+    /// The client gaps ([`Visit`]) for `stats`: how many, and their mean in microseconds.
+    pub fn client_gaps(&self) -> serde_json::Value {
+        let gaps = self.client_gaps.load(Ordering::Relaxed);
+        serde_json::json!({
+            "count": gaps,
+            "mean_us": if gaps > 0 { self.client_gap_total_ns.load(Ordering::Relaxed) as f64 / gaps as f64 / 1e3 } else { 0.0 },
+        })
     }
 
     /// The clock's part of `stats`: the transport's round trip and the late replies.

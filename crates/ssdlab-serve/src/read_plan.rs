@@ -65,8 +65,9 @@ pub struct ReadPlan {
 }
 
 impl ReadPlan {
-    /// Locate the sectors of `len` bytes at byte `offset` (under the drive's lock).
-    pub fn locate(&mut self, translation: &dyn Translation, extents: &Extents, offset: u64, len: u64) -> std::io::Result<()> {
+    /// Locate the sectors of `len` bytes at byte `offset` (under the drive's lock); a sector
+    /// `generated` says is (crate::generated) is not read, and reads as zeros here.
+    pub fn locate(&mut self, translation: &dyn Translation, extents: &Extents, offset: u64, len: u64, generated: &dyn Fn(u64) -> bool) -> std::io::Result<()> {
         self.sectors.clear();
         self.pieces.clear();
         let sector = SECTOR_BYTES as u64;
@@ -77,7 +78,8 @@ impl ReadPlan {
             let (from, to) = (offset.max(start), (offset + len).min(start + sector));
             let (buf_from, buf_to, in_sector) = ((from - offset) as usize, (to - offset) as usize, (from - start) as usize);
             let pieces_from = self.pieces.len();
-            let (region_bytes, direct) = match translation.data_location(lba) {
+            let location = if generated(lba) { DataLocation::Zeros } else { translation.data_location(lba) };
+            let (region_bytes, direct) = match location {
                 DataLocation::Zeros => (0, false),
                 DataLocation::At { addr_bytes, region_bytes } => {
                     self.located.clear();

@@ -14,6 +14,7 @@
 use crate::backing::BackingFile;
 use crate::extents::ExtentEvent;
 use crate::extents::{ExtentTable, Extents};
+use crate::generated::Generated;
 use crate::journal::{Check, CutReport, Op, Record};
 use crate::placement::{self, DigestPlane, PlacementHash};
 use serde::{Deserialize, Serialize};
@@ -105,6 +106,8 @@ pub(crate) struct Restored {
     pub extents: Extents,
     pub last_done_ns: Nanoseconds,
     pub next_seq: u64,
+    /// The sectors a server-side precondition generated, as of the last record redone.
+    pub generated: Option<Generated>,
     /// Set when the file was not shut down cleanly and the journal was redone.
     pub report: Option<RecoveryReport>,
 }
@@ -148,6 +151,7 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
     let path = backing.path().to_string();
     let header = backing.header().clone();
     let blocks = backing.layout().blocks;
+    let mut generated = None;
     let (mut session, table, mut last_done_ns, mut next_seq, checkpoint_bytes) = match backing.read_checkpoint()? {
         Some(bytes) => {
             let mut rest = bytes.as_slice();
@@ -157,6 +161,7 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
                 bail!(Io, "{path}: the checkpoint's extent table has {} blocks, the drive {blocks} (damaged file)", head.extents.map.len());
             }
             let drive = Drive::load(profile, options, &mut rest).map_err(|e| Error::Io(format!("{path}: {e}")))?;
+            generated = Generated::read_from(&mut rest).map_err(|e| Error::Io(format!("{path}: {e}")))?;
             (Session::from_drive(drive, header.seed, head.now_ns), head.extents, head.last_done_ns, head.next_seq, bytes.len() as u64)
         }
         None => (Session::new(profile, options, header.seed)?, ExtentTable::empty(blocks), 0, 0, 0),
@@ -189,6 +194,13 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
         }
         let done = redo(&mut session, record).map_err(|e| Error::Io(format!("{path}: recovery cannot redo record {}: {e}", record.seq)))?;
         extents.apply_events(&record.extents).map_err(|e| Error::Io(format!("{path}: record {}: {e} (damaged journal)", record.seq)))?;
+        if let Some(g) = generated.as_mut() {
+            match &record.op {
+                Op::Write { offset, len, .. } => g.written(*offset, *len),
+                Op::Trim { offset, len } => g.trimmed(*offset, *len),
+                Op::Flush | Op::Cut(_) => {}
+            }
+        }
         if let Op::Cut(cut) = &record.op {
             // The drive lost power here; the operations it lost are not in the journal.
             report.power_cut = Some(cut.clone());
@@ -238,7 +250,7 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
     report.wall_ms = started.elapsed().as_secs_f64() * 1e3;
     // A new file is not a recovery, though its header is not marked clean yet.
     let report = (!header.clean && backing.existed()).then_some(report);
-    Ok(Restored { session, extents, last_done_ns, next_seq, report })
+    Ok(Restored { session, extents, last_done_ns, next_seq, generated, report })
 }
 
 #[cfg(test)]
@@ -271,6 +283,7 @@ mod tests {
             power_cut_after: None,
             faults: Faults::default(),
             secure_erase: false,
+            precondition: Vec::new(),
         }
     }
 

@@ -3,11 +3,13 @@
 //! statistics and a clean shutdown. Free of nbdkit: the plugin crate only adapts it.
 
 mod durability;
+mod preconditioning;
 
 use crate::backing::{BackingFile, DriveIdentity};
 use crate::clock::{monotonic_ns, Clock};
 use crate::commit::{CommitJob, Committer};
 use crate::extents::Extents;
+use crate::generated::Generated;
 use crate::host::HostFile;
 use crate::journal::RecordEncoder;
 use crate::pending::Pending;
@@ -71,6 +73,10 @@ pub struct ServeConfig {
     /// Start from a secure-erased drive (empty, factory fresh), whatever the backing file held:
     /// the way back from the dead-device fault.
     pub secure_erase: bool,
+    /// Preconditioning steps done at start by the untimed fast-forward, as `ssdlab run
+    /// --precondition` does them (crate::precondition); refused on a file that holds data
+    /// unless with `secure_erase`.
+    pub precondition: Vec<String>,
 }
 
 /// Failure modes of flawed drives, for the power-cut lab (docs/power-loss.md): the failure
@@ -196,6 +202,8 @@ struct State {
     /// Why the drive stopped taking writes after a failed operation.
     broken: Option<String>,
     recovery: Option<RecoveryReport>,
+    /// The sectors a server-side precondition wrote that still hold its generated content.
+    generated: Option<Generated>,
 }
 
 /// A running server.
@@ -273,7 +281,11 @@ impl Server {
         let gc_headroom_bytes = 2 * block_bytes * g.dies() as u64;
         let capacity_bytes = profile.capacity_bytes_user;
         let blocks = g.total_blocks();
-        let restored = recovery::restore(&mut backing, profile, options)?;
+        let mut restored = recovery::restore(&mut backing, profile.clone(), options)?;
+        let preconditioned = !config.precondition.is_empty();
+        if preconditioned {
+            preconditioning::start(config, profile, options, &mut restored, backing.header().seed)?;
+        }
         let mut session = restored.session;
         session.drive_mut().attach_data_plane(Box::new(restored.extents.plane()));
         let base_ns = restored.last_done_ns.max(session.now_ns());
@@ -296,6 +308,7 @@ impl Server {
             powered_off: false,
             broken: None,
             recovery: restored.report,
+            generated: restored.generated,
         };
         if state.recovery.is_some() {
             // The journal continues after its last intact batch (the next batch overwrites a
@@ -311,7 +324,7 @@ impl Server {
         let gate = state.extents.gate();
         let read_file = state.extents.file_for_reads();
         let runs = state.extents.clone();
-        Ok(Self {
+        let server = Self {
             gate,
             read_file,
             runs,
@@ -329,7 +342,13 @@ impl Server {
             seed: config.seed,
             cut_at_write,
             blocks,
-        })
+        };
+        if preconditioned {
+            // Durable before anything is served: the journal that follows starts from it.
+            let mut state = server.state.lock().unwrap_or_else(|p| p.into_inner());
+            server.checkpoint(&mut state, false).map_err(|e| Error::Io(e.message))?;
+        }
+        Ok(server)
     }
 
     /// A digest of where every logical sector's data is (tests compare a recovered drive with
@@ -494,7 +513,8 @@ impl Server {
     /// Read `buf.len()` bytes at `offset`. Under the drive's lock only the simulated read is
     /// booked and the data located; the bytes are read and decoded after it (crate::read_plan).
     pub fn read(&self, buf: &mut [u8], offset: u64) -> ServeResult<()> {
-        let arrived = monotonic_ns();
+        let visit = self.clock.visit();
+        let arrived = visit.arrived_ns();
         self.check_range(offset, buf.len() as u64)?;
         if buf.is_empty() {
             return Ok(());
@@ -517,22 +537,27 @@ impl Server {
                         self.end_record(&mut state, None)?;
                         Err(std::mem::take(&mut state.jobs))
                     } else {
-                        let State { session, extents, .. } = &mut *state;
-                        plan.locate(session.drive().translation(), extents, offset, buf.len() as u64)
+                        let State { session, extents, generated, .. } = &mut *state;
+                        let generated = generated.as_ref().filter(|g| g.any_in(offset, buf.len() as u64));
+                        plan.locate(session.drive().translation(), extents, offset, buf.len() as u64, &|lba| generated.is_some_and(|g| g.contains(lba)))
                             .map_err(|e| ServeError::new(libc::EIO, format!("cannot locate the data of a read at byte {offset}: {e}")))?;
+                        let fill = generated.map(|g| preconditioning::generated_in(g, offset, buf.len() as u64));
                         let io = Io { op: IoOp::Read, offset_bytes: offset, len_bytes: buf.len() as u64 };
                         let now = session.now_ns();
                         let done = session.drive_mut().submit(&io, at.max(now))?;
                         state.stats.record_read(at, done, buf.len() as u64);
                         state.last_done_ns = state.last_done_ns.max(done);
-                        Ok((done, self.gate.read().unwrap_or_else(|p| p.into_inner())))
+                        Ok((done, fill, self.gate.read().unwrap_or_else(|p| p.into_inner())))
                     }
                 };
                 match located {
                     Err(jobs) => self.finish_jobs(jobs)?,
-                    Ok((done, gate)) => {
+                    Ok((done, fill, gate)) => {
                         plan.read_into(&*self.read_file, buf).map_err(|e| ServeError::new(libc::EIO, format!("cannot read the data at byte {offset}: {e}")))?;
                         drop(gate);
+                        if let Some(fill) = fill {
+                            preconditioning::fill(&fill, offset, buf);
+                        }
                         self.wait_until(done);
                         return Ok(());
                     }
@@ -543,7 +568,8 @@ impl Server {
 
     /// Write `data` at `offset`; with `fua`, durable before the reply.
     pub fn write(&self, data: &[u8], offset: u64, fua: bool) -> ServeResult<()> {
-        let arrived = monotonic_ns();
+        let visit = self.clock.visit();
+        let arrived = visit.arrived_ns();
         self.check_range(offset, data.len() as u64)?;
         self.check_space(data.len() as u64)?;
         // Whole sectors are hashed and compressed here, before taking the drive's lock, so
@@ -611,7 +637,7 @@ impl Server {
     ) -> ServeResult<Nanoseconds> {
         let mut contents = match prepared {
             Some(contents) => contents,
-            None => state.session.sector_contents(offset, data)?,
+            None => preconditioning::sector_contents(&state.session, state.generated.as_ref(), offset, data)?,
         };
         RecordEncoder::write(Self::begin_record(state, at), offset, data.len() as u64, contents.iter());
         let done = state.session.write_contents_at(offset, data.len() as u64, &mut contents, at);
@@ -626,6 +652,9 @@ impl Server {
                 state.recent_writes.pop_front();
             }
             state.recent_writes.push_back((state.next_seq, offset, data.len() as u64));
+        }
+        if let Some(g) = state.generated.as_mut() {
+            g.written(offset, data.len() as u64);
         }
         self.end_record(state, Some((offset, data.len() as u64)))?;
         Ok(done)
@@ -671,7 +700,8 @@ impl Server {
 
     /// FLUSH: everything written before is durable in the backing file when this returns.
     pub fn flush(&self) -> ServeResult<()> {
-        let arrived = monotonic_ns();
+        let visit = self.clock.visit();
+        let arrived = visit.arrived_ns();
         let (done, jobs) = {
             let mut state = self.lock()?;
             let done = (|| -> ServeResult<Nanoseconds> {
@@ -696,7 +726,8 @@ impl Server {
 
     /// TRIM `len` bytes at `offset` (whole 4 KiB sectors inside the range are deallocated).
     pub fn trim(&self, len: u64, offset: u64, fua: bool) -> ServeResult<()> {
-        let arrived = monotonic_ns();
+        let visit = self.clock.visit();
+        let arrived = visit.arrived_ns();
         self.check_range(offset, len)?;
         let (done, jobs) = {
             let mut state = self.lock()?;
@@ -708,6 +739,9 @@ impl Server {
                     state.pending.abort();
                     Self::broke(&mut state, e)
                 })?;
+                if let Some(g) = state.generated.as_mut() {
+                    g.trimmed(offset, len);
+                }
                 self.end_record(&mut state, None)?;
                 if fua {
                     done = self.make_durable(&mut state, done)?;
@@ -805,6 +839,8 @@ impl Server {
         let (transport, late) = self.clock.stats();
         summary["transport_round_trip_us"] = transport;
         summary["late_replies"] = late;
+        summary["client_gap"] = self.clock.client_gaps();
+        summary["precondition"] = preconditioning::summary(state.generated.as_ref());
         summary.to_string()
     }
 

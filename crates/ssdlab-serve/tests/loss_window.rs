@@ -25,6 +25,7 @@ fn force_gs(dir: &std::path::Path, protected: bool) -> ServeConfig {
         power_cut_after: None,
         faults: Faults::default(),
         secure_erase: false,
+        precondition: Vec::new(),
     }
 }
 

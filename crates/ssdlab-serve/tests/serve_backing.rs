@@ -19,6 +19,7 @@ fn config(dir: &std::path::Path, reduction: bool) -> ServeConfig {
         power_cut_after: None,
         faults: Default::default(),
         secure_erase: false,
+        precondition: Vec::new(),
     }
 }
 

@@ -140,12 +140,14 @@ impl Server {
         let head =
             CheckpointHead { now_ns: state.session.now_ns(), last_done_ns: state.last_done_ns, next_seq: state.next_seq, extents: state.extents.table() };
         // Streamed into the file: the state is never held twice in memory.
-        let State { session, backing, .. } = &mut *state;
+        let State { session, backing, generated, .. } = &mut *state;
         backing
             .write_checkpoint(
                 &mut |out| {
                     bincode::serialize_into(&mut *out, &head).map_err(|e| Error::Io(e.to_string()))?;
-                    session.drive().save_state(out)
+                    session.drive().save_state(out)?;
+                    // A preconditioned drive's generated sectors follow the drive's state.
+                    generated.as_ref().map_or(Ok(()), |g| g.write_to(out))
                 },
                 clean,
             )

@@ -32,6 +32,7 @@ pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
         power_cut_after: None,
         faults: Faults::default(),
         secure_erase: false,
+        precondition: Vec::new(),
     }
 }
 
