@@ -450,13 +450,13 @@ impl ChunkFtl {
             if let Some(entry) = self.chunks.get(chunk as usize) {
                 if entry.refs == 1 {
                     self.index.prefetch(entry.key);
-                    // Freeing it changes its block's valid count and GC key (the block table is
-                    // megabytes on a full-size drive: without this, its line was the write's
-                    // slowest load).
+                    // Freeing it changes its block's valid count and GC key, one entry of the
+                    // pool's count table (megabytes on a full-size drive: without this, the
+                    // block's line was the write's slowest load); the block metadata is not
+                    // touched.
                     let block = self.div.units_per_block.div(entry.addr) as usize;
-                    if let (Some(meta), Some(key)) = (self.pool.blocks.get(block), self.pool.counts.entry_of(block)) {
-                        prefetch(meta);
-                        prefetch(key);
+                    if let Some(counts) = self.pool.counts.entry_of(block) {
+                        prefetch(counts);
                     }
                 }
             }
