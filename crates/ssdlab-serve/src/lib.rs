@@ -37,5 +37,5 @@ pub use journal::{Check, CutReport, Op, Record, SectorDesc};
 pub use layout::{Layout, JOURNAL_BYTES, JOURNAL_OFFSET};
 pub use precondition::STEP_NAMES as PRECONDITION_STEPS;
 pub use recovery::RecoveryReport;
-pub use server::{ExtentKind, Faults, Latency, ServeConfig, ServeError, ServeResult, Server};
+pub use server::{mapping_digest_of, ExtentKind, Faults, Latency, ServeConfig, ServeError, ServeResult, Server};
 pub use stats::ServeStats;

@@ -355,16 +355,7 @@ impl Server {
     /// the one before the cut).
     pub fn mapping_digest(&self) -> u64 {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let t = state.session.drive().translation();
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        for lba in 0..t.user_sectors() {
-            let v = match t.data_location(lba) {
-                DataLocation::Zeros => 0,
-                DataLocation::At { addr_bytes, region_bytes } => addr_bytes ^ (region_bytes << 48),
-            };
-            h = (h ^ v).wrapping_mul(0x100_0000_01b3);
-        }
-        h
+        mapping_digest_of(&state.session)
     }
 
     /// What recovery found, when this start followed an unclean stop.
@@ -860,4 +851,20 @@ impl Server {
         state.closed = true;
         self.checkpoint(&mut state, true).map_err(|e| Error::Io(e.message))
     }
+}
+
+/// A digest (FNV-1a over every logical sector's data location) of where a session's drive
+/// holds each sector: `Server::mapping_digest` of a served drive, or of a simulator session to
+/// compare with one.
+pub fn mapping_digest_of(session: &Session) -> u64 {
+    let t = session.drive().translation();
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for lba in 0..t.user_sectors() {
+        let v = match t.data_location(lba) {
+            DataLocation::Zeros => 0,
+            DataLocation::At { addr_bytes, region_bytes } => addr_bytes ^ (region_bytes << 48),
+        };
+        h = (h ^ v).wrapping_mul(0x100_0000_01b3);
+    }
+    h
 }

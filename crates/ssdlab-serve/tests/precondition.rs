@@ -7,8 +7,7 @@ mod common;
 
 use common::{tiny, TempDir};
 use ssdlab_drive::{DriveOptions, Session};
-use ssdlab_ftl::DataLocation;
-use ssdlab_serve::{fill_sector, Server};
+use ssdlab_serve::{fill_sector, mapping_digest_of, Server};
 
 const SECTOR: usize = 4096;
 
@@ -22,20 +21,6 @@ fn read(server: &Server, offset: u64, len: usize) -> Vec<u8> {
     let mut buf = vec![0u8; len];
     server.read(&mut buf, offset).unwrap();
     buf
-}
-
-/// The digest `Server::mapping_digest` computes, of a simulator session's drive.
-fn digest_of(session: &Session) -> u64 {
-    let t = session.drive().translation();
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for lba in 0..t.user_sectors() {
-        let v = match t.data_location(lba) {
-            DataLocation::Zeros => 0,
-            DataLocation::At { addr_bytes, region_bytes } => addr_bytes ^ (region_bytes << 48),
-        };
-        h = (h ^ v).wrapping_mul(0x100_0000_01b3);
-    }
-    h
 }
 
 #[test]
@@ -63,7 +48,7 @@ fn a_preconditioned_drive_is_the_simulators_and_reads_back_generated_bytes() {
             let mut run = sim.start_fast_forward(&job, None, None).unwrap();
             while !sim.advance_fast_forward(&mut run, 1 << 20).unwrap() {}
         }
-        assert_eq!(server.mapping_digest(), digest_of(&sim), "reduction {reduction}: the served map is the simulator's");
+        assert_eq!(server.mapping_digest(), mapping_digest_of(&sim), "reduction {reduction}: the served map is the simulator's");
         let stats: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
         assert_eq!(stats["free_blocks"].as_u64().unwrap(), sim.drive().translation().free_blocks_total(), "{stats}");
         let pre = &stats["precondition"];
