@@ -102,7 +102,7 @@ impl BackingFile {
         if erase {
             file.set_len(0).map_err(|e| io(path, "secure-erase (empty) the backing file", e))?;
         }
-        Self::on(Arc::new(OsFile(file)), path, identity, seed)
+        Self::on(Arc::new(OsFile::with_direct(file, path)), path, identity, seed)
     }
 
     /// [`BackingFile::open`] on a file the host already opened (and locked): a real one, or a
