@@ -73,11 +73,16 @@ pub struct OsFile {
 impl OsFile {
     /// The file, with page-cache writes only.
     pub fn new(file: File) -> Self {
-        Self { file, direct: None, direct_refused: AtomicBool::new(false), why_not: Mutex::new(Some("not asked for".to_string())) }
+        Self {
+            file,
+            direct: None,
+            direct_refused: AtomicBool::new(false),
+            why_not: Mutex::new(Some("not asked for (SSDLAB_DIRECT_DATA=1 turns them on)".to_string())),
+        }
     }
 
     /// The file `file` opened at `path`, with a second descriptor of `path` opened with
-    /// `O_DIRECT` when the file system allows it (tmpfs, say, refuses it: then every write goes
+    /// `O_DIRECT` when the file system allows it (tmpfs before Linux 6.6, say, refuses it: then every write goes
     /// through the page cache, and [`HostFile::direct_unavailable`] says why).
     pub fn with_direct(file: File, path: &str) -> Self {
         let mut os = Self::new(file);
