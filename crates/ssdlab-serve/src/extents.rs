@@ -61,7 +61,8 @@ const WAITING_LIMIT_BYTES: usize = 8 << 20;
 /// Contiguous bytes waiting to be written at file offset `at` (resolved when the bytes were
 /// stored, so a later erase or extent change does not move them). A run never crosses a
 /// boundary of [`RUN_BYTES`] in the file, so a full run is one whole aligned unit, written
-/// bypassing the page cache where the file allows it ([`write_run`]).
+/// bypassing the page cache where the file offers that ([`write_run`]; the real file does only
+/// when asked: [`crate::backing::DIRECT_DATA_ENV`]).
 struct Run {
     at: u64,
     /// The buffer, [`RUN_BYTES`] plus room to start at an aligned address.
