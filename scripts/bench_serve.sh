@@ -183,7 +183,9 @@ if [[ " $PARTS " == *" ram "* ]]; then
         # shellcheck disable=SC2086
         .venv/bin/ssdlab serve $profile --backing "$work/rb.img" >/dev/null 2>&1 &
         server=$!
-        while [ ! -S "$work/rb.img.control" ]; do sleep 0.2; done
+        # The control socket comes up before nbdkit listens: wait for the data socket too.
+        while [ ! -S "$work/rb.img.control" ] || [ ! -S "$work/rb.img.sock" ]; do sleep 0.2; done
+        sleep 0.5
         fio --ioengine=nbd --uri="nbd+unix:///?socket=$work/rb.img.sock" --name=fill --rw=write --bs=1m --iodepth=8 --size=20g \
             --buffer_compress_percentage=50 --buffer_compress_chunk=4096 --refill_buffers >/dev/null 2>&1
         pid=$(pgrep -f "nbdkit.*rb.img" | head -1)

@@ -299,6 +299,22 @@ impl HostFile for CrashFile {
         Ok(())
     }
 
+    /// A direct write is volatile until `fdatasync` like any other (the drive's cache, the
+    /// file system's block allocation): the same change, so the crash tests cover the data path
+    /// that writes whole units directly.
+    fn write_direct_at(&self, bytes: &[u8], at: u64) -> std::io::Result<bool> {
+        let align = crate::host::DIRECT_ALIGN_BYTES;
+        if !(bytes.as_ptr() as usize).is_multiple_of(align) || !at.is_multiple_of(align as u64) || !bytes.len().is_multiple_of(align) {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "a direct write that is not aligned"));
+        }
+        self.change(Change::Write { at, bytes: bytes.to_vec() });
+        Ok(true)
+    }
+
+    fn direct_unavailable(&self) -> Option<String> {
+        None
+    }
+
     fn sync_data(&self) -> std::io::Result<()> {
         let mut inner = self.inner();
         let Inner { durable, volatile, .. } = &mut *inner;

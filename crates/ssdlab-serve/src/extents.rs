@@ -9,12 +9,14 @@
 //! follows the same rule: a block is not erased until the map that no longer needs it is safe.)
 
 use crate::host::HostFile;
+use crate::host::DIRECT_ALIGN_BYTES;
 use crate::layout::Layout;
 use crate::placement::PlacementHash;
 use serde::{Deserialize, Serialize};
 use ssdlab_drive::{DataPlane, REGION_PREFIX_BYTES};
 use ssdlab_reduce::{decompress_sector_into, SECTOR_BYTES};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockWriteGuard};
 
 /// Extent table entry of a block that holds no data (erased or never written).
 pub const NO_EXTENT: u32 = u32::MAX;
@@ -45,6 +47,8 @@ const RUN_BYTES: usize = 128 << 10;
 /// Runs kept growing at once (one per open block the drive writes: host stripe and GC); the
 /// oldest is queued when another starts.
 const OPEN_RUNS: usize = 64;
+/// Runs a draining request takes at a time (several requests drain at once).
+const DRAIN_RUNS: usize = 2;
 /// Run buffers kept for reuse (freeing and allocating them in different threads left the
 /// allocator holding more than it kept).
 const SPARE_RUNS: usize = 96;
@@ -55,16 +59,61 @@ const SPARE_RUNS: usize = 96;
 const WAITING_LIMIT_BYTES: usize = 8 << 20;
 
 /// Contiguous bytes waiting to be written at file offset `at` (resolved when the bytes were
-/// stored, so a later erase or extent change does not move them).
+/// stored, so a later erase or extent change does not move them). A run never crosses a
+/// boundary of [`RUN_BYTES`] in the file, so a full run is one whole aligned unit, written
+/// bypassing the page cache where the file offers that ([`write_run`]; the real file does only
+/// when asked: [`crate::backing::DIRECT_DATA_ENV`]).
 struct Run {
     at: u64,
-    bytes: Vec<u8>,
+    /// The buffer, [`RUN_BYTES`] plus room to start at an aligned address.
+    buffer: Vec<u8>,
+    /// Where the aligned bytes start in `buffer`.
+    start: usize,
+    /// Bytes held.
+    len: usize,
 }
 
 impl Run {
     fn end(&self) -> u64 {
-        self.at + self.bytes.len() as u64
+        self.at + self.len as u64
     }
+
+    fn bytes(&self) -> &[u8] {
+        &self.buffer[self.start..self.start + self.len]
+    }
+
+    /// Room left before the next unit boundary.
+    fn room(&self) -> usize {
+        RUN_BYTES - (self.end() % RUN_BYTES as u64) as usize
+    }
+}
+
+/// A run buffer: [`RUN_BYTES`] at an address aligned for direct writes.
+fn run_buffer() -> Vec<u8> {
+    vec![0u8; RUN_BYTES + DIRECT_ALIGN_BYTES]
+}
+
+/// Bytes of data the file took, by how they were written.
+#[derive(Default)]
+struct WriteCounts {
+    /// Whole aligned units written bypassing the page cache.
+    direct: AtomicU64,
+    /// Runs written through the page cache (partial units at commits, reads and power cuts,
+    /// or every run where the file refuses direct writes).
+    buffered: AtomicU64,
+}
+
+/// Write `run` to `file`: directly when it is a whole aligned unit and the file allows it,
+/// through the page cache otherwise.
+fn write_run(file: &dyn HostFile, run: &Run, counts: &WriteCounts) -> std::io::Result<()> {
+    let bytes = run.bytes();
+    if run.len == RUN_BYTES && file.write_direct_at(bytes, run.at)? {
+        counts.direct.fetch_add(run.len as u64, Ordering::Relaxed);
+        return Ok(());
+    }
+    file.write_all_at(bytes, run.at)?;
+    counts.buffered.fetch_add(run.len as u64, Ordering::Relaxed);
+    Ok(())
 }
 
 struct Shared {
@@ -97,6 +146,8 @@ struct Shared {
     waiting_peak_bytes: usize,
     /// Power is off: nothing more reaches the file.
     dead: bool,
+    /// Data bytes written directly and through the page cache.
+    counts: Arc<WriteCounts>,
 }
 /// The data region, shared by the drive (as its [`DataPlane`]) and the server (commits,
 /// checkpoints, power cuts).
@@ -107,11 +158,14 @@ pub struct Extents {
     /// until they have read it; taken (exclusive) before an extent's room is given back, so no
     /// read sees an extent punched or reused under it.
     gate: Arc<RwLock<()>>,
-    /// Held while runs are written outside the drive's lock, and taken (before the shared
-    /// state) by whatever needs the file to hold everything written so far.
-    io: Arc<Mutex<()>>,
+    /// Held shared while requests write runs outside the drive's lock ([`Extents::drain`]),
+    /// and taken alone (before the shared state) by whatever needs the file to hold everything
+    /// written so far.
+    io: Arc<RwLock<()>>,
     /// The backing file, for writes and reads outside the shared state's lock.
     file: Arc<dyn HostFile>,
+    /// Data bytes written directly and through the page cache.
+    counts: Arc<WriteCounts>,
 }
 
 /// The drive's handle on the data region.
@@ -168,29 +222,31 @@ impl Shared {
         }
     }
 
-    /// Append `bytes` at file offset `at` to the run ending there, or start a run.
     /// Append `bytes` at file offset `at` to the run ending there, or start a run. A run's
-    /// buffer is allocated once at [`RUN_BYTES`] and never grows (bytes that do not fit go to
-    /// the next run), so buffers are all alike and reused, and the allocator is never asked to
-    /// move one.
+    /// buffer is allocated once and never grows; a run ends at the next boundary of
+    /// [`RUN_BYTES`] in the file (the bytes after it go to the next run), so buffers are all
+    /// alike and reused, and a full run is one aligned unit.
     fn append(&mut self, mut at: u64, mut bytes: &[u8]) {
         while !bytes.is_empty() {
-            let i = match self.open.iter().rposition(|r| r.end() == at && r.bytes.len() < RUN_BYTES) {
+            let i = match self.open.iter().rposition(|r| r.end() == at && r.room() < RUN_BYTES) {
                 Some(i) => i,
                 None => {
                     if self.open.len() >= OPEN_RUNS {
                         let oldest = self.open.remove(0);
                         self.ready.push(oldest);
                     }
-                    let buffer = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(RUN_BYTES));
-                    self.open.push(Run { at, bytes: buffer });
+                    let buffer = self.spare.pop().unwrap_or_else(run_buffer);
+                    let start = buffer.as_ptr().align_offset(DIRECT_ALIGN_BYTES);
+                    self.open.push(Run { at, buffer, start, len: 0 });
                     self.open.len() - 1
                 }
             };
             let run = &mut self.open[i];
-            let n = (RUN_BYTES - run.bytes.len()).min(bytes.len());
-            run.bytes.extend_from_slice(&bytes[..n]);
-            let full = run.bytes.len() >= RUN_BYTES;
+            let n = run.room().min(bytes.len());
+            let from = run.start + run.len;
+            run.buffer[from..from + n].copy_from_slice(&bytes[..n]);
+            run.len += n;
+            let full = run.room() == RUN_BYTES;
             self.waiting_bytes += n;
             self.waiting_peak_bytes = self.waiting_peak_bytes.max(self.waiting_bytes);
             if full {
@@ -202,11 +258,10 @@ impl Shared {
         }
     }
 
-    fn recycle(&mut self, mut bytes: Vec<u8>) {
-        self.waiting_bytes -= bytes.len();
-        bytes.clear();
+    fn recycle(&mut self, run: Run) {
+        self.waiting_bytes -= run.len;
         if self.spare.len() < SPARE_RUNS {
-            self.spare.push(bytes);
+            self.spare.push(run.buffer);
         }
     }
 
@@ -217,9 +272,9 @@ impl Shared {
         let runs: Vec<Run> = self.ready.drain(..).chain(self.open.drain(..)).collect();
         for run in runs {
             if result.is_ok() && !self.dead {
-                result = self.file.write_all_at(&run.bytes, run.at);
+                result = write_run(&*self.file, &run, &self.counts);
             }
-            self.recycle(run.bytes);
+            self.recycle(run);
         }
         result
     }
@@ -249,9 +304,9 @@ impl Shared {
                 // wrote everything out).
                 let run = runs.remove(i);
                 if result.is_ok() && !self.dead {
-                    result = self.file.write_all_at(&run.bytes, run.at);
+                    result = write_run(&*self.file, &run, &self.counts);
                 }
-                self.recycle(run.bytes);
+                self.recycle(run);
             }
         }
         result
@@ -271,6 +326,7 @@ impl Shared {
 impl Extents {
     /// The data region of `file` with `table` (from a checkpoint, or empty).
     pub fn new(file: Arc<dyn HostFile>, layout: Layout, table: ExtentTable) -> Self {
+        let counts = Arc::new(WriteCounts::default());
         let mut shared = Shared {
             file: file.clone(),
             layout,
@@ -286,9 +342,10 @@ impl Extents {
             waiting_bytes: 0,
             waiting_peak_bytes: 0,
             dead: false,
+            counts: counts.clone(),
         };
         Self::rebuild_free(&mut shared);
-        Self { shared: Arc::new(Mutex::new(shared)), gate: Arc::new(RwLock::new(())), io: Arc::new(Mutex::new(())), file }
+        Self { shared: Arc::new(Mutex::new(shared)), gate: Arc::new(RwLock::new(())), io: Arc::new(RwLock::new(())), file, counts }
     }
 
     fn rebuild_free(shared: &mut Shared) {
@@ -308,33 +365,38 @@ impl Extents {
 
     /// The shared state once no run is being written elsewhere (the I/O lock held; the order
     /// is always I/O lock, then shared state).
-    fn settled(&self) -> (MutexGuard<'_, ()>, MutexGuard<'_, Shared>) {
-        let io = self.io.lock().unwrap_or_else(|p| p.into_inner());
+    fn settled(&self) -> (RwLockWriteGuard<'_, ()>, MutexGuard<'_, Shared>) {
+        let io = self.io.write().unwrap_or_else(|p| p.into_inner());
         (io, self.lock())
     }
 
     /// Write the runs waiting (called by a request after it left the drive's lock, so the copy
-    /// into the file does not hold up other requests' simulation).
+    /// into the file does not hold up other requests' simulation). Requests drain at the same
+    /// time, each taking a few runs at a time (disjoint bytes; the I/O lock shared), so direct
+    /// writes of whole units reach the disk several at once.
     pub fn drain(&self) -> std::io::Result<()> {
-        let _io = self.io.lock().unwrap_or_else(|p| p.into_inner());
-        let runs = {
+        let _io = self.io.read().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let runs: Vec<Run> = {
+                let mut shared = self.lock();
+                if shared.ready.is_empty() || shared.dead {
+                    return Ok(());
+                }
+                let n = shared.ready.len().min(DRAIN_RUNS);
+                shared.ready.drain(..n).collect()
+            };
+            let mut result = Ok(());
+            for run in &runs {
+                if result.is_ok() {
+                    result = write_run(&*self.file, run, &self.counts);
+                }
+            }
             let mut shared = self.lock();
-            if shared.ready.is_empty() || shared.dead {
-                return Ok(());
+            for run in runs {
+                shared.recycle(run);
             }
-            std::mem::take(&mut shared.ready)
-        };
-        let mut result = Ok(());
-        for run in &runs {
-            if result.is_ok() {
-                result = self.file.write_all_at(&run.bytes, run.at);
-            }
+            result?;
         }
-        let mut shared = self.lock();
-        for run in runs {
-            shared.recycle(run.bytes);
-        }
-        result
     }
 
     /// The drive's handle.
@@ -413,7 +475,7 @@ impl Extents {
     /// runs are written with only the I/O lock held, so the drive may keep storing data
     /// meanwhile (a commit outside the drive's lock calls this).
     pub fn write_out(&self) -> std::io::Result<()> {
-        let _io = self.io.lock().unwrap_or_else(|p| p.into_inner());
+        let _io = self.io.write().unwrap_or_else(|p| p.into_inner());
         let runs: Vec<Run> = {
             let mut shared = self.lock();
             if shared.dead {
@@ -425,12 +487,12 @@ impl Extents {
         let mut result = Ok(());
         for run in &runs {
             if result.is_ok() {
-                result = self.file.write_all_at(&run.bytes, run.at);
+                result = write_run(&*self.file, run, &self.counts);
             }
         }
         let mut shared = self.lock();
         for run in runs {
-            shared.recycle(run.bytes);
+            shared.recycle(run);
         }
         result
     }
@@ -510,16 +572,16 @@ impl Extents {
     pub fn cut_power(&self) {
         let (_io, mut shared) = self.settled();
         if let Some(newest) = shared.open.pop() {
-            let half = newest.bytes.len() / 2;
-            let _ = shared.file.write_all_at(&newest.bytes[..half], newest.at);
-            shared.recycle(newest.bytes);
+            let half = newest.len / 2;
+            let _ = shared.file.write_all_at(&newest.bytes()[..half], newest.at);
+            shared.recycle(newest);
         }
         let lost: Vec<Run> = {
             let Shared { ready, open, .. } = &mut *shared;
             ready.drain(..).chain(open.drain(..)).collect()
         };
         for run in lost {
-            shared.recycle(run.bytes);
+            shared.recycle(run);
         }
         shared.dead = true;
     }
@@ -542,11 +604,22 @@ impl Extents {
     pub fn waiting_peak_bytes(&self) -> usize {
         self.lock().waiting_peak_bytes
     }
+
+    /// Data bytes written to the file bypassing the page cache (whole aligned units) and
+    /// through it, since start.
+    pub fn written_bytes(&self) -> (u64, u64) {
+        (self.counts.direct.load(Ordering::Relaxed), self.counts.buffered.load(Ordering::Relaxed))
+    }
+
+    /// Why data writes do not bypass the page cache (`None`: whole units do).
+    pub fn direct_unavailable(&self) -> Option<String> {
+        self.file.direct_unavailable()
+    }
 }
 
 /// Locates a read's regions in the file ([`Extents::locator`]).
 pub struct Locator<'a> {
-    _io: MutexGuard<'a, ()>,
+    _io: RwLockWriteGuard<'a, ()>,
     shared: MutexGuard<'a, Shared>,
 }
 
@@ -622,7 +695,9 @@ impl DataPlane for FilePlane {
             }
             region[..REGION_PREFIX_BYTES].copy_from_slice(&(payload.len() as u32).to_le_bytes());
             region[REGION_PREFIX_BYTES..n].copy_from_slice(payload);
-            &region[..n]
+            // The whole region, its unused tail as zeros: the next region starts where this
+            // one ends, so the run of data goes on unbroken into whole units.
+            &region[..region_bytes as usize]
         };
         self.extents.lock().placement.store(addr, region_bytes);
         self.store_bytes(addr, bytes)
@@ -698,5 +773,139 @@ impl Drop for FilePlane {
         // Best effort (a clean shutdown has synced already; after a power cut nothing is
         // written).
         let _ = self.extents.write_out();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An in-memory file that records each data write and whether it went direct.
+    struct Recorder {
+        bytes: Mutex<Vec<u8>>,
+        writes: Mutex<Vec<(u64, usize, bool)>>,
+        direct: bool,
+    }
+
+    impl Recorder {
+        fn new(direct: bool) -> Arc<Self> {
+            Arc::new(Self { bytes: Mutex::new(Vec::new()), writes: Mutex::new(Vec::new()), direct })
+        }
+
+        fn put(&self, bytes: &[u8], at: u64, direct: bool) {
+            let mut file = self.bytes.lock().unwrap();
+            let end = at as usize + bytes.len();
+            if file.len() < end {
+                file.resize(end, 0);
+            }
+            file[at as usize..end].copy_from_slice(bytes);
+            self.writes.lock().unwrap().push((at, bytes.len(), direct));
+        }
+    }
+
+    impl HostFile for Recorder {
+        fn read_exact_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+            let file = self.bytes.lock().unwrap();
+            buf.copy_from_slice(&file[at as usize..at as usize + buf.len()]);
+            Ok(())
+        }
+        unsafe fn read_iovec_at(&self, _iov: &[libc::iovec], _at: u64) -> std::io::Result<usize> {
+            unimplemented!("not used here")
+        }
+        fn write_all_at(&self, bytes: &[u8], at: u64) -> std::io::Result<()> {
+            self.put(bytes, at, false);
+            Ok(())
+        }
+        fn write_direct_at(&self, bytes: &[u8], at: u64) -> std::io::Result<bool> {
+            if !self.direct {
+                return Ok(false);
+            }
+            assert!((bytes.as_ptr() as usize).is_multiple_of(DIRECT_ALIGN_BYTES), "direct write from unaligned memory");
+            assert!(at.is_multiple_of(DIRECT_ALIGN_BYTES as u64) && bytes.len().is_multiple_of(DIRECT_ALIGN_BYTES), "unaligned direct write");
+            self.put(bytes, at, true);
+            Ok(true)
+        }
+        fn sync_data(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn len(&self) -> std::io::Result<u64> {
+            Ok(self.bytes.lock().unwrap().len() as u64)
+        }
+        fn set_len(&self, len: u64) -> std::io::Result<()> {
+            self.bytes.lock().unwrap().resize(len as usize, 0);
+            Ok(())
+        }
+        fn punch_hole(&self, at: u64, len: u64) -> std::io::Result<()> {
+            self.bytes.lock().unwrap()[at as usize..(at + len) as usize].fill(0);
+            Ok(())
+        }
+        fn free_bytes(&self) -> Option<u64> {
+            None
+        }
+    }
+
+    fn pattern(len: usize, seed: u8) -> Vec<u8> {
+        (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+    }
+
+    /// 300 KiB stored in 8 KiB programs from the start of a block, then a commit's write-out:
+    /// the two whole 128 KiB units go direct, the 44 KiB tail through the page cache, and the
+    /// file holds every byte where the block's extent puts it.
+    fn store_and_check(direct: bool) -> Vec<(u64, usize, bool)> {
+        let file = Recorder::new(direct);
+        let layout = Layout::new(64 << 20, 1 << 20);
+        let extents = Extents::new(file.clone(), layout, ExtentTable::empty(layout.blocks));
+        let mut plane = extents.plane();
+        let data = pattern(300 << 10, 7);
+        for (i, piece) in data.chunks(8 << 10).enumerate() {
+            plane.write_at(3 * layout.block_bytes + (i as u64) * (8 << 10), piece).unwrap();
+        }
+        extents.drain().unwrap();
+        extents.write_out().unwrap();
+        let mut back = vec![0u8; data.len()];
+        plane.read_at(3 * layout.block_bytes, &mut back).unwrap();
+        assert!(back == data, "the data read back differs from what was stored");
+        let (d, b) = extents.written_bytes();
+        assert_eq!(d + b, data.len() as u64);
+        let writes = file.writes.lock().unwrap().clone();
+        writes
+    }
+
+    #[test]
+    fn whole_units_are_written_direct_and_the_tail_through_the_page_cache() {
+        let at = Layout::new(64 << 20, 1 << 20).extent_offset(0);
+        let writes = store_and_check(true);
+        assert_eq!(writes, vec![(at, 128 << 10, true), (at + (128 << 10), 128 << 10, true), (at + (256 << 10), 44 << 10, false)]);
+    }
+
+    #[test]
+    fn a_file_without_direct_writes_takes_every_run_through_the_page_cache() {
+        let writes = store_and_check(false);
+        assert_eq!(writes.len(), 3);
+        assert!(writes.iter().all(|w| !w.2));
+    }
+
+    /// A run that starts inside a unit (after a write-out took the unit's first part) ends at
+    /// the unit's boundary, and the next unit is whole again.
+    #[test]
+    fn a_run_started_inside_a_unit_stops_at_its_boundary() {
+        let file = Recorder::new(true);
+        let layout = Layout::new(64 << 20, 1 << 20);
+        let extents = Extents::new(file.clone(), layout, ExtentTable::empty(layout.blocks));
+        let mut plane = extents.plane();
+        let data = pattern(300 << 10, 3);
+        plane.write_at(0, &data[..5000]).unwrap();
+        extents.write_out().unwrap();
+        plane.write_at(5000, &data[5000..]).unwrap();
+        extents.write_out().unwrap();
+        let at = layout.extent_offset(0);
+        let writes = file.writes.lock().unwrap().clone();
+        assert_eq!(
+            writes,
+            vec![(at, 5000, false), (at + 5000, (128 << 10) - 5000, false), (at + (128 << 10), 128 << 10, true), (at + (256 << 10), 44 << 10, false)]
+        );
+        let mut back = vec![0u8; data.len()];
+        plane.read_at(0, &mut back).unwrap();
+        assert!(back == data);
     }
 }

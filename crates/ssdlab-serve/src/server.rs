@@ -825,6 +825,14 @@ impl Server {
         summary["metadata_write_amplification"] = if host > 0 { (state.backing.metadata_bytes() as f64 / host as f64).into() } else { serde_json::Value::Null };
         summary["power_loss_protection"] = self.protected.into();
         summary["data_waiting_peak_bytes"] = self.runs.waiting_peak_bytes().into();
+        let (direct, buffered) = self.runs.written_bytes();
+        summary["data_direct_write_bytes"] = direct.into();
+        summary["data_buffered_write_bytes"] = buffered.into();
+        summary["data_direct_writes"] = match self.runs.direct_unavailable() {
+            None => "on: whole 128 KiB units bypass the page cache (O_DIRECT)".to_string(),
+            Some(why) => format!("off: {why}"),
+        }
+        .into();
         summary["recovery"] = serde_json::to_value(&state.recovery).unwrap_or_default();
         summary["latency_mode"] = if self.clock.emulates() { "emulate" } else { "none" }.into();
         let (transport, late) = self.clock.stats();
