@@ -23,6 +23,7 @@ from ssdlab import __version__, paths
 from ssdlab import preconditions as pre
 from ssdlab.drive import DEFAULT_PROFILE, Drive, jobs_from_file, profile_names, profile_source
 from ssdlab.errors import InputOutputError, SsdlabError
+from ssdlab.lab.db import check_results_file
 from ssdlab.progress import ProgressBars
 from ssdlab.report_text import drive_header, review_summary, run_summary
 
@@ -424,6 +425,7 @@ def _run_lab(
 
     if db_path is not None:
         paths.output_file("--db", db_path)  # appended to: an existing regular file or a new one
+        check_results_file(Path(db_path), "--db")
     _profile_input(profile)
     if label is not None and not label.strip():
         raise SsdlabError("--label: must not be empty")
@@ -556,9 +558,17 @@ def calibrate_command(db_path: str, out_path: str, scale: float, keep_today: boo
 
     try:
         _check_scale(scale)
-        # The database's folder is created by calibrate (its default is calibration/), so only
-        # the page is checked as an output here; the two must still be different files.
+        # The database's folder is created when missing (the default is calibration/), then
+        # --db is checked as an output and as a results database before any suite runs.
         _io({}, {"--out": out_path})
+        folder = Path(db_path).absolute().parent
+        if not folder.is_dir():
+            try:
+                folder.mkdir(parents=True)
+            except OSError as error:
+                raise InputOutputError(f"--db {db_path}: cannot create its folder {folder}: {paths.why(error)}") from None
+        paths.output_file("--db", db_path)
+        check_results_file(Path(db_path), "--db")
         paths.check_distinct({}, {"--db": db_path, "--out": out_path})
         bars = ProgressBars(enabled=not quiet)
         page = calibrate(

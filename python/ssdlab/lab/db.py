@@ -45,19 +45,29 @@ class ResultsDatabaseError(SsdlabError):
     """The results database cannot be used (corrupt, not ours, unwritable)."""
 
 
+def check_results_file(path: Path, option: str = "") -> None:
+    """Refuse a results-database path that cannot be one, without opening or writing it: a
+    folder, or an existing non-empty file that is not SQLite. Commands call this before they
+    run anything, so a bad `--db` fails in a second, not after a review's work. `option` (such
+    as ``--db``) starts the message when given."""
+    path = Path(path)
+    name = f"{option} {path}" if option else str(path)
+    if path.is_dir():
+        raise ResultsDatabaseError(f"{name}: is a folder; give the results database's file name (e.g. {path / 'results.sqlite'})")
+    if path.is_file() and path.stat().st_size > 0:
+        with open(path, "rb") as f:
+            if f.read(16) != b"SQLite format 3\x00":
+                raise ResultsDatabaseError(f"{name}: not an SQLite database (corrupt, or not an ssdlab results file); left untouched")
+
+
 class ResultsDatabase:
     """An open results database."""
 
     def __init__(self, path: Path, create: bool = True) -> None:
         self.path = Path(path)
-        if self.path.is_dir():
-            raise ResultsDatabaseError(f"{self.path}: is a folder; give the results database's file name (e.g. {self.path / 'results.sqlite'})")
+        check_results_file(self.path)
         if not self.path.exists() and not create:
             raise ResultsDatabaseError(f"{self.path}: no such results database")
-        if self.path.exists() and self.path.stat().st_size > 0:
-            with open(self.path, "rb") as f:
-                if f.read(16) != b"SQLite format 3\x00":
-                    raise ResultsDatabaseError(f"{self.path}: not an SQLite database (corrupt, or not an ssdlab results file); left untouched")
         try:
             self.conn = sqlite3.connect(self.path, timeout=30)
             existing = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
