@@ -558,16 +558,18 @@ def calibrate_command(db_path: str, out_path: str, scale: float, keep_today: boo
 
     try:
         _check_scale(scale)
-        # The database's folder is created when missing (the default is calibration/), then
-        # --db is checked as an output and as a results database before any suite runs.
+        # The database's folder is created by the run when missing (the default is
+        # calibration/); --db is checked as an output and as a results database before any
+        # suite runs.
         _io({}, {"--out": out_path})
         folder = Path(db_path).absolute().parent
-        if not folder.is_dir():
-            try:
-                folder.mkdir(parents=True)
-            except OSError as error:
-                raise InputOutputError(f"--db {db_path}: cannot create its folder {folder}: {paths.why(error)}") from None
-        paths.output_file("--db", db_path)
+        if folder.is_dir():
+            paths.output_file("--db", db_path)
+        else:
+            # Created by the run; nothing is created before every check has passed.
+            existing = next(p for p in (folder, *folder.parents) if p.exists())
+            if not existing.is_dir() or not os.access(existing, os.W_OK):
+                raise InputOutputError(f"--db {db_path}: its folder {folder} cannot be created ({existing} is not a writable folder)")
         check_results_file(Path(db_path), "--db")
         paths.check_distinct({}, {"--db": db_path, "--out": out_path})
         bars = ProgressBars(enabled=not quiet)
