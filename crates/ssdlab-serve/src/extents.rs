@@ -385,17 +385,7 @@ impl Extents {
                 let n = shared.ready.len().min(DRAIN_RUNS);
                 shared.ready.drain(..n).collect()
             };
-            let mut result = Ok(());
-            for run in &runs {
-                if result.is_ok() {
-                    result = write_run(&*self.file, run, &self.counts);
-                }
-            }
-            let mut shared = self.lock();
-            for run in runs {
-                shared.recycle(run);
-            }
-            result?;
+            self.write_and_recycle(runs)?;
         }
     }
 
@@ -484,6 +474,12 @@ impl Extents {
             let Shared { ready, open, .. } = &mut *shared;
             ready.drain(..).chain(open.drain(..)).collect()
         };
+        self.write_and_recycle(runs)
+    }
+
+    /// Write `runs` to the file in order (stopping at the first error), then give every run's
+    /// buffer back to the pool, written or not; the caller holds the I/O lock.
+    fn write_and_recycle(&self, runs: Vec<Run>) -> std::io::Result<()> {
         let mut result = Ok(());
         for run in &runs {
             if result.is_ok() {
