@@ -214,10 +214,7 @@ impl Timeline {
         if self.head == front_end {
             if front_end == self.busy.len() {
                 if front_end > 0 {
-                    self.busy.clear();
-                    self.head = 0;
-                    self.gap_start = 0;
-                    self.gap_end = 0;
+                    self.start_over();
                 }
             } else {
                 self.forget_after_gap(now_ns);
@@ -239,11 +236,17 @@ impl Timeline {
         self.gap_start = head;
         self.gap_end = head;
         if head == len && len > 0 {
-            self.busy.clear();
-            self.head = 0;
-            self.gap_start = 0;
-            self.gap_end = 0;
+            self.start_over();
         }
+    }
+
+    /// Nothing booked any more: the vector starts over from its first slot.
+    #[inline]
+    fn start_over(&mut self) {
+        self.busy.clear();
+        self.head = 0;
+        self.gap_start = 0;
+        self.gap_end = 0;
     }
 
     /// Room for one more booking: the forgotten prefix is cut off instead of growing the
