@@ -45,6 +45,9 @@ class ServeOptions:
     faults: list[str] = field(default_factory=list)
     secure_erase: bool = False
     precondition: list[str] = field(default_factory=list)
+    #: Write whole 128 KiB units of data bypassing the page cache (O_DIRECT) where the file
+    #: system allows it (docs/backing-file.md).
+    direct_data: bool = False
 
 
 #: The failure modes of `--fault` (docs/power-loss.md), each `NAME` or `NAME=P` (P: the
@@ -235,6 +238,8 @@ def command(options: ServeOptions) -> list[str]:
         cmd += [f"fault={','.join(check_fault(f) for f in options.faults)}"]
     if options.secure_erase:
         cmd += ["secure-erase=yes"]
+    if options.direct_data:
+        cmd += ["direct-data=yes"]
     cmd += [f"precondition={_precondition_step(step)}" for step in options.precondition]
     cmd += ["blocksize-minimum=512", "blocksize-preferred=4096", "blocksize-maximum=33554432"]
     return cmd

@@ -11,9 +11,16 @@ def serve(tmp_path):
     """Start servers with ``serve(profile_and_overrides, latency=...)``; all are stopped at the end."""
     started: list[Served] = []
 
-    def start(drive=SANDFORCE, latency: str = "none", name: str = "drive.img", faults: tuple[str, ...] = (), precondition: tuple[str, ...] = ()) -> Served:
+    def start(
+        drive=SANDFORCE,
+        latency: str = "none",
+        name: str = "drive.img",
+        faults: tuple[str, ...] = (),
+        precondition: tuple[str, ...] = (),
+        flags: tuple[str, ...] = (),
+    ) -> Served:
         profile, overrides = drive
-        s = Served(tmp_path, profile, list(overrides), latency, name, faults, precondition).start()
+        s = Served(tmp_path, profile, list(overrides), latency, name, faults, precondition, flags).start()
         started.append(s)
         return s
 

@@ -39,8 +39,10 @@ class Served:
         name: str = "drive.img",
         faults: tuple[str, ...] = (),
         precondition: tuple[str, ...] = (),
+        flags: tuple[str, ...] = (),
     ) -> None:
         need("nbdkit")
+        self.flags = list(flags)
         self.faults = list(faults)
         self.precondition = list(precondition)
         self.folder = folder
@@ -64,6 +66,7 @@ class Served:
             cmd += ["--fault", f]
         for step in self.precondition:
             cmd += ["--precondition", step]
+        cmd += self.flags
         # A server that lost power leaves its sockets behind; wait for the new ones.
         self.control.unlink(missing_ok=True)
         self.socket.unlink(missing_ok=True)

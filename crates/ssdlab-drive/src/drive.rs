@@ -333,6 +333,18 @@ impl Drive {
         self.translation.as_ref()
     }
 
+    /// Start (or stop) listing the blocks that come to hold no valid data while programmed
+    /// (see [`Drive::take_emptied_blocks`]); a host that keeps the data somewhere turns it on.
+    pub fn track_emptied_blocks(&mut self, on: bool) {
+        self.translation.track_emptied_blocks(on);
+    }
+
+    /// Append to `out` the closed blocks emptied since the last call (their data can never be
+    /// read again, though they are not erased yet; erased ones are not listed).
+    pub fn take_emptied_blocks(&mut self, out: &mut Vec<u32>) {
+        self.translation.take_emptied_blocks(out);
+    }
+
     /// How the drive was built.
     pub fn options(&self) -> DriveOptions {
         self.options

@@ -1162,4 +1162,11 @@ impl Translation for ChunkFtl {
     fn prefetch_fingerprint(&self, fingerprint: u128) {
         ChunkFtl::prefetch_fingerprint(self, fingerprint)
     }
+    fn track_emptied_blocks(&mut self, on: bool) {
+        self.pool.track_emptied(on)
+    }
+
+    fn take_emptied_blocks(&mut self, out: &mut Vec<u32>) {
+        self.pool.take_emptied(out)
+    }
 }

@@ -953,4 +953,11 @@ impl Translation for Ftl {
     fn prefetch_old(&self, lba: u64) {
         self.prefetch_old_slot(lba)
     }
+    fn track_emptied_blocks(&mut self, on: bool) {
+        self.pool.track_emptied(on)
+    }
+
+    fn take_emptied_blocks(&mut self, out: &mut Vec<u32>) {
+        self.pool.take_emptied(out)
+    }
 }

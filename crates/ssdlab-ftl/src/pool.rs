@@ -30,6 +30,10 @@ pub(crate) struct BlockPool {
     /// Die receiving the next host program unit (host writes stripe over the dies in
     /// round-robin, one unit at a time).
     pub host_cursor_die: u32,
+    /// Fully programmed blocks (closed, or GC victims) whose last valid unit was invalidated (or
+    /// that closed with none), since the owner last took them; kept only while `Some` (a drive that stores data turns it on,
+    /// [`BlockPool::track_emptied`]). Not saved.
+    pub emptied: Option<Vec<u32>>,
 }
 
 impl BlockPool {
@@ -45,6 +49,31 @@ impl BlockPool {
             policy,
             close_seq: 0,
             host_cursor_die: 0,
+            emptied: None,
+        }
+    }
+
+    /// Start (or stop) keeping the list of emptied closed blocks ([`BlockPool::take_emptied`]).
+    pub fn track_emptied(&mut self, on: bool) {
+        self.emptied = on.then(Vec::new);
+    }
+
+    /// Fully programmed blocks that came to hold no valid data since the last call: never to be
+    /// read again, not erased yet (a block erased since it emptied is not listed).
+    pub fn take_emptied(&mut self, out: &mut Vec<u32>) {
+        if let Some(list) = self.emptied.as_mut() {
+            out.append(list);
+        }
+    }
+
+    /// Note `block` as emptied when it is fully programmed (closed, or a GC victim not erased
+    /// yet) and holds no valid unit (tracking on).
+    #[inline]
+    fn note_if_emptied(&mut self, block: u32) {
+        if let Some(list) = self.emptied.as_mut() {
+            if self.counts.valid(block) == 0 && matches!(self.blocks[block as usize].state, BlockState::Closed | BlockState::Victim) {
+                list.push(block);
+            }
         }
     }
 
@@ -52,6 +81,9 @@ impl BlockPool {
     /// starts again at die 0.
     pub fn reset_all_erased(&mut self) {
         self.host_cursor_die = 0;
+        if let Some(list) = self.emptied.as_mut() {
+            list.clear();
+        }
         for (i, die) in self.dies.iter_mut().enumerate() {
             *die = DieState::new(i as u32 * self.blocks_per_die, self.blocks_per_die);
         }
@@ -106,17 +138,23 @@ impl BlockPool {
         if b.slc {
             // An SLC cache block waits for folding, oldest first; GC does not choose it.
             die.slc_closed.push_back(block);
-            return;
+        } else {
+            self.counts.make_candidate(block);
+            die.closed_order.push_back((block, self.close_seq));
+            die.closed_count += 1;
+            die.compact_closed_order(&self.blocks, self.blocks_per_die);
         }
-        self.counts.make_candidate(block);
-        die.closed_order.push_back((block, self.close_seq));
-        die.closed_count += 1;
-        die.compact_closed_order(&self.blocks, self.blocks_per_die);
+        // Everything it holds was overwritten while it was open.
+        self.note_if_emptied(block);
     }
 
     /// An emptied victim is erased and returns to its die's free pool.
     pub fn erase(&mut self, block: u32) {
         debug_assert_eq!(self.counts.valid(block), 0);
+        if let Some(list) = self.emptied.as_mut() {
+            // Erased before its owner took it: the erase itself gives its storage back.
+            list.retain(|&b| b != block);
+        }
         let b = &mut self.blocks[block as usize];
         b.written = 0;
         b.state = BlockState::Free;
@@ -135,6 +173,9 @@ impl BlockPool {
     #[inline]
     pub fn sub_valid(&mut self, block: u32, units: u32) {
         self.counts.sub_valid(block, units);
+        if self.emptied.is_some() && units > 0 {
+            self.note_if_emptied(block);
+        }
     }
 
     /// Valid units in `block`.
@@ -349,6 +390,7 @@ impl From<SavedPool> for BlockPool {
             policy: saved.policy,
             close_seq: saved.close_seq,
             host_cursor_die: saved.host_cursor_die,
+            emptied: None,
         }
     }
 }

@@ -279,4 +279,18 @@ pub trait Translation: std::fmt::Debug + Send {
 
     /// Hint that content with this fingerprint will be written soon.
     fn prefetch_fingerprint(&self, _fingerprint: u128) {}
+
+    /// Start (`true`) or stop keeping the list of emptied blocks ([`Translation::take_emptied_blocks`]).
+    /// Off when built or loaded; a drive whose data lives in a file turns it on, so the file
+    /// can reuse such a block's storage before the block is erased.
+    fn track_emptied_blocks(&mut self, on: bool) {
+        let _ = on;
+    }
+
+    /// Append to `out` the closed (fully programmed) blocks that came to hold no valid data
+    /// since the last call, and are not erased since: their content can never be read again.
+    /// Nothing while tracking is off.
+    fn take_emptied_blocks(&mut self, out: &mut Vec<u32>) {
+        let _ = out;
+    }
 }

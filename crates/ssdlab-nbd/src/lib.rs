@@ -15,6 +15,7 @@
 //! | `power-cut-after` | cut the power during a write drawn (from `seed`) among the first N |
 //! | `fault` | failure modes of flawed drives, `NAME` or `NAME=P` (P: probability per cut), comma-separated: `lying-flush`, `shorn-writes`, `unserializable-writes`, `metadata-corruption`, `dead-device` |
 //! | `secure-erase` | `yes`: start from a secure-erased (empty) drive, whatever the file held |
+//! | `direct-data` | `yes`: write whole 128 KiB units of data bypassing the page cache (`O_DIRECT`) where the file system allows it (off by default: reads then come from the disk) |
 //! | `precondition` | a preconditioning step done at start, untimed, as `ssdlab run --precondition` does it: `seq-fill`, `rand-fill`, `trim-all`, `secure-erase` or `idle:SECONDS` (repeatable, in order; an empty drive only) |
 //!
 //! After a power cut the process ends at once with exit code [`POWER_CUT_EXIT`], without the
@@ -53,6 +54,15 @@ fn config_error(message: String) -> Error {
     Error::new(libc::EINVAL, message)
 }
 
+/// A `yes` / `no` key's value (also `true`/`false`, `1`/`0`); anything else is refused.
+fn yes_or_no(key: &str, value: &str) -> Result<bool> {
+    match value {
+        "yes" | "true" | "1" => Ok(true),
+        "no" | "false" | "0" => Ok(false),
+        other => Err(config_error(format!("{key}: `{other}` is not yes or no"))),
+    }
+}
+
 fn server() -> Result<&'static Arc<ssdlab_serve::Server>> {
     SERVER.get().ok_or_else(|| Error::new(libc::EIO, "the ssdlab drive is not started"))
 }
@@ -70,7 +80,7 @@ impl Server for Connection {
     }
 
     fn config_help() -> Option<&'static str> {
-        Some("profile=NAME|PATH backing=FILE [set=SECTION.FIELD=VALUE ...] [latency=none|emulate] [seed=N] [control=SOCKET] [power-cut-after=N] [fault=NAME[=P],...] [secure-erase=yes] [precondition=STEP ...]")
+        Some("profile=NAME|PATH backing=FILE [set=SECTION.FIELD=VALUE ...] [latency=none|emulate] [seed=N] [control=SOCKET] [power-cut-after=N] [fault=NAME[=P],...] [secure-erase=yes] [direct-data=yes] [precondition=STEP ...]")
     }
 
     fn thread_model() -> Result<ThreadModel> {
@@ -89,6 +99,7 @@ impl Server for Connection {
             faults: Faults::default(),
             secure_erase: false,
             precondition: Vec::new(),
+            direct_data: false,
         });
         match key {
             "profile" => config.profile = value.to_string(),
@@ -105,18 +116,13 @@ impl Server for Connection {
                 config.power_cut_after = Some(n);
             }
             "fault" => config.faults = Faults::parse(value).map_err(|e| config_error(e.to_string()))?,
-            "secure-erase" => {
-                config.secure_erase = match value {
-                    "yes" | "true" | "1" => true,
-                    "no" | "false" | "0" => false,
-                    other => return Err(config_error(format!("secure-erase: `{other}` is not yes or no"))),
-                }
-            }
+            "secure-erase" => config.secure_erase = yes_or_no("secure-erase", value)?,
+            "direct-data" => config.direct_data = yes_or_no("direct-data", value)?,
             "precondition" => config.precondition.push(value.to_string()),
             "control" => *CONTROL.lock().unwrap_or_else(|p| p.into_inner()) = Some(socket_path::absolute(value)),
             other => {
                 return Err(config_error(format!(
-                    "unknown key `{other}` (expected profile, backing, set, latency, seed, control, power-cut-after, fault, secure-erase or precondition)"
+                    "unknown key `{other}` (expected profile, backing, set, latency, seed, control, power-cut-after, fault, secure-erase, direct-data or precondition)"
                 )))
             }
         }
@@ -170,11 +176,7 @@ impl Server for Connection {
         let served = server()?.clone();
         let control = CONTROL.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let holding = served.clone();
-        probe::measure_in_background(
-            control,
-            move |ns| holding.set_probe_hold(ns),
-            move |quick, held| served.set_transport_round_trip(quick.as_nanos() as u64, held.as_nanos() as u64),
-        );
+        probe::measure_in_background(control, move |ns| holding.set_probe_hold(ns), move |quick, held| served.set_transport_round_trip(quick, held));
         Ok(())
     }
 

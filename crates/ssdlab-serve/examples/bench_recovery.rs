@@ -42,6 +42,7 @@ fn main() {
         faults: Faults::default(),
         secure_erase: false,
         precondition: Vec::new(),
+        direct_data: false,
     };
     let server = Server::start(&config).expect("start");
     let started = Instant::now();

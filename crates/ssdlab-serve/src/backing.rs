@@ -76,17 +76,6 @@ pub struct JournalScan {
     pub discarded: Option<String>,
 }
 
-/// Environment variable that turns direct data writes on (`1`): whole 128 KiB units of data
-/// then bypass the page cache (`O_DIRECT`). Off by default: measured on this project's VM, it
-/// doubles sequential-write throughput but halves reads, which then come from the disk instead of
-/// the page cache (BENCHMARKS.md, issue 24 round three).
-pub const DIRECT_DATA_ENV: &str = "SSDLAB_DIRECT_DATA";
-
-/// Whether [`DIRECT_DATA_ENV`] asks for direct data writes.
-pub fn direct_data_writes() -> bool {
-    std::env::var(DIRECT_DATA_ENV).is_ok_and(|v| v.trim() == "1")
-}
-
 fn io(path: &str, what: &str, e: std::io::Error) -> Error {
     Error::Io(format!("{path}: cannot {what}: {e}"))
 }
@@ -96,7 +85,12 @@ impl BackingFile {
     /// not exist, and lock it. A file in use by another server, made for another drive or in
     /// another format, or with no intact header, is refused with a message naming both sides.
     /// With `erase`, whatever the file held is dropped first: the drive starts secure-erased.
-    pub fn open(path: &str, identity: &DriveIdentity, seed: u64, erase: bool) -> Result<Self> {
+    /// With `direct`, whole 128 KiB units of data are written bypassing the page cache
+    /// (`O_DIRECT`) where the file system allows it (`serve --direct-data`). Off by default:
+    /// measured on this project's VM, it doubles sequential-write throughput but cuts reads to
+    /// a third or a half, which then come from the disk instead of the page cache
+    /// (BENCHMARKS.md, issue 24 round three).
+    pub fn open(path: &str, identity: &DriveIdentity, seed: u64, erase: bool, direct: bool) -> Result<Self> {
         let parent = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         if !parent.is_dir() {
             bail!(Io, "{path}: folder {} does not exist", parent.display());
@@ -113,7 +107,7 @@ impl BackingFile {
         if erase {
             file.set_len(0).map_err(|e| io(path, "secure-erase (empty) the backing file", e))?;
         }
-        let host = if direct_data_writes() { OsFile::with_direct(file, path) } else { OsFile::new(file) };
+        let host = if direct { OsFile::with_direct(file, path) } else { OsFile::new(file) };
         Self::on(Arc::new(host), path, identity, seed)
     }
 

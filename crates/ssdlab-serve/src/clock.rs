@@ -72,6 +72,20 @@ fn sleep_until_monotonic(target_ns: u64) {
 }
 
 /// The clocks of a server.
+/// A transport round trip as the start-up probe measured it over its requests: a low
+/// percentile (the figure used: the transport's own time, little of it waiting for a busy
+/// machine's CPUs) and the median (reported beside it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RoundTrip {
+    /// The low percentile, nanoseconds.
+    pub low_ns: u64,
+    /// The median, nanoseconds.
+    pub median_ns: u64,
+}
+
+/// The percentile of the probe's round trips the server uses ([`RoundTrip::low_ns`]).
+pub const ROUND_TRIP_PERCENTILE: u32 = 10;
+
 pub struct Clock {
     /// Whether replies wait for their simulated completion.
     emulate: bool,
@@ -82,6 +96,9 @@ pub struct Clock {
     /// sent at once (reported only).
     transport_ns: AtomicU64,
     quick_round_trip_ns: AtomicU64,
+    /// The medians of the same probes (reported only).
+    held_median_ns: AtomicU64,
+    quick_median_ns: AtomicU64,
     /// The running median of how late a sleeping thread wakes up after its timer.
     wake_ns: AtomicI64,
     /// The running high quantile of the same (the precise path's aim).
@@ -138,6 +155,8 @@ impl Clock {
             base_ns,
             transport_ns: AtomicU64::new(0),
             quick_round_trip_ns: AtomicU64::new(0),
+            held_median_ns: AtomicU64::new(0),
+            quick_median_ns: AtomicU64::new(0),
             wake_ns: AtomicI64::new(0),
             wake_high_ns: AtomicI64::new(0),
             spinning: std::sync::atomic::AtomicBool::new(false),
@@ -186,10 +205,12 @@ impl Clock {
 
     /// Set the transport's measured round trips (client to plugin and back, without the
     /// plugin's own time): `quick` for a reply sent at once, `held` for a reply held as an
-    /// emulated one is.
-    pub fn set_transport_round_trip(&self, quick_ns: u64, held_ns: u64) {
-        self.quick_round_trip_ns.store(quick_ns, Ordering::Relaxed);
-        self.transport_ns.store(held_ns, Ordering::Relaxed);
+    /// emulated one is. Their low percentiles are used; the medians are reported.
+    pub fn set_transport_round_trip(&self, quick: RoundTrip, held: RoundTrip) {
+        self.quick_round_trip_ns.store(quick.low_ns, Ordering::Relaxed);
+        self.transport_ns.store(held.low_ns, Ordering::Relaxed);
+        self.quick_median_ns.store(quick.median_ns, Ordering::Relaxed);
+        self.held_median_ns.store(held.median_ns, Ordering::Relaxed);
     }
 
     /// Sleep until monotonic time `due_ns`, aimed early by the running wake-up estimate, and
@@ -284,6 +305,9 @@ impl Clock {
             serde_json::json!({
                 "quick": quick as f64 / 1e3,
                 "held": held as f64 / 1e3,
+                "percentile": ROUND_TRIP_PERCENTILE,
+                "quick_median": self.quick_median_ns.load(Ordering::Relaxed) as f64 / 1e3,
+                "held_median": self.held_median_ns.load(Ordering::Relaxed) as f64 / 1e3,
                 "subtracted": if self.emulate { held as f64 / 1e3 } else { 0.0 },
                 "wake_up": self.wake_ns.load(Ordering::Relaxed) as f64 / 1e3,
                 "wake_up_high": self.wake_high_ns.load(Ordering::Relaxed) as f64 / 1e3,

@@ -37,8 +37,15 @@ impl ExtentTable {
     }
 }
 
-/// A change of the table: block `.0` now lives in extent `.1` (or [`NO_EXTENT`]: erased).
+/// A change of the table: block `.0` now lives in extent `.1` (or [`NO_EXTENT`]: erased, or
+/// emptied and recycled).
 pub type ExtentEvent = (u32, u32);
+
+/// Bytes of freed extents kept for reuse without punching their holes (their pages stay in the
+/// page cache, so a run written into one overwrites cached pages instead of taking fresh ones:
+/// on a virtual machine that hands free memory back to its host, a fresh page-cache page costs
+/// a host fault, BENCHMARKS.md issue 24 round four); freed extents beyond it are punched.
+pub const WARM_EXTENT_BYTES: u64 = 1 << 30;
 
 /// A run is queued for writing once it holds this many contiguous bytes (one `pwrite`; the
 /// kernel takes a write of 128 KiB into fresh page-cache pages several times faster per byte
@@ -62,7 +69,7 @@ const WAITING_LIMIT_BYTES: usize = 8 << 20;
 /// stored, so a later erase or extent change does not move them). A run never crosses a
 /// boundary of [`RUN_BYTES`] in the file, so a full run is one whole aligned unit, written
 /// bypassing the page cache where the file offers that ([`write_run`]; the real file does only
-/// when asked: [`crate::backing::DIRECT_DATA_ENV`]).
+/// when asked: `serve --direct-data`, [`crate::ServeConfig::direct_data`]).
 struct Run {
     at: u64,
     /// The buffer, [`RUN_BYTES`] plus room to start at an aligned address.
@@ -120,8 +127,17 @@ struct Shared {
     file: Arc<dyn HostFile>,
     layout: Layout,
     table: ExtentTable,
-    /// Free extents; the lowest is used first.
+    /// Free extents whose holes were punched (or never written); the lowest is used first,
+    /// after every warm one.
     free: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
+    /// Free extents not punched (their pages likely still cached), the most recently freed
+    /// last and used first; at most [`WARM_EXTENT_BYTES`] of them.
+    warm: Vec<u32>,
+    /// Per block: emptied while programmed and its extent recycled, so it must never be read
+    /// (cleared when the block gets an extent again, after its erase). A debug check.
+    recycled: Vec<bool>,
+    /// Counts reported by `stats`.
+    tally: ExtentTally,
     /// Extents of blocks erased since the last synced commit, with the sequence number of the
     /// operation that erased them: released (their room given back, then reused) only once the
     /// journal that no longer needs them is durable.
@@ -148,6 +164,28 @@ struct Shared {
     dead: bool,
     /// Data bytes written directly and through the page cache.
     counts: Arc<WriteCounts>,
+}
+
+/// What happened to extents since start (`ssdlab stats`: `extents`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ExtentTally {
+    /// Extents of blocks that came to hold no valid data while programmed, given up before
+    /// the block's erase (recycled).
+    pub recycled: u64,
+    /// Extents given up at a block's erase.
+    pub erased: u64,
+    /// Extents taken for a block from the warm ones (not punched: pages likely cached).
+    pub reused_warm: u64,
+    /// Extents taken from the punched ones.
+    pub reused_punched: u64,
+    /// Extents added at the end of the file.
+    pub grown: u64,
+    /// Freed extents whose holes were punched (beyond the warm bound, or at a clean stop).
+    pub punched: u64,
+    /// Extents holding a block now.
+    pub in_use: u64,
+    /// Free extents not punched now.
+    pub warm_now: u64,
 }
 /// The data region, shared by the drive (as its [`DataPlane`]) and the server (commits,
 /// checkpoints, power cuts).
@@ -199,23 +237,30 @@ impl Shared {
         if e != NO_EXTENT {
             return e;
         }
-        let e = match self.free.pop() {
-            Some(std::cmp::Reverse(e)) => e,
-            None => {
-                // A new extent at the end: the file grows to hold all of it (a hole until
-                // written), so a region written only in part reads the rest as zeros.
-                self.table.count += 1;
-                let _ = self.file.set_len(self.layout.extent_offset(self.table.count).max(self.file.len().unwrap_or(0)));
-                self.table.count - 1
-            }
+        let e = if let Some(e) = self.warm.pop() {
+            self.tally.reused_warm += 1;
+            e
+        } else if let Some(std::cmp::Reverse(e)) = self.free.pop() {
+            self.tally.reused_punched += 1;
+            e
+        } else {
+            // A new extent at the end: the file grows to hold all of it (a hole until
+            // written), so a region written only in part reads the rest as zeros.
+            self.tally.grown += 1;
+            self.table.count += 1;
+            let _ = self.file.set_len(self.layout.extent_offset(self.table.count).max(self.file.len().unwrap_or(0)));
+            self.table.count - 1
         };
+        self.recycled[block as usize] = false;
         self.table.map[block as usize] = e;
         self.events.push((block, e));
         e
     }
 
-    /// The file offset of physical byte `addr` (its block holds data), or `None`.
+    /// The file offset of physical byte `addr` (its block holds data), or `None`. A recycled
+    /// block (emptied, its extent given up) is never read: nothing maps into it.
     fn file_offset(&self, block: usize, offset: u64) -> Option<u64> {
+        debug_assert!(!self.recycled.get(block).copied().unwrap_or(false), "block {block} was emptied and its extent recycled, yet it is read");
         match self.table.map.get(block).copied() {
             Some(e) if e != NO_EXTENT => Some(self.layout.extent_offset(e) + offset),
             _ => None,
@@ -327,11 +372,15 @@ impl Extents {
     /// The data region of `file` with `table` (from a checkpoint, or empty).
     pub fn new(file: Arc<dyn HostFile>, layout: Layout, table: ExtentTable) -> Self {
         let counts = Arc::new(WriteCounts::default());
+        let blocks = table.map.len();
         let mut shared = Shared {
             file: file.clone(),
             layout,
             table,
             free: Default::default(),
+            warm: Vec::new(),
+            recycled: vec![false; blocks],
+            tally: ExtentTally::default(),
             releasing: Vec::new(),
             seq: 0,
             placement: PlacementHash::default(),
@@ -356,6 +405,7 @@ impl Extents {
             }
         }
         shared.free = (0..shared.table.count).filter(|&e| !used[e as usize]).map(std::cmp::Reverse).collect();
+        shared.warm.clear();
         shared.releasing.clear();
     }
 
@@ -552,15 +602,83 @@ impl Extents {
         if shared.dead {
             return Ok(());
         }
+        let warm_limit = (WARM_EXTENT_BYTES / shared.layout.block_bytes).max(1) as usize;
         let mut result = Ok(());
         for e in extents {
+            if shared.warm.len() < warm_limit {
+                shared.warm.push(e);
+                continue;
+            }
             if result.is_ok() {
                 result = punch(&shared.file, shared.layout.extent_offset(e), shared.layout.block_bytes);
             }
+            shared.tally.punched += 1;
             // Given back even when the hole could not be punched: the extent is free either way.
             shared.free.push(std::cmp::Reverse(e));
         }
         result
+    }
+
+    /// Punch the holes of the warm free extents (a clean stop: the stopped file's allocated
+    /// size is what the drive stores).
+    pub fn punch_warm(&self) -> std::io::Result<()> {
+        let _gate = self.gate.write().unwrap_or_else(|p| p.into_inner());
+        let mut shared = self.lock();
+        if shared.dead {
+            return Ok(());
+        }
+        let mut result = Ok(());
+        while let Some(e) = shared.warm.pop() {
+            if result.is_ok() {
+                result = punch(&shared.file, shared.layout.extent_offset(e), shared.layout.block_bytes);
+            }
+            shared.tally.punched += 1;
+            shared.free.push(std::cmp::Reverse(e));
+        }
+        result
+    }
+
+    /// Blocks the drive emptied while they were programmed (no valid data left, not erased:
+    /// their content can never be read again) give up their extents, as an erase does: each
+    /// goes into the operation's extent changes and placement digest, and its room is given
+    /// back after the next synced commit (so no journal prefix recovery may replay still points
+    /// into it). The block stays programmed in the drive; its erase later has nothing to give
+    /// back. Called under the drive's lock at the end of each operation (and of a checkpoint's
+    /// flush), with what [`ssdlab_drive::Drive::take_emptied_blocks`] listed.
+    pub fn recycle_emptied(&self, blocks: &[u32]) {
+        if blocks.is_empty() {
+            return;
+        }
+        let mut shared = self.lock();
+        if shared.dead {
+            return;
+        }
+        for &block in blocks {
+            shared.placement.emptied(block);
+            let Some(slot) = shared.table.map.get_mut(block as usize) else { continue };
+            let e = std::mem::replace(slot, NO_EXTENT);
+            if e != NO_EXTENT {
+                let seq = shared.seq;
+                shared.releasing.push((seq, e));
+                shared.events.push((block, NO_EXTENT));
+                shared.recycled[block as usize] = true;
+                shared.tally.recycled += 1;
+            }
+        }
+    }
+
+    /// Extents waiting for release that belong to operations before sequence number `seq`.
+    pub fn releasing_before(&self, seq: u64) -> usize {
+        self.lock().releasing.iter().filter(|r| r.0 < seq).count()
+    }
+
+    /// What happened to extents since start, and how many are in use and warm now.
+    pub fn tally(&self) -> ExtentTally {
+        let shared = self.lock();
+        let mut tally = shared.tally;
+        tally.in_use = shared.table.map.iter().filter(|&&e| e != NO_EXTENT).count() as u64;
+        tally.warm_now = shared.warm.len() as u64;
+        tally
     }
 
     /// Power is off: a program in flight is torn (the first half of the newest run reaches the
@@ -744,11 +862,13 @@ impl DataPlane for FilePlane {
         let block_bytes = shared.layout.block_bytes;
         let (first, end) = (addr.div_ceil(block_bytes), (addr + len) / block_bytes);
         for block in first..end {
+            shared.recycled[block as usize] = false;
             let e = std::mem::replace(&mut shared.table.map[block as usize], NO_EXTENT);
             if e != NO_EXTENT {
                 let seq = shared.seq;
                 shared.releasing.push((seq, e));
                 shared.events.push((block as u32, NO_EXTENT));
+                shared.tally.erased += 1;
             }
         }
         Ok(())

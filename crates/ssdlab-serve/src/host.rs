@@ -77,7 +77,7 @@ impl OsFile {
             file,
             direct: None,
             direct_refused: AtomicBool::new(false),
-            why_not: Mutex::new(Some("not asked for (SSDLAB_DIRECT_DATA=1 turns them on)".to_string())),
+            why_not: Mutex::new(Some("not asked for (serve --direct-data turns them on)".to_string())),
         }
     }
 

@@ -28,8 +28,9 @@ mod server;
 mod stats;
 
 pub use backing::{BackingFile, DriveIdentity, JournalScan};
+pub use clock::{RoundTrip, ROUND_TRIP_PERCENTILE};
 pub use crash_host::{CrashFile, CrashMode, CrashOutcome};
-pub use extents::{ExtentTable, Extents, FilePlane, NO_EXTENT};
+pub use extents::{ExtentTable, ExtentTally, Extents, FilePlane, NO_EXTENT, WARM_EXTENT_BYTES};
 pub use generated::{fill_sector, Generated, PreconditionRecord};
 pub use header::{CheckpointRef, Header, FORMAT_VERSION, HEADER_BYTES};
 pub use host::{HostFile, OsFile};

@@ -1,6 +1,7 @@
 //! The placement digest of an operation: a hash of where it put data, which each journal record
 //! carries and recovery recomputes record by record ([`crate::journal::Check::placement`]). It
-//! covers every region the drive stored (physical address and size), moved (GC) and erased, the
+//! covers every region the drive stored (physical address and size), moved (GC) and erased,
+//! every block it emptied while programmed (whose extent is recycled), the
 //! extent changes the operation made in the backing file, and where each sector a write touched
 //! now lies. A redo that put any sector's data elsewhere, or a record whose extent change or
 //! sector description was altered, gives another digest, even when the counts agree.
@@ -48,6 +49,12 @@ impl PlacementHash {
         self.word(3);
         self.word(addr);
         self.word(len);
+    }
+
+    /// `block` emptied while programmed (no valid data left, not erased): its extent recycled.
+    pub fn emptied(&mut self, block: u32) {
+        self.word(7);
+        self.word(block as u64);
     }
 
     /// The digest so far.

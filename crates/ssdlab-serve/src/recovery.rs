@@ -187,12 +187,24 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
     // Redone with a data plane that only hashes where the drive puts data.
     let (plane, hash) = DigestPlane::new();
     session.drive_mut().attach_data_plane(Box::new(plane));
+    // Blocks emptied while programmed are hashed after each record, as the server recycled
+    // their extents at the end of each operation (crate::extents::Extents::recycle_emptied).
+    session.drive_mut().track_emptied_blocks(true);
+    let mut emptied = Vec::new();
     for record in &scan.records {
         *hash.lock().unwrap_or_else(|p| p.into_inner()) = PlacementHash::default();
         if record.seq != next_seq {
             bail!(Io, "{path}: journal record {} follows record {} (a gap in the sequence: damaged journal); refusing", record.seq, next_seq.wrapping_sub(1));
         }
         let done = redo(&mut session, record).map_err(|e| Error::Io(format!("{path}: recovery cannot redo record {}: {e}", record.seq)))?;
+        emptied.clear();
+        session.drive_mut().take_emptied_blocks(&mut emptied);
+        {
+            let mut hash = hash.lock().unwrap_or_else(|p| p.into_inner());
+            for &block in &emptied {
+                hash.emptied(block);
+            }
+        }
         extents.apply_events(&record.extents).map_err(|e| Error::Io(format!("{path}: record {}: {e} (damaged journal)", record.seq)))?;
         if let Some(g) = generated.as_mut() {
             match &record.op {
@@ -284,6 +296,7 @@ mod tests {
             faults: Faults::default(),
             secure_erase: false,
             precondition: Vec::new(),
+            direct_data: false,
         }
     }
 

@@ -6,7 +6,7 @@ mod durability;
 mod preconditioning;
 
 use crate::backing::{BackingFile, DriveIdentity};
-use crate::clock::{monotonic_ns, Clock};
+use crate::clock::{monotonic_ns, Clock, RoundTrip};
 use crate::commit::{CommitJob, Committer};
 use crate::extents::Extents;
 use crate::generated::Generated;
@@ -77,6 +77,10 @@ pub struct ServeConfig {
     /// --precondition` does them (crate::precondition); refused on a file that holds data
     /// unless with `secure_erase`.
     pub precondition: Vec<String>,
+    /// Write whole 128 KiB units of data bypassing the page cache (`O_DIRECT`) where the file
+    /// system allows it (`serve --direct-data`; off by default: reads then come from the disk,
+    /// docs/backing-file.md).
+    pub direct_data: bool,
 }
 
 /// Failure modes of flawed drives, for the power-cut lab (docs/power-loss.md): the failure
@@ -137,6 +141,10 @@ impl Faults {
 const COMMIT_RECORD_BYTES: u64 = 4 << 20;
 /// Journal bytes after which the next operation takes a checkpoint (the journal starts again).
 const CHECKPOINT_JOURNAL_BYTES: u64 = 64 << 20;
+/// Bytes of freed extents (erased or emptied blocks) waiting for a synced commit after which
+/// the server takes one (at most an eighth of the drive's blocks): until then they cannot be
+/// reused, and new data goes to fresh extents.
+const RELEASE_COMMIT_BYTES: u64 = 256 << 20;
 
 /// An error with the errno the NBD client should see.
 #[derive(Debug)]
@@ -219,7 +227,8 @@ pub struct Server {
     /// Seed of the fault draws at a cut.
     seed: u64,
     cut_at_write: Option<u64>,
-    blocks: u32,
+    /// Freed extents waiting for release past which the server commits (RELEASE_COMMIT_BYTES).
+    release_commit_extents: usize,
     /// Held by reads outside the lock while they read (crate::read_plan).
     gate: Arc<RwLock<()>>,
     /// The backing file, for those reads.
@@ -273,7 +282,7 @@ impl Server {
                 }
                 BackingFile::on(file, &config.backing, &identity, config.seed)?
             }
-            None => BackingFile::open(&config.backing, &identity, config.seed, config.secure_erase)?,
+            None => BackingFile::open(&config.backing, &identity, config.seed, config.secure_erase, config.direct_data)?,
         };
         let options = DriveOptions { content: ContentMode::Real, store_data: true, ..DriveOptions::default() };
         let reduction = profile.reduction.is_some();
@@ -288,6 +297,8 @@ impl Server {
         }
         let mut session = restored.session;
         session.drive_mut().attach_data_plane(Box::new(restored.extents.plane()));
+        // Blocks emptied while programmed give up their extents (Extents::recycle_emptied).
+        session.drive_mut().track_emptied_blocks(true);
         let base_ns = restored.last_done_ns.max(session.now_ns());
         let cut_at_write = config.power_cut_after.map(|n| 1 + SimRng::new(config.seed ^ 0x9E37_79B9_7F4A_7C15).below(n.max(1)));
         let mut state = State {
@@ -341,7 +352,7 @@ impl Server {
             faults: config.faults,
             seed: config.seed,
             cut_at_write,
-            blocks,
+            release_commit_extents: (RELEASE_COMMIT_BYTES / block_bytes).clamp(1, (blocks / 8).max(1) as u64) as usize,
         };
         if preconditioned {
             // Durable before anything is served: the journal that follows starts from it.
@@ -379,8 +390,8 @@ impl Server {
     /// emulated one is (it adds the time a waiting client takes to wake up). Emulated replies
     /// are sent `held` before their simulated completion, so the client receives them at it.
     /// Reported by `stats` (`transport_round_trip_us`).
-    pub fn set_transport_round_trip(&self, quick_ns: u64, held_ns: u64) {
-        self.clock.set_transport_round_trip(quick_ns, held_ns);
+    pub fn set_transport_round_trip(&self, quick: RoundTrip, held: RoundTrip) {
+        self.clock.set_transport_round_trip(quick, held);
     }
 
     /// Whether requests complete at their simulated completion time (`--latency emulate`).
@@ -825,6 +836,7 @@ impl Server {
         summary["metadata_write_amplification"] = if host > 0 { (state.backing.metadata_bytes() as f64 / host as f64).into() } else { serde_json::Value::Null };
         summary["power_loss_protection"] = self.protected.into();
         summary["data_waiting_peak_bytes"] = self.runs.waiting_peak_bytes().into();
+        summary["extents"] = serde_json::to_value(self.runs.tally()).unwrap_or_default();
         let (direct, buffered) = self.runs.written_bytes();
         summary["data_direct_write_bytes"] = direct.into();
         summary["data_buffered_write_bytes"] = buffered.into();

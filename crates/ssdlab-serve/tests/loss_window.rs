@@ -26,6 +26,7 @@ fn force_gs(dir: &std::path::Path, protected: bool) -> ServeConfig {
         faults: Faults::default(),
         secure_erase: false,
         precondition: Vec::new(),
+        direct_data: false,
     }
 }
 

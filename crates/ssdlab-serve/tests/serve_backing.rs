@@ -20,6 +20,7 @@ fn config(dir: &std::path::Path, reduction: bool) -> ServeConfig {
         faults: Default::default(),
         secure_erase: false,
         precondition: Vec::new(),
+        direct_data: false,
     }
 }
 

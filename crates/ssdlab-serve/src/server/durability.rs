@@ -20,6 +20,7 @@ impl Server {
     /// End the record of the operation the drive just did (its extent changes and resulting
     /// figures), then commit as the durability rules ask.
     pub(super) fn end_record(&self, state: &mut State, written: Option<(u64, u64)>) -> ServeResult<()> {
+        Self::recycle_emptied(state);
         let extents = state.extents.take_events();
         let check = recovery::check_of(&state.session, state.extents.placement(), &extents, written);
         let sector = ssdlab_reduce::SECTOR_BYTES as u64;
@@ -32,18 +33,34 @@ impl Server {
             // are durable before the reply, so nothing acknowledged is lost, even when the
             // server is killed or the host crashes.
             self.take_commit(state)?;
-        } else if state.pending.bytes() as u64 >= COMMIT_RECORD_BYTES || state.extents.releasing() as u32 > self.blocks / 8 {
-            // The server's own commit (the host-crash window): only what the drive has
-            // programmed by now, so a power cut later never finds in the journal an operation
-            // whose data was still in the drive's volatile buffer.
-            let left = state.session.drive().buffer_at(state.last_arrival_ns).left_through;
-            let n = state.pending.programmed(left);
-            self.take_commit_prefix(state, n)?;
+        } else {
+            // The server's own commit (the host-crash window), when records have piled up or
+            // enough freed extents wait for one (then only if it would release them): only
+            // what the drive has programmed by now, so a power cut later never finds in the
+            // journal an operation whose data was still in the drive's volatile buffer.
+            let records_due = state.pending.bytes() as u64 >= COMMIT_RECORD_BYTES;
+            let release_due = state.extents.releasing() > self.release_commit_extents;
+            if records_due || release_due {
+                let left = state.session.drive().buffer_at(state.last_arrival_ns).left_through;
+                let n = state.pending.programmed(left);
+                let first_seq = state.next_seq - state.pending.len() as u64;
+                if records_due || state.extents.releasing_before(first_seq + n as u64) > self.release_commit_extents / 2 {
+                    self.take_commit_prefix(state, n)?;
+                }
+            }
         }
         if state.backing.journal_bytes() >= CHECKPOINT_JOURNAL_BYTES {
             self.checkpoint(state, false)?;
         }
         Ok(())
+    }
+
+    /// The blocks the drive emptied while programmed since the last call give up their extents
+    /// (part of the current operation's extent changes and placement digest).
+    pub(super) fn recycle_emptied(state: &mut State) {
+        let mut emptied = Vec::new();
+        state.session.drive_mut().take_emptied_blocks(&mut emptied);
+        state.extents.recycle_emptied(&emptied);
     }
 
     /// Take a commit of every record waiting (under the drive's lock). The request finishes it
@@ -132,6 +149,8 @@ impl Server {
         let fail = |e: String| ServeError::new(libc::EIO, format!("cannot write a checkpoint: {e}"));
         let at = state.last_done_ns.max(state.last_arrival_ns);
         let done = state.session.flush_at(at);
+        // The flush may close a block whose data was all overwritten: the table below holds it.
+        Self::recycle_emptied(state);
         state.session.advance_to(done);
         state.last_done_ns = state.last_done_ns.max(done);
         state.extents.write_out().map_err(|e| fail(e.to_string()))?;
@@ -153,7 +172,12 @@ impl Server {
             )
             .map_err(|e| fail(e.to_string()))?;
         state.pending.clear();
-        state.extents.release().map_err(|e| fail(e.to_string()))
+        state.extents.release().map_err(|e| fail(e.to_string()))?;
+        if clean {
+            // A stopped file takes the room of what the drive stores, not of extents kept warm.
+            state.extents.punch_warm().map_err(|e| fail(e.to_string()))?;
+        }
+        Ok(())
     }
 
     /// Cut the power now, as a drive loses it (docs/power-loss.md, "the drive's own loss

@@ -33,6 +33,7 @@ pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
         faults: Faults::default(),
         secure_erase: false,
         precondition: Vec::new(),
+        direct_data: false,
     }
 }
 
