@@ -17,7 +17,8 @@
 # Needs nbdkit and fio (Debian packages). Meant for an otherwise idle machine: on a loaded one
 # the ratio against nbdkit memory in the same run is the figure that counts.
 # Knobs: RUNTIME (s per job, default 20), ROUNDS (3), SPAN (bytes addressed, default 4g),
-# PARTS (which of "throughput emulate ram" to run, default all).
+# PARTS (which of "throughput emulate ram" to run, default all), ONLY_JOBS (throughput jobs to
+# run, e.g. "write 128k 8"), BEFORE_PLUGIN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
@@ -48,6 +49,8 @@ print("%.0f %.1f %.1f" % (r["iops"], r["bw"] * 1024 / 1e6, r["lat_ns"]["mean"] /
 }
 
 JOBS=("randwrite 4k 32" "randread 4k 32" "write 128k 8" "read 128k 8")
+# ONLY_JOBS="write 128k 8[,...]": only these jobs of the throughput part (comma-separated).
+if [ -n "${ONLY_JOBS:-}" ]; then IFS=',' read -r -a JOBS <<<"$ONLY_JOBS"; fi
 
 start_server() {  # NAME KIND: start a server of KIND (memory, ssdlab, before) on $work/NAME.sock
     local name=$1 kind=$2

@@ -76,7 +76,7 @@ fn every_emptied_block_is_listed_once_and_only_emptied_ones_are() {
     let mut total = 0u64;
     for step in 0..4 * user {
         // Mostly sequential runs (whole blocks empty) with random overwrites and TRIMs.
-        let lba = if rng.below(4) == 0 { rng.below(user) } else { step % user };
+        let lba = if rng.below(10) == 0 { rng.below(user) } else { step % user };
         if rng.below(25) == 0 {
             ftl.trim(lba).unwrap();
         } else {
@@ -103,6 +103,6 @@ fn every_emptied_block_is_listed_once_and_only_emptied_ones_are() {
             }
         }
     }
-    assert!(total > 50 && sink.erases > 0, "{total} blocks listed, {} erases: the churn should empty and erase blocks", sink.erases);
+    assert!(total > 20 && sink.erases > 0, "{total} blocks listed, {} erases: the churn should empty and erase blocks", sink.erases);
     ftl.check_invariants().unwrap();
 }
