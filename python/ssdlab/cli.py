@@ -399,6 +399,21 @@ def _check_scale(scale: float) -> None:
         raise SsdlabError(f"--scale: expected a number from 0.001 to 1 (got {scale})")
 
 
+def _check_db(db_path: str, folder_made_by_run: bool = False) -> None:
+    """Check `--db` before anything runs: an output appended to (an existing regular file or a
+    new one) that is, or can become, a results database. With `folder_made_by_run` (calibrate,
+    whose run creates the database's folder), a missing folder is accepted when its nearest
+    existing folder is a writable folder; nothing is created here."""
+    folder = Path(db_path).absolute().parent
+    if folder.is_dir() or not folder_made_by_run:
+        paths.output_file("--db", db_path)
+    else:
+        existing = next(p for p in (folder, *folder.parents) if p.exists())
+        if not existing.is_dir() or not os.access(existing, os.W_OK):
+            raise InputOutputError(f"--db {db_path}: its folder {folder} cannot be created ({existing} is not a writable folder)")
+    check_results_file(Path(db_path), "--db")
+
+
 def _run_lab(
     profile: str,
     overrides: tuple[str, ...],
@@ -424,8 +439,7 @@ def _run_lab(
     from ssdlab.lab.review import chosen_suites, preset_for, review
 
     if db_path is not None:
-        paths.output_file("--db", db_path)  # appended to: an existing regular file or a new one
-        check_results_file(Path(db_path), "--db")
+        _check_db(db_path)
     _profile_input(profile)
     if label is not None and not label.strip():
         raise SsdlabError("--label: must not be empty")
@@ -558,19 +572,9 @@ def calibrate_command(db_path: str, out_path: str, scale: float, keep_today: boo
 
     try:
         _check_scale(scale)
-        # The database's folder is created by the run when missing (the default is
-        # calibration/); --db is checked as an output and as a results database before any
-        # suite runs.
         _io({}, {"--out": out_path})
-        folder = Path(db_path).absolute().parent
-        if folder.is_dir():
-            paths.output_file("--db", db_path)
-        else:
-            # Created by the run; nothing is created before every check has passed.
-            existing = next(p for p in (folder, *folder.parents) if p.exists())
-            if not existing.is_dir() or not os.access(existing, os.W_OK):
-                raise InputOutputError(f"--db {db_path}: its folder {folder} cannot be created ({existing} is not a writable folder)")
-        check_results_file(Path(db_path), "--db")
+        # The database's folder is created by the run when missing (the default is calibration/).
+        _check_db(db_path, folder_made_by_run=True)
         paths.check_distinct({}, {"--db": db_path, "--out": out_path})
         bars = ProgressBars(enabled=not quiet)
         page = calibrate(

@@ -369,32 +369,26 @@ class Drive:
         """Apply one preconditioning step (see :mod:`ssdlab.preconditions`); returns a record of
         it. Fills and TRIMs are fast-forwarded (``timing="fast"``, the drive's default) or run
         with timing (``"full"``); either way the step ends with the drive idle."""
-        kind, seconds = pre.parse(_text("Drive.precondition", "step", step))
+        pre.parse(_text("Drive.precondition", "step", step))
         timing = self.precondition_timing if timing is None else _timing("Drive.precondition", timing)
         with self._turn:
-            return self._precondition(step, kind, seconds, progress, timing)
+            return self._precondition(step, progress, timing)
 
-    def _precondition(self, step: str, kind: str, seconds: float | None, progress: ProgressCallback | None, timing: str = "full") -> dict:
+    def _precondition(self, step: str, progress: ProgressCallback | None, timing: str = "full") -> dict:
         started = self.now_seconds
-        if kind == "secure-erase":
-            self.secure_erase()
-            record: dict = {"step": step}
-        elif kind == "idle":
-            reclaimed = self.idle(seconds or 0.0)
-            record = {"step": step, "blocks_reclaimed": reclaimed}
-        else:
-            if kind == "seq-fill":
-                options = pre.SEQUENTIAL_FILL
-            elif kind == "rand-fill":
-                options = pre.RANDOM_FILL + [f"io_size={2 * self.info['usable_bytes']}"]
-            else:
-                options = pre.trim_all_options(self.info["usable_bytes"])
+        # A secure erase or an idle period is done by the native drive; a fill or TRIM comes
+        # back as its job (ssdlab.preconditions: one definition in Rust).
+        kind, job, reclaimed = self._native.start_precondition(step)
+        record: dict = {"step": step}
+        if kind == "idle":
+            record["blocks_reclaimed"] = reclaimed
+        elif job is not None:
             if timing == "fast":
-                summary = self.fast_forward(options, name=kind, progress=progress)
+                summary = self.fast_forward(job=job, progress=progress)
             else:
-                summary = self.run(options, name=kind, progress=progress).summary
+                summary = self.run(job=job, progress=progress).summary
                 self.wait_until_idle()
-            record = {"step": step, "write_amplification": summary["write_amplification"], "seed": summary["seed"], "timing": timing}
+            record.update(write_amplification=summary["write_amplification"], seed=summary["seed"], timing=timing)
         record["simulated_seconds"] = self.now_seconds - started
         return record
 

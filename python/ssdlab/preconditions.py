@@ -1,4 +1,8 @@
-"""Preconditioning steps applied before a measured job.
+"""Preconditioning steps applied before a measured job (``--precondition STEP``).
+
+The steps, their options and what they do to a drive are defined once, in Rust
+(``crates/ssdlab-drive/src/precondition.rs``), for ``ssdlab run``, ``trace replay``, sweeps
+and ``ssdlab serve`` alike; this module is their Python face:
 
 - ``secure-erase``: ATA SECURE ERASE (every block erased, every mapping dropped).
 - ``seq-fill``: write the whole usable span once, 128 KiB sequential at QD32.
@@ -9,39 +13,23 @@
 - ``trim-all``: TRIM the whole usable span (what a format does).
 """
 
-from ssdlab.errors import WorkloadError
+from ssdlab import _native
 
-SEQUENTIAL_FILL = ["rw=write", "bs=128k", "iodepth=32"]
-RANDOM_FILL = ["rw=randwrite", "bs=4k", "iodepth=32"]
-TRIM_ALL = ["rw=trim", "bs=1g", "iodepth=1"]
+#: The steps ``--precondition`` takes, as help texts list them.
+NAMES = tuple(_native.PRECONDITION_STEPS)
+
+
+def parse(step: str) -> str:
+    """Check one step; returns its kind (``secure-erase``, ``seq-fill``, ``rand-fill``,
+    ``trim-all`` or ``idle``). Raises ``WorkloadError`` naming the choices."""
+    return _native.precondition_kind(step)
 
 
 def trim_all_options(usable_bytes: int) -> list[str]:
-    """TRIM of the whole usable span: 1 GiB commands, or one command of the whole span on a
-    drive smaller than that (a shortened review's drive)."""
-    bs = min(1 << 30, usable_bytes // 4096 * 4096)
-    return ["rw=trim", f"bs={bs}", "iodepth=1"]
+    """TRIM of the whole usable span (the ``trim-all`` step's job): 1 GiB commands, or one
+    command of the whole span on a drive smaller than that (a shortened review's drive)."""
+    return _native.precondition_options("trim-all", usable_bytes)
 
 
-NAMES = ("secure-erase", "seq-fill", "rand-fill", "trim-all", "idle:SECONDS")
-
-
-def parse(step: str) -> tuple[str, float | None]:
-    """Validate one step name; returns ``(kind, seconds)``."""
-    if step in ("secure-erase", "seq-fill", "rand-fill", "trim-all"):
-        return step, None
-    if step.startswith("idle:"):
-        text = step.split(":", 1)[1]
-        try:
-            seconds = float(text)
-        except ValueError:
-            from ssdlab import _native
-
-            try:
-                seconds = _native.parse_time_ns(text, "s") / 1e9
-            except ValueError:
-                seconds = -1.0
-        if not seconds >= 0:
-            raise WorkloadError(f"precondition {step!r}: expected idle:SECONDS with a non-negative number")
-        return "idle", seconds
-    raise WorkloadError(f"unknown precondition {step!r} (expected one of: {', '.join(NAMES)})")
+#: The ``trim-all`` job on a drive of at least 1 GiB.
+TRIM_ALL = trim_all_options(1 << 30)

@@ -182,14 +182,14 @@ def check(options: ServeOptions) -> None:
 
 
 def _precondition_step(step: str) -> str:
-    """A `--precondition` step as the plugin takes it: the names of `ssdlab run --precondition`
-    (checked here), an idle time in seconds."""
+    """A `--precondition` step, checked as the plugin checks it (the one definition of the steps
+    of `ssdlab run --precondition`, ssdlab.preconditions), passed on as given."""
     from ssdlab import preconditions as pre
 
     if step == "layout":
         raise SsdlabError("--precondition layout: a served drive has no job whose span to lay out; use seq-fill")
-    kind, seconds = pre.parse(step)
-    return f"idle:{seconds!r}" if kind == "idle" else kind
+    pre.parse(step)
+    return step
 
 
 def _check_pidfile(path: str) -> None:

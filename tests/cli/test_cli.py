@@ -110,3 +110,25 @@ def test_bad_profile_file_names_file_line_and_field(tmp_path):
 def test_unwritable_output_is_refused_before_running(tmp_path):
     r = ssdlab("run", "--rw=read", "--json", str(tmp_path / "missing" / "out.json"))
     assert r.returncode == 2 and "does not exist" in r.stderr
+
+
+def test_db_folder_rules_of_review_pts_and_calibrate(tmp_path):
+    """`--db` is checked by one function before anything runs: `review` and `pts` append to a
+    database in an existing folder; `calibrate` creates a missing folder (its default is
+    calibration/) when its nearest existing folder is a writable folder, and creates nothing
+    before every check has passed."""
+    missing = tmp_path / "no" / "results.sqlite"
+    for command in (["review", "--suites", "power"], ["pts", "--tests", "pts-iops"]):
+        r = ssdlab(*command, "--scale", "0.01", "--db", str(missing), "--out", str(tmp_path / "out"))
+        assert r.returncode == 2 and "does not exist" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    r = ssdlab("calibrate", "--db", str(a_file / "sub" / "results.sqlite"), "--out", str(tmp_path / "cal.md"))
+    assert r.returncode == 2 and "cannot be created" in r.stderr and "is not a writable folder" in r.stderr, r.stderr
+    # A missing folder under a writable one passes; the run stops at the next check (a page
+    # ssdlab did not write), and the folder is not created.
+    foreign = tmp_path / "cal.md"
+    foreign.write_text("my own notes\n")
+    r = ssdlab("calibrate", "--db", str(missing), "--out", str(foreign))
+    assert r.returncode == 2 and "not a calibration page ssdlab wrote" in r.stderr, r.stderr
+    assert not missing.parent.exists() and not (tmp_path / "out").exists()

@@ -15,6 +15,9 @@
 //! * [`TraceRun`]: a trace replay, keeping the trace's queue depths or its timestamps.
 //! * [`FastForward`]: a preconditioning job run without timing (`untimed.rs`: the same FTL
 //!   work, no bookings), leaving the drive idle at a well-defined simulated time.
+//! * [`PreconditionStep`]: the one definition of the `--precondition` steps (`seq-fill`,
+//!   `rand-fill`, `trim-all`, `secure-erase`, `idle:SECONDS`): their text, their jobs, and what
+//!   they do to a session.
 //! * [`RunSummary`], [`ReplaySummary`] and [`SeriesRow`]: what runs report.
 //!
 //! How a write travels: admission (the small-random-write cap, the command processor), room in
@@ -39,6 +42,7 @@ mod inflight;
 mod map_cache;
 mod metrics;
 mod power;
+mod precondition;
 mod read_path;
 mod replay;
 mod run;
@@ -59,6 +63,7 @@ pub use engine::EngineCounters;
 pub use fast_forward::{fast_forward_refusal, FastForward, FastForwardSummary};
 pub use fill::{FillFigures, CLIFF_FRACTION, POST_CACHE_SHARE};
 pub use metrics::{LatencySummary, SeriesRow};
+pub use precondition::{PreconditionStart, PreconditionStep, PRECONDITION_STEPS};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};
 pub use run::{MetadataReport, ReductionReport, Run, RunProgress, RunSummary, WearReport};
 pub use session::{DriveInfo, DriveState, Session, WearState, MAX_SIMULATED_NS};

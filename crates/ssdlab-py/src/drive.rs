@@ -9,7 +9,7 @@ use crate::convert::to_object;
 use crate::errors::{to_py, RequestError, WorkloadError};
 use crate::jobs::NativeJob;
 use pyo3::prelude::*;
-use ssdlab_drive::{DriveOptions, FastForward, ReplayMode, Run, Session, TraceRun};
+use ssdlab_drive::{DriveOptions, FastForward, PreconditionStart, PreconditionStep, ReplayMode, Run, Session, TraceRun};
 use ssdlab_reduce::ContentMode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -182,6 +182,18 @@ impl NativeDrive {
     fn fast_forward_summary<'py>(&self, py: Python<'py>, run: &NativeFastForward, wall_seconds: f64) -> PyResult<Bound<'py, PyAny>> {
         let summary = py.detach(|| lock(&self.session).fast_forward_summary(&lock(&run.run), wall_seconds)).map_err(to_py)?;
         to_object(py, &summary)
+    }
+
+    /// Start a `--precondition` step now (`ssdlab_drive::Session::start_precondition`): a
+    /// secure erase or an idle period is done here; a fill or TRIM comes back as its job, for
+    /// the caller to fast-forward or run timed. Returns `(kind, job or None, blocks reclaimed
+    /// by an idle period or None)`. Raises `WorkloadError` for a step that is not one.
+    fn start_precondition(&self, py: Python<'_>, step: &str) -> PyResult<(&'static str, Option<NativeJob>, Option<u64>)> {
+        let step = PreconditionStep::parse(step).map_err(to_py)?;
+        Ok(match self.with(py, |s| s.start_precondition(step)).map_err(to_py)? {
+            PreconditionStart::Done { blocks_reclaimed } => (step.kind(), None, blocks_reclaimed),
+            PreconditionStart::Job(spec) => (step.kind(), Some(NativeJob { spec: *spec }), None),
+        })
     }
 
     /// Wait until the drive has finished everything booked (the present moves there). Returns

@@ -5,7 +5,7 @@
 //! checks for Ctrl-C between slices, and maps the core's [`ssdlab_core::Error`] kinds onto typed
 //! Python exceptions. Simulated time and seeds live in [`ssdlab_drive::Session`], not here.
 //! Modules mirror the Python package: `drive` and `jobs` and `profiles` for `ssdlab.drive`,
-//! `traces` for `ssdlab.traces`.
+//! `preconditions` for `ssdlab.preconditions`, `traces` for `ssdlab.traces`.
 
 #![warn(missing_docs)]
 
@@ -13,6 +13,7 @@ mod convert;
 mod drive;
 mod errors;
 mod jobs;
+mod preconditions;
 mod profiles;
 mod traces;
 
@@ -29,6 +30,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jobs::parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::parse_time_ns, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::fio_catalogue, m)?)?;
+    m.add_function(wrap_pyfunction!(preconditions::precondition_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(preconditions::precondition_options, m)?)?;
+    m.add("PRECONDITION_STEPS", ssdlab_drive::PRECONDITION_STEPS.to_vec())?;
     m.add_class::<jobs::NativeJob>()?;
     m.add_class::<drive::NativeDrive>()?;
     m.add_class::<drive::NativeRun>()?;

@@ -36,7 +36,7 @@ pub use header::{CheckpointRef, Header, FORMAT_VERSION, HEADER_BYTES};
 pub use host::{HostFile, OsFile};
 pub use journal::{Check, CutReport, Op, Record, SectorDesc};
 pub use layout::{Layout, JOURNAL_BYTES, JOURNAL_OFFSET};
-pub use precondition::STEP_NAMES as PRECONDITION_STEPS;
 pub use recovery::RecoveryReport;
 pub use server::{mapping_digest_of, ExtentKind, Faults, Latency, ServeConfig, ServeError, ServeResult, Server};
+pub use ssdlab_drive::PRECONDITION_STEPS;
 pub use stats::ServeStats;

@@ -12,68 +12,18 @@
 //! setting.
 
 use crate::generated::{Generated, PreconditionRecord};
-use ssdlab_core::{bail, Error, Result};
-use ssdlab_drive::{Drive, DriveOptions, Session};
+use ssdlab_core::{Error, Result};
+use ssdlab_drive::{Drive, DriveOptions, PreconditionStep, Session};
 use ssdlab_profile::Profile;
 use std::time::Instant;
 
-/// The step names `--precondition` takes (as `ssdlab run --precondition`; `idle:SECONDS` with a
-/// number of seconds).
-pub const STEP_NAMES: [&str; 5] = ["secure-erase", "seq-fill", "rand-fill", "trim-all", "idle:SECONDS"];
-
-/// Fast-forwarded commands per slice (between progress lines).
+/// Fast-forwarded commands per slice.
 const SLICE_IOS: u64 = 1 << 20;
 
-/// One parsed step.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Step {
-    SecureErase,
-    SeqFill,
-    RandFill,
-    TrimAll,
-    Idle(u64),
-}
-
-fn parse(step: &str) -> Result<Step> {
-    Ok(match step {
-        "secure-erase" => Step::SecureErase,
-        "seq-fill" => Step::SeqFill,
-        "rand-fill" => Step::RandFill,
-        "trim-all" => Step::TrimAll,
-        other => match other.strip_prefix("idle:").map(|s| s.trim().parse::<f64>()) {
-            Some(Ok(s)) if (0.0..1e9).contains(&s) => Step::Idle((s * 1e9).round() as u64),
-            Some(_) => bail!(Config, "precondition `{other}`: expected idle:SECONDS with a non-negative number of seconds"),
-            None => bail!(Config, "unknown precondition `{other}` (expected one of: {})", STEP_NAMES.join(", ")),
-        },
-    })
-}
-
-/// Check the step names without running them.
+/// Check the steps without running them (the steps and their errors are `ssdlab run`'s:
+/// [`PreconditionStep::parse`]).
 pub fn check_steps(steps: &[String]) -> Result<()> {
-    steps.iter().try_for_each(|s| parse(s).map(|_| ()))
-}
-
-/// The fio options of a fill or TRIM step on a drive of `usable` bytes (python/ssdlab/
-/// preconditions.py: the same options).
-fn job_options(step: Step, usable: u64) -> Option<Vec<String>> {
-    let options: Vec<String> = match step {
-        Step::SeqFill => vec!["rw=write".into(), "bs=128k".into(), "iodepth=32".into()],
-        Step::RandFill => vec!["rw=randwrite".into(), "bs=4k".into(), "iodepth=32".into(), format!("io_size={}", 2 * usable)],
-        Step::TrimAll => vec!["rw=trim".into(), format!("bs={}", (1u64 << 30).min(usable / 4096 * 4096)), "iodepth=1".into()],
-        Step::SecureErase | Step::Idle(_) => return None,
-    };
-    Some(options)
-}
-
-/// The job name `ssdlab run` gives a step.
-fn job_name(step: Step) -> &'static str {
-    match step {
-        Step::SeqFill => "seq-fill",
-        Step::RandFill => "rand-fill",
-        Step::TrimAll => "trim-all",
-        Step::SecureErase => "secure-erase",
-        Step::Idle(_) => "idle",
-    }
+    steps.iter().try_for_each(|s| PreconditionStep::parse(s).map(|_| ()))
 }
 
 /// Run `steps` on a factory-fresh drive of `profile` (the profile `ssdlab run` builds with the
@@ -88,26 +38,12 @@ pub(crate) fn run(
     say: &mut dyn FnMut(String),
 ) -> Result<(Session, Generated)> {
     let started = Instant::now();
-    let parsed: Vec<Step> = steps.iter().map(|s| parse(s)).collect::<Result<_>>()?;
+    let parsed: Vec<PreconditionStep> = steps.iter().map(|s| PreconditionStep::parse(s)).collect::<Result<_>>()?;
     let mut session = Session::new(profile, DriveOptions::default(), seed)?;
-    let usable = session.drive().usable_bytes();
     for (text, &step) in steps.iter().zip(&parsed) {
         let step_started = Instant::now();
         let before = session.now_ns();
-        match step {
-            Step::SecureErase => {
-                session.secure_erase();
-            }
-            Step::Idle(ns) => {
-                session.idle(ns)?;
-            }
-            _ => {
-                let options = job_options(step, usable).expect("a fill or TRIM step");
-                let job = ssdlab_workload::parse_options(job_name(step), &options)?;
-                let mut run = session.start_fast_forward(&job, None, None)?;
-                while !session.advance_fast_forward(&mut run, SLICE_IOS)? {}
-            }
-        }
+        session.precondition_untimed(step, SLICE_IOS, &mut |_| Ok(()))?;
         say(format!("precondition {text}: {:.1} s simulated, {:.1} s wall", (session.now_ns() - before) as f64 / 1e9, step_started.elapsed().as_secs_f64()));
     }
     let end_ns = session.now_ns();
@@ -127,19 +63,4 @@ pub(crate) fn run(
     let t = session.drive().translation();
     let generated = Generated::from_mapping(record, t.user_sectors(), |lba| t.data_location(lba));
     Ok((session, generated))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn step_names_are_checked_with_the_choices_named() {
-        assert!(check_steps(&["seq-fill".into(), "rand-fill".into(), "trim-all".into(), "secure-erase".into(), "idle:2.5".into()]).is_ok());
-        let e = check_steps(&["fill".into()]).unwrap_err().to_string();
-        assert!(e.contains("unknown precondition `fill`") && e.contains("seq-fill, rand-fill"), "{e}");
-        let e = check_steps(&["idle:-1".into()]).unwrap_err().to_string();
-        assert!(e.contains("idle:SECONDS"), "{e}");
-        assert_eq!(parse("idle:2.5").unwrap(), Step::Idle(2_500_000_000));
-    }
 }

@@ -6,8 +6,8 @@
 mod common;
 
 use common::{tiny, TempDir};
-use ssdlab_drive::{DriveOptions, Session};
-use ssdlab_serve::{fill_sector, mapping_digest_of, Server};
+use ssdlab_drive::{DriveOptions, PreconditionStep, Session};
+use ssdlab_serve::{fill_sector, mapping_digest_of, ServeConfig, Server};
 
 const SECTOR: usize = 4096;
 
@@ -23,6 +23,23 @@ fn read(server: &Server, offset: u64, len: usize) -> Vec<u8> {
     buf
 }
 
+/// The simulator's drive `ssdlab run --seed SEED` builds for `cfg` (metadata off flash, as a
+/// served drive keeps it), factory-fresh.
+fn simulator(cfg: &ServeConfig) -> Session {
+    let mut overrides = cfg.overrides.clone();
+    overrides.push("controller.metadata_writes=false".into());
+    let profile = ssdlab_profile::load_profile(&cfg.profile, &overrides).unwrap();
+    Session::new(profile, DriveOptions::default(), cfg.seed).unwrap()
+}
+
+/// Fast-forward the job `name` of fio `options` on `sim` (the step's options spelled out here,
+/// independently of their definition in ssdlab-drive).
+fn fast_forward(sim: &mut Session, name: &str, options: Vec<String>) {
+    let job = ssdlab_workload::parse_options(name, &options).unwrap();
+    let mut run = sim.start_fast_forward(&job, None, None).unwrap();
+    while !sim.advance_fast_forward(&mut run, 1 << 20).unwrap() {}
+}
+
 #[test]
 fn a_preconditioned_drive_is_the_simulators_and_reads_back_generated_bytes() {
     for reduction in [true, false] {
@@ -35,19 +52,10 @@ fn a_preconditioned_drive_is_the_simulators_and_reads_back_generated_bytes() {
         // The simulator's drive after the same steps (what `ssdlab run --seed 1 --precondition
         // seq-fill --precondition rand-fill` builds, metadata off flash as a served drive keeps
         // it): the same map, the same free blocks.
-        let mut overrides = cfg.overrides.clone();
-        overrides.push("controller.metadata_writes=false".into());
-        let profile = ssdlab_profile::load_profile(&cfg.profile, &overrides).unwrap();
-        let mut sim = Session::new(profile, DriveOptions::default(), cfg.seed).unwrap();
+        let mut sim = simulator(&cfg);
         let usable = sim.drive().usable_bytes();
-        for (name, options) in [
-            ("seq-fill", vec!["rw=write".to_string(), "bs=128k".into(), "iodepth=32".into()]),
-            ("rand-fill", vec!["rw=randwrite".to_string(), "bs=4k".into(), "iodepth=32".into(), format!("io_size={}", 2 * usable)]),
-        ] {
-            let job = ssdlab_workload::parse_options(name, &options).unwrap();
-            let mut run = sim.start_fast_forward(&job, None, None).unwrap();
-            while !sim.advance_fast_forward(&mut run, 1 << 20).unwrap() {}
-        }
+        fast_forward(&mut sim, "seq-fill", vec!["rw=write".to_string(), "bs=128k".into(), "iodepth=32".into()]);
+        fast_forward(&mut sim, "rand-fill", vec!["rw=randwrite".to_string(), "bs=4k".into(), "iodepth=32".into(), format!("io_size={}", 2 * usable)]);
         assert_eq!(server.mapping_digest(), mapping_digest_of(&sim), "reduction {reduction}: the served map is the simulator's");
         let stats: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
         assert_eq!(stats["free_blocks"].as_u64().unwrap(), sim.drive().translation().free_blocks_total(), "{stats}");
@@ -102,4 +110,51 @@ fn a_preconditioned_drive_is_the_simulators_and_reads_back_generated_bytes() {
         assert_eq!(read(&server, 13 * 4096, SECTOR), generated(1, 13));
         drop(server);
     }
+}
+
+/// The server takes the steps `ssdlab run --precondition` takes (both parse them with
+/// `ssdlab_drive::PreconditionStep`), fio times for idle included, and refuses the others with
+/// the same line.
+#[test]
+fn the_server_takes_the_steps_run_takes_and_refuses_the_others_alike() {
+    let dir = TempDir::new("precondition-steps");
+    let steps = ["secure-erase", "seq-fill", "rand-fill", "trim-all", "idle:2.5", "idle:5m", "idle:1e3", "fill", "idle:-5", "idle:2e10", "idle:"];
+    for (i, step) in steps.iter().enumerate() {
+        let mut cfg = tiny(&dir.path().join(format!("{i}.img")), false, false);
+        cfg.precondition = vec![step.to_string()];
+        match (PreconditionStep::parse(step), Server::start(&cfg)) {
+            (Ok(_), Ok(server)) => {
+                let stats: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
+                assert_eq!(stats["precondition"]["steps"], serde_json::json!([step]), "{step}");
+                server.shutdown().unwrap();
+            }
+            (Err(parsed), Err(served)) => assert_eq!(served.to_string(), parsed.to_string(), "{step}"),
+            (parsed, served) => {
+                panic!("{step}: ssdlab run's parse says {:?}, the server {:?}", parsed.map(|_| ()), served.map(|_| ()).map_err(|e| e.to_string()))
+            }
+        }
+    }
+}
+
+/// `trim-all` and an idle time given as fio writes it leave the served drive as the simulator
+/// leaves a drive after the same work (the TRIM job and idle period spelled out here).
+#[test]
+fn trim_all_and_idle_leave_the_simulators_drive() {
+    let dir = TempDir::new("precondition-trim-idle");
+    let mut cfg = tiny(&dir.path().join("drive.img"), true, false);
+    cfg.precondition = vec!["seq-fill".into(), "trim-all".into(), "idle:5m".into()];
+    let server = Server::start(&cfg).unwrap();
+
+    let mut sim = simulator(&cfg);
+    let usable = sim.drive().usable_bytes();
+    assert!(usable < 1 << 30, "a drive smaller than 1 GiB is trimmed in one command");
+    fast_forward(&mut sim, "seq-fill", vec!["rw=write".to_string(), "bs=128k".into(), "iodepth=32".into()]);
+    fast_forward(&mut sim, "trim-all", vec!["rw=trim".to_string(), format!("bs={}", usable / 4096 * 4096), "iodepth=1".into()]);
+    sim.idle(300_000_000_000).unwrap();
+    assert_eq!(server.mapping_digest(), mapping_digest_of(&sim), "the served map is the simulator's");
+    let stats: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
+    assert_eq!(stats["free_blocks"].as_u64().unwrap(), sim.drive().translation().free_blocks_total(), "{stats}");
+    assert_eq!(stats["precondition"]["generated_sectors"].as_u64().unwrap(), 0, "everything was trimmed: {stats}");
+    assert_eq!(stats["precondition"]["end_simulated_seconds"].as_f64().unwrap(), sim.now_ns() as f64 / 1e9, "{stats}");
+    server.shutdown().unwrap();
 }

@@ -18,6 +18,8 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import os
+import queue as queues
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -97,8 +99,11 @@ _SLOT = 0
 
 
 def _init_worker(queue, counter) -> None:
-    """Each worker takes the next slot number (its progress bar's line)."""
+    """Each worker takes the next slot number (its progress bar's line). Ctrl-C, which reaches
+    the workers too, is left to the parent: it stops them (``_stop_workers``), so no worker
+    prints a traceback of its own."""
     global _QUEUE, _SLOT
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _QUEUE = queue
     with counter.get_lock():
         _SLOT = counter.value
@@ -132,7 +137,9 @@ def _work(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[o
 
 
 class _Display:
-    """Progress from the workers: one bar (or log) per worker slot, fed by a listener thread."""
+    """Progress from the workers: one bar (or log) per worker slot, fed by a listener thread.
+    The parent only reads the queue (it is stopped by an event, not by a message of its own:
+    a worker killed while writing to the queue may hold its lock for good)."""
 
     def __init__(self, progress, slots: int, queue) -> None:
         self.queue = queue
@@ -140,13 +147,17 @@ class _Display:
         if isinstance(progress, ProgressBars):
             self.slots = {i: ProgressBars(progress.enabled, progress.stream, progress.bars, progress.interval_s, position=i) for i in range(slots)}
         self.fallback = progress
+        self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._listen, name="ssdlab-progress", daemon=True)
         self.thread.start()
 
     def _listen(self) -> None:
-        while True:
-            item = self.queue.get()
-            if item is None:
+        while not self.stopping.is_set():
+            try:
+                item = self.queue.get(timeout=0.1)
+            except queues.Empty:
+                continue
+            except Exception:  # a worker killed mid-message (a signal): progress ends there
                 return
             slot, job, fraction, simulated, completed = item
             bars = self.slots.get(slot)
@@ -160,18 +171,22 @@ class _Display:
                 self.fallback(job, fraction, simulated, completed)
 
     def close(self) -> None:
-        self.queue.put(None)
+        self.stopping.set()
         self.thread.join(timeout=10)
         for bars in self.slots.values():
             bars.close()
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Terminate the pool's worker processes (Python 3.11 has no public way to)."""
-    for process in list(getattr(pool, "_processes", {}).values()):
+    """Stop the pool now, jobs running or not: its pending jobs are cancelled by the pool's own
+    thread (``shutdown(cancel_futures=True)``; a future cancelled from this thread could be
+    failed again by that thread as the workers die, an InvalidStateError traceback on Python
+    3.11), then the worker processes are terminated (3.11 has no public way to)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
         if process.is_alive():
             process.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, SuiteResult]]:
@@ -215,10 +230,8 @@ def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, 
                         if on_suite is not None:
                             on_suite(job.review, job.suite, walls[key], out[job.review][job.suite])
             except BaseException:
-                # Ctrl-C (which the workers see too) or SIGTERM or a failed job: stop every
-                # worker now rather than wait for the jobs they are running.
-                for future in futures:
-                    future.cancel()
+                # Ctrl-C or SIGTERM or a failed job: stop every worker now rather than wait for
+                # the jobs they are running.
                 _stop_workers(pool)
                 raise
     finally:
