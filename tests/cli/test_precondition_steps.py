@@ -30,6 +30,8 @@ CANDIDATES = [
     "idle:2e10",
     "idle:inf",
     "",
+    "a=b\nc=d",
+    "idle:\x01\n",
 ]
 
 # A profile file that is not there: a command that takes the step goes on to refuse it.

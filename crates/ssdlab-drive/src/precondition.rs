@@ -65,7 +65,7 @@ impl PreconditionStep {
             "trim-all" => Self::TrimAll,
             other => match other.strip_prefix("idle:") {
                 Some(time) => Self::Idle(idle_ns(text, time)?),
-                None => bail!(Workload, "unknown precondition '{text}' (expected one of: {})", PRECONDITION_STEPS.join(", ")),
+                None => bail!(Workload, "unknown precondition '{}' (expected one of: {})", text.escape_debug(), PRECONDITION_STEPS.join(", ")),
             },
         })
     }
@@ -124,9 +124,10 @@ fn idle_ns(step: &str, time: &str) -> Result<Nanoseconds> {
     Ok(ns)
 }
 
-/// The error of an idle time that is not a non-negative time.
+/// The error of an idle time that is not a non-negative time (the step's text escaped, so the
+/// message stays one line whatever the step holds).
 fn not_seconds(step: &str) -> ssdlab_core::Error {
-    ssdlab_core::Error::Workload(format!("precondition '{step}': expected idle:SECONDS with a non-negative number"))
+    ssdlab_core::Error::Workload(format!("precondition '{}': expected idle:SECONDS with a non-negative number", step.escape_debug()))
 }
 
 /// The error of an idle time beyond what the simulated clock can count.
@@ -178,6 +179,11 @@ mod tests {
         }
         let e = PreconditionStep::parse("fill").unwrap_err().to_string();
         assert_eq!(e, "unknown precondition 'fill' (expected one of: secure-erase, seq-fill, rand-fill, trim-all, idle:SECONDS)");
+        // A step's text is escaped in the message, which stays one line.
+        let e = PreconditionStep::parse("a=b\nc=d").unwrap_err().to_string();
+        assert_eq!(e, "unknown precondition 'a=b\\nc=d' (expected one of: secure-erase, seq-fill, rand-fill, trim-all, idle:SECONDS)");
+        let e = PreconditionStep::parse("idle:\u{1}\n").unwrap_err().to_string();
+        assert_eq!(e, "precondition 'idle:\\u{1}\\n': expected idle:SECONDS with a non-negative number");
     }
 
     #[test]
