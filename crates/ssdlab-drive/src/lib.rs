@@ -63,7 +63,7 @@ pub use engine::EngineCounters;
 pub use fast_forward::{fast_forward_refusal, FastForward, FastForwardSummary};
 pub use fill::{FillFigures, CLIFF_FRACTION, POST_CACHE_SHARE};
 pub use metrics::{LatencySummary, SeriesRow};
-pub use precondition::{PreconditionStart, PreconditionStep, PRECONDITION_STEPS};
+pub use precondition::{idle_seconds_ns, PreconditionStart, PreconditionStep, PRECONDITION_STEPS};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};
 pub use run::{MetadataReport, ReductionReport, Run, RunProgress, RunSummary, WearReport};
 pub use session::{DriveInfo, DriveState, Session, WearState, MAX_SIMULATED_NS};

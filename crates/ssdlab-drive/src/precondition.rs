@@ -108,20 +108,27 @@ impl PreconditionStep {
 /// `1e3`) or a time with a unit (`500ms`, `5m`), at most what the simulated clock can count.
 fn idle_ns(step: &str, time: &str) -> Result<Nanoseconds> {
     let time = time.trim();
-    let ns = match time.parse::<f64>() {
-        Ok(seconds) if seconds >= 0.0 => {
-            if !(seconds.is_finite() && seconds <= MAX_SIMULATED_NS as f64 / 1e9) {
-                return Err(too_long(seconds));
+    match time.parse::<f64>() {
+        Ok(seconds) if seconds >= 0.0 => idle_seconds_ns(seconds),
+        Ok(_) => Err(not_seconds(step)),
+        Err(_) => {
+            let ns = parse_time_ns(time, TimeUnit::Seconds).map_err(|_| not_seconds(step))?;
+            if ns > MAX_SIMULATED_NS {
+                return Err(too_long(ns as f64 / 1e9));
             }
-            (seconds * 1e9).round() as Nanoseconds
+            Ok(ns)
         }
-        Ok(_) => return Err(not_seconds(step)),
-        Err(_) => parse_time_ns(time, TimeUnit::Seconds).map_err(|_| not_seconds(step))?,
-    };
-    if ns > MAX_SIMULATED_NS {
-        return Err(too_long(ns as f64 / 1e9));
     }
-    Ok(ns)
+}
+
+/// An idle period of `seconds` in nanoseconds (rounded to the nearest), refused when it is not
+/// a non-negative number no larger than what the simulated clock can count (`Drive.idle` and
+/// the `idle:SECONDS` step).
+pub fn idle_seconds_ns(seconds: f64) -> Result<Nanoseconds> {
+    if !(seconds >= 0.0 && seconds.is_finite() && seconds <= MAX_SIMULATED_NS as f64 / 1e9) {
+        return Err(too_long(seconds));
+    }
+    Ok((seconds * 1e9).round() as Nanoseconds)
 }
 
 /// The error of an idle time that is not a non-negative time (the step's text escaped, so the
@@ -206,6 +213,11 @@ mod tests {
         for (long, got) in [("idle:2e10", "20000000000"), ("idle:inf", "inf"), ("idle:200000d", "17280000000")] {
             let e = ns(long).unwrap_err().to_string();
             assert_eq!(e, format!("idle time must be a non-negative number of seconds no larger than 9223372037 (got {got})"));
+        }
+        // `Drive.idle(seconds)`: the same limit and message.
+        assert_eq!(idle_seconds_ns(2.5).unwrap(), 2_500_000_000);
+        for bad in [-1.0, f64::NAN, 2e10] {
+            assert!(idle_seconds_ns(bad).unwrap_err().to_string().starts_with("idle time must be a non-negative number of seconds"), "{bad}");
         }
     }
 

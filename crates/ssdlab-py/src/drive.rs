@@ -99,13 +99,7 @@ impl NativeDrive {
 
     /// Sit idle for `seconds` of simulated time (idle-time GC runs). Returns blocks reclaimed.
     fn idle(&self, py: Python<'_>, seconds: f64) -> PyResult<u64> {
-        if !(seconds >= 0.0 && seconds.is_finite() && seconds <= ssdlab_drive::MAX_SIMULATED_NS as f64 / 1e9) {
-            return Err(WorkloadError::new_err(format!(
-                "idle time must be a non-negative number of seconds no larger than {:.0} (got {seconds})",
-                ssdlab_drive::MAX_SIMULATED_NS as f64 / 1e9
-            )));
-        }
-        let duration_ns = (seconds * 1e9).round() as u64;
+        let duration_ns = ssdlab_drive::idle_seconds_ns(seconds).map_err(to_py)?;
         self.with(py, |s| s.idle(duration_ns)).map_err(to_py)
     }
 
