@@ -19,11 +19,11 @@
 //!
 //! An insert nearer the oldest pending booking than the gap, and at most `SHORT_SHIFT` after
 //! it, uses the forgotten prefix as a second gap instead: the bookings before it step back one
-//! slot. On a drive with a data-
-//! reduction engine, the back end and the channels take host work near the present and GC work
-//! booked far ahead, interleaved; with one gap, each host booking dragged the gap from the far
-//! future to the present and the next GC booking dragged it back (hundreds of bookings moved
-//! each time, 54 thousand such moves on the engine-on measured phase of BENCHMARKS.md).
+//! slot. On a drive with a data-reduction engine, the back end and the channels take host work
+//! near the present and GC work booked far ahead, interleaved; with one gap, a host booking
+//! dragged the gap from the far future to the present and the next GC booking dragged it back
+//! (hundreds of bookings moved each time; 53,925 moves of more than a few bookings on the
+//! engine-on measured phase of BENCHMARKS.md, round five).
 
 use crate::Nanoseconds;
 
