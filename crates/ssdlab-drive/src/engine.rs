@@ -69,6 +69,40 @@ pub struct EngineCounters {
     pub front_end_busy_ns: Nanoseconds,
 }
 
+/// Sizes the back end's time tables are kept at: multiples of this many bytes (an ECC unit is
+/// at least 64 bytes and divides 4096, so every stored size is one).
+const TABLE_GRAIN_BYTES: u64 = 64;
+
+/// The back end's time for the sizes it sees most, computed once: `transfer_ns` of multiples of
+/// [`TABLE_GRAIN_BYTES`] up to a limit, instead of one or two 64-bit divisions per chunk
+/// encoded or GC batch recoded (the same values; other sizes are computed as before).
+#[derive(Debug, Clone)]
+struct TimeTable {
+    ns: Vec<Nanoseconds>,
+}
+
+impl TimeTable {
+    /// `time(bytes)` for every multiple of the grain up to `max_bytes`.
+    fn new(max_bytes: u64, time: impl Fn(u64) -> Nanoseconds) -> Self {
+        Self { ns: (0..=max_bytes / TABLE_GRAIN_BYTES).map(|i| time(i * TABLE_GRAIN_BYTES)).collect() }
+    }
+
+    /// The time of `bytes`, from the table when it holds it.
+    #[inline]
+    fn get(&self, bytes: u64, time: impl Fn(u64) -> Nanoseconds) -> Nanoseconds {
+        if bytes.is_multiple_of(TABLE_GRAIN_BYTES) {
+            if let Some(&ns) = self.ns.get((bytes / TABLE_GRAIN_BYTES) as usize) {
+                return ns;
+            }
+        }
+        time(bytes)
+    }
+}
+
+/// Largest GC batch whose recode time is tabled: a program unit of 64 KiB (larger ones, as on
+/// one-shot TLC, are computed).
+const RECODE_TABLE_BYTES: u64 = 64 * 1024;
+
 /// The engine's two stages and their rates.
 #[derive(Debug, Clone)]
 pub(crate) struct Engine {
@@ -76,11 +110,41 @@ pub(crate) struct Engine {
     back: Timeline,
     rates: ReductionSettings,
     counters: EngineCounters,
+    /// The front end's time for a one-sector piece (every 4 KiB write), computed once.
+    front_one_sector_ns: Nanoseconds,
+    /// The back end's time to encode a stored chunk (up to 4 KiB), and to recode a GC batch.
+    encode_ns: TimeTable,
+    recode_ns: TimeTable,
+}
+
+/// The front end's time for `sectors` sectors of host data at `rates`: hashing, compression
+/// and table updates pipelined, the slowest setting the pace.
+fn front_end_ns(rates: &ReductionSettings, sectors: u64) -> Nanoseconds {
+    let bytes = sectors * SECTOR_BYTES;
+    transfer_ns(bytes, rates.hash_bytes_per_second).max(transfer_ns(bytes, rates.compress_bytes_per_second)).max(transfer_ns(sectors, rates.chunks_per_second))
+}
+
+/// The back end's time to encode `bytes` of a host write.
+fn encode_time_ns(rates: &ReductionSettings, bytes: u64) -> Nanoseconds {
+    transfer_ns(bytes, rates.backend_write_bytes_per_second)
+}
+
+/// The back end's time to decode and encode again `bytes` of a GC copy.
+fn recode_time_ns(rates: &ReductionSettings, bytes: u64) -> Nanoseconds {
+    transfer_ns(bytes, rates.backend_read_bytes_per_second) + transfer_ns(bytes, rates.backend_write_bytes_per_second)
 }
 
 impl Engine {
     pub fn new(rates: ReductionSettings) -> Self {
-        Self { front: Timeline::new(), back: Timeline::new(), rates, counters: EngineCounters::default() }
+        Self {
+            front: Timeline::new(),
+            back: Timeline::new(),
+            front_one_sector_ns: front_end_ns(&rates, 1),
+            encode_ns: TimeTable::new(SECTOR_BYTES, |bytes| encode_time_ns(&rates, bytes)),
+            recode_ns: TimeTable::new(RECODE_TABLE_BYTES, |bytes| recode_time_ns(&rates, bytes)),
+            rates,
+            counters: EngineCounters::default(),
+        }
     }
 
     pub fn counters(&self) -> EngineCounters {
@@ -121,10 +185,7 @@ impl Engine {
     /// time. Not booked: the untimed path (fast-forward) calls it alone.
     #[inline]
     pub fn count_front_end_write(&mut self, sectors: u64) -> Nanoseconds {
-        let r = &self.rates;
-        let bytes = sectors * SECTOR_BYTES;
-        let total_ns =
-            transfer_ns(bytes, r.hash_bytes_per_second).max(transfer_ns(bytes, r.compress_bytes_per_second)).max(transfer_ns(sectors, r.chunks_per_second));
+        let total_ns = if sectors == 1 { self.front_one_sector_ns } else { front_end_ns(&self.rates, sectors) };
         self.counters.front_end_busy_ns += total_ns;
         total_ns
     }
@@ -141,7 +202,8 @@ impl Engine {
     /// (not booked; see [`Engine::count_front_end_write`]).
     #[inline]
     pub fn count_encode(&mut self, stored_bytes: u64) -> Nanoseconds {
-        let time = transfer_ns(stored_bytes, self.rates.backend_write_bytes_per_second);
+        let rates = &self.rates;
+        let time = self.encode_ns.get(stored_bytes, |bytes| encode_time_ns(rates, bytes));
         self.counters.host_encoded_bytes += stored_bytes;
         self.counters.back_end_busy_ns += time;
         time
@@ -159,7 +221,8 @@ impl Engine {
     /// The back end's recoding of a GC copy of `bytes`, counted; returns its time (not booked).
     #[inline]
     pub fn count_recode(&mut self, bytes: u64) -> Nanoseconds {
-        let time = transfer_ns(bytes, self.rates.backend_read_bytes_per_second) + transfer_ns(bytes, self.rates.backend_write_bytes_per_second);
+        let rates = &self.rates;
+        let time = self.recode_ns.get(bytes, |bytes| recode_time_ns(rates, bytes));
         self.counters.gc_recoded_bytes += bytes;
         self.counters.back_end_busy_ns += time;
         self.counters.back_end_gc_busy_ns += time;
@@ -191,4 +254,28 @@ fn stream_through(stage: &mut Timeline, input: DataStream, total_ns: Nanoseconds
     let share = (total_ns / sectors).max(1).min(total_ns);
     let start = stage.book(input.first_ns, total_ns);
     DataStream { first_ns: start + share, last_ns: (start + total_ns).max(input.last_ns + share) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tabled_times_are_the_computed_times() {
+        let profile = ssdlab_profile::load_profile("force-gs-240", &[]).unwrap();
+        let rates = profile.reduction.clone().expect("force-gs-240 has an engine");
+        let mut engine = Engine::new(rates.clone());
+        // Every size up to past both tables' ends, on and off the grain.
+        for bytes in (0..=RECODE_TABLE_BYTES + 4 * TABLE_GRAIN_BYTES).step_by(7).chain([1, 63, 64, 65, 4096, 4097, RECODE_TABLE_BYTES]) {
+            assert_eq!(engine.count_encode(bytes), encode_time_ns(&rates, bytes), "encode {bytes}");
+            assert_eq!(engine.count_recode(bytes), recode_time_ns(&rates, bytes), "recode {bytes}");
+        }
+        for sectors in 1..40 {
+            let bytes = sectors * SECTOR_BYTES;
+            let direct = transfer_ns(bytes, rates.hash_bytes_per_second)
+                .max(transfer_ns(bytes, rates.compress_bytes_per_second))
+                .max(transfer_ns(sectors, rates.chunks_per_second));
+            assert_eq!(engine.count_front_end_write(sectors), direct, "{sectors} sectors");
+        }
+    }
 }

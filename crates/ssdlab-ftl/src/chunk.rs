@@ -837,6 +837,44 @@ impl ChunkFtl {
         self.advance_gc(die, block, written, len, sink);
     }
 
+    /// A whole GC batch (`batch_units` units in all) placed at once when it fits in what is
+    /// left of the die's open GC block: the chunks are laid end to end from the block's write
+    /// position, in batch order, and the units they complete are programmed in order, which is
+    /// what [`ChunkFtl::place_gc`] chunk by chunk does (only the last chunk can fill the block,
+    /// so it closes after the same programs). Returns `false`, having done nothing, when the
+    /// batch does not fit, the die has no open GC block, or data is stored (each chunk's bytes
+    /// are then moved between its placement and the next, by the caller's per-chunk path).
+    #[inline]
+    fn place_gc_batch<S: FlashSink + ?Sized>(&mut self, die: u32, batch: &[u32], batch_units: u32, sink: &mut S) -> bool {
+        let block = self.pool.dies[die as usize].gc_open;
+        if block == UNMAPPED || self.config.store_data {
+            return false;
+        }
+        let written = self.pool.blocks[block as usize].written;
+        if batch_units > self.units_per_block - written {
+            return false;
+        }
+        let mut addr = block * self.units_per_block + written;
+        let log = &mut self.block_log[block as usize];
+        for &chunk in batch {
+            // One by one: a batch is a few chunks, too few for a general copy to pay.
+            log.push(chunk);
+            let entry = &mut self.chunks[chunk as usize];
+            entry.addr = addr;
+            addr += entry.len as u32;
+            let key = entry.key;
+            if let Some(meta) = self.meta.as_mut() {
+                // The map of the metadata itself is small and kept in SRAM.
+                if key != META_KEY {
+                    meta.touched(self.config.user_sectors + chunk as u64);
+                }
+            }
+        }
+        self.pool.counts.add_valid(block, batch_units);
+        self.advance_gc(die, block, written, batch_units, sink);
+        true
+    }
+
     /// [`ChunkFtl::advance`] for the GC block `block` of `die`, which had `before` units written.
     #[inline]
     fn advance_gc<S: FlashSink + ?Sized>(&mut self, die: u32, block: u32, before: u32, n: u32, sink: &mut S) {
@@ -931,6 +969,12 @@ impl ChunkFtl {
             // The victim's valid count drops by the batch (its GC key is not kept while it is
             // the victim, and placing copies never looks at it).
             self.pool.sub_valid(victim, batch_units);
+            if self.place_gc_batch(die, &batch, batch_units, sink) {
+                self.stats.gc_units_moved += batch_units as u64;
+                self.stats.gc_chunks_moved += batch.len() as u64;
+                copied += batch_units;
+                continue;
+            }
             for &chunk in &batch {
                 let Chunk { addr: from, key, len, .. } = self.chunks[chunk as usize];
                 let len = len as u32;
