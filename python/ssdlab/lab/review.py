@@ -160,6 +160,7 @@ def review(
     order = list(suites)
     ready: dict[str, SuiteResult] = {}
     stored: list[SuiteResult] = []
+    ranked: dict[str, list[tuple[str, str]]] = {}
 
     def store(name: str, result: SuiteResult) -> None:
         db.add_suite(run_id, drive, result)
@@ -169,6 +170,11 @@ def review(
             with paths.atomic_output(data_dir / f"{table_name}.csv", "data") as temp:
                 frame.to_csv(temp, index=False)
         stored.append(result)
+        # The suite's ranked charts now, while later suites still run (in a parallel review a
+        # core is often free then): they read only this suite's rows, final once stored, and
+        # other drives' latest runs, which this review does not change.
+        same_scale = db.latest(include_scaled=True)
+        ranked[name] = ranked_charts.draw(ctx, result, same_scale[same_scale["scale"] == ctx.scale], drive)
 
     def done(_review: int, name: str, wall: float, result: SuiteResult) -> None:
         ready[name] = result
@@ -191,10 +197,7 @@ def review(
         for column in ("published", "simulated", "difference_pct"):
             cal[column] = pd.to_numeric(cal[column], errors="coerce")
     others = _against_other_drives(db, ctx, drive)
-    same_scale = db.latest(include_scaled=True)
-    same_scale = same_scale[same_scale["scale"] == ctx.scale]
     db.close()
-    ranked = {r.name: ranked_charts.draw(ctx, r, same_scale, drive) for r in results}
     glance = at_a_glance(results)
     report = review_page(ctx.out_dir, info, meta, results, cal, others, ranked, glance, methodology(results))
     return Review(report, db_path, glance)
