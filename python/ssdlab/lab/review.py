@@ -170,13 +170,16 @@ def review(
             with paths.atomic_output(data_dir / f"{table_name}.csv", "data") as temp:
                 frame.to_csv(temp, index=False)
         stored.append(result)
-        # The suite's ranked charts now, while later suites still run (in a parallel review a
-        # core is often free then): they read only this suite's rows, final once stored, and
-        # other drives' latest runs, which this review does not change.
-        same_scale = db.latest(include_scaled=True)
-        ranked[name] = ranked_charts.draw(ctx, result, same_scale[same_scale["scale"] == ctx.scale], drive)
+
+    # The ranked charts compare this drive with the other drives' latest reviews at this scale,
+    # which this review does not change: read them once, so each suite's charts are drawn as
+    # soon as the suite is done (while later jobs still run, in a parallel review) from its own
+    # figures, the rows the database will hold for it.
+    same_scale = db.latest(include_scaled=True)
+    others = same_scale[(same_scale["scale"] == ctx.scale) & (same_scale["drive"] != drive)]
 
     def done(_review: int, name: str, wall: float, result: SuiteResult) -> None:
+        ranked[name] = ranked_charts.draw(ctx, result, ranked_charts.with_rows(others, drive, result), drive)
         ready[name] = result
         while len(stored) < len(order) and order[len(stored)] in ready:
             store(order[len(stored)], ready[order[len(stored)]])
@@ -196,10 +199,10 @@ def review(
         cal = cal[cal["drive"] == drive].copy()
         for column in ("published", "simulated", "difference_pct"):
             cal[column] = pd.to_numeric(cal[column], errors="coerce")
-    others = _against_other_drives(db, ctx, drive)
+    against = _against_other_drives(db, ctx, drive)
     db.close()
     glance = at_a_glance(results)
-    report = review_page(ctx.out_dir, info, meta, results, cal, others, ranked, glance, methodology(results))
+    report = review_page(ctx.out_dir, info, meta, results, cal, against, ranked, glance, methodology(results))
     return Review(report, db_path, glance)
 
 
