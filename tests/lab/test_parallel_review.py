@@ -11,7 +11,7 @@ import pytest
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.parallel import plan
 
-SUITES = "four-corners,resiliency,consistency,power"
+SUITES = "four-corners,resiliency,consistency,power,storage-bench"
 
 
 def _review(out, *extra):
@@ -48,7 +48,7 @@ def test_every_raw_data_file_is_the_same(reviews):
     serial, parallel = reviews
     names = sorted(p.name for p in (serial / "data").glob("*.csv"))
     assert names == sorted(p.name for p in (parallel / "data").glob("*.csv"))
-    assert "resiliency.csv" in names and "consistency.csv" in names
+    assert "resiliency.csv" in names and "consistency.csv" in names and "storage_bench.csv" in names
     for name in names:
         pd.testing.assert_frame_equal(pd.read_csv(parallel / "data" / name), pd.read_csv(serial / "data" / name), check_exact=True, obj=name)
 
@@ -60,7 +60,7 @@ def test_the_report_draws_the_same_charts(reviews):
 
 def test_jobs_run_longest_first_and_split_suites_into_their_parts():
     jobs = plan([(ReviewContext("force-gs-240"), ["power", "resiliency", "consistency"])])
-    assert [(j.suite, j.part) for j in jobs][:3] == [("resiliency", "as-ssd"), ("resiliency", "hdtach-atto"), ("resiliency", "trim-validation")]
+    assert [(j.suite, j.part) for j in jobs][:3] == [("resiliency", "hdtach-atto"), ("resiliency", "trim-validation"), ("resiliency", "as-ssd")]
     assert ("power", None) in [(j.suite, j.part) for j in jobs]
     assert [j.weight for j in jobs] == sorted((j.weight for j in jobs), reverse=True)
 

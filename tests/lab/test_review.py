@@ -175,3 +175,37 @@ def test_storage_bench_replays_the_same_requests_when_the_trace_is_cached(tmp_pa
         tables.append(pd.read_csv(tmp_path / "data" / "storage_bench.csv"))
     assert tables[0]["requests"].tolist() == tables[1]["requests"].tolist()
     assert tables[0]["average MB/s"].tolist() == tables[1]["average MB/s"].tolist()
+
+
+def test_ranked_bars_from_a_suites_own_figures_are_those_from_the_database(tmp_path):
+    """A review draws each suite's ranked charts as soon as the suite is done, from its figures
+    and the other drives' rows read before it ran (lab/ranked.py `with_rows`): the bars must be
+    those the database gives once the suite is stored, other drives included."""
+    from ssdlab.lab import ranked
+    from ssdlab.lab.db import ResultsDatabase
+    from ssdlab.lab.results import Ranked, SuiteResult
+
+    db = ResultsDatabase(tmp_path / "r.sqlite")
+
+    def suite(values):
+        result = SuiteResult("power", "Power", "", {"idle": "idle", "seq_write": "sequential write"})
+        for (key, pattern, condition), value in values.items():
+            result.add(key, value, "W", pattern, condition)
+        return result
+
+    other = suite({("idle", "", "idle"): 1.25, ("seq_write", "incompressible", "load"): 3.5})
+    run = db.start_run("other drive", "Other", "h", "v", 1, 0.5, tmp_path)
+    db.add_suite(run, "other drive", other)
+    before = db.latest(include_scaled=True)
+    before = before[(before["scale"] == 0.5) & (before["drive"] != "this drive")]
+    mine = suite({("idle", "", "idle"): 0.75, ("seq_write", "incompressible", "load"): 4.125, ("idle", "", "idle after"): 2.0})
+    run = db.start_run("this drive", "This", "h", "v", 1, 0.5, tmp_path)
+    db.add_suite(run, "this drive", mine)
+    stored = db.latest(include_scaled=True)
+    stored = stored[stored["scale"] == 0.5]
+    specs = [Ranked("idle", "idle", (("", "idle", ""), ("", "idle after", "after"))), Ranked("seq_write", "seq", (("incompressible", "load", ""),))]
+    for spec in specs:
+        from_db = ranked.bars(spec, "power", stored, "this drive")
+        from_memory = ranked.bars(spec, "power", ranked.with_rows(before, "this drive", mine), "this drive")
+        assert repr(from_memory) == repr(from_db)
+    assert len(ranked.bars(specs[0], "power", stored, "this drive")[0]) == 3

@@ -430,8 +430,8 @@ impl Ftl {
     /// Forget everything and return every block to the free pool, counting one erase per block
     /// (secure erase). The caller books the erase time on the array.
     pub fn secure_erase(&mut self) {
-        self.l2p.fill(UNMAPPED);
-        self.p2l.fill(UNMAPPED);
+        ssdlab_core::memory::fill(&mut self.l2p, UNMAPPED);
+        ssdlab_core::memory::fill(&mut self.p2l, UNMAPPED);
         self.valid.clear_all();
         self.tags.fill(0);
         self.pool.reset_all_erased();

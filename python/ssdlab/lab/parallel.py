@@ -3,10 +3,11 @@
 Every suite builds its own drives from the review's profile and seed, so a suite (or a part of
 one: a suite with ``PARTS`` runs each part on its own drive, see ``run_part`` and ``assemble``
 in its module) gives the same figures in any process and in any order. The pool runs the jobs
-longest first (each part's weight is its share of the suite's wall time, each suite's
-``WEIGHT`` its whole, 1 when unknown); the parent assembles the parts of a suite, and the
-review stores the suites in the database in the review's order, so the database, the CSV files
-and the report are those of a serial run. With one job the suites run in this process, one
+longest first: a part's weight (its value in ``PARTS``) and a suite's ``WEIGHT`` are the CPU
+seconds the job took in a full-scale review of force-gs-240 (1 when unknown), so the longest
+jobs start first and the short ones fill the cores at the end; the parent assembles the parts
+of a suite, and the review stores the suites in the database in the review's order, so the
+database, the CSV files and the report are those of a serial run. With one job the suites run in this process, one
 after another, as they always did.
 
 Progress: each worker sends its jobs' progress to the parent, which shows one bar per worker

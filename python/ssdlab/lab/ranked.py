@@ -35,6 +35,23 @@ def bars(ranked: Ranked, suite: str, frame: pd.DataFrame, drive: str) -> tuple[l
     return made, unit
 
 
+def with_rows(frame: pd.DataFrame, drive: str, result: SuiteResult) -> pd.DataFrame:
+    """`frame` (database rows, `ResultsDatabase.latest`) with `result`'s figures added as the
+    rows the database stores for them under `drive`."""
+    rows = pd.DataFrame(
+        {
+            "drive": drive,
+            "suite": result.name,
+            "metric": [m.key for m in result.metrics],
+            "pattern": [m.pattern for m in result.metrics],
+            "condition": [m.condition for m in result.metrics],
+            "value": [float(m.value) for m in result.metrics],
+            "unit": [m.unit for m in result.metrics],
+        }
+    )
+    return pd.concat([frame[rows.columns], rows], ignore_index=True) if len(frame) else rows
+
+
 def draw(ctx: ReviewContext, result: SuiteResult, frame: pd.DataFrame, drive: str) -> list[tuple[str, str]]:
     """Draw `result`'s ranked charts from `frame` (the database's latest rows at this review's
     scale); returns (file name, caption) pairs."""

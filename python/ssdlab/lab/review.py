@@ -160,6 +160,7 @@ def review(
     order = list(suites)
     ready: dict[str, SuiteResult] = {}
     stored: list[SuiteResult] = []
+    ranked: dict[str, list[tuple[str, str]]] = {}
 
     def store(name: str, result: SuiteResult) -> None:
         db.add_suite(run_id, drive, result)
@@ -170,7 +171,15 @@ def review(
                 frame.to_csv(temp, index=False)
         stored.append(result)
 
+    # The ranked charts compare this drive with the other drives' latest reviews at this scale,
+    # which this review does not change: read them once, so each suite's charts are drawn as
+    # soon as the suite is done (while later jobs still run, in a parallel review) from its own
+    # figures, the rows the database will hold for it.
+    same_scale = db.latest(include_scaled=True)
+    others = same_scale[(same_scale["scale"] == ctx.scale) & (same_scale["drive"] != drive)]
+
     def done(_review: int, name: str, wall: float, result: SuiteResult) -> None:
+        ranked[name] = ranked_charts.draw(ctx, result, ranked_charts.with_rows(others, drive, result), drive)
         ready[name] = result
         while len(stored) < len(order) and order[len(stored)] in ready:
             store(order[len(stored)], ready[order[len(stored)]])
@@ -190,13 +199,10 @@ def review(
         cal = cal[cal["drive"] == drive].copy()
         for column in ("published", "simulated", "difference_pct"):
             cal[column] = pd.to_numeric(cal[column], errors="coerce")
-    others = _against_other_drives(db, ctx, drive)
-    same_scale = db.latest(include_scaled=True)
-    same_scale = same_scale[same_scale["scale"] == ctx.scale]
+    against = _against_other_drives(db, ctx, drive)
     db.close()
-    ranked = {r.name: ranked_charts.draw(ctx, r, same_scale, drive) for r in results}
     glance = at_a_glance(results)
-    report = review_page(ctx.out_dir, info, meta, results, cal, others, ranked, glance, methodology(results))
+    report = review_page(ctx.out_dir, info, meta, results, cal, against, ranked, glance, methodology(results))
     return Review(report, db_path, glance)
 
 

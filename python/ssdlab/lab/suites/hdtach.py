@@ -13,6 +13,9 @@ from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "hdtach"
 ERA = "2012"  # the review era (and preset) this test belongs to
+#: CPU seconds the suite took in a full-scale review of force-gs-240 (a parallel review runs the
+#: longest jobs first; see `ssdlab.lab.parallel`).
+WEIGHT = 9.0
 TITLE = "HD Tach"
 METHOD = (
     "HD Tach reads the whole surface sequentially, then writes it (highly compressible data), at QD1 in "

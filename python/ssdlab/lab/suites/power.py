@@ -7,6 +7,9 @@ from ssdlab.lab.results import Ranked, SuiteResult
 
 NAME = "power"
 ERA = "2012"  # the review era (and preset) this test belongs to
+#: CPU seconds the suite took in a full-scale review of force-gs-240 (a parallel review runs the
+#: longest jobs first; see `ssdlab.lab.parallel`).
+WEIGHT = 37.0
 TITLE = "Power"
 METHOD = (
     "Mean power from the energy model (energy per page read and program, per block erase, per byte on the "

@@ -39,46 +39,64 @@ METRICS = {
 }
 
 
+#: The suite's independent parts (one drive per workload) and the CPU seconds each took in a
+#: full-scale review of force-gs-240 (the pool runs the longest first); see `ssdlab.lab.parallel`.
+PARTS = {"heavy2011": 30.0, "light2011": 12.0}
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
+    return assemble(ctx, {part: run_part(ctx, part) for part in PARTS})
+
+
+def run_part(ctx: ReviewContext, name: str) -> dict:
+    """One workload replayed on its own drive: its metrics and its table row."""
+    if name not in WORKLOADS:
+        raise KeyError(f"suite {NAME} has no part {name!r}")
     result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     trace_dir = ctx.out_dir / "traces"
     trace_dir.mkdir(parents=True, exist_ok=True)
+    path = trace_dir / f"{name}-seed{ctx.seed}.csv.gz"
+    if not path.exists():
+        traces.generate(name, str(path), ctx.seed)
+    # From the workload's definition, not from whether the trace was cached: the same
+    # command with the same seed replays the same requests.
+    limit = None if ctx.scale >= 1.0 else max(1000, int(traces.workload_requests(name) * ctx.scale))
+    drive = ctx.new_drive()
+    drive.secure_erase()
+    ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", "data_pattern=text"], f"fill before {name}")
+    s = drive.replay(
+        str(path), remap=True, pattern="text", large_pattern="random", large_bytes=LARGE_WRITE_BYTES, max_requests=limit, progress=ctx.progress
+    ).summary
+    for metric, key, unit in (
+        ("average_rate", "average_mbps", "MB/s"),
+        ("average_read_rate", "read_mbps", "MB/s"),
+        ("average_write_rate", "write_mbps", "MB/s"),
+        ("busy", "busy_seconds", "s"),
+        ("busy_reads", "busy_read_seconds", "s"),
+        ("busy_writes", "busy_write_seconds", "s"),
+    ):
+        result.add(metric, s[key], unit, "text", name)
+    row = {
+        "workload": name,
+        "requests": s["requests"],
+        "average MB/s": s["average_mbps"],
+        "read MB/s": s["read_mbps"],
+        "write MB/s": s["write_mbps"],
+        "busy s": s["busy_seconds"],
+        "busy reads s": s["busy_read_seconds"],
+        "busy writes s": s["busy_write_seconds"],
+        "WA": s["write_amplification"],
+    }
+    return {"metrics": result.metrics, "row": row}
+
+
+def assemble(ctx: ReviewContext, parts: dict[str, dict]) -> SuiteResult:
+    """The suite's result from its parts' outputs (the same whichever process ran them)."""
+    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
     rows = []
     for name in WORKLOADS:
-        path = trace_dir / f"{name}-seed{ctx.seed}.csv.gz"
-        if not path.exists():
-            traces.generate(name, str(path), ctx.seed)
-        # From the workload's definition, not from whether the trace was cached: the same
-        # command with the same seed replays the same requests.
-        limit = None if ctx.scale >= 1.0 else max(1000, int(traces.workload_requests(name) * ctx.scale))
-        drive = ctx.new_drive()
-        drive.secure_erase()
-        ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", "data_pattern=text"], f"fill before {name}")
-        s = drive.replay(
-            str(path), remap=True, pattern="text", large_pattern="random", large_bytes=LARGE_WRITE_BYTES, max_requests=limit, progress=ctx.progress
-        ).summary
-        for metric, key, unit in (
-            ("average_rate", "average_mbps", "MB/s"),
-            ("average_read_rate", "read_mbps", "MB/s"),
-            ("average_write_rate", "write_mbps", "MB/s"),
-            ("busy", "busy_seconds", "s"),
-            ("busy_reads", "busy_read_seconds", "s"),
-            ("busy_writes", "busy_write_seconds", "s"),
-        ):
-            result.add(metric, s[key], unit, "text", name)
-        rows.append(
-            {
-                "workload": name,
-                "requests": s["requests"],
-                "average MB/s": s["average_mbps"],
-                "read MB/s": s["read_mbps"],
-                "write MB/s": s["write_mbps"],
-                "busy s": s["busy_seconds"],
-                "busy reads s": s["busy_read_seconds"],
-                "busy writes s": s["busy_write_seconds"],
-                "WA": s["write_amplification"],
-            }
-        )
+        result.metrics += parts[name]["metrics"]
+        rows.append(parts[name]["row"])
     table = pd.DataFrame(rows)
     result.tables["storage_bench"] = table
     units = {"average MB/s": "MB/s", "read MB/s": "MB/s", "write MB/s": "MB/s", "busy s": "s", "busy reads s": "s", "busy writes s": "s", "WA": "x"}
