@@ -7,27 +7,15 @@ mod common;
 
 use common::TempDir;
 use ssdlab_core::SimRng;
-use ssdlab_serve::{Faults, Latency, ServeConfig, Server};
+use ssdlab_serve::{ServeConfig, Server};
 
 /// The Force GS 240's dies, channels, timing and 4 MiB write buffer, with 64 blocks per plane
 /// (8 GiB raw) so the test builds its drive in a moment.
 fn force_gs(dir: &std::path::Path, protected: bool) -> ServeConfig {
-    ServeConfig {
-        profile: "force-gs-240".into(),
-        overrides: vec![
-            "nand.blocks_per_plane=64".into(),
-            "drive.capacity_bytes_user=7499997184".into(),
-            format!("controller.power_loss_protection={protected}"),
-        ],
-        backing: dir.join("drive.img").to_string_lossy().into_owned(),
-        latency: Latency::None,
-        seed: 1,
-        power_cut_after: None,
-        faults: Faults::default(),
-        secure_erase: false,
-        precondition: Vec::new(),
-        direct_data: false,
-    }
+    common::force_gs(
+        &dir.join("drive.img"),
+        vec!["nand.blocks_per_plane=64".into(), "drive.capacity_bytes_user=7499997184".into(), format!("controller.power_loss_protection={protected}")],
+    )
 }
 
 /// 4 KiB of incompressible bytes carrying `id`.

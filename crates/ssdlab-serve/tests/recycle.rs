@@ -6,15 +6,15 @@
 
 mod common;
 
-use common::TempDir;
-use ssdlab_serve::{Latency, ServeConfig, Server};
+use common::{pattern, stats, TempDir};
+use ssdlab_serve::{ServeConfig, Server};
 
 /// 4 dies, 1 MiB blocks, 1 GiB raw: a 32 MiB span rewritten eight times never needs GC, so
 /// every extent given back comes from an emptied block, none from an erase.
 fn config(dir: &std::path::Path, reduction: bool) -> ServeConfig {
-    ServeConfig {
-        profile: "force-gs-240".into(),
-        overrides: [
+    common::force_gs(
+        &dir.join("drive.img"),
+        [
             "nand.channels=2",
             "nand.packages_per_channel=1",
             "nand.dies_per_package=2",
@@ -26,38 +26,13 @@ fn config(dir: &std::path::Path, reduction: bool) -> ServeConfig {
         .map(String::from)
         .chain([format!("reduction.enabled={reduction}")])
         .collect(),
-        backing: dir.join("drive.img").to_string_lossy().into_owned(),
-        latency: Latency::None,
-        seed: 1,
-        power_cut_after: None,
-        faults: Default::default(),
-        secure_erase: false,
-        precondition: Vec::new(),
-        direct_data: false,
-    }
-}
-
-/// Incompressible bytes of `len`, different for each `seed`.
-fn pattern(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    )
 }
 
 const SPAN: u64 = 32 << 20;
 const PASSES: u64 = 8;
 const WRITE: usize = 1 << 20;
 const BLOCK: u64 = 1 << 20;
-
-fn stats(server: &Server) -> serde_json::Value {
-    serde_json::from_str(&server.stats_json()).unwrap()
-}
 
 /// Write the span `PASSES` times (pass `p` with seeds `p * 1000 + i`), flushing after each.
 fn rewrite(server: &Server) {

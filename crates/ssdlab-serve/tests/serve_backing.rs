@@ -4,36 +4,16 @@
 
 mod common;
 
-use common::TempDir;
-use ssdlab_serve::{ExtentKind, Latency, ServeConfig, Server};
+use common::{pattern, stats, TempDir};
+use ssdlab_serve::{ExtentKind, ServeConfig, Server};
 
 /// Small drives: 64 blocks per plane (8 GiB raw) for the SandForce layout, with or without the
 /// data-reduction engine.
 fn config(dir: &std::path::Path, reduction: bool) -> ServeConfig {
-    ServeConfig {
-        profile: "force-gs-240".into(),
-        overrides: vec!["nand.blocks_per_plane=64".into(), "drive.capacity_bytes_user=7499997184".into(), format!("reduction.enabled={reduction}")],
-        backing: dir.join("drive.img").to_string_lossy().into_owned(),
-        latency: Latency::None,
-        seed: 1,
-        power_cut_after: None,
-        faults: Default::default(),
-        secure_erase: false,
-        precondition: Vec::new(),
-        direct_data: false,
-    }
-}
-
-fn pattern(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    common::force_gs(
+        &dir.join("drive.img"),
+        vec!["nand.blocks_per_plane=64".into(), "drive.capacity_bytes_user=7499997184".into(), format!("reduction.enabled={reduction}")],
+    )
 }
 
 fn allocated_bytes(path: &str) -> u64 {
@@ -57,7 +37,7 @@ fn data_survives_a_clean_restart_with_the_drive_state() {
         server.zero(1 << 20, 16 << 20, true, false, false).unwrap();
         server.flush().unwrap();
         server.shutdown().unwrap();
-        let before: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
+        let before: serde_json::Value = stats(&server);
         // A stopped server refuses requests.
         assert!(server.read(&mut [0u8; 4096], 0).is_err());
         drop(server);
@@ -83,7 +63,7 @@ fn data_survives_a_clean_restart_with_the_drive_state() {
             let want: Vec<u8> = (0..data.len() as u64).map(|i| shadow[&(offset + i)]).collect();
             assert_eq!(back, want, "reduction {reduction}: data at {offset} after restart");
         }
-        let after: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
+        let after: serde_json::Value = stats(&server);
         for key in ["host_write_bytes", "nand_write_bytes", "free_blocks"] {
             assert_eq!(before[key], after[key], "reduction {reduction}: {key} continues after the restart");
         }
@@ -226,7 +206,7 @@ fn concurrent_reads_and_writes_see_the_last_data_written() {
         for t in threads {
             t.join().unwrap();
         }
-        let stats: serde_json::Value = serde_json::from_str(&server.stats_json()).unwrap();
+        let stats: serde_json::Value = stats(&server);
         assert!(stats["nand_block_erases"].as_u64().unwrap() > 0, "no block was erased: {stats}");
         server.shutdown().unwrap();
     }

@@ -1,5 +1,6 @@
-//! What the server's integration tests share: the tiny drive, the bytes of a numbered sector
-//! value, and a temporary folder.
+//! What the server's integration tests share: the served Force GS 240 with overrides, the tiny
+//! drive, the bytes of a numbered sector value, incompressible test data, the server's stats,
+//! and a temporary folder.
 
 #![allow(dead_code)]
 
@@ -12,9 +13,9 @@ pub const SECTOR: u64 = 512;
 /// A tiny drive (12 MiB raw in 48 blocks of 256 KiB, 8 MiB exported), so garbage collection
 /// runs all the time, served from `backing`.
 pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
-    ServeConfig {
-        profile: "force-gs-240".into(),
-        overrides: vec![
+    force_gs(
+        backing,
+        vec![
             "nand.channels=1".into(),
             "nand.packages_per_channel=1".into(),
             "nand.dies_per_package=2".into(),
@@ -26,6 +27,15 @@ pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
             "controller.map_cache_bytes=0".into(),
             "reduction.dedup_index_entries=65536".into(),
         ],
+    )
+}
+
+/// The Force GS 240 with `overrides`, served from `backing` with no emulated latency, seed 1,
+/// no faults, no power cut, no preconditioning, data written through the page cache.
+pub fn force_gs(backing: &Path, overrides: Vec<String>) -> ServeConfig {
+    ServeConfig {
+        profile: "force-gs-240".into(),
+        overrides,
         backing: backing.to_string_lossy().into_owned(),
         latency: Latency::None,
         seed: 1,
@@ -35,6 +45,24 @@ pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
         precondition: Vec::new(),
         direct_data: false,
     }
+}
+
+/// Incompressible bytes of `len`, different for each `seed`.
+pub fn pattern(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// The server's `ssdlab stats` figures.
+pub fn stats(server: &Server) -> serde_json::Value {
+    serde_json::from_str(&server.stats_json()).unwrap()
 }
 
 /// The 512 bytes of value `id` (0: zeros): the id, then either a repeated phrase (even ids,
