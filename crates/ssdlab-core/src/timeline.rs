@@ -24,8 +24,30 @@
 //! dragged the gap from the far future to the present and the next GC booking dragged it back
 //! (hundreds of bookings moved each time; 53,925 moves of more than a few bookings on the
 //! engine-on measured phase of BENCHMARKS.md, round five).
+//!
+//! Two forms: the gap buffer above (the short form) for timelines of up to a few hundred
+//! pending bookings, and blocks of at most 32 bookings under a small index (the long form,
+//! `timeline/blocks.rs`), whose booking cost does not grow with the number pending. A timeline
+//! takes the long form when an insert finds its gap closed with more than [`LONG`] bookings
+//! pending (appends alone never switch it), and goes back when forgetting leaves fewer than
+//! [`SHORT`]. Both forms hold the same canonical intervals (sorted, disjoint, touching ones
+//! merged), so they answer every booking alike and count the same pending bookings; the long
+//! form's vector is empty, so the short form's paths test for it only where the vector is empty.
+
+mod blocks;
 
 use crate::Nanoseconds;
+use blocks::Blocks;
+
+/// Pending bookings above which a timeline takes its long form (blocks under an index, see
+/// `timeline/blocks.rs`) at its next insert that finds the gap closed. Measured on the callgrind
+/// workload of BENCHMARKS.md (round six): 256 costs engine off more than it saves, 1024 and
+/// 2048 save less engine on.
+const LONG: usize = 512;
+
+/// Pending bookings below which a timeline in its long form goes back to the short one (well
+/// below [`LONG`], so that a timeline near the threshold does not switch at every booking).
+const SHORT: usize = 128;
 
 /// Slots opened at least when an insert finds the gap closed.
 const MIN_GAP: usize = 16;
@@ -51,6 +73,8 @@ pub struct Timeline {
     gap_start: usize,
     gap_end: usize,
     busy_total_ns: Nanoseconds,
+    /// The long form, when the timeline holds many bookings (`busy` is empty then).
+    long: Option<Box<Blocks>>,
 }
 
 impl Timeline {
@@ -68,8 +92,11 @@ impl Timeline {
         }
         let len = self.busy.len();
         // Fast path: at or after the end of everything booked (the last live booking is the
-        // vector's last element: no gap at the end).
+        // vector's last element: no gap at the end). The vector is empty in the long form.
         if len == self.head {
+            if let Some(long) = self.long.as_deref_mut() {
+                return long.book(earliest_ns, duration_ns);
+            }
             self.make_room();
             self.busy.push((earliest_ns, earliest_ns + duration_ns));
             self.gap_start = self.busy.len();
@@ -140,15 +167,41 @@ impl Timeline {
                     self.busy[index - 1] = (candidate, end);
                 } else {
                     self.move_gap_before(index);
-                    if self.gap_start == self.gap_end {
+                    let reopen = self.gap_start == self.gap_end;
+                    if reopen {
                         self.open_gap();
                     }
                     self.busy[self.gap_start] = (candidate, end);
                     self.gap_start += 1;
+                    // Checked only when the gap had closed (every few dozen inserts at most).
+                    if reopen && self.pending_bookings() > LONG {
+                        self.lengthen();
+                    }
                 }
             }
         }
         candidate
+    }
+
+    /// Take the long form: the bookings move into blocks.
+    #[cold]
+    #[inline(never)]
+    fn lengthen(&mut self) {
+        let (front, back) = (&self.busy[self.head..self.gap_start], &self.busy[self.gap_end..]);
+        let blocks = Blocks::from_sorted(front.iter().chain(back).copied());
+        self.start_over();
+        self.long = Some(Box::new(blocks));
+    }
+
+    /// Go back to the short form: the bookings move into the vector.
+    #[cold]
+    #[inline(never)]
+    fn shorten(&mut self) {
+        if let Some(long) = self.long.take() {
+            self.busy.extend(long.bookings());
+            self.gap_start = self.busy.len();
+            self.gap_end = self.gap_start;
+        }
     }
 
     /// Move the gap so that it ends at the live booking at `index` (outside the gap): the
@@ -252,9 +305,24 @@ impl Timeline {
             if front_end == self.busy.len() {
                 if front_end > 0 {
                     self.start_over();
+                } else if self.long.is_some() {
+                    // The vector is empty in the long form.
+                    self.forget_long(now_ns);
                 }
             } else {
                 self.forget_after_gap(now_ns);
+            }
+        }
+    }
+
+    /// [`Timeline::forget_before`] in the long form; back to the short form when few bookings
+    /// are left.
+    #[inline(never)]
+    fn forget_long(&mut self, now_ns: Nanoseconds) {
+        if let Some(long) = self.long.as_deref_mut() {
+            long.forget_before(now_ns);
+            if long.len() < SHORT {
+                self.shorten();
             }
         }
     }
@@ -300,7 +368,9 @@ impl Timeline {
 
     /// End of the last booking (the resource is idle from then on).
     pub fn free_from_ns(&self) -> Nanoseconds {
-        if self.pending_bookings() > 0 {
+        if let Some(long) = &self.long {
+            long.last_end()
+        } else if self.pending_bookings() > 0 {
             self.busy[self.busy.len() - 1].1
         } else {
             0
@@ -314,12 +384,19 @@ impl Timeline {
 
     /// Number of future bookings held (for tests and diagnostics).
     pub fn pending_bookings(&self) -> usize {
+        if let Some(long) = &self.long {
+            return long.len();
+        }
         self.gap_start - self.head + self.busy.len() - self.gap_end
     }
 
     /// The live bookings in time order (tests).
     #[cfg(test)]
     fn live(&self) -> Vec<(Nanoseconds, Nanoseconds)> {
+        if let Some(long) = &self.long {
+            long.check();
+            return long.bookings().collect();
+        }
         let mut v = self.busy[self.head..self.gap_start].to_vec();
         v.extend_from_slice(&self.busy[self.gap_end..]);
         v
@@ -352,9 +429,58 @@ mod tests {
                 }
                 candidate = candidate.max(end);
             }
-            self.busy.push((candidate, candidate + duration));
-            self.busy.sort();
+            let at = self.busy.partition_point(|&booked| booked < (candidate, candidate + duration));
+            self.busy.insert(at, (candidate, candidate + duration));
             candidate
+        }
+
+        /// Drop the intervals of busy periods that ended at or before `now` (no later booking can
+        /// reach them: the tests book nothing before the present), as a timeline does.
+        fn forget_before(&mut self, now: Nanoseconds) {
+            let mut ended = 0;
+            while ended < self.busy.len() {
+                let mut last = ended;
+                while last + 1 < self.busy.len() && self.busy[last].1 == self.busy[last + 1].0 {
+                    last += 1;
+                }
+                if self.busy[last].1 > now {
+                    break;
+                }
+                ended = last + 1;
+            }
+            self.busy.drain(..ended);
+        }
+
+        /// The booked time as disjoint, non-touching intervals (what a timeline holds).
+        fn merged(&self) -> Vec<(Nanoseconds, Nanoseconds)> {
+            let mut merged: Vec<(Nanoseconds, Nanoseconds)> = Vec::new();
+            for &(start, end) in &self.busy {
+                match merged.last_mut() {
+                    Some(last) if last.1 == start => last.1 = end,
+                    _ => merged.push((start, end)),
+                }
+            }
+            merged
+        }
+    }
+
+    /// Check a timeline against the reference after a booking: the same start, its invariants,
+    /// and (when `whole`) the same intervals.
+    fn check(fast: &Timeline, reference: &Reference, starts: (Nanoseconds, Nanoseconds), whole: bool, what: &str) {
+        assert_eq!(starts.0, starts.1, "{what}");
+        let live = fast.live();
+        assert!(live.windows(2).all(|w| w[0].1 < w[1].0), "{what}: intervals overlap or touch");
+        assert_eq!(live.len(), fast.pending_bookings(), "{what}");
+        if fast.long.is_none() {
+            assert!(fast.gap_end < fast.busy.len() || fast.gap_start == fast.gap_end, "{what}: a gap at the end");
+        } else {
+            assert!(fast.busy.is_empty(), "{what}: bookings in both forms");
+        }
+        if let Some(&(_, last_end)) = live.last() {
+            assert_eq!(fast.free_from_ns(), last_end, "{what}");
+        }
+        if whole {
+            assert_eq!(live, reference.merged(), "{what}: the intervals held");
         }
     }
 
@@ -377,19 +503,88 @@ mod tests {
                 let earliest = now + rng.below(reach * spread);
                 let longest = if rng.below(5) == 0 { 2_000 } else { 60 };
                 let duration = rng.below(longest);
-                let (a, b) = (fast.book(earliest, duration), reference.book(earliest, duration));
-                assert_eq!(a, b, "seed {seed} step {step}: booking of {duration} from {earliest} (now {now})");
-                let live = fast.live();
-                assert!(live.windows(2).all(|w| w[0].1 < w[1].0), "seed {seed} step {step}: intervals overlap or touch");
-                assert_eq!(live.len(), fast.pending_bookings());
-                assert!(fast.gap_end < fast.busy.len() || fast.gap_start == fast.gap_end, "seed {seed} step {step}: a gap at the end");
-                if let Some(&(_, last_end)) = live.last() {
-                    assert_eq!(fast.free_from_ns(), last_end);
-                }
+                let starts = (fast.book(earliest, duration), reference.book(earliest, duration));
+                let what = format!("seed {seed} step {step}: booking of {duration} from {earliest} (now {now})");
+                check(&fast, &reference, starts, false, &what);
             }
             let total: Nanoseconds = reference.busy.iter().map(|(s, e)| e - s).sum();
             assert_eq!(fast.busy_total_ns(), total, "seed {seed}");
+            reference.forget_before(now);
+            check(&fast, &reference, (0, 0), true, &format!("seed {seed}, at the end"));
         }
+    }
+
+    /// Work booked far ahead at 16 fronts (as each die books its GC work) among work booked near
+    /// a present that moves slowly for a while (thousands of bookings pend: the long form), then
+    /// fast (they drain: back to the short form), and again.
+    #[test]
+    fn books_as_the_plain_first_fit_rule_does_with_thousands_pending() {
+        for seed in 0..8u64 {
+            let mut rng = SimRng::new(1000 + seed);
+            let (mut fast, mut reference) = (Timeline::new(), Reference::default());
+            let (mut now, mut fronts) = (0, [0; 16]);
+            let (mut most, mut switches, mut was_long) = (0, 0, false);
+            for step in 0..32_000 {
+                let draining = (step / 8000) % 2 == 1;
+                if rng.below(10) == 0 {
+                    now += rng.below(if draining { 200_000 } else { 2_000 });
+                    fast.forget_before(now);
+                    reference.forget_before(now);
+                }
+                let (earliest, duration) = if rng.below(2) == 0 {
+                    let front = &mut fronts[rng.below(16) as usize];
+                    *front = (*front).max(now) + 3_000 + rng.below(18_000);
+                    (*front, 20 + rng.below(60))
+                } else {
+                    let longest = if rng.below(5) == 0 { 400 } else { 60 };
+                    (now + rng.below(20_000), rng.below(longest))
+                };
+                let starts = (fast.book(earliest, duration), reference.book(earliest, duration));
+                assert_eq!(starts.0, starts.1, "seed {seed} step {step}: booking of {duration} from {earliest} (now {now})");
+                if step % 50 == 0 {
+                    let what = format!("seed {seed} step {step}");
+                    check(&fast, &reference, starts, step % 1000 == 0, &what);
+                }
+                most = most.max(fast.pending_bookings());
+                if fast.long.is_some() != was_long {
+                    switches += 1;
+                    was_long = !was_long;
+                }
+            }
+            let total: Nanoseconds = reference.busy.iter().map(|(s, e)| e - s).sum::<Nanoseconds>();
+            assert!(fast.busy_total_ns() >= total, "seed {seed}");
+            assert!(most >= 2500, "seed {seed}: at most {most} pending");
+            assert!(switches >= 3, "seed {seed}: {switches} switches between the forms");
+        }
+    }
+
+    /// Bookings that exactly fill the gaps between bookings held in the long form: neighbours
+    /// merge within a block and across two blocks (emptying blocks), down to one interval.
+    #[test]
+    fn the_long_form_merges_bookings_that_fill_gaps() {
+        let mut rng = SimRng::new(7);
+        let mut shuffled = |n: Nanoseconds| {
+            let mut order: Vec<Nanoseconds> = (0..n).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            order
+        };
+        let (mut fast, mut reference) = (Timeline::new(), Reference::default());
+        // Bookings 50 long every 100, booked in random order (inserts into the middle).
+        for (n, &i) in shuffled(3000).iter().enumerate() {
+            let starts = (fast.book(i * 100, 50), reference.book(i * 100, 50));
+            check(&fast, &reference, starts, n % 97 == 0, &format!("booking {i} ({n} before)"));
+        }
+        assert!(fast.long.is_some(), "the long form");
+        for (n, &gap) in shuffled(2999).iter().enumerate() {
+            let starts = (fast.book(gap * 100 + 50, 50), reference.book(gap * 100 + 50, 50));
+            check(&fast, &reference, starts, n % 97 == 0, &format!("gap {gap} filled ({n} before)"));
+            assert!(fast.long.is_some(), "gap {gap}: the long form");
+        }
+        assert_eq!(fast.live(), vec![(0, 299_950)]);
+        // A booking longer than every gap goes after the end.
+        assert_eq!(fast.book(0, 10), 299_950);
     }
 
     #[test]
