@@ -100,7 +100,7 @@ struct Floor {
 impl Floor {
     fn new(raw_gib: u64, wa: f64, distance: usize) -> Self {
         let raw_slots = raw_gib << 18;
-        let user = raw_slots * 240_000_000_000 / (256 << 30);
+        let user = (raw_slots as u128 * 240_000_000_000 / (256u128 << 30)) as u64;
         let blocks = raw_slots / 1024;
         let ring = (distance + 1).next_power_of_two();
         let mut floor = Self {

@@ -125,6 +125,16 @@ impl Divisors {
 /// Slots ahead of the one being copied whose mapping entries GC starts loading.
 const GC_PREFETCH_SLOTS: u32 = 24;
 
+/// Slots ahead of the one being read or written whose reverse-map line is loaded in advance:
+/// the victim's reverse map is read in order, and each open block's written in order, but 64
+/// such streams at once (a host and a GC block per die, plus victims) are more than the
+/// hardware's stream prefetcher follows, so each line would otherwise be a miss the loop waits
+/// for (the victim's, a load that the mapping prefetch needs). Eight lines of 16 entries.
+const P2L_PREFETCH_SLOTS: u32 = 128;
+
+/// Entries of the reverse map in one cache line.
+const P2L_LINE_SLOTS: u32 = 16;
+
 impl Ftl {
     /// An FTL over a freshly erased array.
     pub fn new(config: FtlConfig, origin: &str) -> Result<Self> {
@@ -485,6 +495,10 @@ impl Ftl {
             unit += 1;
             self.pool.dies[die as usize].victim_unit = unit;
             let horizon = (first + spu + GC_PREFETCH_SLOTS).min(end);
+            let far = horizon + P2L_PREFETCH_SLOTS;
+            if far < end && far % P2L_LINE_SLOTS < spu {
+                prefetch(&self.p2l[far as usize]);
+            }
             while ahead < horizon {
                 if self.valid.get(ahead) {
                     prefetch(&self.l2p[self.p2l[ahead as usize] as usize]);
@@ -522,6 +536,11 @@ impl Ftl {
                 self.valid.set(next_target);
                 l2p[lba as usize] = next_target;
                 p2l[next_target as usize] = lba;
+                if next_target.is_multiple_of(P2L_LINE_SLOTS) {
+                    if let Some(entry) = p2l.get((next_target + P2L_PREFETCH_SLOTS) as usize) {
+                        prefetch(entry);
+                    }
+                }
                 if let Some(meta) = self.meta.as_mut() {
                     // The map of the metadata itself is small and kept in SRAM.
                     if !meta.is_metadata(lba as u64) {
@@ -666,6 +685,11 @@ impl Ftl {
         debug_assert_eq!(block, slot / self.slots_per_block);
         self.l2p[lba as usize] = slot;
         self.p2l[slot as usize] = lba as u32;
+        if slot.is_multiple_of(P2L_LINE_SLOTS) {
+            if let Some(entry) = self.p2l.get((slot + P2L_PREFETCH_SLOTS) as usize) {
+                prefetch(entry);
+            }
+        }
         self.valid.set(slot);
         if self.config.track_tags {
             self.tags[slot as usize] = tag;
