@@ -3,7 +3,8 @@
 #  1. fio over NBD against `ssdlab serve force-gs-240 --latency none` and against `nbdkit memory`
 #     in the same run, the same jobs: 4 KiB random write QD32, 4 KiB random read QD32, 128 KiB
 #     sequential write QD8 and 128 KiB sequential read QD8, on incompressible and on compressible
-#     data; ROUNDS rounds (default 3), each figure the median; the ratio ssdlab / memory.
+#     data; ROUNDS rounds (default 3), each figure the median; the ratio ssdlab / memory. The
+#     servers run side by side and every job of every round takes them in turn.
 #     With BEFORE_PLUGIN=/path/to/libssdlab_nbd.so, an older build of the plugin runs the same
 #     jobs too (a before/after table).
 #  2. `--latency emulate` against `ssdlab run --set controller.metadata_writes=false` on the same
@@ -89,25 +90,34 @@ if [[ " $PARTS " == *" throughput "* ]]; then
         # shellcheck disable=SC2207
         opts=($(buffers_of $data))
         declare -A result=()
+        # Every server runs at once and the rounds take them in turn (round by round, job by
+        # job), so a change of the host's state during the run (on this virtual machine: how
+        # many of the page cache's fresh pages the host still backs) falls on all of them alike,
+        # not on whichever ran last.
+        declare -A pid_of=()
         for kind in "${kinds[@]}"; do
             start_server "$kind-$data" "$kind"
-            uri="nbd+unix:///?socket=$work/$kind-$data.sock"
+            pid_of[$kind]=$server
             # The span written once, so reads read stored data.
-            fio_json "$uri" --rw=write --bs=1m --iodepth=8 --size="$SPAN" "${opts[@]}" >/dev/null
-            for round in $(seq "$ROUNDS"); do
-                for job in "${JOBS[@]}"; do
-                    set -- $job
-                    figures=$(fio_json "$uri" --rw="$1" --bs="$2" --iodepth="$3" --size="$SPAN" --runtime="$RUNTIME" --time_based \
+            fio_json "nbd+unix:///?socket=$work/$kind-$data.sock" --rw=write --bs=1m --iodepth=8 --size="$SPAN" "${opts[@]}" >/dev/null
+        done
+        for round in $(seq "$ROUNDS"); do
+            for job in "${JOBS[@]}"; do
+                set -- $job
+                for kind in "${kinds[@]}"; do
+                    figures=$(fio_json "nbd+unix:///?socket=$work/$kind-$data.sock" --rw="$1" --bs="$2" --iodepth="$3" --size="$SPAN" --runtime="$RUNTIME" --time_based \
                         --norandommap --randrepeat=0 "${opts[@]}")
                     result["$kind $job"]+="$figures;"
                 done
             done
-            if [ "$kind" = ssdlab ]; then
-                echo "  ssdlab, $data data, after its rounds:"
-                extents_line "$work/$kind-$data.img.control" || true
-            fi
+        done
+        echo "  ssdlab, $data data, after its rounds:"
+        extents_line "$work/ssdlab-$data.img.control" || true
+        for kind in "${kinds[@]}"; do
+            server=${pid_of[$kind]}
             stop_server
         done
+        unset pid_of
         for job in "${JOBS[@]}"; do
             line="$job $data"
             for kind in "${kinds[@]}"; do line+="|$kind=${result["$kind $job"]}"; done

@@ -216,6 +216,19 @@ def _check_port(port: int) -> None:
             raise SsdlabError(f"--port {port}: {reason}; give another port") from None
 
 
+def worker_threads(latency: str) -> int:
+    """nbdkit's worker threads per connection for a latency mode.
+
+    Emulated replies each hold a thread until their simulated completion, so the pool must
+    cover NCQ's 32 commands in flight with room to spare (64). Without emulation a request
+    holds its thread only while the server works on it, and 16 keep 2 cores busy; fewer matter
+    because nbdkit keeps, per worker thread, a data buffer as large as the largest request the
+    thread has served until the connection closes: 64 threads filled by 1 MiB writes held
+    64 MiB (BENCHMARKS.md, issue 24 round five).
+    """
+    return 64 if latency == "emulate" else 16
+
+
 def command(options: ServeOptions) -> list[str]:
     """The nbdkit command line."""
     cmd = [nbdkit_path()]
@@ -228,8 +241,7 @@ def command(options: ServeOptions) -> list[str]:
         cmd += ["--port", str(options.port), "--ipaddr", "127.0.0.1"]
     else:
         cmd += ["--unix", str(options.socket)]
-    # Enough worker threads for NCQ's 32 commands in flight on a connection.
-    cmd += ["--threads", "64", "--filter=blocksize-policy", str(plugin_path())]
+    cmd += ["--threads", str(worker_threads(options.latency)), "--filter=blocksize-policy", str(plugin_path())]
     cmd += [f"profile={options.profile}", f"backing={options.backing}", f"latency={options.latency}", f"seed={options.seed}", f"control={options.control}"]
     cmd += [f"set={o}" for o in options.overrides]
     if options.power_cut_after is not None:

@@ -54,7 +54,8 @@ const RUN_BYTES: usize = 128 << 10;
 /// Runs kept growing at once (one per open block the drive writes: host stripe and GC); the
 /// oldest is queued when another starts.
 const OPEN_RUNS: usize = 64;
-/// Runs a draining request takes at a time (several requests drain at once).
+/// Runs a draining request takes at a time when several drain at once (direct writes: each
+/// waits for the disk, so several in flight keep it busy).
 const DRAIN_RUNS: usize = 2;
 /// Run buffers kept for reuse (freeing and allocating them in different threads left the
 /// allocator holding more than it kept).
@@ -204,6 +205,16 @@ pub struct Extents {
     file: Arc<dyn HostFile>,
     /// Data bytes written directly and through the page cache.
     counts: Arc<WriteCounts>,
+    /// Held by the one request that writes queued runs through the page cache
+    /// ([`Extents::drain`]). Buffered writes to one file take its inode lock alone (ext4), so
+    /// a second request writing at the same time only waits for it, spinning on the lock while
+    /// the first copies: on 2 cores that spin took 11% of the machine under 4 KiB random writes
+    /// (BENCHMARKS.md, issue 24 round five). Direct writes do not take it: each waits for the
+    /// disk, and several in flight keep the disk busy.
+    drainer: Arc<Mutex<()>>,
+    /// Whether requests drain at the same time (the file takes direct writes: decided at start;
+    /// a file that refuses them later keeps draining so, which is only slower).
+    parallel_drains: bool,
 }
 
 /// The drive's handle on the data region.
@@ -372,6 +383,7 @@ impl Extents {
     /// The data region of `file` with `table` (from a checkpoint, or empty).
     pub fn new(file: Arc<dyn HostFile>, layout: Layout, table: ExtentTable) -> Self {
         let counts = Arc::new(WriteCounts::default());
+        let parallel_drains = file.direct_unavailable().is_none();
         let blocks = table.map.len();
         let mut shared = Shared {
             file: file.clone(),
@@ -394,7 +406,15 @@ impl Extents {
             counts: counts.clone(),
         };
         Self::rebuild_free(&mut shared);
-        Self { shared: Arc::new(Mutex::new(shared)), gate: Arc::new(RwLock::new(())), io: Arc::new(RwLock::new(())), file, counts }
+        Self {
+            shared: Arc::new(Mutex::new(shared)),
+            gate: Arc::new(RwLock::new(())),
+            io: Arc::new(RwLock::new(())),
+            file,
+            counts,
+            drainer: Arc::new(Mutex::new(())),
+            parallel_drains,
+        }
     }
 
     fn rebuild_free(shared: &mut Shared) {
@@ -421,10 +441,43 @@ impl Extents {
     }
 
     /// Write the runs waiting (called by a request after it left the drive's lock, so the copy
-    /// into the file does not hold up other requests' simulation). Requests drain at the same
-    /// time, each taking a few runs at a time (disjoint bytes; the I/O lock shared), so direct
-    /// writes of whole units reach the disk several at once.
+    /// into the file does not hold up other requests' simulation). Through the page cache one
+    /// request drains at a time, taking every run queued, and a request that finds another
+    /// draining leaves its runs to it (the drainer goes on until the queue is empty); direct
+    /// writes drain in several requests at once, each taking a few runs (disjoint bytes; the
+    /// I/O lock shared), so they reach the disk several at once.
     pub fn drain(&self) -> std::io::Result<()> {
+        if self.parallel_drains {
+            return self.drain_runs(DRAIN_RUNS);
+        }
+        loop {
+            let drainer = match self.drainer.try_lock() {
+                Ok(guard) => guard,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
+            };
+            self.drain_runs(usize::MAX)?;
+            drop(drainer);
+            // A run queued by a request that found this one draining, after its last look at
+            // the queue, is still there: drain again (a request queuing later finds no drainer).
+            if self.lock().ready.is_empty() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Write the runs waiting, waiting for a request draining now to finish first (a write
+    /// that found more data waiting than [`WAITING_LIMIT_BYTES`]).
+    fn drain_waiting(&self) -> std::io::Result<()> {
+        if self.parallel_drains {
+            return self.drain_runs(DRAIN_RUNS);
+        }
+        let _drainer = self.drainer.lock().unwrap_or_else(|p| p.into_inner());
+        self.drain_runs(usize::MAX)
+    }
+
+    /// Write queued runs, at most `batch` at a time, until none is queued.
+    fn drain_runs(&self, batch: usize) -> std::io::Result<()> {
         let _io = self.io.read().unwrap_or_else(|p| p.into_inner());
         loop {
             let runs: Vec<Run> = {
@@ -432,7 +485,7 @@ impl Extents {
                 if shared.ready.is_empty() || shared.dead {
                     return Ok(());
                 }
-                let n = shared.ready.len().min(DRAIN_RUNS);
+                let n = shared.ready.len().min(batch);
                 shared.ready.drain(..n).collect()
             };
             self.write_and_recycle(runs)?;
@@ -776,7 +829,7 @@ impl FilePlane {
                 return Ok(());
             }
         }
-        self.extents.drain()
+        self.extents.drain_waiting()
     }
 }
 
@@ -787,13 +840,18 @@ impl DataPlane for FilePlane {
     }
 
     fn write_region(&mut self, addr: u64, region_bytes: u64, payload: &[u8]) -> std::io::Result<()> {
+        if region_bytes == SECTOR_BYTES as u64 && payload.len() == SECTOR_BYTES {
+            // A sector stored raw: its bytes as they are (no region to build, and none zeroed
+            // first: that memset was 1.4% of a 128 KiB sequential write's samples).
+            self.extents.lock().placement.store(addr, region_bytes);
+            return self.store_bytes(addr, payload);
+        }
         // The region's bytes (docs: ssdlab_drive::encode_region) built on the stack: no
         // allocation per stored sector.
         let mut region = [0u8; SECTOR_BYTES];
         let bytes: &[u8] = if region_bytes == SECTOR_BYTES as u64 {
             match payload.len() {
                 0 => &region,
-                SECTOR_BYTES => payload,
                 _ => {
                     decompress_sector_into(payload, &mut region).map_err(std::io::Error::other)?;
                     &region
