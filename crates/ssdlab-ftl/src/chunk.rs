@@ -201,6 +201,12 @@ pub(crate) struct Chunk {
     pub key: u64,
     /// Length in ECC units.
     pub len: u16,
+    /// Whether the index holds this chunk under its key (it was stored while the index had
+    /// room). A chunk that is not indexed has no entry to remove when it is freed, so freeing
+    /// it skips the index, a random probe of a large table for nothing on a drive whose index
+    /// is full. Not saved: rebuilt from the index when the FTL is loaded.
+    #[serde(skip)]
+    pub indexed: bool,
 }
 
 /// The data-reduction FTL's fixed divisors (see [`FastDiv`]): ECC units per block and per
@@ -334,6 +340,11 @@ impl ChunkFtl {
             "the saved FTL state is for another geometry, capacity or ECC unit"
         );
         ftl.config = config;
+        for (_, chunk) in ftl.index.entries() {
+            if let Some(entry) = ftl.chunks.get_mut(chunk as usize) {
+                entry.indexed = true;
+            }
+        }
         Ok(ftl.with_divisors())
     }
 
@@ -449,7 +460,9 @@ impl ChunkFtl {
         if let Some(&chunk) = self.l2p.get(lba as usize) {
             if let Some(entry) = self.chunks.get(chunk as usize) {
                 if entry.refs == 1 {
-                    self.index.prefetch(entry.key);
+                    if entry.indexed {
+                        self.index.prefetch(entry.key);
+                    }
                     // Freeing it changes its block's valid count and GC key, one entry of the
                     // pool's count table (megabytes on a full-size drive: without this, the
                     // block's line was the write's slowest load); the block metadata is not
@@ -577,7 +590,7 @@ impl ChunkFtl {
     fn write_metadata_sector<S: FlashSink + ?Sized>(&mut self, sector: u64, sink: &mut S) -> Result<()> {
         let len = self.full_chunk_units;
         let chunk = self.new_chunk_id()?;
-        self.chunks[chunk as usize] = Chunk { addr: UNMAPPED, refs: 1, key: META_KEY, len: len as u16 };
+        self.chunks[chunk as usize] = Chunk { addr: UNMAPPED, refs: 1, key: META_KEY, len: len as u16, indexed: false };
         self.live_chunks += 1;
         self.place(Stream::Host, self.pool.host_cursor_die, chunk, len, sink)?;
         let old = std::mem::replace(&mut self.l2p[sector as usize], chunk);
@@ -725,11 +738,13 @@ impl ChunkFtl {
             self.payload_bytes += payload.as_ref().map_or(0, |p| p.len() as u64);
             self.payload[chunk as usize] = payload.take().map(Vec::into_boxed_slice);
         }
-        if !self.index.is_full() {
+        let indexed = !self.index.is_full();
+        if indexed {
             self.index.insert(key, chunk);
         } else {
             self.stats.index_full_skips += 1;
         }
+        self.chunks[chunk as usize].indexed = indexed;
         self.live_chunks += 1;
         self.stats.chunks_written += 1;
         self.stats.bytes_after_dedup += SECTOR_BYTES;
@@ -762,8 +777,12 @@ impl ChunkFtl {
         }
         let addr = self.chunks[chunk as usize].addr;
         self.pool.sub_valid(self.div.units_per_block.div(addr), self.chunks[chunk as usize].len as u32);
-        let key = self.chunks[chunk as usize].key;
-        self.index.remove_if(key, chunk);
+        let Chunk { key, indexed, .. } = self.chunks[chunk as usize];
+        if indexed {
+            self.index.remove_if(key, chunk);
+        } else {
+            debug_assert_ne!(self.index.get(key), Some(chunk), "chunk {chunk} is in the index but not marked indexed");
+        }
         if self.config.keep_payloads {
             if let Some(p) = self.payload[chunk as usize].take() {
                 self.payload_bytes -= p.len() as u64;
@@ -807,7 +826,7 @@ impl ChunkFtl {
         };
         let addr = block * self.units_per_block + self.pool.blocks[block as usize].written;
         self.chunks[chunk as usize].addr = addr;
-        self.block_log[block as usize].push(chunk);
+        log_push(&mut self.block_log[block as usize], chunk);
         self.pool.counts.add_valid(block, len);
         self.advance(block, len, stream, sink);
         Ok(())
@@ -832,7 +851,7 @@ impl ChunkFtl {
             self.advance_gc(die, block, written, room, sink);
         };
         self.chunks[chunk as usize].addr = block * self.units_per_block + written;
-        self.block_log[block as usize].push(chunk);
+        log_push(&mut self.block_log[block as usize], chunk);
         self.pool.counts.add_valid(block, len);
         self.advance_gc(die, block, written, len, sink);
     }
@@ -858,7 +877,7 @@ impl ChunkFtl {
         let log = &mut self.block_log[block as usize];
         for &chunk in batch {
             // One by one: a batch is a few chunks, too few for a general copy to pay.
-            log.push(chunk);
+            log_push(log, chunk);
             let entry = &mut self.chunks[chunk as usize];
             entry.addr = addr;
             addr += entry.len as u32;
@@ -921,21 +940,14 @@ impl ChunkFtl {
         let log = std::mem::take(&mut self.block_log[victim as usize]);
         let mut cursor = self.pool.dies[die as usize].victim_unit as usize;
         let mut copied = 0u32;
-        // Start loading the chunk entries about to be examined, and those of about the next
-        // call's, rolling on from where the last call on this victim left off (a hint: it
-        // changes no result).
-        let ahead = if quota_units == u32::MAX { log.len() } else { (cursor + 4 + quota_units as usize).min(log.len()) };
+        // The chunk entries are loaded a fixed distance ahead of the one examined, rolling on
+        // from where the last call on this victim left off (a hint: it changes no result).
         let (prefetched_victim, prefetched_to) = self.gc_prefetched.get(die as usize).copied().unwrap_or((UNMAPPED, 0));
-        let from = if prefetched_victim == victim && cursor > 0 { (prefetched_to as usize).max(cursor) } else { cursor };
-        for &chunk in &log[from.min(ahead)..ahead] {
-            prefetch(&self.chunks[chunk as usize]);
-        }
-        if let Some(slot) = self.gc_prefetched.get_mut(die as usize) {
-            *slot = (victim, ahead.max(from) as u32);
-        }
+        let mut ahead = if prefetched_victim == victim && cursor > 0 { (prefetched_to as usize).max(cursor) } else { cursor };
         let mut batch = std::mem::take(&mut self.scratch);
         let end = base + self.units_per_block;
         while copied < quota_units && cursor < log.len() && self.pool.valid(victim) > 0 {
+            prefetch_log_ahead(&self.chunks, &log, &mut ahead, cursor + GC_PREFETCH_CHUNKS);
             // A batch: consecutive live chunks in one program unit of the victim, read with one
             // sense before they are copied.
             batch.clear();
@@ -995,6 +1007,9 @@ impl ChunkFtl {
             copied += batch_units;
         }
         self.scratch = batch;
+        if let Some(slot) = self.gc_prefetched.get_mut(die as usize) {
+            *slot = (victim, ahead as u32);
+        }
         if self.pool.valid(victim) == 0 {
             debug_assert!(log[cursor..].iter().all(|&c| {
                 let a = self.chunks[c as usize].addr;
@@ -1012,6 +1027,50 @@ impl ChunkFtl {
             self.pool.dies[die as usize].victim_unit = cursor as u32;
         }
         copied
+    }
+}
+
+/// Entries of a victim's log ahead of the one examined whose chunk entries GC starts loading
+/// (each a random line of the chunk table): enough to cover a few batches' work, few enough
+/// that the loads in flight leave room for the host path's.
+const GC_PREFETCH_CHUNKS: usize = 32;
+
+/// Entries of a block log ahead of the one read whose line is loaded in advance: the victims'
+/// logs are many streams at once, more than the hardware's stream prefetcher follows.
+const LOG_PREFETCH_ENTRIES: usize = 128;
+
+/// Block-log entries (chunk ids) in one cache line.
+const LOG_LINE_ENTRIES: usize = 16;
+
+/// Start loading the chunk entries of `log[*ahead..to]` (clamped to the log), and the log's own
+/// line [`LOG_PREFETCH_ENTRIES`] further on at each line boundary; `*ahead` moves to `to`.
+#[inline]
+fn prefetch_log_ahead(chunks: &[Chunk], log: &[u32], ahead: &mut usize, to: usize) {
+    let to = to.min(log.len());
+    while *ahead < to {
+        let at = *ahead;
+        if at.is_multiple_of(LOG_LINE_ENTRIES) {
+            if let Some(entry) = log.get(at + LOG_PREFETCH_ENTRIES) {
+                prefetch(entry);
+            }
+        }
+        if let Some(entry) = chunks.get(log[at] as usize) {
+            prefetch(entry);
+        }
+        *ahead += 1;
+    }
+}
+
+/// Append `chunk` to a block's log; at each line boundary, start loading the line
+/// [`LOG_PREFETCH_ENTRIES`] further on (an open block's log is written in order, one of many
+/// such streams at once).
+#[inline]
+fn log_push(log: &mut Vec<u32>, chunk: u32) {
+    log.push(chunk);
+    if log.len().is_multiple_of(LOG_LINE_ENTRIES) {
+        if let Some(slot) = log.spare_capacity_mut().get(LOG_PREFETCH_ENTRIES) {
+            prefetch(slot);
+        }
     }
 }
 

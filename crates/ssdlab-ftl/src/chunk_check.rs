@@ -11,7 +11,8 @@ impl ChunkFtl {
     /// Checks: every chunk's reference count equals the number of sectors mapping to it; freed
     /// chunks are referenced by nobody; live chunks lie inside written parts of non-free blocks,
     /// never overlap, and appear in their block's log; per-block valid units equal the live
-    /// chunks' units; every index entry points at a live chunk with that key.
+    /// chunks' units; every index entry points at a live chunk with that key, and a live chunk
+    /// is marked indexed exactly when the index holds it.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut counted = vec![0u32; self.chunks.len()];
         for (lba, &chunk) in self.l2p.iter().enumerate() {
@@ -42,6 +43,9 @@ impl ChunkFtl {
                 continue;
             }
             live += 1;
+            if entry.indexed != (self.index.get(entry.key) == Some(chunk as u32)) {
+                return Err(format!("chunk {chunk}: marked indexed {} but the index says otherwise", entry.indexed));
+            }
             let addr = self.chunks[chunk].addr;
             let len = self.chunks[chunk].len as u32;
             let block = addr / units_per_block;
