@@ -168,6 +168,20 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "outp
             f.write(data)
 
 
+def _output_mode(target: Path) -> int:
+    """Permissions for a new version of `target`: those of the regular file there, else what
+    ``open(target, "w")`` would give (0666 less the umask)."""
+    try:
+        info = os.stat(target)
+        if stat.S_ISREG(info.st_mode):
+            return stat.S_IMODE(info.st_mode)
+    except OSError:
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike, option: str = "output") -> Iterator[str]:
     """Yield a temporary path next to `path`; when the block ends without an error the file is
@@ -176,7 +190,12 @@ def atomic_output(path: str | os.PathLike, option: str = "output") -> Iterator[s
     try:
         # The temporary name keeps the last suffix (a writer may choose gzip by `.gz`).
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + target.suffix, dir=target.absolute().parent)
-        os.close(fd)
+        try:
+            # mkstemp makes the file 0600: give it the permissions the output would have had
+            # written in place (an existing file's, else the umask's).
+            os.fchmod(fd, _output_mode(target))
+        finally:
+            os.close(fd)
     except OSError as error:
         raise InputOutputError(f"{option} {shown(target)}: cannot create a file in its folder: {why(error)}") from None
     try:

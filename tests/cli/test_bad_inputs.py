@@ -2,8 +2,10 @@
 Each case in ``bad_inputs_catalogue.CASES`` is also listed in docs/bad-inputs.md."""
 
 import json
+import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import threading
@@ -159,3 +161,20 @@ def test_reviews_started_in_the_same_second_stay_apart(tmp_path):
     latest = ResultsDatabase(db, create=False).latest(include_scaled=True)
     assert latest["run_id"].nunique() == 1
     assert len(latest) == len(latest.drop_duplicates(["metric", "pattern", "condition"]))
+
+
+def test_outputs_get_the_usual_permissions_and_keep_an_existing_files(tmp_path):
+    # Regression (QA round eight): outputs went through a temporary file made by mkstemp, so
+    # every output (--json, --series, trace generate, a review's report) was 0600 whatever the
+    # umask, and an existing output's permissions were changed to 0600.
+    umask = os.umask(0o022)
+    try:
+        kept = tmp_path / "kept.json"
+        kept.write_text("old")
+        kept.chmod(0o640)
+        r = ssdlab("run", "--rw=randread", "--number_ios=10", "--size=1m", "--json", str(kept), "--series", str(tmp_path / "s.csv"), "--quiet")
+        assert r.returncode == 0, r.stderr
+        assert stat.S_IMODE((tmp_path / "s.csv").stat().st_mode) == 0o644
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+    finally:
+        os.umask(umask)
