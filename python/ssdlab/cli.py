@@ -267,6 +267,15 @@ def run_command(
             jobs = [_native.job_from_options("cli", fio.BARE_RUN_OPTIONS if bare else options)]
         for job in jobs:
             drive.check_job(job)
+        # fio's log files are outputs too: checked before the run, like --json and --series.
+        logs = list(dict.fromkeys((option, str(log)) for job in jobs for option, log in fio.log_paths(job)))
+        for option, log in logs:
+            paths.output_file(option, log)
+        if logs:
+            paths.check_distinct(
+                {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
+                [("--json", json_path), ("--series", series_path), *logs],
+            )
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
         human = not quiet and json_path != "-" and series_path != "-" and output_format == "normal"
         if human:

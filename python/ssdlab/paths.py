@@ -139,17 +139,19 @@ def _identity(path: str) -> tuple:
         return ("path", os.path.realpath(path))
 
 
-def check_distinct(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+def check_distinct(inputs: dict[str, str | None], outputs: dict[str, str | None] | list[tuple[str, str | None]]) -> None:
     """Refuse an output that is the same file as an input or as another output; refuse two
-    outputs on standard output. Keys are option names (``--json``), values paths or None."""
-    stdout = [name for name, path in outputs.items() if path == "-"]
+    outputs on standard output. Keys are option names (``--json``), values paths or None;
+    `outputs` may be ``(option, path)`` pairs when one option names several files."""
+    pairs = list(outputs.items()) if isinstance(outputs, dict) else list(outputs)
+    stdout = [name for name, path in pairs if path == "-"]
     if len(stdout) > 1:
         raise InputOutputError(f"{' and '.join(stdout)} cannot both write to standard output (-)")
     seen: dict[tuple, str] = {}
     for name, path in inputs.items():
         if path and path != "-":
             seen.setdefault(_identity(path), name)
-    for name, path in outputs.items():
+    for name, path in pairs:
         if not path or path == "-":
             continue
         key = _identity(path)

@@ -178,3 +178,27 @@ def test_outputs_get_the_usual_permissions_and_keep_an_existing_files(tmp_path):
         assert stat.S_IMODE(kept.stat().st_mode) == 0o640
     finally:
         os.umask(umask)
+
+
+def test_fio_log_files_are_checked_before_the_run_and_nothing_there_is_replaced(tmp_path):
+    # Regression (QA round eight): write_bw_log/write_lat_log/write_iops_log files were written
+    # after the run through a fixed `.NAME.tmp` file renamed into place, unchecked: a FIFO at the
+    # log's path was replaced by a regular file, a folder gave a raw `[Errno 21]` after the whole
+    # run and left the temporary file behind, and a log could overwrite the job file itself.
+    os.mkfifo(tmp_path / "f_bw.1.log")
+    (tmp_path / "d_lat.1.log").mkdir()
+    job = tmp_path / "j_bw.1.log"
+    job.write_text("[j]\nrw=randwrite\nruntime=1\nwrite_bw_log=j\n")
+    cases = [
+        (["--rw=randwrite", "--runtime=1", "--write_bw_log=f"], "write_bw_log f_bw.1.log: is a FIFO"),
+        (["--rw=randwrite", "--runtime=1", "--write_lat_log=d"], "write_lat_log d_lat.1.log: is a folder"),
+        (["--job-file", str(job)], "is the same file as --job-file"),
+        (["--rw=randwrite", "--runtime=1", "--write_lat_log=q", "--json", "q_clat.1.log"], "write_lat_log q_clat.1.log: is the same file as --json"),
+    ]
+    for args, expected in cases:
+        r = ssdlab("run", *args, "--quiet", cwd=tmp_path)
+        lines = [line for line in r.stderr.splitlines() if line.strip()]
+        assert r.returncode == 2 and len(lines) == 1 and expected in lines[0], (args, r.stderr)
+    assert stat.S_ISFIFO((tmp_path / "f_bw.1.log").lstat().st_mode)
+    assert job.read_text().endswith("write_bw_log=j\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d_lat.1.log", "f_bw.1.log", "j_bw.1.log"]  # nothing else written
