@@ -202,3 +202,14 @@ def test_fio_log_files_are_checked_before_the_run_and_nothing_there_is_replaced(
     assert stat.S_ISFIFO((tmp_path / "f_bw.1.log").lstat().st_mode)
     assert job.read_text().endswith("write_bw_log=j\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d_lat.1.log", "f_bw.1.log", "j_bw.1.log"]  # nothing else written
+
+
+def test_a_review_into_an_existing_folder_leaves_the_files_it_does_not_write(tmp_path):
+    # Regression (QA round eight): the check that the output folder is writable wrote and then
+    # deleted a file named .ssdlab-write-test there, whoever's it was.
+    (tmp_path / ".ssdlab-write-test").write_text("mine\n")
+    (tmp_path / "notes.txt").write_text("mine too\n")
+    r = ssdlab("review", "conventional-240", "--scale", "0.01", "--suites", "power", "--out", str(tmp_path), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / ".ssdlab-write-test").read_text() == "mine\n"
+    assert (tmp_path / "notes.txt").read_text() == "mine too\n"

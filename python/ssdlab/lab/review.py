@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,9 +49,9 @@ def check_output(out_dir: Path) -> None:
     """Refuse an output folder that cannot be written, before any work."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        probe = out_dir / ".ssdlab-write-test"
-        probe.write_text("")
-        probe.unlink()
+        # A nameless temporary file: the probe never touches a file already in the folder.
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
     except OSError as error:
         raise SsdlabError(f"{out_dir}: output folder is not writable: {error.strerror or error}") from None
 
