@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 import tempfile
 import tomllib
 from collections.abc import Sequence
@@ -47,6 +48,12 @@ def parse_suites(text: str | None, default: list[str] = ARTICLE_SUITES, option: 
 
 def check_output(out_dir: Path) -> None:
     """Refuse an output folder that cannot be written, before any work."""
+    try:
+        mode = out_dir.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise SsdlabError(f"{paths.shown(out_dir)}: is {paths.kind_of(mode)}, not a folder; give the output folder's name (created if missing)")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         # A nameless temporary file: the probe never touches a file already in the folder.
