@@ -213,3 +213,19 @@ def test_a_review_into_an_existing_folder_leaves_the_files_it_does_not_write(tmp
     assert r.returncode == 0, r.stderr
     assert (tmp_path / ".ssdlab-write-test").read_text() == "mine\n"
     assert (tmp_path / "notes.txt").read_text() == "mine too\n"
+
+
+def test_compare_leaves_a_database_that_holds_no_results_untouched(tmp_path):
+    # Regression (QA round eight): compare only reads --db, yet an empty file (or an SQLite file
+    # with no tables) given to it was made into a results database (tables written) before it said
+    # there were no results.
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    bare = tmp_path / "bare.sqlite"
+    sqlite3.connect(bare).close()
+    for db in (empty, bare):
+        before = db.read_bytes()
+        r = ssdlab("compare", "--db", str(db), "--out", str(tmp_path / "cmp"))
+        lines = [line for line in r.stderr.splitlines() if line.strip()]
+        assert r.returncode == 2 and len(lines) == 1 and "not an ssdlab results database" in lines[0], r.stderr
+        assert db.read_bytes() == before
