@@ -187,8 +187,11 @@ def _output_mode(target: Path) -> int:
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike, option: str = "output") -> Iterator[str]:
     """Yield a temporary path next to `path`; when the block ends without an error the file is
-    synced and renamed onto `path`, otherwise it is removed (and `path` untouched)."""
+    synced and renamed onto `path`, otherwise it is removed (and `path` untouched). A symbolic
+    link is written through: the file it names is replaced, the link kept."""
     target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     try:
         # The temporary name keeps the last suffix (a writer may choose gzip by `.gz`).
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + target.suffix, dir=target.absolute().parent)
@@ -199,14 +202,14 @@ def atomic_output(path: str | os.PathLike, option: str = "output") -> Iterator[s
         finally:
             os.close(fd)
     except OSError as error:
-        raise InputOutputError(f"{option} {shown(target)}: cannot create a file in its folder: {why(error)}") from None
+        raise InputOutputError(f"{option} {shown(path)}: cannot create a file in its folder: {why(error)}") from None
     try:
         yield temp
         with open(temp, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(temp, target)
     except OSError as error:
-        raise InputOutputError(f"{option} {shown(target)}: cannot write: {why(error)}") from None
+        raise InputOutputError(f"{option} {shown(path)}: cannot write: {why(error)}") from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)

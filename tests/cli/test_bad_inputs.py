@@ -229,3 +229,17 @@ def test_compare_leaves_a_database_that_holds_no_results_untouched(tmp_path):
         lines = [line for line in r.stderr.splitlines() if line.strip()]
         assert r.returncode == 2 and len(lines) == 1 and "not an ssdlab results database" in lines[0], r.stderr
         assert db.read_bytes() == before
+
+
+def test_an_output_that_is_a_symbolic_link_is_written_through_it(tmp_path):
+    # Regression (QA round eight): outputs renamed into place replaced a symbolic link given as
+    # the output with a regular file: the user's link was gone and the file it named unchanged.
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "summary.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    r = ssdlab("run", "--rw=randread", "--number_ios=10", "--size=1m", "--json", str(link), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and json.loads(real.read_text())["reads"] == 10
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["summary.json"]  # no temporary left
