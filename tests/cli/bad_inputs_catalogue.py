@@ -116,6 +116,7 @@ ROUND_TWO = [
     (11, "--set value with a newline and injected TOML", ["run", "--set", "nand.channels=8\n[ftl]\ngc_policy='greedy'", "--rw=read"], "control character"),
     (11, "--pidfile without --background", ["serve", "--backing", "{tmp}/d.img", "--pidfile", "{tmp}/p"], "only with --background"),
     (11, "--skip-bad over a trace where every line is bad", ["trace", "replay", "{allbad}", "--skip-bad"], "every line was malformed"),
+    (11, "sweep output folder that is a file (checked before the points run)", ["sweep", "{spec_ok}", "--out", "{notes}"], "is a regular file, not a folder"),
 ]
 
 
