@@ -386,7 +386,7 @@ def review_command(
         done = _run_lab(
             profile,
             overrides,
-            Path(out_dir or f"review-{Path(profile).stem}"),
+            _out_folder(out_dir, f"review-{Path(profile).stem}"),
             db_path,
             scale,
             seed,
@@ -401,6 +401,14 @@ def review_command(
     except SsdlabError as error:
         _fail(str(error))
     click.echo(review_summary(done.headlines, done.report, done.database, time.monotonic() - started) if not quiet else f"report: {done.report}")
+
+
+def _out_folder(out_dir: str | None, default: str) -> Path:
+    """The output folder of --out (`default` when not given); an empty path is refused, not
+    taken as the default or the current folder."""
+    if out_dir == "":
+        raise InputOutputError("--out: empty path; give a folder name")
+    return Path(out_dir or default)
 
 
 def _check_scale(scale: float) -> None:
@@ -532,7 +540,7 @@ def pts_command(
         report = _run_lab(
             profile,
             overrides,
-            Path(out_dir or f"pts-{Path(profile).stem}"),
+            _out_folder(out_dir, f"pts-{Path(profile).stem}"),
             db_path,
             scale,
             seed,
@@ -561,7 +569,7 @@ def compare_command(drives: tuple[str, ...], db_path: str, out_dir: str, highlig
 
     try:
         paths.input_file("--db", db_path)
-        page = compare(Path(db_path), Path(out_dir), list(drives), highlight, include_scaled)
+        page = compare(Path(db_path), _out_folder(out_dir, "compare"), list(drives), highlight, include_scaled)
     except SsdlabError as error:
         _fail(str(error))
     click.echo(f"comparison: {page}")
@@ -906,7 +914,7 @@ def sweep_command(spec_path, out_dir, db_path, workers, dask_address, dask_sched
 
             local_dask_workers(dask_address)
         spec = load(spec_path)
-        out = Path(out_dir or f"sweep-{spec.name}")
+        out = _out_folder(out_dir, f"sweep-{spec.name}")
         if not quiet:
             click.echo(f"sweep {spec.name}: {len(spec.points)} points ({spec.sample}), {len(spec.axes)} axes")
         result = run_sweep(

@@ -29,6 +29,8 @@ CASES = [
     ("calibration database that is not SQLite", ["calibrate", "--db", "{trace}", "--out", "{tmp}/cal.md"], "not an SQLite database"),
     ("review output folder that is a file", ["review", "conventional-240", "--suites", "power", "--out", "{trace}"], "is a regular file, not a folder"),
     ("compare output folder that is a device", ["compare", "--db", "{db}", "--include-scaled", "--out", "/dev/null"], "is a device, not a folder"),
+    ("compare into an empty output path (not the current folder)", ["compare", "--db", "{db}", "--include-scaled", "--out", ""], "--out: empty path"),
+    ("review into an empty output path (not the default)", ["review", "conventional-240", "--suites", "power", "--out", ""], "--out: empty path"),
     ("review with an empty suite list", ["review", "--suites", ",,"], "names no suite"),
     ("review with an unknown suite", ["review", "--suites", "four-corners,bogus"], "unknown suite 'bogus'"),
     ("latency near 2^63", ["run", "--set", "nand.t_prog_ns=9223372036854775000", "--rw=read"], "nand.t_prog_ns: must be 1 to"),
