@@ -68,6 +68,7 @@ CASES = [
     ("rwmixread and rwmixwrite disagreeing", ["run", "--rw=randrw", "--rwmixread=60", "--rwmixwrite=30"], "disagree"),
     ("hyphenated fio option", ["run", "--rw=randwrite", "--time-based", "--runtime=1"], "did you mean `time_based`?"),
     ("a device as a job file", ["run", "--job-file", "/dev/zero"], "is a device"),
+    ("empty job file path (not the bare run)", ["run", "--job-file", ""], "--job-file: empty path"),
     ("fio log into a missing folder (checked before the run)", ["run", "--rw=randwrite", "--runtime=1", "--write_bw_log=/nonexistent/x"], "does not exist"),
     (
         "unset environment variable in a fio option",
