@@ -107,6 +107,8 @@ def profile_show(name: str, overrides: tuple[str, ...]) -> None:
 
 def _profile_input(profile: str) -> None:
     """A profile given as a path is an input file like any other (built-in names are not)."""
+    if profile == "":
+        raise InputOutputError("profile: empty name; give a built-in profile's name or a TOML file")
     if profile not in profile_names():
         if os.path.sep in profile or profile.endswith(".toml") or os.path.lexists(profile):
             paths.input_file("--profile", profile, paths.MAX_TEXT_FILE_BYTES)
