@@ -837,6 +837,7 @@ def serve_command(
         precondition=list(steps),
     )
     try:
+        _profile_input(profile)
         sys.exit(serve(options, click.echo))
     except SsdlabError as error:
         _fail(str(error))

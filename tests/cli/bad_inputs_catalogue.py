@@ -43,6 +43,7 @@ CASES = [
         "ftl.gc_low_free_blocks_per_die: must be at least 1",
     ),
     ("empty profile", ["run", "--profile", "", "--rw=read"], "profile: empty name; give a built-in profile's name"),
+    ("serve an empty profile (not the current folder)", ["serve", "", "--backing", "{tmp}/d.img"], "profile: empty name"),
     ("unknown profile field", ["run", "--set", "nand.bogus=1", "--rw=read"], "unknown field `bogus`"),
     ("power cut of a server that is not running", ["ctl", "power-cut", "--socket", "{tmp}/none.control"], "cannot reach the server's control socket"),
     ("statistics of a regular file given as the control socket", ["stats", "--socket", "{trace}"], "is a regular file, not a server's control socket"),
