@@ -105,10 +105,14 @@ def profile_show(name: str, overrides: tuple[str, ...]) -> None:
         _fail(str(error))
 
 
-def _profile_input(profile: str) -> None:
-    """A profile given as a path is an input file like any other (built-in names are not)."""
+def _refuse_empty_profile(profile: str) -> None:
     if profile == "":
         raise InputOutputError("profile: empty name; give a built-in profile's name or a TOML file")
+
+
+def _profile_input(profile: str) -> None:
+    """A profile given as a path is an input file like any other (built-in names are not)."""
+    _refuse_empty_profile(profile)
     if profile not in profile_names():
         if os.path.sep in profile or profile.endswith(".toml") or os.path.lexists(profile):
             paths.input_file("--profile", profile, paths.MAX_TEXT_FILE_BYTES)
@@ -837,7 +841,7 @@ def serve_command(
         precondition=list(steps),
     )
     try:
-        _profile_input(profile)
+        _refuse_empty_profile(profile)  # serve checks the rest of the profile after its steps
         sys.exit(serve(options, click.echo))
     except SsdlabError as error:
         _fail(str(error))
