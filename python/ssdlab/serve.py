@@ -395,7 +395,7 @@ def stats(control: str, command_word: str = "stats") -> str:
     except OSError:
         mode = None
     if mode is not None and not stat.S_ISSOCK(mode):
-        raise SsdlabError(f"--socket {paths.shown(control)}: is {paths.kind_of(mode)}, not a server's control socket (FILE.control by default)")
+        raise SsdlabError(f"{paths.shown(control)}: cannot reach the server's control socket: is {paths.kind_of(mode)}, not a socket (FILE.control by default)")
     try:
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(10)

@@ -46,7 +46,7 @@ CASES = [
     ("serve an empty profile (not the current folder)", ["serve", "", "--backing", "{tmp}/d.img"], "profile: empty name"),
     ("unknown profile field", ["run", "--set", "nand.bogus=1", "--rw=read"], "unknown field `bogus`"),
     ("power cut of a server that is not running", ["ctl", "power-cut", "--socket", "{tmp}/none.control"], "cannot reach the server's control socket"),
-    ("statistics of a regular file given as the control socket", ["stats", "--socket", "{trace}"], "is a regular file, not a server's control socket"),
+    ("statistics of a regular file given as the control socket", ["stats", "--socket", "{trace}"], "control socket: is a regular file, not a socket"),
     ("power cut with an empty control socket path", ["ctl", "power-cut", "--socket", ""], "--socket: empty path"),
     ("power cut after zero writes", ["serve", "--backing", "{tmp}/d.img", "--power-cut-after", "0"], "--power-cut-after"),
     ("unknown failure mode", ["serve", "--backing", "{tmp}/d.img", "--fault", "melt"], "unknown failure mode `melt`"),
