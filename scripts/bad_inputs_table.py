@@ -71,6 +71,24 @@ ELSEWHERE = [
     (0, "generated garbage: 2,400 command lines and sweep specs, exit 0 or one line with exit 2", "tests/cli/test_property_bad_inputs.py"),
 ]
 
+#: QA round eight: outputs written whole without changing what was there beyond the output itself.
+ROUND_EIGHT = [
+    (
+        "outputs get the umask's permissions (were 0600), an existing output keeps its own",
+        "test_outputs_get_the_usual_permissions_and_keep_an_existing_files",
+    ),
+    (
+        "fio's log files are checked before the run: a FIFO or folder there is refused and kept, no log overwrites the job file or `--json`",
+        "test_fio_log_files_are_checked_before_the_run_and_nothing_there_is_replaced",
+    ),
+    (
+        "a review into an existing folder leaves the files it does not write (its writability probe deleted one)",
+        "test_a_review_into_an_existing_folder_leaves_the_files_it_does_not_write",
+    ),
+    ("compare refuses a `--db` with no tables and leaves it as it was (it wrote the schema)", "test_compare_leaves_a_database_that_holds_no_results_untouched"),
+    ("an output given as a symbolic link is written through it (the link was replaced)", "test_an_output_that_is_a_symbolic_link_is_written_through_it"),
+]
+
 
 def ssdlab(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True)
@@ -98,7 +116,7 @@ def main() -> None:
             actual = [a.format(trace=trace, tmp=tmp, db=db_dir / "results.sqlite") for a in args]
             r = ssdlab(*actual)
             message = r.stderr.strip().replace(tmp, "DIR").replace(str(trace), "trace.csv").replace("|", "\\|")
-            rows.append(f"| {what} | `ssdlab {' '.join(filled)}` | {r.returncode} | {message} |")
+            rows.append(f"| {what} | `ssdlab {' '.join(_shell(a) for a in filled)}` | {r.returncode} | {message} |")
         (Path(tmp) / "r2").mkdir()
         fixtures = make_fixtures(Path(tmp) / "r2")
         fixtures["trace"] = trace
@@ -135,6 +153,17 @@ def main() -> None:
         "output). Paths and option values must be UTF-8.",
         "",
     ]
+    round_eight = [
+        "## Round eight (QA): outputs",
+        "",
+        "Rows above hold the one-line messages (empty `--out`, `--out` that is not a folder, fio logs into a missing folder);",
+        "these tests hold what happens to the files:",
+        "",
+        "| what | test |",
+        "|---|---|",
+        *[f"| {what} | `tests/cli/test_bad_inputs.py::{test}` |" for what, test in ROUND_EIGHT],
+        "",
+    ]
     text = [
         "# Bad inputs and their messages",
         "",
@@ -148,6 +177,7 @@ def main() -> None:
         *rows,
         "",
         *round_two,
+        *round_eight,
     ]
     (ROOT / "docs" / "bad-inputs.md").write_text("\n".join(text))
     print(f"wrote {ROOT / 'docs' / 'bad-inputs.md'} ({len(rows)} rows)")

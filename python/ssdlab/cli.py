@@ -105,8 +105,14 @@ def profile_show(name: str, overrides: tuple[str, ...]) -> None:
         _fail(str(error))
 
 
+def _refuse_empty_profile(profile: str) -> None:
+    if profile == "":
+        raise InputOutputError("profile: empty name; give a built-in profile's name or a TOML file")
+
+
 def _profile_input(profile: str) -> None:
     """A profile given as a path is an input file like any other (built-in names are not)."""
+    _refuse_empty_profile(profile)
     if profile not in profile_names():
         if os.path.sep in profile or profile.endswith(".toml") or os.path.lexists(profile):
             paths.input_file("--profile", profile, paths.MAX_TEXT_FILE_BYTES)
@@ -238,6 +244,8 @@ def run_command(
     from ssdlab import _native, fio
 
     try:
+        if job_file == "":
+            raise InputOutputError("--job-file: empty path; give a file name")
         positional_file, rest = fio.split_job_file(list(ctx.args))
         if positional_file and job_file:
             raise SsdlabError(f"give the job file once (--job-file {job_file} and {positional_file})")
@@ -267,6 +275,15 @@ def run_command(
             jobs = [_native.job_from_options("cli", fio.BARE_RUN_OPTIONS if bare else options)]
         for job in jobs:
             drive.check_job(job)
+        # fio's log files are outputs too: checked before the run, like --json and --series.
+        logs = list(dict.fromkeys((option, str(log)) for job in jobs for option, log in fio.log_paths(job)))
+        for option, log in logs:
+            paths.output_file(option, log)
+        if logs:
+            paths.check_distinct(
+                {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
+                [("--json", json_path), ("--series", series_path), *logs],
+            )
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
         human = not quiet and json_path != "-" and series_path != "-" and output_format == "normal"
         if human:
@@ -377,7 +394,7 @@ def review_command(
         done = _run_lab(
             profile,
             overrides,
-            Path(out_dir or f"review-{Path(profile).stem}"),
+            _out_folder(out_dir, f"review-{Path(profile).stem}"),
             db_path,
             scale,
             seed,
@@ -392,6 +409,14 @@ def review_command(
     except SsdlabError as error:
         _fail(str(error))
     click.echo(review_summary(done.headlines, done.report, done.database, time.monotonic() - started) if not quiet else f"report: {done.report}")
+
+
+def _out_folder(out_dir: str | None, default: str) -> Path:
+    """The output folder of --out (`default` when not given); an empty path is refused, not
+    taken as the default or the current folder."""
+    if out_dir == "":
+        raise InputOutputError("--out: empty path; give a folder name")
+    return Path(out_dir or default)
 
 
 def _check_scale(scale: float) -> None:
@@ -523,7 +548,7 @@ def pts_command(
         report = _run_lab(
             profile,
             overrides,
-            Path(out_dir or f"pts-{Path(profile).stem}"),
+            _out_folder(out_dir, f"pts-{Path(profile).stem}"),
             db_path,
             scale,
             seed,
@@ -552,7 +577,7 @@ def compare_command(drives: tuple[str, ...], db_path: str, out_dir: str, highlig
 
     try:
         paths.input_file("--db", db_path)
-        page = compare(Path(db_path), Path(out_dir), list(drives), highlight, include_scaled)
+        page = compare(Path(db_path), _out_folder(out_dir, "compare"), list(drives), highlight, include_scaled)
     except SsdlabError as error:
         _fail(str(error))
     click.echo(f"comparison: {page}")
@@ -816,6 +841,7 @@ def serve_command(
         precondition=list(steps),
     )
     try:
+        _refuse_empty_profile(profile)  # serve checks the rest of the profile after its steps
         sys.exit(serve(options, click.echo))
     except SsdlabError as error:
         _fail(str(error))
@@ -897,7 +923,7 @@ def sweep_command(spec_path, out_dir, db_path, workers, dask_address, dask_sched
 
             local_dask_workers(dask_address)
         spec = load(spec_path)
-        out = Path(out_dir or f"sweep-{spec.name}")
+        out = _out_folder(out_dir, f"sweep-{spec.name}")
         if not quiet:
             click.echo(f"sweep {spec.name}: {len(spec.points)} points ({spec.sample}), {len(spec.axes)} axes")
         result = run_sweep(

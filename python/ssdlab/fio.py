@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ssdlab import __version__
+from ssdlab import __version__, paths
 from ssdlab.errors import SsdlabError
 
 #: The job of a bare ``ssdlab run`` (no options, no job file): 4 KiB random writes at QD32 for a
@@ -92,6 +92,17 @@ def unwritten_read_warning(summaries: list[dict]) -> str | None:
     )
 
 
+#: fio's log options and the files each writes (``PREFIX_SUFFIX.1.log``).
+LOG_FILES = {"bw": ("write_bw_log", ["bw"]), "iops": ("write_iops_log", ["iops"]), "lat": ("write_lat_log", ["lat", "clat", "slat"])}
+
+
+def log_paths(job, folder: Path = Path(".")) -> list[tuple[str, Path]]:
+    """The log files a group of jobs writes, as ``(option, path)``: what `write_logs` writes,
+    so the command line can check them before the run."""
+    logs = job.logs
+    return [(option, folder / f"{logs[key]}_{suffix}.1.log") for key, (option, suffixes) in LOG_FILES.items() if key in logs for suffix in suffixes]
+
+
 def write_logs(job, result, folder: Path = Path(".")) -> list[Path]:
     """fio's ``write_bw_log``/``write_lat_log``/``write_iops_log`` files for one group of jobs,
     in fio's format (``msec, value, direction, bs, offset, priority``), one row per direction
@@ -127,8 +138,10 @@ def write_logs(job, result, folder: Path = Path(".")) -> list[Path]:
     writes = result.summary.get("writes", 0) > 0
     main_dir = 0 if reads or not writes else 1
 
+    options = {path: option for option, path in log_paths(job, folder)}
+
     def dump(path: Path, lines: list[str]) -> None:
-        _write_new(path, "".join(lines))
+        paths.write_atomic(path, "".join(lines), options[path])
         written.append(path)
 
     if "bw" in logs:
@@ -147,13 +160,6 @@ def write_logs(job, result, folder: Path = Path(".")) -> list[Path]:
             dump(folder / f"{logs['lat']}_{kind}.1.log", lines)
         dump(folder / f"{logs['lat']}_slat.1.log", [f"{r['msec']}, 0, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0])
     return written
-
-
-def _write_new(path: Path, text: str) -> None:
-    """Write through a temporary file renamed into place, so nothing half-written is left."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text)
-    temporary.replace(path)
 
 
 def _direction(summary: dict, kind: str) -> dict:

@@ -139,17 +139,19 @@ def _identity(path: str) -> tuple:
         return ("path", os.path.realpath(path))
 
 
-def check_distinct(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+def check_distinct(inputs: dict[str, str | None], outputs: dict[str, str | None] | list[tuple[str, str | None]]) -> None:
     """Refuse an output that is the same file as an input or as another output; refuse two
-    outputs on standard output. Keys are option names (``--json``), values paths or None."""
-    stdout = [name for name, path in outputs.items() if path == "-"]
+    outputs on standard output. Keys are option names (``--json``), values paths or None;
+    `outputs` may be ``(option, path)`` pairs when one option names several files."""
+    pairs = list(outputs.items()) if isinstance(outputs, dict) else list(outputs)
+    stdout = [name for name, path in pairs if path == "-"]
     if len(stdout) > 1:
         raise InputOutputError(f"{' and '.join(stdout)} cannot both write to standard output (-)")
     seen: dict[tuple, str] = {}
     for name, path in inputs.items():
         if path and path != "-":
             seen.setdefault(_identity(path), name)
-    for name, path in outputs.items():
+    for name, path in pairs:
         if not path or path == "-":
             continue
         key = _identity(path)
@@ -168,24 +170,46 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "outp
             f.write(data)
 
 
+def _output_mode(target: Path) -> int:
+    """Permissions for a new version of `target`: those of the regular file there, else what
+    ``open(target, "w")`` would give (0666 less the umask)."""
+    try:
+        info = os.stat(target)
+        if stat.S_ISREG(info.st_mode):
+            return stat.S_IMODE(info.st_mode)
+    except OSError:
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike, option: str = "output") -> Iterator[str]:
     """Yield a temporary path next to `path`; when the block ends without an error the file is
-    synced and renamed onto `path`, otherwise it is removed (and `path` untouched)."""
+    synced and renamed onto `path`, otherwise it is removed (and `path` untouched). A symbolic
+    link is written through: the file it names is replaced, the link kept."""
     target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     try:
         # The temporary name keeps the last suffix (a writer may choose gzip by `.gz`).
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + target.suffix, dir=target.absolute().parent)
-        os.close(fd)
+        try:
+            # mkstemp makes the file 0600: give it the permissions the output would have had
+            # written in place (an existing file's, else the umask's).
+            os.fchmod(fd, _output_mode(target))
+        finally:
+            os.close(fd)
     except OSError as error:
-        raise InputOutputError(f"{option} {shown(target)}: cannot create a file in its folder: {why(error)}") from None
+        raise InputOutputError(f"{option} {shown(path)}: cannot create a file in its folder: {why(error)}") from None
     try:
         yield temp
         with open(temp, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(temp, target)
     except OSError as error:
-        raise InputOutputError(f"{option} {shown(target)}: cannot write: {why(error)}") from None
+        raise InputOutputError(f"{option} {shown(path)}: cannot write: {why(error)}") from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)

@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -388,6 +389,13 @@ def power_cut(control: str) -> str:
 def stats(control: str, command_word: str = "stats") -> str:
     """Send a running server's control socket one command word (`stats`: JSON, `series`: CSV,
     `power-cut`: its confirmation) and return the answer."""
+    paths.text_path("--socket", control)  # an empty path is refused, not tried
+    try:
+        mode = os.stat(control).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISSOCK(mode):
+        raise SsdlabError(f"{paths.shown(control)}: cannot reach the server's control socket: is {paths.kind_of(mode)}, not a socket (FILE.control by default)")
     try:
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(10)

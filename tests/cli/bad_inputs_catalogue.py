@@ -27,6 +27,10 @@ CASES = [
     ("review database that is not SQLite (checked before the suites run)", ["review", "--db", "{trace}", "--suites", "power"], "not an SQLite database"),
     ("calibration database that is a folder (checked before the suites run)", ["calibrate", "--db", "{tmp}"], "is a folder"),
     ("calibration database that is not SQLite", ["calibrate", "--db", "{trace}", "--out", "{tmp}/cal.md"], "not an SQLite database"),
+    ("review output folder that is a file", ["review", "conventional-240", "--suites", "power", "--out", "{trace}"], "is a regular file, not a folder"),
+    ("compare output folder that is a device", ["compare", "--db", "{db}", "--include-scaled", "--out", "/dev/null"], "is a device, not a folder"),
+    ("compare into an empty output path (not the current folder)", ["compare", "--db", "{db}", "--include-scaled", "--out", ""], "--out: empty path"),
+    ("review into an empty output path (not the default)", ["review", "conventional-240", "--suites", "power", "--out", ""], "--out: empty path"),
     ("review with an empty suite list", ["review", "--suites", ",,"], "names no suite"),
     ("review with an unknown suite", ["review", "--suites", "four-corners,bogus"], "unknown suite 'bogus'"),
     ("latency near 2^63", ["run", "--set", "nand.t_prog_ns=9223372036854775000", "--rw=read"], "nand.t_prog_ns: must be 1 to"),
@@ -38,8 +42,12 @@ CASES = [
         ["run", "--set", "ftl.gc_low_free_blocks_per_die=0", "--rw=read"],
         "ftl.gc_low_free_blocks_per_die: must be at least 1",
     ),
+    ("empty profile", ["run", "--profile", "", "--rw=read"], "profile: empty name; give a built-in profile's name"),
+    ("serve an empty profile (not the current folder)", ["serve", "", "--backing", "{tmp}/d.img"], "profile: empty name"),
     ("unknown profile field", ["run", "--set", "nand.bogus=1", "--rw=read"], "unknown field `bogus`"),
     ("power cut of a server that is not running", ["ctl", "power-cut", "--socket", "{tmp}/none.control"], "cannot reach the server's control socket"),
+    ("statistics of a regular file given as the control socket", ["stats", "--socket", "{trace}"], "control socket: is a regular file, not a socket"),
+    ("power cut with an empty control socket path", ["ctl", "power-cut", "--socket", ""], "--socket: empty path"),
     ("power cut after zero writes", ["serve", "--backing", "{tmp}/d.img", "--power-cut-after", "0"], "--power-cut-after"),
     ("unknown failure mode", ["serve", "--backing", "{tmp}/d.img", "--fault", "melt"], "unknown failure mode `melt`"),
     (
@@ -64,6 +72,8 @@ CASES = [
     ("rwmixread and rwmixwrite disagreeing", ["run", "--rw=randrw", "--rwmixread=60", "--rwmixwrite=30"], "disagree"),
     ("hyphenated fio option", ["run", "--rw=randwrite", "--time-based", "--runtime=1"], "did you mean `time_based`?"),
     ("a device as a job file", ["run", "--job-file", "/dev/zero"], "is a device"),
+    ("empty job file path (not the bare run)", ["run", "--job-file", ""], "--job-file: empty path"),
+    ("fio log into a missing folder (checked before the run)", ["run", "--rw=randwrite", "--runtime=1", "--write_bw_log=/nonexistent/x"], "does not exist"),
     (
         "unset environment variable in a fio option",
         ["run", "--rw=randwrite", "--size=${{SSDLAB_SURELY_UNSET}}"],
@@ -113,6 +123,7 @@ ROUND_TWO = [
     (11, "--set value with a newline and injected TOML", ["run", "--set", "nand.channels=8\n[ftl]\ngc_policy='greedy'", "--rw=read"], "control character"),
     (11, "--pidfile without --background", ["serve", "--backing", "{tmp}/d.img", "--pidfile", "{tmp}/p"], "only with --background"),
     (11, "--skip-bad over a trace where every line is bad", ["trace", "replay", "{allbad}", "--skip-bad"], "every line was malformed"),
+    (11, "sweep output folder that is a file (checked before the points run)", ["sweep", "{spec_ok}", "--out", "{notes}"], "is a regular file, not a folder"),
 ]
 
 

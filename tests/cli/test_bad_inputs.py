@@ -2,8 +2,10 @@
 Each case in ``bad_inputs_catalogue.CASES`` is also listed in docs/bad-inputs.md."""
 
 import json
+import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import threading
@@ -159,3 +161,85 @@ def test_reviews_started_in_the_same_second_stay_apart(tmp_path):
     latest = ResultsDatabase(db, create=False).latest(include_scaled=True)
     assert latest["run_id"].nunique() == 1
     assert len(latest) == len(latest.drop_duplicates(["metric", "pattern", "condition"]))
+
+
+def test_outputs_get_the_usual_permissions_and_keep_an_existing_files(tmp_path):
+    # Regression (QA round eight): outputs went through a temporary file made by mkstemp, so
+    # every output (--json, --series, trace generate, a review's report) was 0600 whatever the
+    # umask, and an existing output's permissions were changed to 0600.
+    umask = os.umask(0o022)
+    try:
+        kept = tmp_path / "kept.json"
+        kept.write_text("old")
+        kept.chmod(0o640)
+        r = ssdlab("run", "--rw=randread", "--number_ios=10", "--size=1m", "--json", str(kept), "--series", str(tmp_path / "s.csv"), "--quiet")
+        assert r.returncode == 0, r.stderr
+        assert stat.S_IMODE((tmp_path / "s.csv").stat().st_mode) == 0o644
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+    finally:
+        os.umask(umask)
+
+
+def test_fio_log_files_are_checked_before_the_run_and_nothing_there_is_replaced(tmp_path):
+    # Regression (QA round eight): write_bw_log/write_lat_log/write_iops_log files were written
+    # after the run through a fixed `.NAME.tmp` file renamed into place, unchecked: a FIFO at the
+    # log's path was replaced by a regular file, a folder gave a raw `[Errno 21]` after the whole
+    # run and left the temporary file behind, and a log could overwrite the job file itself.
+    os.mkfifo(tmp_path / "f_bw.1.log")
+    (tmp_path / "d_lat.1.log").mkdir()
+    job = tmp_path / "j_bw.1.log"
+    job.write_text("[j]\nrw=randwrite\nruntime=1\nwrite_bw_log=j\n")
+    cases = [
+        (["--rw=randwrite", "--runtime=1", "--write_bw_log=f"], "write_bw_log f_bw.1.log: is a FIFO"),
+        (["--rw=randwrite", "--runtime=1", "--write_lat_log=d"], "write_lat_log d_lat.1.log: is a folder"),
+        (["--job-file", str(job)], "is the same file as --job-file"),
+        (["--rw=randwrite", "--runtime=1", "--write_lat_log=q", "--json", "q_clat.1.log"], "write_lat_log q_clat.1.log: is the same file as --json"),
+    ]
+    for args, expected in cases:
+        r = ssdlab("run", *args, "--quiet", cwd=tmp_path)
+        lines = [line for line in r.stderr.splitlines() if line.strip()]
+        assert r.returncode == 2 and len(lines) == 1 and expected in lines[0], (args, r.stderr)
+    assert stat.S_ISFIFO((tmp_path / "f_bw.1.log").lstat().st_mode)
+    assert job.read_text().endswith("write_bw_log=j\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d_lat.1.log", "f_bw.1.log", "j_bw.1.log"]  # nothing else written
+
+
+def test_a_review_into_an_existing_folder_leaves_the_files_it_does_not_write(tmp_path):
+    # Regression (QA round eight): the check that the output folder is writable wrote and then
+    # deleted a file named .ssdlab-write-test there, whoever's it was.
+    (tmp_path / ".ssdlab-write-test").write_text("mine\n")
+    (tmp_path / "notes.txt").write_text("mine too\n")
+    r = ssdlab("review", "conventional-240", "--scale", "0.01", "--suites", "power", "--out", str(tmp_path), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / ".ssdlab-write-test").read_text() == "mine\n"
+    assert (tmp_path / "notes.txt").read_text() == "mine too\n"
+
+
+def test_compare_leaves_a_database_that_holds_no_results_untouched(tmp_path):
+    # Regression (QA round eight): compare only reads --db, yet an empty file (or an SQLite file
+    # with no tables) given to it was made into a results database (tables written) before it said
+    # there were no results.
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    bare = tmp_path / "bare.sqlite"
+    sqlite3.connect(bare).close()
+    for db in (empty, bare):
+        before = db.read_bytes()
+        r = ssdlab("compare", "--db", str(db), "--out", str(tmp_path / "cmp"))
+        lines = [line for line in r.stderr.splitlines() if line.strip()]
+        assert r.returncode == 2 and len(lines) == 1 and "not an ssdlab results database" in lines[0], r.stderr
+        assert db.read_bytes() == before
+
+
+def test_an_output_that_is_a_symbolic_link_is_written_through_it(tmp_path):
+    # Regression (QA round eight): outputs renamed into place replaced a symbolic link given as
+    # the output with a regular file: the user's link was gone and the file it named unchanged.
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "summary.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    r = ssdlab("run", "--rw=randread", "--number_ios=10", "--size=1m", "--json", str(link), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and json.loads(real.read_text())["reads"] == 10
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["summary.json"]  # no temporary left

@@ -73,6 +73,9 @@ class ResultsDatabase:
             existing = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if existing and not {"meta", "runs", "results"} <= existing:
                 raise ResultsDatabaseError(f"{self.path}: an SQLite file but not an ssdlab results database; left untouched")
+            if not create and not existing:
+                # Opened to read (compare, calibrate's page): an empty file is not made into one.
+                raise ResultsDatabaseError(f"{self.path}: not an ssdlab results database (it holds no tables); left untouched")
             if self.conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise ResultsDatabaseError(f"{self.path}: the database is corrupt; left untouched")
             with self.conn:
