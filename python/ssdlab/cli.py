@@ -276,7 +276,7 @@ def run_command(
         for job in jobs:
             drive.check_job(job)
         # fio's log files are outputs too: checked before the run, like --json and --series.
-        logs = list(dict.fromkeys((option, str(log)) for job in jobs for option, log in fio.log_paths(job)))
+        logs = [(option, str(log)) for number, job in enumerate(jobs, 1) for option, log in fio.log_paths(job, number=number)]
         for option, log in logs:
             paths.output_file(option, log)
         if logs:
@@ -304,12 +304,12 @@ def run_command(
                 click.echo(f"precondition {step}: {record['simulated_seconds']:,.1f} s simulated")
         results = []
         logs_written = []
-        for job in jobs:
+        for number, job in enumerate(jobs, 1):
             if job.pre_read:
                 fio.pre_read(drive, job, progress=bars)
             result = drive.run(job=job, progress=bars, data_file=data_file)
             results.append(result)
-            logs_written += fio.write_logs(job, result)
+            logs_written += fio.write_logs(job, result, number=number)
             if human:
                 click.echo(run_summary(result.summary))
         bars.close()

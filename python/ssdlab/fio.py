@@ -92,19 +92,28 @@ def unwritten_read_warning(summaries: list[dict]) -> str | None:
     )
 
 
-#: fio's log options and the files each writes (``PREFIX_SUFFIX.1.log``).
+#: fio's log options and the files each writes (``PREFIX_SUFFIX.N.log``). fio writes one file per
+#: thread, numbered from 1 across the job file; ssdlab writes one per group of jobs (their sum),
+#: numbered by the group's place in the job file (1 for the first), so two groups that name the
+#: same log prefix write two files, as in fio, instead of the second replacing the first.
 LOG_FILES = {"bw": ("write_bw_log", ["bw"]), "iops": ("write_iops_log", ["iops"]), "lat": ("write_lat_log", ["lat", "clat", "slat"])}
 
 
-def log_paths(job, folder: Path = Path(".")) -> list[tuple[str, Path]]:
-    """The log files a group of jobs writes, as ``(option, path)``: what `write_logs` writes,
-    so the command line can check them before the run."""
+def log_paths(job, folder: Path = Path("."), number: int = 1) -> list[tuple[str, Path]]:
+    """The log files group `number` (from 1, its place in the job file) writes, as
+    ``(option, path)``: what `write_logs` writes, so the command line can check them before
+    the run."""
     logs = job.logs
-    return [(option, folder / f"{logs[key]}_{suffix}.1.log") for key, (option, suffixes) in LOG_FILES.items() if key in logs for suffix in suffixes]
+    return [(option, _log_path(folder, logs[key], suffix, number)) for key, (option, suffixes) in LOG_FILES.items() if key in logs for suffix in suffixes]
 
 
-def write_logs(job, result, folder: Path = Path(".")) -> list[Path]:
-    """fio's ``write_bw_log``/``write_lat_log``/``write_iops_log`` files for one group of jobs,
+def _log_path(folder: Path, prefix: str, suffix: str, number: int) -> Path:
+    """fio's name of a log file: ``PREFIX_SUFFIX.NUMBER.log``."""
+    return folder / f"{prefix}_{suffix}.{number}.log"
+
+
+def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[Path]:
+    """fio's ``write_bw_log``/``write_lat_log``/``write_iops_log`` files for group `number` of jobs,
     in fio's format (``msec, value, direction, bs, offset, priority``), one row per direction
     per simulated second (windowed logging: bs and offset 0, as fio writes them with
     ``log_avg_msec``). Bandwidth in KiB/s, latency in ns, IOPS. ssdlab's series is per second,
@@ -138,7 +147,7 @@ def write_logs(job, result, folder: Path = Path(".")) -> list[Path]:
     writes = result.summary.get("writes", 0) > 0
     main_dir = 0 if reads or not writes else 1
 
-    options = {path: option for option, path in log_paths(job, folder)}
+    options = {path: option for option, path in log_paths(job, folder, number)}
 
     def dump(path: Path, lines: list[str]) -> None:
         paths.write_atomic(path, "".join(lines), options[path])
@@ -151,14 +160,14 @@ def write_logs(job, result, folder: Path = Path(".")) -> list[Path]:
                 lines.append(f"{r['msec']}, {round(r['read_kib'])}, 0, 0, 0, 0\n")
             if writes:
                 lines.append(f"{r['msec']}, {round(r['write_kib'])}, 1, 0, 0, 0\n")
-        dump(folder / f"{logs['bw']}_bw.1.log", lines)
+        dump(_log_path(folder, logs["bw"], "bw", number), lines)
     if "iops" in logs:
-        dump(folder / f"{logs['iops']}_iops.1.log", [f"{r['msec']}, {round(r['iops'])}, {main_dir}, 0, 0, 0\n" for r in rows])
+        dump(_log_path(folder, logs["iops"], "iops", number), [f"{r['msec']}, {round(r['iops'])}, {main_dir}, 0, 0, 0\n" for r in rows])
     if "lat" in logs:
         lines = [f"{r['msec']}, {round(r['lat_ns'])}, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0]
         for kind in ("lat", "clat"):
-            dump(folder / f"{logs['lat']}_{kind}.1.log", lines)
-        dump(folder / f"{logs['lat']}_slat.1.log", [f"{r['msec']}, 0, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0])
+            dump(_log_path(folder, logs["lat"], kind, number), lines)
+        dump(_log_path(folder, logs["lat"], "slat", number), [f"{r['msec']}, 0, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0])
     return written
 
 

@@ -106,6 +106,19 @@ def test_logs_in_fios_format(tmp_path):
     assert all(v > 1000 for v in bw)  # KiB/s
 
 
+def test_two_groups_naming_one_log_write_one_file_each(tmp_path):
+    # fio numbers log files across the job file; the second group must not replace the first's.
+    job = tmp_path / "two.fio"
+    job.write_text(
+        "[global]\nbs=4k\nsize=64m\ntime_based\nwrite_bw_log=run\n[writes]\nrw=randwrite\nruntime=2\nstonewall\n[reads]\nrw=randread\nruntime=3\nstonewall\n"
+    )
+    run_json(str(job), cwd=tmp_path)
+    first = [line.split(", ") for line in (tmp_path / "run_bw.1.log").read_text().splitlines()]
+    second = [line.split(", ") for line in (tmp_path / "run_bw.2.log").read_text().splitlines()]
+    assert [r[2] for r in first] == ["1", "1"], first  # the writes' group: two seconds of writes
+    assert [r[2] for r in second] == ["0", "0", "0"], second  # the reads' group: three of reads
+
+
 def test_output_format_json_has_fios_shape():
     r = ssdlab("run", *small_args(), "--rw=randrw", "--bs=4k", "--size=64m", "--number_ios=2000", "--output-format=json")
     assert r.returncode == 0, r.stderr
