@@ -244,8 +244,8 @@ def run_command(
     from ssdlab import _native, fio
 
     try:
-        if job_file == "":
-            raise InputOutputError("--job-file: empty path; give a file name")
+        if job_file is not None:
+            paths.text_path("--job-file", job_file)  # an empty path is refused, not run as no job file
         positional_file, rest = fio.split_job_file(list(ctx.args))
         if positional_file and job_file:
             raise SsdlabError(f"give the job file once (--job-file {job_file} and {positional_file})")

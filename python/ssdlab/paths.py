@@ -130,6 +130,24 @@ def output_file(option: str, path: str | os.PathLike) -> str:
     return text
 
 
+def output_folder(out_dir: Path) -> None:
+    """Check an output folder (created if missing) before any work: refuse something there that
+    is not a folder, or a folder that cannot be written."""
+    try:
+        mode = out_dir.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise InputOutputError(f"{shown(out_dir)}: is {kind_of(mode)}, not a folder; give the output folder's name (created if missing)")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        # A nameless temporary file: the probe never touches a file already in the folder.
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as error:
+        raise InputOutputError(f"{out_dir}: output folder is not writable: {error.strerror or error}") from None
+
+
 def _identity(path: str) -> tuple:
     """What makes two paths the same file: (device, inode) when it exists, else the resolved path."""
     try:

@@ -15,12 +15,12 @@ from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import headline_charts
 from ssdlab.lab.parallel import run_reviews
 from ssdlab.lab.report import comparison_page
-from ssdlab.lab.review import check_output, run_review
+from ssdlab.lab.review import run_review
 
 
 def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | None, include_scaled: bool) -> Path:
     """Bar charts of the headline figures across drives; returns the page's path."""
-    check_output(out_dir)
+    paths.output_folder(out_dir)
     db = ResultsDatabase(db_path, create=False)
     frame = db.latest(drives or None, include_scaled)
     db.close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import stat
-import tempfile
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,23 +42,6 @@ def parse_suites(text: str | None, default: list[str] = ARTICLE_SUITES, option: 
             if name not in expanded:
                 expanded.append(name)
     return expanded
-
-
-def check_output(out_dir: Path) -> None:
-    """Refuse an output folder that cannot be written, before any work."""
-    try:
-        mode = out_dir.stat().st_mode
-    except OSError:
-        mode = None
-    if mode is not None and not stat.S_ISDIR(mode):
-        raise SsdlabError(f"{paths.shown(out_dir)}: is {paths.kind_of(mode)}, not a folder; give the output folder's name (created if missing)")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        # A nameless temporary file: the probe never touches a file already in the folder.
-        with tempfile.TemporaryFile(dir=out_dir):
-            pass
-    except OSError as error:
-        raise SsdlabError(f"{out_dir}: output folder is not writable: {error.strerror or error}") from None
 
 
 def interface_family(interface: str) -> str:
@@ -153,7 +134,7 @@ def review(
         suites = list(preset.suites)
     elif preset is None:
         preset = chosen_suites(suites)
-    check_output(ctx.out_dir)
+    paths.output_folder(ctx.out_dir)
     db = ResultsDatabase(db_path)
     info = ctx.info()
     meta = {"version": __version__, "profile_hash": ctx.profile_hash(), "seed": ctx.seed, "scale": ctx.scale}

@@ -63,9 +63,7 @@ def run_sweep(
     bar: bool = False,
 ) -> SweepResult:
     """Run what is missing of `spec`, then write its Parquet file and plots into `out`."""
-    from ssdlab.lab.review import check_output  # here: workers import ssdlab.sweep, not the lab
-
-    check_output(out)  # a folder that can be written (created if missing), before any point runs
+    paths.output_folder(out)  # a folder that can be written (created if missing), before any point runs
     db_path = db_path or out / "results.sqlite"
     progress = _execute.execute(spec, db_path, workers, dask_address, dask_scheduler_file, echo, bar)
     parquet, page = write_outputs(spec, db_path, out)
