@@ -15,23 +15,15 @@
 //! the timed run's length. The drive is idle from then on.
 
 use crate::drive::{Drive, DriveCounters};
+use crate::lookahead::{ContentFrom, Lookahead, STAGE2_AT, STAGE3_AT};
 use crate::run::RunProgress;
 use crate::untimed::UntimedWork;
 use serde::Serialize;
 use ssdlab_core::time::seconds;
 use ssdlab_core::{bail, Nanoseconds, Result};
-use ssdlab_nand::{FlashCounters, SECTOR_BYTES};
+use ssdlab_nand::FlashCounters;
 use ssdlab_reduce::ContentStream;
-use ssdlab_reduce::SectorContent;
-use ssdlab_workload::{Io, IoGenerator, JobSpec, Op};
-use std::collections::VecDeque;
-
-/// Commands generated ahead, so their mapping entries can be prefetched (as a timed run does).
-const LOOKAHEAD: usize = 16;
-/// Position in the look-ahead at which the second prefetch stage runs.
-const STAGE2_AT: usize = 6;
-/// Position in the look-ahead at which the third prefetch stage runs.
-const STAGE3_AT: usize = 2;
+use ssdlab_workload::{IoGenerator, JobSpec};
 
 /// Why `job` cannot be fast-forwarded, if it cannot.
 pub fn fast_forward_refusal(job: &JobSpec) -> Option<String> {
@@ -93,9 +85,8 @@ pub struct FastForward {
     generator: IoGenerator,
     content: ContentStream,
     needs_content: bool,
-    /// Contents of the written sectors of the commands in the look-ahead, in order.
-    content_ahead: VecDeque<SectorContent>,
-    lookahead: VecDeque<Io>,
+    /// Commands generated ahead (their entries prefetched, as a timed run does).
+    lookahead: Lookahead,
     work: UntimedWork,
     flash_base: FlashCounters,
     drive_base: DriveCounters,
@@ -120,8 +111,7 @@ impl FastForward {
             generator,
             content,
             needs_content: drive.translation().needs_content(),
-            content_ahead: VecDeque::new(),
-            lookahead: VecDeque::with_capacity(LOOKAHEAD + 1),
+            lookahead: Lookahead::new(),
             work,
             flash_base: drive.flash().counters().clone(),
             drive_base: drive.counters().clone(),
@@ -150,21 +140,8 @@ impl FastForward {
             return Ok(true);
         }
         for _ in 0..max_ios {
-            while self.lookahead.len() < LOOKAHEAD {
-                let Some(next) = self.generator.next_io() else { break };
-                drive.prefetch_stage1(&next);
-                if self.needs_content && next.op == Op::Write {
-                    let first = next.offset_bytes / SECTOR_BYTES;
-                    let last = (next.offset_bytes + next.len_bytes - 1) / SECTOR_BYTES;
-                    for _ in first..=last {
-                        let sector = self.content.next_sector();
-                        drive.prefetch_content(&sector);
-                        self.content_ahead.push_back(sector);
-                    }
-                }
-                self.lookahead.push_back(next);
-            }
-            let Some(io) = self.lookahead.pop_front() else {
+            self.lookahead.fill(drive, &mut self.generator, &mut self.content, self.needs_content);
+            let Some((io, from)) = self.lookahead.pop() else {
                 self.end_ns = Some(drive.finish_untimed(&self.work));
                 return Ok(true);
             };
@@ -176,10 +153,9 @@ impl FastForward {
                     drive.prefetch_stage3(soon);
                 }
             }
-            if self.needs_content {
-                drive.submit_untimed(&io, &mut self.content_ahead, &mut self.work)?;
-            } else {
-                drive.submit_untimed(&io, &mut self.content, &mut self.work)?;
+            match from {
+                ContentFrom::Ahead if self.needs_content => drive.submit_untimed(&io, self.lookahead.contents(), &mut self.work)?,
+                _ => drive.submit_untimed(&io, &mut self.content, &mut self.work)?,
             }
         }
         Ok(false)

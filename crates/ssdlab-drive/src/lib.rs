@@ -39,6 +39,7 @@ mod engine;
 mod fast_forward;
 mod fill;
 mod inflight;
+mod lookahead;
 mod map_cache;
 mod metrics;
 mod power;

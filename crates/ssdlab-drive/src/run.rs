@@ -2,6 +2,7 @@
 
 use crate::drive::{Drive, DriveCounters};
 use crate::inflight::InFlightQueue;
+use crate::lookahead::{ContentFrom, Lookahead, STAGE2_AT, STAGE3_AT};
 use crate::metrics::{LatencySummary, Metrics, SeriesRow, Snapshot};
 use serde::Serialize;
 use ssdlab_core::time::seconds;
@@ -9,16 +10,9 @@ use ssdlab_core::{bail, Nanoseconds, Result};
 use ssdlab_ftl::ChunkStats;
 use ssdlab_nand::{FlashCounters, SECTOR_BYTES};
 use ssdlab_reduce::ContentStream;
-use ssdlab_workload::{IoGenerator, JobSpec, Op, SteadyMetric};
+use ssdlab_workload::{IoGenerator, JobSpec, SteadyMetric};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-
-/// Commands generated ahead of submission, so their mapping entries can be prefetched.
-const LOOKAHEAD: usize = 16;
-/// Position in the look-ahead queue at which the second prefetch stage runs.
-const STAGE2_AT: usize = 6;
-/// Position in the look-ahead queue at which the third prefetch stage runs.
-const STAGE3_AT: usize = 2;
 
 /// How far a run has got.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -220,9 +214,8 @@ struct Stream {
     job: JobSpec,
     generator: IoGenerator,
     content: ContentStream,
-    /// Contents of the written sectors of the commands in the look-ahead, in order.
-    content_ahead: VecDeque<ssdlab_reduce::SectorContent>,
-    lookahead: VecDeque<ssdlab_workload::Io>,
+    /// Commands generated ahead of submission, with content drawn ahead for them.
+    lookahead: Lookahead,
     stopped: bool,
 }
 
@@ -314,14 +307,7 @@ impl Run {
             };
             let mut alone = member.clone();
             alone.concurrent.clear();
-            streams.push(Stream {
-                job: alone,
-                generator,
-                content,
-                content_ahead: VecDeque::new(),
-                lookahead: VecDeque::with_capacity(LOOKAHEAD + 1),
-                stopped: false,
-            });
+            streams.push(Stream { job: alone, generator, content, lookahead: Lookahead::new(), stopped: false });
         }
         let total_depth = job.group_iodepth();
         Ok(Self {
@@ -406,25 +392,8 @@ impl Run {
     fn submit(&mut self, drive: &mut Drive, index: usize, arrival_ns: Nanoseconds, at_ns: Nanoseconds) -> Result<bool> {
         let needs_content = self.needs_content;
         let stream = &mut self.streams[index];
-        while stream.lookahead.len() < LOOKAHEAD {
-            match stream.generator.next_io() {
-                Some(next) => {
-                    drive.prefetch_stage1(&next);
-                    if needs_content && next.op == Op::Write {
-                        let first = next.offset_bytes / SECTOR_BYTES;
-                        let last = (next.offset_bytes + next.len_bytes - 1) / SECTOR_BYTES;
-                        for _ in first..=last {
-                            let sector = stream.content.next_sector();
-                            drive.prefetch_content(&sector);
-                            stream.content_ahead.push_back(sector);
-                        }
-                    }
-                    stream.lookahead.push_back(next);
-                }
-                None => break,
-            }
-        }
-        let Some(io) = stream.lookahead.pop_front() else {
+        stream.lookahead.fill(drive, &mut stream.generator, &mut stream.content, needs_content);
+        let Some((io, from)) = stream.lookahead.pop() else {
             stream.stopped = true;
             return Ok(false);
         };
@@ -436,8 +405,10 @@ impl Run {
                 drive.prefetch_stage3(soon);
             }
         }
-        let done_ns =
-            if needs_content { drive.submit_with(&io, at_ns, &mut stream.content_ahead)? } else { drive.submit_with(&io, at_ns, &mut stream.content)? };
+        let done_ns = match from {
+            ContentFrom::Ahead if needs_content => drive.submit_with(&io, at_ns, stream.lookahead.contents())?,
+            _ => drive.submit_with(&io, at_ns, &mut stream.content)?,
+        };
         self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
         // A lone job owns every command: no need to track whose each is.
         if self.streams.len() > 1 {
