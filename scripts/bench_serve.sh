@@ -42,11 +42,14 @@ buffers_of() {  # fio options for a data kind
 fio_json() {  # URI, fio options...: the job's figures as "iops MB/s mean-latency-us"
     local uri=$1
     shift
-    fio --ioengine=nbd --uri="$uri" --name=bench --output-format=json "$@" 2>/dev/null | python3 -c '
+    fio --ioengine=nbd --uri="$uri" --name=bench --output-format=json "$@" 2>"$work/fio.err" | python3 -c '
 import json, sys
-t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
+t = sys.stdin.read()
+if "{" not in t:
+    sys.exit("bench_serve: fio gave no result; its errors:\n" + open(sys.argv[1]).read()[-2000:])
+j = json.loads(t[t.index("{"):])["jobs"][0]
 r = j["read"] if j["read"]["io_bytes"] > 0 else j["write"]
-print("%.0f %.1f %.1f" % (r["iops"], r["bw"] * 1024 / 1e6, r["lat_ns"]["mean"] / 1e3))'
+print("%.0f %.1f %.1f" % (r["iops"], r["bw"] * 1024 / 1e6, r["lat_ns"]["mean"] / 1e3))' "$work/fio.err"
 }
 
 JOBS=("randwrite 4k 32" "randread 4k 32" "write 128k 8" "read 128k 8")
