@@ -157,3 +157,33 @@ def test_out_of_range_requests_get_protocol_errors(serve):
     assert "error" in (r.stdout + r.stderr).lower() or r.returncode != 0
     # The server keeps serving.
     run("qemu-io", "-f", "raw", "-c", "write -P 7 0 4096", "-c", "read -P 7 0 4096", s.uri)
+
+
+@pytest.mark.parametrize("drive", DRIVES)
+def test_qemu_io_discards_of_any_bytes_trim_the_whole_sectors_inside(serve, drive):
+    # qemu sends the unaligned head and tail of a discard as trims of their own (here 1000 and
+    # 232 bytes) and fails the whole discard when one is refused; the plugin refused them
+    # (EINVAL: not in whole 512-byte sectors) until trims of any bytes were taken.
+    need("qemu-io")
+    s = serve(drive)
+    r = run(
+        "qemu-io",
+        "-f",
+        "raw",
+        "-c",
+        "write -P 0x21 0 64k",
+        "-c",
+        "discard 1000 20000",
+        "-c",
+        "discard 30000 100",
+        "-c",
+        "read -P 0x21 0 4096",
+        "-c",
+        "read -P 0 4096 16384",
+        "-c",
+        "read -P 0x21 20480 45056",
+        s.uri,
+    )
+    out = r.stdout + r.stderr
+    assert "failed" not in out, out
+    assert out.count("discard ") == 2 and out.count("read ") == 3, out
