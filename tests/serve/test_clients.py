@@ -187,3 +187,42 @@ def test_qemu_io_discards_of_any_bytes_trim_the_whole_sectors_inside(serve, driv
     out = r.stdout + r.stderr
     assert "failed" not in out, out
     assert out.count("discard ") == 2 and out.count("read ") == 3, out
+
+
+def test_a_drive_with_power_loss_protection_takes_flush_and_fua_from_every_client(serve, tmp_path):
+    # Such a drive has no volatile cache; it advertised neither flush nor FUA, and nbdcopy
+    # --flush, fio's fsync and nbd_flush refused it (EINVAL). Both are advertised now and
+    # answered at once: nothing is programmed for them.
+    need("nbdinfo", "nbdcopy", "fio", "qemu-io")
+    profile, overrides = SANDFORCE
+    s = serve((profile, [*overrides, "controller.power_loss_protection=true"]))
+    info = json.loads(run("nbdinfo", "--json", s.uri).stdout)["exports"][0]
+    assert info["can_flush"] and info["can_fua"], info
+    data = tmp_path / "data.bin"
+    data.write_bytes(os.urandom(8 << 20))
+    run("nbdcopy", "--flush", str(data), s.uri)
+    r = run("qemu-io", "-f", "raw", "-c", "write -f -P 0x5a 0 4096", "-c", "read -P 0x5a 0 4096", s.uri)
+    assert "failed" not in r.stdout + r.stderr, r.stdout
+    nand = s.stats()["nand_write_bytes"]
+    r = run("qemu-io", "-f", "raw", "-c", "flush", s.uri)
+    assert "failed" not in r.stdout + r.stderr, r.stdout
+    assert s.stats()["nand_write_bytes"] == nand, "a flush on a protected drive programmed something"
+    r = run(
+        "fio",
+        "--ioengine=nbd",
+        f"--uri={s.uri}",
+        "--name=sync",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=4m",
+        "--offset=64m",
+        "--fsync=4",
+        "--end_fsync=1",
+        "--verify=crc32c",
+        "--verify_fatal=1",
+        "--verify_state_save=0",
+        "--output-format=json",
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert json.loads(r.stdout[r.stdout.index("{") :])["jobs"][0]["error"] == 0

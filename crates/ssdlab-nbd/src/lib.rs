@@ -67,6 +67,13 @@ fn server() -> Result<&'static Arc<ssdlab_serve::Server>> {
     SERVER.get().ok_or_else(|| Error::new(libc::EIO, "the ssdlab drive is not started"))
 }
 
+/// Whether a request asks to be made durable before its reply: with FUA, unless the drive has
+/// power-loss protection (every write is durable when acknowledged; FLUSH and FUA are then
+/// answered without programming anything).
+fn fua(server: &ssdlab_serve::Server, flags: Flags) -> bool {
+    flags.contains(Flags::FUA) && !server.power_loss_protected()
+}
+
 /// One connection's handle (all share the one server).
 struct Connection;
 
@@ -205,13 +212,15 @@ impl Server for Connection {
     }
 
     fn can_flush(&self) -> Result<bool> {
-        // A drive with power-loss protection has no volatile cache to flush: every write is
-        // durable when acknowledged, and the server says so.
-        Ok(!server()?.power_loss_protected())
+        // Always: a drive with power-loss protection has no volatile cache, so its flush is
+        // answered at once (every write was durable when acknowledged), as a FUA is; clients
+        // that flush or sync (nbdcopy --flush, fio's fsync, nbd_flush) refuse a server
+        // without it.
+        Ok(true)
     }
 
     fn can_fua(&self) -> Result<FuaFlags> {
-        Ok(if server()?.power_loss_protected() { FuaFlags::None } else { FuaFlags::Native })
+        Ok(FuaFlags::Native)
     }
 
     fn can_trim(&self) -> Result<bool> {
@@ -249,7 +258,7 @@ impl Server for Connection {
 
     fn write_at(&self, buf: &[u8], offset: u64, flags: Flags) -> Result<()> {
         let server = server()?;
-        let result = server.write(buf, offset, flags.contains(Flags::FUA));
+        let result = server.write(buf, offset, fua(server, flags));
         if server.powered_off() {
             lose_power(&result.err().map_or_else(|| "power cut".to_string(), |e| e.message));
         }
@@ -257,15 +266,21 @@ impl Server for Connection {
     }
 
     fn flush(&self) -> Result<()> {
-        server()?.flush().map_err(err)
+        let server = server()?;
+        if server.power_loss_protected() {
+            return Ok(()); // nothing volatile: every acknowledged write is durable already
+        }
+        server.flush().map_err(err)
     }
 
     fn trim(&self, count: u32, offset: u64, flags: Flags) -> Result<()> {
-        server()?.trim(count as u64, offset, flags.contains(Flags::FUA)).map_err(err)
+        let server = server()?;
+        server.trim(count as u64, offset, fua(server, flags)).map_err(err)
     }
 
     fn zero(&self, count: u32, offset: u64, flags: Flags) -> Result<()> {
-        server()?.zero(count as u64, offset, flags.contains(Flags::MAY_TRIM), flags.contains(Flags::FAST_ZERO), flags.contains(Flags::FUA)).map_err(err)
+        let server = server()?;
+        server.zero(count as u64, offset, flags.contains(Flags::MAY_TRIM), flags.contains(Flags::FAST_ZERO), fua(server, flags)).map_err(err)
     }
 
     fn cache(&self, count: u32, offset: u64) -> Result<()> {
