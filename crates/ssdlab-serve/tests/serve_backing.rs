@@ -143,6 +143,22 @@ fn a_file_in_use_or_of_another_profile_is_refused_and_an_unclean_stop_recovered(
 }
 
 #[test]
+fn a_blank_file_made_beforehand_is_named_as_not_ours_and_secure_erase_serves_it() {
+    // `truncate -s 1G drive.img` or `qemu-img create drive.img 1G` before `serve`: the start was
+    // refused with "header slot 0 is blank", which named neither the cause nor the way out.
+    let dir = TempDir::new("serve");
+    let mut cfg = config(dir.path(), true);
+    std::fs::File::create(&cfg.backing).unwrap().set_len(1 << 30).unwrap();
+    let err = Server::start(&cfg).err().unwrap().to_string();
+    assert!(err.contains("not an ssdlab backing file") && err.contains("blank") && err.contains("--secure-erase"), "{err}");
+    assert_eq!(std::fs::metadata(&cfg.backing).unwrap().len(), 1 << 30, "the file was changed");
+    cfg.secure_erase = true;
+    let server = Server::start(&cfg).unwrap();
+    server.write(&[9u8; 4096], 0, true).unwrap();
+    server.shutdown().unwrap();
+}
+
+#[test]
 fn requests_beyond_the_export_are_refused() {
     let dir = TempDir::new("serve");
     let server = Server::start(&config(dir.path(), true)).unwrap();
