@@ -67,13 +67,6 @@ fn server() -> Result<&'static Arc<ssdlab_serve::Server>> {
     SERVER.get().ok_or_else(|| Error::new(libc::EIO, "the ssdlab drive is not started"))
 }
 
-/// Whether a request asks to be made durable before its reply: with FUA, unless the drive has
-/// power-loss protection (every write is durable when acknowledged; FLUSH and FUA are then
-/// answered without programming anything).
-fn fua(server: &ssdlab_serve::Server, flags: Flags) -> bool {
-    flags.contains(Flags::FUA) && !server.power_loss_protected()
-}
-
 /// One connection's handle (all share the one server).
 struct Connection;
 
@@ -212,9 +205,9 @@ impl Server for Connection {
     }
 
     fn can_flush(&self) -> Result<bool> {
-        // Always: a drive with power-loss protection has no volatile cache, so its flush is
-        // answered at once (every write was durable when acknowledged), as a FUA is; clients
-        // that flush or sync (nbdcopy --flush, fio's fsync, nbd_flush) refuse a server
+        // Always: a drive with power-loss protection has no volatile cache, and the server
+        // answers its flush at once (every write was durable when acknowledged), as a FUA;
+        // clients that flush or sync (nbdcopy --flush, fio's fsync, nbd_flush) refuse a server
         // without it.
         Ok(true)
     }
@@ -258,7 +251,7 @@ impl Server for Connection {
 
     fn write_at(&self, buf: &[u8], offset: u64, flags: Flags) -> Result<()> {
         let server = server()?;
-        let result = server.write(buf, offset, fua(server, flags));
+        let result = server.write(buf, offset, flags.contains(Flags::FUA));
         if server.powered_off() {
             lose_power(&result.err().map_or_else(|| "power cut".to_string(), |e| e.message));
         }
@@ -266,21 +259,15 @@ impl Server for Connection {
     }
 
     fn flush(&self) -> Result<()> {
-        let server = server()?;
-        if server.power_loss_protected() {
-            return Ok(()); // nothing volatile: every acknowledged write is durable already
-        }
-        server.flush().map_err(err)
+        server()?.flush().map_err(err)
     }
 
     fn trim(&self, count: u32, offset: u64, flags: Flags) -> Result<()> {
-        let server = server()?;
-        server.trim(count as u64, offset, fua(server, flags)).map_err(err)
+        server()?.trim(count as u64, offset, flags.contains(Flags::FUA)).map_err(err)
     }
 
     fn zero(&self, count: u32, offset: u64, flags: Flags) -> Result<()> {
-        let server = server()?;
-        server.zero(count as u64, offset, flags.contains(Flags::MAY_TRIM), flags.contains(Flags::FAST_ZERO), fua(server, flags)).map_err(err)
+        server()?.zero(count as u64, offset, flags.contains(Flags::MAY_TRIM), flags.contains(Flags::FAST_ZERO), flags.contains(Flags::FUA)).map_err(err)
     }
 
     fn cache(&self, count: u32, offset: u64) -> Result<()> {

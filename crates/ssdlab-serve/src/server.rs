@@ -689,6 +689,13 @@ impl Server {
     /// A drive that lies about flushes (the lying-flush fault) acknowledges at once and
     /// programs nothing. Returns the simulated completion.
     fn make_durable(&self, state: &mut State, at_ns: Nanoseconds) -> ServeResult<Nanoseconds> {
+        if self.protected {
+            // Nothing volatile: every operation was committed before its reply (end_record), so
+            // a FLUSH or FUA is answered at once and programs nothing (the drive's WA is that of
+            // its writes alone).
+            state.flushed_before = state.next_seq;
+            return Ok(at_ns);
+        }
         if self.faults.lying_flush > 0.0 {
             state.flushed_before = state.next_seq;
             return Ok(at_ns);

@@ -159,6 +159,29 @@ fn a_blank_file_made_beforehand_is_named_as_not_ours_and_secure_erase_serves_it(
 }
 
 #[test]
+fn a_protected_drive_answers_flush_and_fua_without_programming() {
+    // Power-loss protection: nothing volatile, every write committed before its reply. A flush
+    // (which nbdkit now forwards: the plugin advertises flush and FUA on every drive) drained
+    // the drive's buffer into padded programs, raising its WA.
+    let dir = TempDir::new("serve");
+    let mut cfg = config(dir.path(), false);
+    cfg.overrides.push("controller.power_loss_protection=true".into());
+    let server = Server::start(&cfg).unwrap();
+    server.write(&pattern(1, 4096), 0, false).unwrap();
+    let nand = stats(&server)["nand_write_bytes"].as_u64().unwrap();
+    server.flush().unwrap();
+    server.write(&pattern(2, 4096), 8192, true).unwrap();
+    server.trim(4096, 0, true).unwrap();
+    let after = stats(&server);
+    assert_eq!(after["nand_write_bytes"].as_u64().unwrap(), nand, "a flush or FUA programmed something");
+    assert_eq!(after["flushes"].as_u64().unwrap(), 1);
+    let mut back = vec![0u8; 4096];
+    server.read(&mut back, 8192).unwrap();
+    assert_eq!(back, pattern(2, 4096));
+    server.shutdown().unwrap();
+}
+
+#[test]
 fn requests_beyond_the_export_are_refused() {
     let dir = TempDir::new("serve");
     let server = Server::start(&config(dir.path(), true)).unwrap();
