@@ -365,6 +365,11 @@ def serve(options: ServeOptions, echo) -> int:
     if code == POWER_CUT_EXIT:
         echo("the drive lost power; `ssdlab serve` of " + options.backing + " recovers it")
         return 0
+    if code < 0 and stop["signal"] is not None:
+        # nbdkit ended by the signal itself, without its clean shutdown: it was still opening
+        # the drive (building, recovering or preconditioning it) and had not set its handlers.
+        echo(f"interrupted while the drive was being opened, before it served: nothing was saved; `ssdlab serve` of {options.backing} opens it again")
+        return 130
     if code < 0 and stop["signal"] is None:
         name = signal.Signals(-code).name
         raise SsdlabError(f"the server (nbdkit) was killed ({name}); `ssdlab serve` of {options.backing} recovers the drive from its journal")

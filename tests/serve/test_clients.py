@@ -157,3 +157,72 @@ def test_out_of_range_requests_get_protocol_errors(serve):
     assert "error" in (r.stdout + r.stderr).lower() or r.returncode != 0
     # The server keeps serving.
     run("qemu-io", "-f", "raw", "-c", "write -P 7 0 4096", "-c", "read -P 7 0 4096", s.uri)
+
+
+@pytest.mark.parametrize("drive", DRIVES)
+def test_qemu_io_discards_of_any_bytes_trim_the_whole_sectors_inside(serve, drive):
+    # qemu sends the unaligned head and tail of a discard as trims of their own (here 1000 and
+    # 232 bytes) and fails the whole discard when one is refused; the plugin refused them
+    # (EINVAL: not in whole 512-byte sectors) until trims of any bytes were taken.
+    need("qemu-io")
+    s = serve(drive)
+    r = run(
+        "qemu-io",
+        "-f",
+        "raw",
+        "-c",
+        "write -P 0x21 0 64k",
+        "-c",
+        "discard 1000 20000",
+        "-c",
+        "discard 30000 100",
+        "-c",
+        "read -P 0x21 0 4096",
+        "-c",
+        "read -P 0 4096 16384",
+        "-c",
+        "read -P 0x21 20480 45056",
+        s.uri,
+    )
+    out = r.stdout + r.stderr
+    assert "failed" not in out, out
+    assert out.count("discard ") == 2 and out.count("read ") == 3, out
+
+
+def test_a_drive_with_power_loss_protection_takes_flush_and_fua_from_every_client(serve, tmp_path):
+    # Such a drive has no volatile cache; it advertised neither flush nor FUA, and nbdcopy
+    # --flush, fio's fsync and nbd_flush refused it (EINVAL). Both are advertised now and
+    # answered at once: nothing is programmed for them.
+    need("nbdinfo", "nbdcopy", "fio", "qemu-io")
+    profile, overrides = SANDFORCE
+    s = serve((profile, [*overrides, "controller.power_loss_protection=true"]))
+    info = json.loads(run("nbdinfo", "--json", s.uri).stdout)["exports"][0]
+    assert info["can_flush"] and info["can_fua"], info
+    data = tmp_path / "data.bin"
+    data.write_bytes(os.urandom(8 << 20))
+    run("nbdcopy", "--flush", str(data), s.uri)
+    r = run("qemu-io", "-f", "raw", "-c", "write -f -P 0x5a 0 4096", "-c", "read -P 0x5a 0 4096", s.uri)
+    assert "failed" not in r.stdout + r.stderr, r.stdout
+    nand = s.stats()["nand_write_bytes"]
+    r = run("qemu-io", "-f", "raw", "-c", "flush", s.uri)
+    assert "failed" not in r.stdout + r.stderr, r.stdout
+    assert s.stats()["nand_write_bytes"] == nand, "a flush on a protected drive programmed something"
+    r = run(
+        "fio",
+        "--ioengine=nbd",
+        f"--uri={s.uri}",
+        "--name=sync",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=4m",
+        "--offset=64m",
+        "--fsync=4",
+        "--end_fsync=1",
+        "--verify=crc32c",
+        "--verify_fatal=1",
+        "--verify_state_save=0",
+        "--output-format=json",
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert json.loads(r.stdout[r.stdout.index("{") :])["jobs"][0]["error"] == 0

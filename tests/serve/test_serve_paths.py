@@ -131,6 +131,30 @@ def test_kill_9_under_a_foreground_serve_says_so_and_the_next_serve_recovers(tmp
     assert "recovered" in text, text
 
 
+def test_ctrl_c_while_the_drive_is_being_opened_does_not_claim_it_was_saved(tmp_path):
+    # Ctrl-C reaches nbdkit too; before the drive is open (here: preconditioned at start) nbdkit
+    # has not set its handlers and dies of the signal, with no clean shutdown. `serve` said
+    # "stopped; the drive's state is saved" all the same.
+    need("nbdkit")
+    backing = tmp_path / "drive.img"
+    cmd = [sys.executable, "-m", "ssdlab.cli", "serve", "force-gs-240", "--backing", str(backing), *OVERRIDES, "--precondition", "rand-fill"]
+    p = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)
+    )
+    deadline = time.time() + 60
+    while not subprocess.run(["pgrep", "-P", str(p.pid), "nbdkit"], capture_output=True).stdout:
+        assert p.poll() is None and time.time() < deadline, p.communicate()
+        time.sleep(0.01)
+    time.sleep(0.2)  # nbdkit is loading the plugin, which preconditions the drive (about a second)
+    assert not (tmp_path / "drive.img.control").exists(), "the drive was open already: too fast a machine for this test"
+    os.killpg(p.pid, signal.SIGINT)  # Ctrl-C: the whole process group
+    out, err = p.communicate(timeout=60)
+    assert "state is saved" not in out + err and "interrupted while the drive was being opened" in out, (out, err)
+    assert p.returncode == 130 and "Traceback" not in err, (p.returncode, err)
+    s = Served(tmp_path, *SANDFORCE).start()  # the file opens again
+    s.stop()
+
+
 def test_a_busy_port_names_the_port(tmp_path):
     need("nbdkit")
     with socket.socket() as busy:

@@ -205,13 +205,15 @@ impl Server for Connection {
     }
 
     fn can_flush(&self) -> Result<bool> {
-        // A drive with power-loss protection has no volatile cache to flush: every write is
-        // durable when acknowledged, and the server says so.
-        Ok(!server()?.power_loss_protected())
+        // Always: a drive with power-loss protection has no volatile cache, and the server
+        // answers its flush at once (every write was durable when acknowledged), as a FUA;
+        // clients that flush or sync (nbdcopy --flush, fio's fsync, nbd_flush) refuse a server
+        // without it.
+        Ok(true)
     }
 
     fn can_fua(&self) -> Result<FuaFlags> {
-        Ok(if server()?.power_loss_protected() { FuaFlags::None } else { FuaFlags::Native })
+        Ok(FuaFlags::Native)
     }
 
     fn can_trim(&self) -> Result<bool> {

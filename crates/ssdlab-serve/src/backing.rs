@@ -196,6 +196,7 @@ impl BackingFile {
     /// note says so.
     fn read_header(path: &str, file: &dyn HostFile, len: u64) -> Result<(Header, Option<String>)> {
         let mut slots: Vec<Result<Header>> = Vec::new();
+        let mut blank = 0;
         for slot in 0..2u64 {
             let mut block = vec![0u8; HEADER_BYTES as usize];
             let start = slot * HEADER_BYTES;
@@ -204,6 +205,7 @@ impl BackingFile {
                 file.read_exact_at(&mut block[..n], start).map_err(|e| io(path, "read the header", e))?;
             }
             let decoded = if block.iter().all(|&b| b == 0) {
+                blank += 1;
                 Err(Error::Io(format!("{path}: header slot {slot} is blank")))
             } else {
                 Header::decode(path, &block).and_then(|h| {
@@ -229,6 +231,12 @@ impl BackingFile {
                 let note = format!("{e}; the other header slot (generation {}) was used", h.generation);
                 Ok((h, Some(note.trim_start_matches(&format!("{path}: ")).to_string())))
             }
+            // Blank where a header belongs: a file made by `truncate` or `qemu-img create`,
+            // say (or one whose headers were wiped).
+            (Err(_), Err(_)) if blank == 2 => bail!(
+                Config,
+                "{path}: not an ssdlab backing file (its header slots are blank: made by truncate or qemu-img create?); refusing to use it: give a new file name (created by serve), or --secure-erase to serve this file as an empty drive"
+            ),
             (Err(e), Err(_)) => Err(e),
         }
     }

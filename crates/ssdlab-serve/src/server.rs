@@ -459,11 +459,16 @@ impl Server {
     }
 
     fn check_range(&self, offset: u64, len: u64) -> ServeResult<()> {
-        if offset.checked_add(len).is_none_or(|end| end > self.capacity_bytes) {
-            return Err(ServeError::new(libc::EINVAL, format!("request at byte {offset} of {len} bytes is beyond the export's {} bytes", self.capacity_bytes)));
-        }
+        self.check_bounds(offset, len)?;
         if !offset.is_multiple_of(512) || !len.is_multiple_of(512) {
             return Err(ServeError::new(libc::EINVAL, format!("request at byte {offset} of {len} bytes is not in whole 512-byte sectors")));
+        }
+        Ok(())
+    }
+
+    fn check_bounds(&self, offset: u64, len: u64) -> ServeResult<()> {
+        if offset.checked_add(len).is_none_or(|end| end > self.capacity_bytes) {
+            return Err(ServeError::new(libc::EINVAL, format!("request at byte {offset} of {len} bytes is beyond the export's {} bytes", self.capacity_bytes)));
         }
         Ok(())
     }
@@ -684,6 +689,13 @@ impl Server {
     /// A drive that lies about flushes (the lying-flush fault) acknowledges at once and
     /// programs nothing. Returns the simulated completion.
     fn make_durable(&self, state: &mut State, at_ns: Nanoseconds) -> ServeResult<Nanoseconds> {
+        if self.protected {
+            // Nothing volatile: every operation was committed before its reply (end_record), so
+            // a FLUSH or FUA is answered at once and programs nothing (the drive's WA is that of
+            // its writes alone).
+            state.flushed_before = state.next_seq;
+            return Ok(at_ns);
+        }
         if self.faults.lying_flush > 0.0 {
             state.flushed_before = state.next_seq;
             return Ok(at_ns);
@@ -726,11 +738,19 @@ impl Server {
         Ok(())
     }
 
-    /// TRIM `len` bytes at `offset` (whole 4 KiB sectors inside the range are deallocated).
+    /// TRIM `len` bytes at `offset` (whole 4 KiB sectors inside the range are deallocated). Any
+    /// byte range inside the export is taken, the drive given its whole 512-byte sectors: a TRIM
+    /// is advisory and its partly covered sectors are kept anyway, and qemu sends the unaligned
+    /// head and tail of a discard as trims of their own, failing the whole discard on EINVAL.
     pub fn trim(&self, len: u64, offset: u64, fua: bool) -> ServeResult<()> {
         let visit = self.clock.visit();
         let arrived = visit.arrived_ns();
-        self.check_range(offset, len)?;
+        self.check_bounds(offset, len)?;
+        let (start, end) = (offset.next_multiple_of(512), (offset + len) / 512 * 512);
+        if end <= start {
+            return Ok(()); // not one whole 512-byte sector: nothing to deallocate
+        }
+        let (offset, len) = (start, end - start);
         let (done, jobs) = {
             let mut state = self.lock()?;
             let done = (|| -> ServeResult<Nanoseconds> {

@@ -143,6 +143,45 @@ fn a_file_in_use_or_of_another_profile_is_refused_and_an_unclean_stop_recovered(
 }
 
 #[test]
+fn a_blank_file_made_beforehand_is_named_as_not_ours_and_secure_erase_serves_it() {
+    // `truncate -s 1G drive.img` or `qemu-img create drive.img 1G` before `serve`: the start was
+    // refused with "header slot 0 is blank", which named neither the cause nor the way out.
+    let dir = TempDir::new("serve");
+    let mut cfg = config(dir.path(), true);
+    std::fs::File::create(&cfg.backing).unwrap().set_len(1 << 30).unwrap();
+    let err = Server::start(&cfg).err().unwrap().to_string();
+    assert!(err.contains("not an ssdlab backing file") && err.contains("blank") && err.contains("--secure-erase"), "{err}");
+    assert_eq!(std::fs::metadata(&cfg.backing).unwrap().len(), 1 << 30, "the file was changed");
+    cfg.secure_erase = true;
+    let server = Server::start(&cfg).unwrap();
+    server.write(&[9u8; 4096], 0, true).unwrap();
+    server.shutdown().unwrap();
+}
+
+#[test]
+fn a_protected_drive_answers_flush_and_fua_without_programming() {
+    // Power-loss protection: nothing volatile, every write committed before its reply. A flush
+    // (which nbdkit now forwards: the plugin advertises flush and FUA on every drive) drained
+    // the drive's buffer into padded programs, raising its WA.
+    let dir = TempDir::new("serve");
+    let mut cfg = config(dir.path(), false);
+    cfg.overrides.push("controller.power_loss_protection=true".into());
+    let server = Server::start(&cfg).unwrap();
+    server.write(&pattern(1, 4096), 0, false).unwrap();
+    let nand = stats(&server)["nand_write_bytes"].as_u64().unwrap();
+    server.flush().unwrap();
+    server.write(&pattern(2, 4096), 8192, true).unwrap();
+    server.trim(4096, 0, true).unwrap();
+    let after = stats(&server);
+    assert_eq!(after["nand_write_bytes"].as_u64().unwrap(), nand, "a flush or FUA programmed something");
+    assert_eq!(after["flushes"].as_u64().unwrap(), 1);
+    let mut back = vec![0u8; 4096];
+    server.read(&mut back, 8192).unwrap();
+    assert_eq!(back, pattern(2, 4096));
+    server.shutdown().unwrap();
+}
+
+#[test]
 fn requests_beyond_the_export_are_refused() {
     let dir = TempDir::new("serve");
     let server = Server::start(&config(dir.path(), true)).unwrap();
