@@ -272,7 +272,8 @@ def run_command(
         if job_file:
             jobs = jobs_from_file(job_file, options)
         else:
-            jobs = [_native.job_from_options("cli", fio.BARE_RUN_OPTIONS if bare else options)]
+            # fio's command line: every --name starts a job (options before it are global).
+            jobs = _native.jobs_from_options(fio.BARE_RUN_OPTIONS if bare else options)
         for job in jobs:
             drive.check_job(job)
         # fio's log files are outputs too: checked before the run, like --json and --series.

@@ -179,3 +179,18 @@ def test_rwmixread_and_rwmixwrite_disagreeing_are_refused():
 def test_ssdlab_options_spelled_with_underscores_get_the_hyphenated_spelling():
     lines = refused("--job_file", "x.fio")
     assert lines == ["--job_file: did you mean --job-file (an option of ssdlab run, spelled with hyphens)?"], lines
+
+
+# QA round nine: what published benchmarks bring.
+
+
+def test_every_name_on_the_command_line_starts_a_job_as_in_fio():
+    # `fio --name=w ... --name=r ...` is two jobs side by side; the first used to vanish (one
+    # job `cli` with the last --rw and --number_ios).
+    args = ["--bs=4k", "--size=64m", "--name=w", "--rw=randwrite", "--number_ios=100", "--name=r", "--rw=randread", "--number_ios=50"]
+    doc, _ = run_json(*args)
+    assert doc["jobs_in_group"] == 2 and doc["writes"] == 100 and doc["reads"] == 50, doc
+    r = ssdlab("run", *small_args(), *args, "--stonewall", "--output-format=json")
+    assert r.returncode == 0, r.stderr
+    assert [(j["jobname"], j["write"]["total_ios"], j["read"]["total_ios"]) for j in json.loads(r.stdout)["jobs"]] == [("w", 100, 0), ("r", 0, 50)]
+
