@@ -194,3 +194,15 @@ def test_every_name_on_the_command_line_starts_a_job_as_in_fio():
     assert r.returncode == 0, r.stderr
     assert [(j["jobname"], j["write"]["total_ios"], j["read"]["total_ios"]) for j in json.loads(r.stdout)["jobs"]] == [("w", 100, 0), ("r", 0, 50)]
 
+
+def test_fio_defaults_of_refused_options_run_and_other_values_are_refused(tmp_path):
+    job = tmp_path / "full.fio"
+    job.write_text(
+        "[global]\nfsync=0\nend_fsync=0\nstartdelay=0\nrate_iops=0\nthinktime_blocks=1\npercentage_random=100\nzonemode=none\n"
+        "file_service_type=random\nfallocate=none\n[j]\nrw=randwrite\nsize=64m\nnumber_ios=100\n"
+    )
+    doc, _ = run_json(str(job))
+    assert doc["writes"] == 100
+    job.write_text("[j]\nrw=randwrite\nsize=64m\nfsync=1\nrate_iops=500\n")
+    lines = refused(str(job))
+    assert len(lines) == 2 and lines[0].startswith(f"{job}:4: fsync:") and lines[1].startswith(f"{job}:5: rate_iops:"), lines

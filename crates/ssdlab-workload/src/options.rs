@@ -1,6 +1,6 @@
 //! fio options: one job's settings and how each `key=value` changes them.
 
-use crate::catalogue::{no_effect_reason, not_simulated_reason};
+use crate::catalogue::{is_fio_default, no_effect_reason, not_simulated_reason};
 use ssdlab_core::units::{parse_size_bytes_with, parse_time_ns, KbBase, TimeUnit};
 use ssdlab_core::{Error, Nanoseconds, Result};
 use ssdlab_reduce::{DataPattern, PatternKind};
@@ -530,7 +530,12 @@ impl JobSpec {
                 if no_effect_reason(other).is_some() {
                     self.note_no_effect(other);
                 } else if let Some(reason) = not_simulated_reason(other) {
-                    return Err(Error::Workload(format!("{at}: {other}: {reason}")));
+                    // fio's own default (`fsync=0`, `thinktime_blocks=1`) is what ssdlab does.
+                    if value.is_some() && is_fio_default(other, text) {
+                        self.note_no_effect(other);
+                    } else {
+                        return Err(Error::Workload(format!("{at}: {other}: {reason}")));
+                    }
                 } else {
                     let hint = crate::catalogue::suggest(other).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
                     return Err(Error::Workload(format!("{at}: unknown fio option `{other}`{hint}")));
@@ -814,6 +819,41 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(job.concurrent.len(), 2);
+    }
+
+    #[test]
+    fn fio_defaults_of_refused_options_change_nothing() {
+        // Job files written out in full carry fio's defaults; those are what ssdlab does.
+        let defaults = [
+            "fsync=0",
+            "fdatasync=0",
+            "end_fsync=0",
+            "fsync_on_close=0",
+            "sync=none",
+            "startdelay=0s",
+            "rate=0,0",
+            "rate_iops=0",
+            "rate_min=0",
+            "rate_process=linear",
+            "thinktime_blocks=1",
+            "thinktime_spin=0",
+            "percentage_random=100",
+            "zonemode=none",
+            "latency_target=0",
+            "serialize_overlap=0",
+        ];
+        let mut items: Vec<String> = vec!["rw=randwrite".into()];
+        items.extend(defaults.iter().map(|s| s.to_string()));
+        let job = parse_options("cli", &items).unwrap();
+        assert!(job.no_effect.contains(&"fsync".to_string()) && job.no_effect.contains(&"thinktime_blocks".to_string()), "{:?}", job.no_effect);
+        // Anything else is still refused with its reason.
+        for other in ["fsync=1", "end_fsync", "startdelay=5", "rate_iops=500", "thinktime_blocks=8", "percentage_random=50", "zonemode=zbd", "sync=1"] {
+            let err = parse_options("cli", &[other.to_string()]).unwrap_err().to_string();
+            assert!(err.contains(other.split('=').next().unwrap()) && !err.contains("unknown"), "{other}: {err}");
+        }
+        // Real fio options that change nothing are accepted, not called unknown.
+        let job = parse_options("cli", &["file_service_type=random".into(), "fallocate=none".into(), "ioscheduler=none".into()]).unwrap();
+        assert_eq!(job.no_effect, vec!["file_service_type", "fallocate", "ioscheduler"]);
     }
 
     #[test]
