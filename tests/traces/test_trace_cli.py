@@ -116,3 +116,11 @@ def test_skip_bad_counts_and_addresses_beyond_the_drive(tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["remapped"] == 1
     r = ssdlab("trace", "generate", "superheavy", "--out", str(tmp_path / "x.csv"))
     assert r.returncode == 2 and "unknown workload" in r.stderr
+
+
+def test_fio_v3_timestamps_are_microseconds(tmp_path):
+    # fio writes v3 iolog timestamps in microseconds (they were read as milliseconds: 1000x slow).
+    path = tmp_path / "t.log"
+    path.write_text("fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n0 /dev/x write 0 4096\n2500 /dev/x write 4096 4096\n")
+    s = json.loads(ssdlab("trace", "stats", str(path), "--json").stdout)
+    assert s["duration_seconds"] == pytest.approx(0.0025)

@@ -17,7 +17,8 @@ pub enum TraceFormat {
     /// microseconds, delay the next request).
     FioV2,
     /// fio iolog version 3: `timestamp filename action [offset length]`, timestamps in
-    /// milliseconds since the job started.
+    /// microseconds since the job started (fio writes them with `utime_since_now` and replays
+    /// the differences as microsecond delays).
     FioV3,
     /// UMass / SPC: `ASU,LBA,Size,Opcode,Timestamp` (512 B blocks, bytes, `r`/`w`, seconds).
     Spc,
@@ -124,7 +125,8 @@ impl TraceFormat {
             Self::Msr => TimeUnit::Nanoseconds,
             Self::Blkparse | Self::Spc => TimeUnit::Seconds,
             Self::FioV2 => TimeUnit::Microseconds,
-            Self::FioV3 | Self::DiskSim => TimeUnit::Milliseconds,
+            Self::FioV3 => TimeUnit::Microseconds,
+            Self::DiskSim => TimeUnit::Milliseconds,
         }
     }
 }

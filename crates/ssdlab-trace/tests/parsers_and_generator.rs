@@ -43,11 +43,13 @@ fn fio_iologs() {
     assert_eq!(f, TraceFormat::FioV2);
     assert_eq!(r.len(), 3);
     assert_eq!(r[1].time_ns, 100_000);
+    // fio writes v3 timestamps in microseconds (`utime_since_now`) and replays their differences
+    // as microsecond delays: 5 and 7 are 2 us apart (read as milliseconds before).
     let v3 = "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n5 /dev/sdb read 4096 4096\n7 /dev/sdb write 0 8192\n9 /dev/sdb close\n";
     let (f, r, _) = read(v3, None, false).unwrap();
     assert_eq!(f, TraceFormat::FioV3);
     assert_eq!(r.len(), 2);
-    assert_eq!(r[1].time_ns, 2_000_000);
+    assert_eq!(r[1].time_ns, 2_000);
 }
 
 #[test]
