@@ -118,6 +118,23 @@ def test_skip_bad_counts_and_addresses_beyond_the_drive(tmp_path):
     assert r.returncode == 2 and "unknown workload" in r.stderr
 
 
+def test_variants_written_in_the_wild(tmp_path):
+    # A header naming the columns, SPC's optional fields, blkparse's journal flushes (no sector):
+    # each used to stop the trace at its first line.
+    variants = {
+        "hdr.csv": ("msr", "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n" + SAMPLES["msr"]),
+        "extra.spc": ("spc", "0,8,4096,r,0.000,3\n0,16,16384,w,0.001,3\n0,48,4096,w,0.002,3\n"),
+        "flush.blk": ("blkparse", SAMPLES["blkparse"].replace("CPU0", "  8,0    1       17     0.000300000   250  Q FWS [jbd2/sda1-8]\nCPU0")),
+    }
+    for name, (fmt, text) in variants.items():
+        path = tmp_path / name
+        path.write_text(text)
+        r = ssdlab("trace", "stats", str(path), "--json")
+        assert r.returncode == 0, (name, r.stderr)
+        s = json.loads(r.stdout)
+        assert (s["format"], s["requests"], s["ops"]) == (fmt, 3, {"read": 1, "write": 2}), name
+
+
 def test_fio_v3_timestamps_are_microseconds(tmp_path):
     # fio writes v3 iolog timestamps in microseconds (they were read as milliseconds: 1000x slow).
     path = tmp_path / "t.log"

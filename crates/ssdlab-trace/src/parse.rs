@@ -53,6 +53,21 @@ impl TraceFormat {
         }
     }
 
+    /// The format whose column names a CSV header line gives (`Timestamp,Hostname,DiskNumber,
+    /// Type,Offset,Size,ResponseTime` for MSR/SNIA, `ASU,LBA,Size,Opcode,Timestamp` for SPC), if
+    /// the line is one: such a line names the columns and carries no request.
+    pub fn detect_header(line: &str) -> Option<Self> {
+        let names: Vec<String> = line.trim().split(',').map(|f| f.trim().trim_matches('"').to_ascii_lowercase()).collect();
+        let named = |i: usize, name: &str| names.get(i).is_some_and(|f| f == name);
+        if names.len() == 7 && names[0].contains("timestamp") && named(3, "type") && named(4, "offset") && named(5, "size") {
+            return Some(Self::Msr);
+        }
+        if names.len() >= 5 && named(0, "asu") && named(1, "lba") && named(2, "size") && named(3, "opcode") {
+            return Some(Self::Spc);
+        }
+        None
+    }
+
     /// Guess the format from the first non-empty line.
     pub fn detect(line: &str) -> Option<Self> {
         let t = line.trim();
@@ -66,7 +81,8 @@ impl TraceFormat {
         if commas.len() == 7 && matches!(commas[3].to_ascii_lowercase().as_str(), "read" | "write") {
             return Some(Self::Msr);
         }
-        if commas.len() == 5 && matches!(commas[3].to_ascii_lowercase().as_str(), "r" | "w") {
+        // The SPC format allows optional fields after the timestamp.
+        if commas.len() >= 5 && matches!(commas[3].to_ascii_lowercase().as_str(), "r" | "w") && commas[4].parse::<f64>().is_ok() {
             return Some(Self::Spc);
         }
         let words: Vec<&str> = t.split_whitespace().collect();
@@ -217,13 +233,14 @@ impl TraceReader {
         };
         let format = options.format;
         let skip_bad = options.skip_bad;
-        let format = match format {
+        let column_names = TraceFormat::detect_header(&first);
+        let format = match format.or(column_names) {
             Some(f) => f,
             None => TraceFormat::detect(&first).ok_or_else(|| {
                 bad(origin, line_no, "cannot tell the trace format (expected MSR/SNIA CSV, blkparse, fio iolog v2/v3, SPC or DiskSim); name it with --format")
             })?,
         };
-        let header = first.trim().starts_with("fio version");
+        let header = first.trim().starts_with("fio version") || column_names.is_some();
         let unit = options.time_unit.unwrap_or(format.time_unit());
         Ok(Self {
             format,
@@ -369,6 +386,11 @@ impl TraceReader {
                 } else {
                     return Ok(None); // flush or barrier without data
                 };
+                let no_data = f.len() < 10 || f[8] != "+" || f[9] == "0";
+                if no_data && rwbs.contains('F') {
+                    // A flush (`Q FWS [jbd2]`, or `Q FWS 0 + 0`): no data to move.
+                    return Ok(None);
+                }
                 if f.len() < 10 || f[8] != "+" {
                     return Err("a Q event needs `rwbs sector + count`".to_string());
                 }

@@ -53,6 +53,28 @@ fn fio_iologs() {
 }
 
 #[test]
+fn real_world_variants_of_the_formats() {
+    // A CSV header naming the MSR/SNIA columns is skipped (detected from it, or with --format).
+    let msr = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166372003061629,hm,0,Read,4096,4096,1010\n128166372003071629,hm,0,Write,8192,16384,500\n";
+    for format in [None, Some(TraceFormat::Msr)] {
+        let (f, r, _) = read(msr, format, false).unwrap();
+        assert_eq!((f, r.len(), r[0].line, r[1].time_ns), (TraceFormat::Msr, 2, 2, 1_000_000));
+    }
+    // SPC: a header, and the optional fields the format allows after the timestamp.
+    let (f, r, _) = read("ASU,LBA,Size,Opcode,Timestamp\n0,8,4096,r,0.000,7\n0,16,16384,w,0.001,7\n", None, false).unwrap();
+    assert_eq!((f, r.len(), r[1].offset_bytes, r[1].time_ns), (TraceFormat::Spc, 2, 8192, 1_000_000));
+    let (f, r, _) = read("0,8,4096,r,0.000,7\n0,16,16384,w,0.001,7\n", None, false).unwrap();
+    assert_eq!((f, r.len()), (TraceFormat::Spc, 2));
+    // blkparse: flushes queued by a journal carry no sector (or 0 sectors): no request.
+    let text = "  8,0    0        1     0.000000000  4162  Q   R 8 + 8 [fio]\n  8,0    1       17     0.000163000   250  Q FWS [jbd2/sda1-8]\n  8,0    1       18     0.000170000   250  Q FWS 0 + 0 [jbd2/sda1-8]\n  8,0    0        2     0.000200000  4162  Q   W 16 + 8 [fio]\n";
+    let (f, r, _) = read(text, None, false).unwrap();
+    assert_eq!((f, r.len(), r[1].op, r[1].line), (TraceFormat::Blkparse, 2, TraceOp::Write, 4));
+    // A write without its sector is still malformed.
+    let err = read("  8,0    0        1     0.000000000  4162  Q   W [fio]\n", None, false).unwrap_err().to_string();
+    assert!(err.starts_with("sample:1:") && err.contains("sector + count"), "{err}");
+}
+
+#[test]
 fn spc_and_disksim() {
     let (f, r, _) = read("0,303567,3584,w,0.000000\n1,55590,3072,r,0.026214\n", None, false).unwrap();
     assert_eq!(f, TraceFormat::Spc);
