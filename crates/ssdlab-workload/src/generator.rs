@@ -59,10 +59,11 @@ impl IoGenerator {
     pub fn new(job: &JobSpec, capacity_bytes: u64, seed: u64) -> Result<Self> {
         let at = format!("job {}", job.name);
         let min_bs = job.min_block_bytes();
-        // Percentages of the device, as fio, rounded down to the smallest block size.
+        // Percentages of the device, as fio: a size rounded down to the smallest block size, an
+        // offset (with its percentage increments) rounded up to it (fio's get_start_offset).
         let of_capacity = |percent: f64| -> u64 { ((capacity_bytes as f64 * percent / 100.0) as u64 / min_bs) * min_bs };
         let offset_bytes = match job.offset_percent {
-            Some(p) => of_capacity(p).saturating_add(job.offset_bytes),
+            Some(p) => ((capacity_bytes as f64 * p / 100.0) as u64).div_ceil(min_bs).saturating_mul(min_bs).saturating_add(job.offset_bytes),
             None => job.offset_bytes,
         };
         if offset_bytes >= capacity_bytes {

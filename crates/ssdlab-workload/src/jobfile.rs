@@ -212,6 +212,10 @@ pub fn expand_numjobs(jobs: Vec<JobSpec>) -> Vec<JobSpec> {
             .map(|k| {
                 let mut copy = job.clone();
                 copy.offset_bytes = copy.offset_bytes.saturating_add(k as u64 * job.offset_increment_bytes);
+                // A percentage increment adds to the offset's percentage (fio: of the device's size).
+                if let Some(step) = job.offset_increment_percent.filter(|_| k > 0) {
+                    copy.offset_percent = Some(job.offset_percent.unwrap_or(0.0) + k as f64 * step);
+                }
                 copy
             })
             .collect();

@@ -210,6 +210,9 @@ pub struct JobSpec {
     pub numjobs: u32,
     /// Offset added to each copy's span (`offset_increment`).
     pub offset_increment_bytes: u64,
+    /// Offset added to each copy's span as a percentage of the usable capacity
+    /// (`offset_increment=10%`).
+    pub offset_increment_percent: Option<f64>,
     /// The job waits for every job before it (`stonewall`, `wait_for_previous`).
     pub stonewall: bool,
     /// Steady-state termination, if asked for.
@@ -266,6 +269,7 @@ impl JobSpec {
             blockalign: None,
             numjobs: 1,
             offset_increment_bytes: 0,
+            offset_increment_percent: None,
             stonewall: false,
             steady_state: None,
             logs: LogSettings::default(),
@@ -311,7 +315,7 @@ impl JobSpec {
     fn size_or_percent(&self, key: &str, text: &str, at: &str) -> Result<Extent> {
         if let Some(number) = text.strip_suffix('%') {
             let percent: f64 = number.trim().parse().map_err(|_| Error::Workload(format!("{at}: {key}: `{text}` is not a percentage")))?;
-            let lowest_ok = if key == "offset" { percent >= 0.0 } else { percent > 0.0 };
+            let lowest_ok = if key.starts_with("offset") { percent >= 0.0 } else { percent > 0.0 };
             if !(lowest_ok && percent <= 100.0) {
                 return Err(Error::Workload(format!("{at}: {key}: a percentage must be above 0 and at most 100 (got {text})")));
             }
@@ -473,7 +477,10 @@ impl JobSpec {
                 }
                 self.numjobs = n as u32;
             }
-            "offset_increment" => self.offset_increment_bytes = self.size(key, need()?, at)?,
+            "offset_increment" => match self.size_or_percent("offset_increment", need()?, at)? {
+                Extent::Bytes(b) => (self.offset_increment_bytes, self.offset_increment_percent) = (b, None),
+                Extent::Percent(p) => (self.offset_increment_bytes, self.offset_increment_percent) = (0, Some(p)),
+            },
             "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
             "fill_device" | "fill_fs" => self.fill_device = truthy(value),
             "pre_read" => self.pre_read = truthy(value),

@@ -98,3 +98,17 @@ fn number_ios_stops_at_the_size_as_fio_does() {
     let mut g = IoGenerator::new(&job, 1 << 30, 1).unwrap();
     assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 10);
 }
+
+#[test]
+fn percentage_offsets_and_increments_as_fio_places_them() {
+    // fio 3.33 on a 1 MiB file, bs=4k (its write_iolog): offset=33% starts at 348160 (33% is
+    // 346030.08, rounded up to the block size: it was rounded down to 344064), and
+    // offset_increment=10% with numjobs=3 starts the copies at 0, 106496 and 212992 (the
+    // percentage was refused as an unknown size suffix).
+    let start = |j: &ssdlab_workload::JobSpec| IoGenerator::new(j, 1 << 20, 1).unwrap().span_start_bytes();
+    assert_eq!(start(&job(&["rw=write", "bs=4k", "offset=33%", "size=4k"])), 348160);
+    let group = job(&["rw=write", "bs=4k", "offset_increment=10%", "numjobs=3", "size=4k"]);
+    assert_eq!(group.group().map(start).collect::<Vec<_>>(), vec![0, 106496, 212992]);
+    let group = job(&["rw=write", "bs=4k", "offset=8k", "offset_increment=64k", "numjobs=2", "size=4k"]);
+    assert_eq!(group.group().map(start).collect::<Vec<_>>(), vec![8192, 73728]);
+}
