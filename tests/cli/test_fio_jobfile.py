@@ -206,3 +206,10 @@ def test_fio_defaults_of_refused_options_run_and_other_values_are_refused(tmp_pa
     job.write_text("[j]\nrw=randwrite\nsize=64m\nfsync=1\nrate_iops=500\n")
     lines = refused(str(job))
     assert len(lines) == 2 and lines[0].startswith(f"{job}:4: fsync:") and lines[1].startswith(f"{job}:5: rate_iops:"), lines
+
+
+def test_a_job_that_ends_inside_its_ramp_time_is_refused_not_measured_over_no_time():
+    # It printed 40,960,000,000 MB/s and 596 MW (10 writes over the 1e-12 s after the ramp).
+    lines = refused("--rw=randwrite", "--size=64m", "--ramp_time=5", "--number_ios=10")
+    assert len(lines) == 1 and "job cli: every command completed within its ramp_time of 5 s" in lines[0], lines
+

@@ -365,6 +365,12 @@ impl Run {
         self.last_done_ns
     }
 
+    /// The run's `ramp_time` (its longest in a group), the time it has run, and whether the
+    /// ramp is still going: a job that ends inside it has nothing measured.
+    pub fn ramp(&self) -> (Nanoseconds, Nanoseconds, bool) {
+        (self.ramp_end_ns - self.start_ns, self.last_done_ns.saturating_sub(self.start_ns), !self.ramped)
+    }
+
     /// The host issues stream `index`'s next command at `at_ns`: to the drive when its queue has
     /// room, else into the host's queue.
     fn issue(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) -> Result<()> {
