@@ -213,3 +213,11 @@ def test_a_job_that_ends_inside_its_ramp_time_is_refused_not_measured_over_no_ti
     lines = refused("--rw=randwrite", "--size=64m", "--ramp_time=5", "--number_ios=10")
     assert len(lines) == 1 and "job cli: every command completed within its ramp_time of 5 s" in lines[0], lines
 
+
+def test_a_group_asking_for_billions_of_commands_in_flight_is_refused_before_it_runs(tmp_path):
+    # 4 jobs x numjobs=1024 x iodepth=65536: the host queue grew to 4 GiB and the process
+    # aborted (memory allocation failed) under a 4 GB limit; each value alone is within fio's.
+    job = tmp_path / "many.fio"
+    job.write_text("[global]\nrw=randwrite\nsize=64m\nnumjobs=1024\niodepth=65536\nnumber_ios=10\n[a]\n[b]\n[c]\n[d]\n")
+    lines = refused(str(job))
+    assert len(lines) == 1 and "job a: its group of 4096 jobs side by side keeps 268435456 commands in flight" in lines[0], lines

@@ -14,6 +14,12 @@ use ssdlab_workload::{IoGenerator, JobSpec, SteadyMetric};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+/// Most commands a group of jobs keeps in flight together (each job's `iodepth`, its `numjobs`
+/// copies and the jobs side by side, summed): what the drive's queue does not hold waits in the
+/// host's, one entry each, so the sum bounds the run's memory. fio's per-job limits alone
+/// (65,536 x 1,024 copies x every job of a file) would let a job file ask for billions.
+pub const MAX_GROUP_IN_FLIGHT: u64 = 1 << 20;
+
 /// How far a run has got.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunProgress {
@@ -277,6 +283,15 @@ impl Run {
     /// seeds in order from `seed` and write their own patterns.
     pub fn with_content(drive: &Drive, job: &JobSpec, seed: u64, at_ns: Nanoseconds, content: ContentStream) -> Result<Self> {
         let device_depth = drive.profile().host.queue_depth_max.max(1) as usize;
+        if job.group_iodepth() > MAX_GROUP_IN_FLIGHT {
+            bail!(
+                Workload,
+                "job {}: its group of {} jobs side by side keeps {} commands in flight (iodepth x numjobs, summed over the jobs before the next stonewall); at most {MAX_GROUP_IN_FLIGHT}",
+                job.name,
+                job.group().count(),
+                job.group_iodepth()
+            );
+        }
         let ramp_ns = job.group().map(|j| j.ramp_ns).max().unwrap_or(0);
         let longest_ns = job.group().filter_map(|j| j.runtime_ns).max();
         let Some(ramp_end_ns) = at_ns.checked_add(ramp_ns).filter(|&t| t <= crate::session::MAX_SIMULATED_NS) else {
