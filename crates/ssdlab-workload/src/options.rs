@@ -402,6 +402,9 @@ impl JobSpec {
             }
             "bsrange" | "blocksize_range" => {
                 let t = need()?;
+                if t.contains(',') {
+                    return Err(Error::Workload(format!("{at}: bsrange: separate read,write ranges (`{t}`) are not supported; give one range")));
+                }
                 let (low, high) = t.split_once('-').ok_or_else(|| Error::Workload(format!("{at}: bsrange: expected MIN-MAX (e.g. 4k-64k), got `{t}`")))?;
                 let low = self.sector_size("bsrange", low, at)?;
                 let high = self.sector_size("bsrange", high, at)?;
@@ -875,6 +878,8 @@ mod tests {
         assert!(err.contains("rwmixread"), "{err}");
         let err = parse_options("cli", &["rwmixread=60".into(), "rwmixwrite=30".into()]).unwrap_err().to_string();
         assert!(err.contains("disagree"), "{err}");
+        let err = parse_options("cli", &["bsrange=4k-8k,16k-32k".into()]).unwrap_err().to_string();
+        assert!(err.contains("separate read,write ranges"), "{err}");
         let err = parse_options("cli", &["verify=crc32c".into()]).unwrap_err().to_string();
         assert!(err.contains("verify"), "{err}");
     }
