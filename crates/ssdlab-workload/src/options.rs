@@ -343,6 +343,13 @@ impl JobSpec {
         if let Some(name) = unset_variable(text).filter(|_| no_effect_reason(key).is_none()) {
             return Err(Error::Workload(format!("{at}: {key}: environment variable `{name}` is not set (in `{text}`)")));
         }
+        // fio's keywords for the machine it runs on: a simulation's results must not depend on
+        // the machine that runs it.
+        if let Some(keyword) = ["$ncpus", "$pagesize", "$mb_memory"].into_iter().find(|k| text.contains(k)).filter(|_| no_effect_reason(key).is_none()) {
+            return Err(Error::Workload(format!(
+                "{at}: {key}: fio's `{keyword}` is a property of the machine fio runs on, which a simulation does not use; give the number itself (in `{text}`)"
+            )));
+        }
         let need = || -> Result<&str> {
             if text.is_empty() {
                 Err(Error::Workload(format!("{at}: option `{key}` needs a value")))
@@ -878,6 +885,8 @@ mod tests {
         assert!(err.contains("rwmixread"), "{err}");
         let err = parse_options("cli", &["rwmixread=60".into(), "rwmixwrite=30".into()]).unwrap_err().to_string();
         assert!(err.contains("disagree"), "{err}");
+        let err = parse_options("cli", &["numjobs=$ncpus".into(), "bs=$pagesize".into()]).unwrap_err().to_string();
+        assert!(err.contains("numjobs: fio's `$ncpus` is a property of the machine") && err.contains("bs: fio's `$pagesize`"), "{err}");
         let err = parse_options("cli", &["bsrange=4k-8k,16k-32k".into()]).unwrap_err().to_string();
         assert!(err.contains("separate read,write ranges"), "{err}");
         let err = parse_options("cli", &["verify=crc32c".into()]).unwrap_err().to_string();
