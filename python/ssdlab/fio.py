@@ -25,6 +25,31 @@ BARE_RUN_OPTIONS = ["rw=randwrite", "bs=4k", "iodepth=32", "runtime=60", "time_b
 LAYOUT_OPTIONS = ["rw=write", "bs=128k", "iodepth=32"]
 
 
+#: fio's command-line options about its progress display, which ssdlab's own progress replaces.
+DISPLAY_OPTIONS = ("eta", "eta-newline", "eta_newline", "eta-interval", "eta_interval", "status-interval", "status_interval")
+
+
+def command_line_only(options: list[str]) -> tuple[list[str], str | None, list[str]]:
+    """fio's options of its command line that are not job options: ``output=FILE`` (where fio
+    writes what it prints) and its progress display (``eta``, ``status-interval``, ...), which
+    ssdlab's progress replaces. Returns the job options, the output file (or None) and the
+    display options given."""
+    rest: list[str] = []
+    output = None
+    display: list[str] = []
+    for item in options:
+        key, _, value = item.partition("=")
+        if key == "output":
+            if not value.strip():
+                raise SsdlabError("--output: give a file name (fio writes what it prints there)")
+            output = value
+        elif key in DISPLAY_OPTIONS:
+            display.append(key)
+        else:
+            rest.append(item)
+    return rest, output, display
+
+
 def split_job_file(args: list[str]) -> tuple[str | None, list[str]]:
     """The job file given as ``ssdlab run job.fio`` (fio's own form), and the other arguments."""
     files = [a for a in args if not a.startswith("-") and (a.endswith((".fio", ".job", ".ini")) or Path(a).is_file())]

@@ -221,3 +221,16 @@ def test_a_group_asking_for_billions_of_commands_in_flight_is_refused_before_it_
     job.write_text("[global]\nrw=randwrite\nsize=64m\nnumjobs=1024\niodepth=65536\nnumber_ios=10\n[a]\n[b]\n[c]\n[d]\n")
     lines = refused(str(job))
     assert len(lines) == 1 and "job a: its group of 4096 jobs side by side keeps 268435456 commands in flight" in lines[0], lines
+
+
+def test_fios_output_and_progress_options_of_its_command_line(tmp_path):
+    # `fio ... --output-format=json --output=res.json --eta-newline=1`: --output and the progress
+    # options were refused as unknown fio options (`eta`: "did you mean `ba`?").
+    out = tmp_path / "res.json"
+    args = ["--name=t", "--rw=randwrite", "--size=64m", "--number_ios=100", "--output-format=json", f"--output={out}", "--eta-newline=1", "--eta=never"]
+    r = ssdlab("run", *small_args(), *args, "--status-interval=1")
+    assert r.returncode == 0 and r.stdout == "", (r.stdout, r.stderr)
+    job = json.loads(out.read_text())["jobs"][0]
+    assert (job["jobname"], job["write"]["total_ios"]) == ("t", 100)
+    lines = refused("--rw=randwrite", "--output=")
+    assert lines == ["--output: give a file name (fio writes what it prints there)"], lines
