@@ -39,6 +39,9 @@ pub struct IoGenerator {
     align_bytes: u64,
     rng: SimRng,
     cursor_bytes: u64,
+    /// Where the writes of `rw=rw` go on: fio keeps a sequential position per direction, so a
+    /// mixed sequential job writes from the span's start as it reads from it.
+    write_cursor_bytes: u64,
     /// IOs still to issue sequentially after a random offset (`rw=randread:N`).
     run_left: u64,
     issued_ios: u64,
@@ -125,6 +128,7 @@ impl IoGenerator {
             align_bytes,
             rng: SimRng::new(seed),
             cursor_bytes: offset_bytes,
+            write_cursor_bytes: offset_bytes,
             run_left: 0,
             issued_ios: 0,
             issued_bytes: 0,
@@ -211,6 +215,12 @@ impl IoGenerator {
                 self.run_left = (self.job.rw_step.max(1) - 1) as u64;
                 self.random_offset(len_bytes)
             }
+        } else if op == Op::Write && self.job.rw == RwKind::ReadWrite {
+            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            let (offset, len) = self.sequential_offset(len_bytes);
+            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            len_bytes = len;
+            offset
         } else {
             let (offset, len) = self.sequential_offset(len_bytes);
             len_bytes = len;

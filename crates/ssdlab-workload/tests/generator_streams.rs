@@ -112,3 +112,19 @@ fn percentage_offsets_and_increments_as_fio_places_them() {
     let group = job(&["rw=write", "bs=4k", "offset=8k", "offset_increment=64k", "numjobs=2", "size=4k"]);
     assert_eq!(group.group().map(start).collect::<Vec<_>>(), vec![8192, 73728]);
 }
+
+#[test]
+fn sequential_mixed_reads_and_writes_each_go_on_from_their_own_position() {
+    // fio's rw=rw keeps a position per direction (its write_iolog for bs=4k size=64k: reads at
+    // 0, 4096, 8192, writes at 0, 4096, ...); one shared position put the reads where nothing
+    // was written and the writes where nothing was read.
+    let j = job(&["rw=rw", "bs=4k", "size=64k"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 3).unwrap();
+    let ios: Vec<_> = std::iter::from_fn(|| g.next_io()).collect();
+    assert_eq!(ios.len(), 16);
+    for op in [Op::Read, Op::Write] {
+        let offsets: Vec<u64> = ios.iter().filter(|io| io.op == op).map(|io| io.offset_bytes).collect();
+        assert!(!offsets.is_empty());
+        assert_eq!(offsets, (0..offsets.len() as u64).map(|i| i * 4096).collect::<Vec<_>>(), "{op:?}");
+    }
+}
