@@ -680,6 +680,14 @@ impl JobSpec {
                 entry.1 = share;
             }
         }
+        // As fio: a share no entry claims (4k/10:64k/40, or the remainder of 100/3) goes to the
+        // entry with the largest percentage (fio sorts them by percentage and an unmatched draw
+        // falls through to the last), not spread over them all.
+        let total: u32 = out.iter().map(|(_, w)| *w).sum();
+        if total > 0 && total < 100 {
+            let largest = out.iter().enumerate().max_by_key(|(i, (_, w))| (*w, *i)).map(|(i, _)| i).expect("non-empty");
+            out[largest].1 += 100 - total;
+        }
         Ok(out)
     }
 
@@ -820,6 +828,12 @@ mod tests {
         let job = parse_options("cli", &["random_distribution=zipf:1.2".into(), "bssplit=4k:8k".into()]).unwrap();
         assert_eq!(job.distribution, Distribution::Zipf(1.2));
         assert_eq!(job.block_sizes, vec![(4096, 50), (8192, 50)]);
+        // fio 3.33 wrote 855 4k and 8139 64k writes for bssplit=4k/10:64k/40: the unclaimed 50%
+        // goes to the largest entry (it was spread: 20% and 80%).
+        let job = parse_options("cli", &["bssplit=4k/10:64k/40".into()]).unwrap();
+        assert_eq!(job.block_sizes, vec![(4096, 10), (65536, 90)]);
+        let job = parse_options("cli", &["bssplit=4k:8k:16k".into()]).unwrap();
+        assert_eq!(job.block_sizes, vec![(4096, 33), (8192, 33), (16384, 34)]);
     }
 
     #[test]
