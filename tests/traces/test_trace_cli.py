@@ -141,3 +141,14 @@ def test_fio_v3_timestamps_are_microseconds(tmp_path):
     path.write_text("fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n0 /dev/x write 0 4096\n2500 /dev/x write 4096 4096\n")
     s = json.loads(ssdlab("trace", "stats", str(path), "--json").stdout)
     assert s["duration_seconds"] == pytest.approx(0.0025)
+
+
+def test_a_trace_of_several_devices_is_refused_not_overlaid_on_one_drive(tmp_path):
+    # fio's iolog of two files (or blkparse of two disks): both wrote offset 0 of the one drive.
+    path = tmp_path / "two.log"
+    path.write_text("fio version 2 iolog\n/dev/sda add\n/dev/sdb add\n/dev/sda write 0 4096\n/dev/sdb write 0 4096\n")
+    r = ssdlab("trace", "replay", str(path), *small())
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"{path}:5: a request for device `/dev/sdb`, where the requests before are for `/dev/sda`" in r.stderr
+    s = json.loads(ssdlab("trace", "stats", str(path), "--skip-bad", "--json").stdout)
+    assert s["requests"] == 1 and s["skipped_lines"] == 1

@@ -178,6 +178,9 @@ pub struct TraceReader {
     last_time_ns: u64,
     fio_clock_ns: u64,
     ended: bool,
+    /// The device the requests so far address (MSR host and disk, blkparse major,minor, fio's
+    /// file name): a trace of several devices cannot be replayed on one drive.
+    device: Option<String>,
 }
 
 fn bad(origin: &str, line: u64, message: impl std::fmt::Display) -> Error {
@@ -259,6 +262,7 @@ impl TraceReader {
             last_time_ns: 0,
             fio_clock_ns: 0,
             ended: false,
+            device: None,
         })
     }
 
@@ -306,6 +310,21 @@ impl TraceReader {
         Ok(ns as u64)
     }
 
+    /// Refuse a request for another device than the requests before it: one drive replays one
+    /// device's address space (with --skip-bad, the other devices' requests are skipped).
+    fn same_device(&mut self, device: &str) -> std::result::Result<(), String> {
+        match &self.device {
+            None => {
+                self.device = Some(device.to_string());
+                Ok(())
+            }
+            Some(first) if first == device => Ok(()),
+            Some(first) => Err(format!(
+                "a request for device `{device}`, where the requests before are for `{first}`: the trace covers several devices and one drive replays one (give a trace of one device, or --skip-bad to keep the first's)"
+            )),
+        }
+    }
+
     /// Parse one line: `Ok(None)` for lines that carry no request (headers, other events).
     fn parse_line(&mut self, line: &str) -> std::result::Result<Option<TraceRecord>, String> {
         if line == NOT_UTF8 {
@@ -328,6 +347,8 @@ impl TraceReader {
                     "write" => TraceOp::Write,
                     other => return Err(format!("Type: `{other}` is neither Read nor Write")),
                 };
+                // Hostname,DiskNumber: the text between the first and the third comma.
+                self.same_device(&t[f[0].len() + 1..f[0].len() + 1 + f[1].len() + 1 + f[2].len()])?;
                 let ticks = num(f[0], "Timestamp")?;
                 let base = *self.base_ticks.get_or_insert(ticks);
                 if ticks < base {
@@ -394,6 +415,7 @@ impl TraceReader {
                 if f.len() < 10 || f[8] != "+" {
                     return Err("a Q event needs `rwbs sector + count`".to_string());
                 }
+                self.same_device(f[0])?;
                 let time_ns = self.relative_ns(float(f[3], "time")?)?;
                 let (offset_bytes, len_bytes) = extent(num(f[7], "sector")?, 512, num(f[9], "count")?, 512)?;
                 Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
@@ -432,6 +454,7 @@ impl TraceReader {
                 if f.len() < 4 {
                     return Err(format!("action `{}` needs an offset and a length", f[1]));
                 }
+                self.same_device(f[0])?;
                 let time_ns = time_ns.unwrap_or(self.fio_clock_ns);
                 let (offset_bytes, len_bytes) = extent(num(f[2], "offset")?, 1, num(f[3], "length")?, 1)?;
                 Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))

@@ -69,6 +69,19 @@ fn real_world_variants_of_the_formats() {
     let text = "  8,0    0        1     0.000000000  4162  Q   R 8 + 8 [fio]\n  8,0    1       17     0.000163000   250  Q FWS [jbd2/sda1-8]\n  8,0    1       18     0.000170000   250  Q FWS 0 + 0 [jbd2/sda1-8]\n  8,0    0        2     0.000200000  4162  Q   W 16 + 8 [fio]\n";
     let (f, r, _) = read(text, None, false).unwrap();
     assert_eq!((f, r.len(), r[1].op, r[1].line), (TraceFormat::Blkparse, 2, TraceOp::Write, 4));
+    // Several devices in one trace: refused at the first request of the second (fio's file
+    // names, blkparse's major,minor, MSR's host and disk); --skip-bad keeps the first device's.
+    let two = "fio version 2 iolog\n/dev/sda add\n/dev/sdb add\n/dev/sda write 0 4096\n/dev/sdb write 0 4096\n/dev/sda write 4096 4096\n";
+    let err = read(two, None, false).unwrap_err().to_string();
+    assert!(err.starts_with("sample:5: a request for device `/dev/sdb`, where the requests before are for `/dev/sda`"), "{err}");
+    let (_, r, skipped) = read(two, None, true).unwrap();
+    assert_eq!((r.len(), skipped), (2, 1));
+    let err = read("  8,0    0        1     0.000000000  4162  Q   W 8 + 8 [fio]\n  8,16   0        2     0.000100000  4162  Q   W 8 + 8 [fio]\n", None, false)
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("sample:2: a request for device `8,16`"), "{err}");
+    let err = read("128166372003061629,hm,0,Read,4096,4096,1010\n128166372003071629,hm,1,Write,8192,16384,500\n", None, false).unwrap_err().to_string();
+    assert!(err.starts_with("sample:2: a request for device `hm,1`, where the requests before are for `hm,0`"), "{err}");
     // A write without its sector is still malformed.
     let err = read("  8,0    0        1     0.000000000  4162  Q   W [fio]\n", None, false).unwrap_err().to_string();
     assert!(err.starts_with("sample:1:") && err.contains("sector + count"), "{err}");
