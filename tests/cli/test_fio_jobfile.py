@@ -234,3 +234,17 @@ def test_fios_output_and_progress_options_of_its_command_line(tmp_path):
     assert (job["jobname"], job["write"]["total_ios"]) == ("t", 100)
     lines = refused("--rw=randwrite", "--output=")
     assert lines == ["--output: give a file name (fio writes what it prints there)"], lines
+
+
+
+def test_exitall_ends_the_group_when_its_job_is_done(tmp_path):
+    # fio's exitall: when the job ends, the rest of its group is terminated. It was accepted as
+    # changing nothing: the reader below ran its whole 5 s after the writer's 200 writes.
+    seconds = {}
+    for flag in ("exitall", ""):
+        job = tmp_path / f"j{flag}.fio"
+        job.write_text(f"[global]\nsize=64m\nbs=4k\n[w]\nrw=randwrite\nnumber_ios=200\n{flag}\n[r]\nrw=randread\ntime_based\nruntime=5\n")
+        doc, _ = run_json(str(job))
+        assert doc["writes"] == 200
+        seconds[flag] = doc["simulated_seconds"]
+    assert seconds["exitall"] < 0.5 and seconds[""] >= 5.0, seconds

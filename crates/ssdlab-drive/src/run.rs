@@ -396,6 +396,9 @@ impl Run {
         if let Some(runtime) = stream.job.runtime_ns {
             if at_ns >= self.ramp_end_ns && at_ns - self.ramp_end_ns >= runtime {
                 stream.stopped = true;
+                if stream.job.exitall {
+                    self.stop_issuing();
+                }
                 return Ok(());
             }
         }
@@ -416,6 +419,9 @@ impl Run {
         stream.lookahead.fill(drive, &mut stream.generator, &mut stream.content, needs_content);
         let Some((io, from)) = stream.lookahead.pop() else {
             stream.stopped = true;
+            if stream.job.exitall {
+                self.stop_issuing();
+            }
             return Ok(false);
         };
         if let Some(soon) = stream.lookahead.get(STAGE2_AT) {
@@ -437,6 +443,13 @@ impl Run {
             self.owners.push(Reverse((done_ns, self.owner_seq, index)));
         }
         Ok(true)
+    }
+
+    /// The group issues no more commands (steady state reached, or a job with fio's `exitall`
+    /// has issued its last); those in flight complete.
+    fn stop_issuing(&mut self) {
+        self.stopped_issuing = true;
+        self.host_queue.clear();
     }
 
     /// A drive slot freed at `at_ns`: submit what the host holds, oldest first.
@@ -481,8 +494,7 @@ impl Run {
         }
         if self.steady_at_ns.is_none() && ss.reached(&self.steady_samples) {
             self.steady_at_ns = Some(at_ns);
-            self.stopped_issuing = true;
-            self.host_queue.clear();
+            self.stop_issuing();
         }
     }
 

@@ -32,6 +32,7 @@ pub const SIMULATED: &[&str] = &[
     "offset_increment",
     "stonewall",
     "wait_for_previous",
+    "exitall",
     "fill_device",
     "fill_fs",
     "pre_read",
@@ -80,7 +81,6 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("cpumask", "no host processes"),
     ("nice", "no host processes"),
     ("prio", "no host processes"),
-    ("exitall", "jobs of a group end by their own limits"),
     ("randrepeat", "every random choice follows --seed"),
     ("randseed", "every random choice follows --seed"),
     ("random_generator", "every random choice follows --seed"),
@@ -196,6 +196,8 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("cmdprio_percentage", "command priorities are not simulated"),
     ("cmdprio_class", "command priorities are not simulated"),
     ("cmdprio", "command priorities are not simulated"),
+    ("wait_for", "a job waits for the jobs before it with stonewall (a job file's groups run one after the other)"),
+    ("exit_what", "exitall stops the jobs of its group (fio's exit_what=group)"),
 ];
 
 /// Whether `value` is fio's own default for a refused option, so giving it changes nothing:
@@ -220,6 +222,7 @@ pub fn is_fio_default(key: &str, value: &str) -> bool {
         "lockfile" => every("none"),
         "rw_sequencer" => every("sequential"),
         "dedupe_mode" => every("repeat"),
+        "exit_what" => every("group"),
         "verify_pattern" | "buffer_pattern" | "exec_prerun" | "exec_postrun" | "write_hist_log" | "read_iolog" | "write_iolog" | "replay_redirect"
         | "cmdprio_class" | "verify_interval" => false,
         _ => zero(),

@@ -215,6 +215,9 @@ pub struct JobSpec {
     pub offset_increment_percent: Option<f64>,
     /// The job waits for every job before it (`stonewall`, `wait_for_previous`).
     pub stonewall: bool,
+    /// When this job has issued its last command, the other jobs of its group issue no more
+    /// (fio's `exitall`: the job's end terminates the rest of its group).
+    pub exitall: bool,
     /// Steady-state termination, if asked for.
     pub steady_state: Option<SteadyState>,
     /// Logs to write.
@@ -271,6 +274,7 @@ impl JobSpec {
             offset_increment_bytes: 0,
             offset_increment_percent: None,
             stonewall: false,
+            exitall: false,
             steady_state: None,
             logs: LogSettings::default(),
             fill_device: false,
@@ -492,6 +496,7 @@ impl JobSpec {
                 Extent::Percent(p) => (self.offset_increment_bytes, self.offset_increment_percent) = (0, Some(p)),
             },
             "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
+            "exitall" => self.exitall = truthy(value),
             "fill_device" | "fill_fs" => self.fill_device = truthy(value),
             "pre_read" => self.pre_read = truthy(value),
             "write_bw_log" => self.logs.bw = Some(log_prefix(value, &self.name)),
