@@ -26,6 +26,7 @@ pub const SIMULATED: &[&str] = &[
     "rwmixread",
     "rwmixwrite",
     "random_distribution",
+    "percentage_random",
     "blockalign",
     "ba",
     "numjobs",
@@ -171,7 +172,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("zonesize", "zoned block devices are not simulated"),
     ("zonerange", "zoned block devices are not simulated"),
     ("zoneskip", "zoned block devices are not simulated"),
-    ("percentage_random", "mixes of sequential and random offsets are not simulated"),
     ("random_distribution_write", "one distribution for every direction"),
     ("flow", "flow control between jobs is not simulated"),
     ("flow_id", "flow control between jobs is not simulated"),
@@ -215,7 +215,7 @@ pub fn is_fio_default(key: &str, value: &str) -> bool {
     let every = |default: &str| value.split(',').all(|part| part.trim() == default);
     match key {
         "thinktime_blocks" => every("1"),
-        "percentage_random" | "latency_percentile" => every("100"),
+        "latency_percentile" => every("100"),
         "rate_process" => every("linear"),
         "zonemode" => every("none"),
         "sync" => every("none") || zero(),

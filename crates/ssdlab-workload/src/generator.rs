@@ -208,8 +208,16 @@ impl IoGenerator {
         let mut len_bytes = self.pick_block_size();
         let op = self.pick_op();
         let offset_bytes = if self.job.rw.is_random() {
-            if self.run_left > 0 && self.cursor_bytes + len_bytes <= self.span_start_bytes + self.span_bytes {
+            let end = self.span_start_bytes + self.span_bytes;
+            if self.run_left > 0 && self.cursor_bytes + len_bytes <= end {
                 self.run_left -= 1;
+                self.cursor_bytes
+            } else if self.job.percentage_random < 100 && self.rng.below(100) >= self.job.percentage_random as u64 {
+                // fio's percentage_random: this IO goes on from the previous one (from the span's
+                // start once past its end).
+                if self.cursor_bytes + len_bytes > end {
+                    self.cursor_bytes = self.span_start_bytes;
+                }
                 self.cursor_bytes
             } else {
                 self.run_left = (self.job.rw_step.max(1) - 1) as u64;

@@ -215,6 +215,9 @@ pub struct JobSpec {
     pub offset_increment_percent: Option<f64>,
     /// The job waits for every job before it (`stonewall`, `wait_for_previous`).
     pub stonewall: bool,
+    /// Percent of a random job's offsets drawn at random (fio's `percentage_random`); the others
+    /// go on sequentially from the previous IO.
+    pub percentage_random: u32,
     /// When this job has issued its last command, the other jobs of its group issue no more
     /// (fio's `exitall`: the job's end terminates the rest of its group).
     pub exitall: bool,
@@ -275,6 +278,7 @@ impl JobSpec {
             offset_increment_percent: None,
             stonewall: false,
             exitall: false,
+            percentage_random: 100,
             steady_state: None,
             logs: LogSettings::default(),
             fill_device: false,
@@ -497,6 +501,19 @@ impl JobSpec {
             },
             "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
             "exitall" => self.exitall = truthy(value),
+            "percentage_random" => {
+                let t = need()?;
+                // fio's read,write,trim values: one value for every direction.
+                let parts: Vec<&str> = t.split(',').map(str::trim).collect();
+                if parts.iter().any(|p| *p != parts[0]) {
+                    return Err(Error::Workload(format!("{at}: percentage_random: separate read,write values (`{t}`) are not supported; give one percentage")));
+                }
+                let p: u32 = parts[0].parse().map_err(|_| Error::Workload(format!("{at}: percentage_random: `{t}` is not a whole percentage")))?;
+                if p > 100 {
+                    return Err(Error::Workload(format!("{at}: percentage_random: must be 0 to 100 (got {p})")));
+                }
+                self.percentage_random = p;
+            }
             "fill_device" | "fill_fs" => self.fill_device = truthy(value),
             "pre_read" => self.pre_read = truthy(value),
             "write_bw_log" => self.logs.bw = Some(log_prefix(value, &self.name)),
@@ -883,7 +900,7 @@ mod tests {
         let job = parse_options("cli", &items).unwrap();
         assert!(job.no_effect.contains(&"fsync".to_string()) && job.no_effect.contains(&"thinktime_blocks".to_string()), "{:?}", job.no_effect);
         // Anything else is still refused with its reason.
-        for other in ["fsync=1", "end_fsync", "startdelay=5", "rate_iops=500", "thinktime_blocks=8", "percentage_random=50", "zonemode=zbd", "sync=1"] {
+        for other in ["fsync=1", "end_fsync", "startdelay=5", "rate_iops=500", "thinktime_blocks=8", "zonemode=zbd", "sync=1"] {
             let err = parse_options("cli", &[other.to_string()]).unwrap_err().to_string();
             assert!(err.contains(other.split('=').next().unwrap()) && !err.contains("unknown"), "{other}: {err}");
         }

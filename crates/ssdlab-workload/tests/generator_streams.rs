@@ -128,3 +128,21 @@ fn sequential_mixed_reads_and_writes_each_go_on_from_their_own_position() {
         assert_eq!(offsets, (0..offsets.len() as u64).map(|i| i * 4096).collect::<Vec<_>>(), "{op:?}");
     }
 }
+
+#[test]
+fn percentage_random_mixes_sequential_and_random_offsets_as_fio() {
+    // fio: each IO of a random job is random with probability percentage_random/100, else it
+    // goes on from the previous one (it was refused).
+    let follows = |pct: &str| {
+        let j = job(&["rw=randwrite", "bs=4k", "size=64m", "number_ios=10000", &format!("percentage_random={pct}")]);
+        let mut g = IoGenerator::new(&j, 1 << 30, 5).unwrap();
+        let ios: Vec<_> = std::iter::from_fn(|| g.next_io()).collect();
+        ios.windows(2).filter(|w| w[1].offset_bytes == w[0].offset_bytes + w[0].len_bytes).count()
+    };
+    assert_eq!(follows("0"), 9999);
+    let half = follows("50");
+    assert!((4700..5300).contains(&half), "{half}");
+    assert!(follows("100") < 10);
+    let err = parse_options("t", &["percentage_random=50,100".to_string()]).unwrap_err().to_string();
+    assert!(err.contains("separate read,write values"), "{err}");
+}
