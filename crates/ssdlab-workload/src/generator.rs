@@ -50,6 +50,8 @@ pub struct IoGenerator {
     weight_total: u64,
     equal_weights: bool,
     zipf: Option<(Zipf<f64>, u64)>,
+    /// fio's Pareto: the power applied to a uniform draw, and the blocks of the span.
+    pareto: Option<(f64, u64)>,
     /// Zones of `random_distribution=zoned`: cumulative access percent, start and end bytes.
     zones: Vec<(u32, u64, u64)>,
     /// The one block size of the job and how many aligned positions it has in the span
@@ -114,6 +116,10 @@ impl IoGenerator {
             }
             _ => None,
         };
+        let pareto = match job.distribution {
+            Distribution::Pareto(h) if job.rw.is_random() => Some((h.ln() / (1.0 - h).ln(), (span_bytes / align_bytes).max(1))),
+            _ => None,
+        };
         let zones = match &job.distribution {
             Distribution::Zoned(zones) if job.rw.is_random() => Self::zone_bounds(zones, offset_bytes, span_bytes, align_bytes, &at)?,
             _ => Vec::new(),
@@ -134,6 +140,7 @@ impl IoGenerator {
             issued_bytes: 0,
             limit_bytes,
             zipf,
+            pareto,
             zones,
             positions_of_fixed: match job.block_sizes.as_slice() {
                 [(bs, _)] if *bs <= span_bytes && align_bytes > 0 => Some((*bs, (span_bytes - bs) / align_bytes + 1)),
@@ -287,13 +294,18 @@ impl IoGenerator {
             Some((len, positions)) if len == len_bytes => positions,
             _ => (self.span_bytes - len_bytes) / self.align_bytes + 1,
         };
-        let index = match &self.zipf {
-            None => self.rng.below(positions),
-            Some((zipf, blocks)) => {
+        let scatter =
+            |rank: u64, blocks: u64| if blocks % SCATTER_PRIME == 0 { rank } else { ((rank as u128 * SCATTER_PRIME as u128) % blocks as u128) as u64 };
+        let index = match (&self.zipf, self.pareto) {
+            (Some((zipf, blocks)), _) => {
                 let rank = (zipf.sample(self.rng.inner_mut()) as u64).clamp(1, *blocks) - 1;
-                let scattered = if *blocks % SCATTER_PRIME == 0 { rank } else { ((rank as u128 * SCATTER_PRIME as u128) % *blocks as u128) as u64 };
-                scattered.min(positions - 1)
+                scatter(rank, *blocks).min(positions - 1)
             }
+            (None, Some((power, blocks))) => {
+                let rank = (((blocks - 1) as f64 * self.rng.unit_f64().powf(power)) as u64).min(blocks - 1);
+                scatter(rank, blocks).min(positions - 1)
+            }
+            (None, None) => self.rng.below(positions),
         };
         self.span_start_bytes + index * self.align_bytes
     }

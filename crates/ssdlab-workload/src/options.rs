@@ -101,6 +101,9 @@ pub enum Distribution {
     Uniform,
     /// Zipf with exponent `theta` over the blocks of the span.
     Zipf(f64),
+    /// fio's Pareto with parameter `h` (0 < h < 1) over the blocks of the span: rank
+    /// `(blocks - 1) * U^(ln h / ln(1 - h))`, scattered as Zipf's ranks are.
+    Pareto(f64),
     /// Zones in order from the span's start, each drawn uniformly, chosen by access share.
     Zoned(Vec<Zone>),
 }
@@ -725,10 +728,17 @@ impl JobSpec {
             }
             return Ok(Distribution::Zipf(theta));
         }
+        if let Some(h_text) = text.strip_prefix("pareto:") {
+            let h: f64 = h_text.trim().parse().map_err(|_| bad(format!("`{h_text}` is not a number")))?;
+            if !(h > 0.0 && h < 1.0) {
+                return Err(bad(format!("pareto h must be above 0 and below 1, as in fio (got {h_text})")));
+            }
+            return Ok(Distribution::Pareto(h));
+        }
         let (absolute, zones_text) = match (text.strip_prefix("zoned:"), text.strip_prefix("zoned_abs:")) {
             (Some(z), _) => (false, z),
             (_, Some(z)) => (true, z),
-            _ => return Err(bad(format!("unknown `{text}` (expected random, zipf:THETA, zoned:ACCESS/SPAN:... or zoned_abs:ACCESS/SIZE:...)"))),
+            _ => return Err(bad(format!("unknown `{text}` (expected random, zipf:THETA, pareto:H, zoned:ACCESS/SPAN:... or zoned_abs:ACCESS/SIZE:...)"))),
         };
         if zones_text.contains(',') {
             return Err(bad("separate zones for reads, writes and trims (`,`) are not supported; give one list".into()));

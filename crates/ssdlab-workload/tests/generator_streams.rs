@@ -146,3 +146,24 @@ fn percentage_random_mixes_sequential_and_random_offsets_as_fio() {
     let err = parse_options("t", &["percentage_random=50,100".to_string()]).unwrap_err().to_string();
     assert!(err.contains("separate read,write values"), "{err}");
 }
+
+#[test]
+fn pareto_puts_its_share_of_accesses_on_its_share_of_blocks_as_fio() {
+    // fio's pareto:h (it was refused as unknown): rank (blocks-1) * U^(ln h / ln(1-h)); with
+    // h = 0.2, 80% of the accesses go to 20% of the blocks.
+    let j = job(&["rw=randread", "bs=4k", "size=400k", "io_size=1g", "number_ios=20000", "random_distribution=pareto:0.2"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 9).unwrap();
+    let mut counts = std::collections::HashMap::new();
+    for io in std::iter::from_fn(|| g.next_io()) {
+        assert!(io.offset_bytes + io.len_bytes <= 400 * 1024 && io.offset_bytes % 4096 == 0);
+        *counts.entry(io.offset_bytes).or_insert(0u64) += 1;
+    }
+    let mut hits: Vec<u64> = counts.into_values().collect();
+    hits.sort_unstable_by(|a, b| b.cmp(a));
+    let top: u64 = hits.iter().take(20).sum();
+    assert!((15_000..17_000).contains(&top), "{top}");
+    for bad in ["pareto:1.5", "pareto:0", "pareto:x"] {
+        let err = parse_options("t", &[format!("random_distribution={bad}")]).unwrap_err().to_string();
+        assert!(err.contains("random_distribution"), "{err}");
+    }
+}
