@@ -152,3 +152,12 @@ def test_a_trace_of_several_devices_is_refused_not_overlaid_on_one_drive(tmp_pat
     assert f"{path}:5: a request for device `/dev/sdb`, where the requests before are for `/dev/sda`" in r.stderr
     s = json.loads(ssdlab("trace", "stats", str(path), "--skip-bad", "--json").stdout)
     assert s["requests"] == 1 and s["skipped_lines"] == 1
+
+
+def test_a_trace_without_requests_is_refused_by_replay_as_by_stats(tmp_path):
+    # `trace stats` refused it; `trace replay` printed "replayed 0 requests" and exit 0.
+    path = tmp_path / "empty.log"
+    path.write_text("fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x close\n")
+    for command in (["stats", str(path)], ["replay", str(path), *small()]):
+        r = ssdlab("trace", *command)
+        assert r.returncode == 2 and r.stderr.strip() == f"ssdlab: error: {path}: the trace has no requests", r.stderr

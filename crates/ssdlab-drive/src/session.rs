@@ -479,6 +479,10 @@ impl Session {
         if !replay.is_done() {
             bail!(Request, "the replay has not finished");
         }
+        // As `trace stats` says: a trace of headers and file actions only has nothing to replay.
+        if let (origin, 0) = replay.origin_and_requests() {
+            bail!(Workload, "{origin}: the trace has no requests");
+        }
         Ok(replay.summary(&self.drive, wall_seconds))
     }
 
