@@ -242,7 +242,8 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "error": 0,
                 "eta": 0,
                 "elapsed": round(s["simulated_seconds"] + s.get("ramp_seconds", 0.0)),
-                "job options": {"rw": s["rw"], "iodepth": str(s["iodepth"]), "numjobs": str(s.get("jobs_in_group", 1))},
+                # fio shows the options as given (a job's own iodepth), not the group's sum.
+                "job options": {"rw": s["rw"], "iodepth": str(job.iodepth), "numjobs": str(s.get("jobs_in_group", 1))},
                 "read": _direction(s, "read"),
                 "write": _direction(s, "write"),
                 "trim": _direction(s, "trim"),

@@ -248,3 +248,15 @@ def test_exitall_ends_the_group_when_its_job_is_done(tmp_path):
         assert doc["writes"] == 200
         seconds[flag] = doc["simulated_seconds"]
     assert seconds["exitall"] < 0.5 and seconds[""] >= 5.0, seconds
+
+
+def test_fio_json_job_options_give_the_jobs_own_iodepth():
+    # fio's "job options" are the options as given: iodepth 8 with numjobs=2 (it said 16, the sum).
+    args = ["--name=r", "--rw=read", "--bs=1M", "--iodepth=8", "--size=100M", "--numjobs=2", "--group_reporting", "--output-format=json"]
+    r = ssdlab("run", *small_args(), *args)
+    assert r.returncode == 0, r.stderr
+    options = json.loads(r.stdout)["jobs"][0]["job options"]
+    assert (options["iodepth"], options["numjobs"]) == ("8", "2"), options
+    if shutil.which("fio"):
+        real = json.loads(subprocess.run(["fio", "--ioengine=null", *args], capture_output=True, text=True).stdout)
+        assert real["jobs"][0]["job options"]["iodepth"] == options["iodepth"]
