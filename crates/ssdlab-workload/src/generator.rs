@@ -103,7 +103,9 @@ impl IoGenerator {
             }
             _ => span_bytes,
         };
-        let limit_bytes = match (job.io_size_bytes, job.time_based) {
+        // fio's io_size=N% is a share of the job's size (its span).
+        let io_size_bytes = job.io_size_bytes.or(job.io_size_percent.map(|p| (span_bytes as f64 * p / 100.0) as u64));
+        let limit_bytes = match (io_size_bytes, job.time_based) {
             (Some(bytes), false) => Some(bytes),
             (None, false) => Some(one_pass_bytes.saturating_mul(job.loops)),
             (_, true) => None,

@@ -187,6 +187,8 @@ pub struct JobSpec {
     pub size_percent: Option<f64>,
     /// Bytes to transfer before stopping (`None`: the span's size times `loops`, as fio does).
     pub io_size_bytes: Option<u64>,
+    /// Bytes to transfer as a percentage of the span (`io_size=50%`, as fio: of `size`).
+    pub io_size_percent: Option<f64>,
     /// Passes over the span (`loops`).
     pub loops: u64,
     /// Simulated run-time limit (after `ramp_time`).
@@ -265,6 +267,7 @@ impl JobSpec {
             size_bytes: None,
             size_percent: None,
             io_size_bytes: None,
+            io_size_percent: None,
             loops: 1,
             runtime_ns: None,
             ramp_ns: 0,
@@ -453,7 +456,10 @@ impl JobSpec {
                 Extent::Bytes(b) => (self.size_bytes, self.size_percent) = (Some(b), None),
                 Extent::Percent(p) => (self.size_bytes, self.size_percent) = (None, Some(p)),
             },
-            "io_size" | "io_limit" => self.io_size_bytes = Some(self.size(key, need()?, at)?),
+            "io_size" | "io_limit" => match self.size_or_percent("io_size", need()?, at)? {
+                Extent::Bytes(b) => (self.io_size_bytes, self.io_size_percent) = (Some(b), None),
+                Extent::Percent(p) => (self.io_size_bytes, self.io_size_percent) = (None, Some(p)),
+            },
             "loops" => {
                 let n = int(1 << 20)?;
                 if n == 0 {

@@ -167,3 +167,11 @@ fn pareto_puts_its_share_of_accesses_on_its_share_of_blocks_as_fio() {
         assert!(err.contains("random_distribution"), "{err}");
     }
 }
+
+#[test]
+fn io_size_as_a_percentage_of_the_size_as_fio() {
+    // fio 3.33 wrote 256 4k blocks for size=2m io_size=50% (it was refused: unknown suffix %).
+    let j = job(&["rw=write", "bs=4k", "size=2m", "io_size=50%"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 256);
+}
