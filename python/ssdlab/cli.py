@@ -144,6 +144,8 @@ def _write_output(path: str, text: str, option: str) -> None:
 
 def _fio_options(args: list[str]) -> list[str]:
     """Turn ``--rw=randwrite --bs 4k --time_based`` into ``["rw=randwrite", "bs=4k", "time_based"]``."""
+    from ssdlab import fio
+
     out: list[str] = []
     i = 0
     while i < len(args):
@@ -153,7 +155,7 @@ def _fio_options(args: list[str]) -> list[str]:
         body = arg[2:]
         if "=" in body:
             out.append(body)
-        elif i + 1 < len(args) and not args[i + 1].startswith("--"):
+        elif i + 1 < len(args) and not args[i + 1].startswith("--") and fio.takes_next_word(arg):
             out.append(f"{body}={args[i + 1]}")
             i += 1
         else:

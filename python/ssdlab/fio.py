@@ -50,13 +50,39 @@ def command_line_only(options: list[str]) -> tuple[list[str], str | None, list[s
     return rest, output, display
 
 
+#: fio's options that take no value on its command line (fio's FIO_OPT_STR_SET: getopt's
+#: optional argument, given only as ``--time_based=1``): the word after one is not its value,
+#: so ``--time_based job.fio`` names a job file, as in fio.
+FLAG_OPTIONS = frozenset(
+    {
+        "time_based",
+        "group_reporting",
+        "stonewall",
+        "wait_for_previous",
+        "new_group",
+        "thread",
+        "exitall",
+        "exitall_on_error",
+        "norandommap",
+        "zero_buffers",
+        "refill_buffers",
+    }
+)
+
+
+def takes_next_word(option: str) -> bool:
+    """Whether ``--option WORD`` gives WORD as the option's value (``--bs 4k``), as fio's
+    command line reads it."""
+    return option.startswith("--") and "=" not in option and option[2:] not in FLAG_OPTIONS
+
+
 def split_job_file(args: list[str]) -> tuple[str | None, list[str]]:
     """The job file given as ``ssdlab run job.fio`` (fio's own form), and the other arguments."""
     files = [a for a in args if not a.startswith("-") and (a.endswith((".fio", ".job", ".ini")) or Path(a).is_file())]
     # A value written after its option (`--bs 4k`) is not a job file.
     candidates = []
     for index, arg in enumerate(args):
-        if arg in files and not (index > 0 and args[index - 1].startswith("--") and "=" not in args[index - 1]):
+        if arg in files and not (index > 0 and takes_next_word(args[index - 1])):
             candidates.append(arg)
     if len(candidates) > 1:
         raise SsdlabError(f"give one job file, not {len(candidates)} ({', '.join(candidates)})")

@@ -236,7 +236,6 @@ def test_fios_output_and_progress_options_of_its_command_line(tmp_path):
     assert lines == ["--output: give a file name (fio writes what it prints there)"], lines
 
 
-
 def test_exitall_ends_the_group_when_its_job_is_done(tmp_path):
     # fio's exitall: when the job ends, the rest of its group is terminated. It was accepted as
     # changing nothing: the reader below ran its whole 5 s after the writer's 200 writes.
@@ -260,3 +259,15 @@ def test_fio_json_job_options_give_the_jobs_own_iodepth():
     if shutil.which("fio"):
         real = json.loads(subprocess.run(["fio", "--ioengine=null", *args], capture_output=True, text=True).stdout)
         assert real["jobs"][0]["job options"]["iodepth"] == options["iodepth"]
+
+
+def test_a_job_file_after_a_flag_option_is_the_job_file(tmp_path):
+    # `ssdlab run --time_based job.fio` took job.fio as time_based's value and ran no job file
+    # (fio's default job: reads over the whole drive); fio's flags take no separate value.
+    job = tmp_path / "j.fio"
+    job.write_text("[j]\nrw=randwrite\nsize=64m\nbs=4k\n")
+    doc, _ = run_json("--runtime=100ms", "--time_based", str(job))
+    assert doc["job"] == "j" and doc["writes"] > 0 and doc["reads"] == 0, doc["job"]
+    doc, _ = run_json("--group_reporting", str(job), "--number_ios=10")
+    assert (doc["job"], doc["writes"]) == ("j", 10)
+    assert refused("--time_based", "5")[0] == "unexpected argument '5' (fio options are written --name=value)"
