@@ -457,6 +457,8 @@ impl JobSpec {
                 Extent::Percent(p) => (self.size_bytes, self.size_percent) = (None, Some(p)),
             },
             "io_size" | "io_limit" => match self.size_or_percent("io_size", need()?, at)? {
+                // As fio: 0 is its default (the span, `loops` times), not "move nothing".
+                Extent::Bytes(0) => (self.io_size_bytes, self.io_size_percent) = (None, None),
                 Extent::Bytes(b) => (self.io_size_bytes, self.io_size_percent) = (Some(b), None),
                 Extent::Percent(p) => (self.io_size_bytes, self.io_size_percent) = (None, Some(p)),
             },

@@ -175,3 +175,11 @@ fn io_size_as_a_percentage_of_the_size_as_fio() {
     let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
     assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 256);
 }
+
+#[test]
+fn io_size_zero_is_fios_default_not_nothing() {
+    // fio 3.33 wrote 16 4k blocks for size=64k io_size=0; the job moved nothing (0 IOs, exit 0).
+    let j = job(&["rw=write", "bs=4k", "size=64k", "io_size=0"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 16);
+}
