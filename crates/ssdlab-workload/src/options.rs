@@ -469,17 +469,15 @@ impl JobSpec {
                 }
                 self.loops = n;
             }
-            "runtime" | "timeout" => self.runtime_ns = Some(time(TimeUnit::Seconds)?),
+            // As fio: 0 is its default, no time limit.
+            "runtime" | "timeout" => self.runtime_ns = Some(time(TimeUnit::Seconds)?).filter(|&ns| ns > 0),
             "ramp_time" => self.ramp_ns = time(TimeUnit::Seconds)?,
             // fio reads a bare thinktime as microseconds.
             "thinktime" => self.thinktime_ns = time(TimeUnit::Microseconds)?,
             "time_based" => self.time_based = truthy(value),
             "number_ios" => {
-                let n = int(u64::MAX)?;
-                if n == 0 {
-                    return Err(Error::Workload(format!("{at}: number_ios: must be positive")));
-                }
-                self.number_ios = Some(n);
+                // As fio: 0 is its default, no limit on the number of IOs.
+                self.number_ios = Some(int(u64::MAX)?).filter(|&n| n > 0);
             }
             "rwmixread" => {
                 let p = int(100)? as u32;
@@ -650,9 +648,6 @@ impl JobSpec {
         }
         if !self.offset_bytes.is_multiple_of(512) {
             problems.push(format!("{at}: offset {} is not a whole number of 512-byte sectors", self.offset_bytes));
-        }
-        if self.runtime_ns == Some(0) {
-            problems.push(format!("{at}: runtime: must be positive"));
         }
         if self.time_based && self.runtime_ns.is_none() {
             problems.push(format!("{at}: time_based needs a runtime"));

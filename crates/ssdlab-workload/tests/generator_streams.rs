@@ -183,3 +183,17 @@ fn io_size_zero_is_fios_default_not_nothing() {
     let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
     assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 16);
 }
+
+#[test]
+fn runtime_and_number_ios_zero_are_fios_defaults() {
+    // fio 3.33 wrote 16 4k blocks for size=64k with number_ios=0, and with runtime=0 (both its
+    // defaults: no limit); both were refused as "must be positive".
+    for zero in ["number_ios=0", "runtime=0"] {
+        let j = job(&["rw=write", "bs=4k", "size=64k", zero]);
+        assert_eq!((j.number_ios, j.runtime_ns), (None, None), "{zero}");
+        let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+        assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 16, "{zero}");
+    }
+    let err = parse_options("t", &["time_based".to_string(), "runtime=0".to_string()]).unwrap_err().to_string();
+    assert!(err.contains("time_based needs a runtime"), "{err}");
+}
