@@ -463,11 +463,8 @@ impl JobSpec {
                 Extent::Percent(p) => (self.io_size_bytes, self.io_size_percent) = (None, Some(p)),
             },
             "loops" => {
-                let n = int(1 << 20)?;
-                if n == 0 {
-                    return Err(Error::Workload(format!("{at}: loops: must be positive")));
-                }
-                self.loops = n;
+                // As fio: loops=0 makes one pass, as its default loops=1 does.
+                self.loops = int(1 << 20)?.max(1);
             }
             // As fio: 0 is its default, no time limit.
             "runtime" | "timeout" => self.runtime_ns = Some(time(TimeUnit::Seconds)?).filter(|&ns| ns > 0),
