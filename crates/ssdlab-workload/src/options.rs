@@ -220,6 +220,8 @@ pub struct JobSpec {
     pub offset_increment_percent: Option<f64>,
     /// The job waits for every job before it (`stonewall`, `wait_for_previous`).
     pub stonewall: bool,
+    /// The job names one of fio's synchronous engines (`ioengine=psync`): its queue depth is 1.
+    sync_engine: bool,
     /// Percent of a random job's offsets drawn at random (fio's `percentage_random`); the others
     /// go on sequentially from the previous IO.
     pub percentage_random: u32,
@@ -247,6 +249,10 @@ pub struct JobSpec {
     compress_percent: Option<u32>,
     compress_chunk_bytes: u32,
 }
+
+/// fio's synchronous IO engines: one command at a time per job whatever its iodepth (fio: "both
+/// iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1").
+const SYNC_ENGINES: &[&str] = &["sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice"];
 
 /// Whether an option's value switches it on (`time_based`, `time_based=1`).
 fn truthy(value: Option<&str>) -> bool {
@@ -285,6 +291,7 @@ impl JobSpec {
             stonewall: false,
             exitall: false,
             percentage_random: 100,
+            sync_engine: false,
             steady_state: None,
             logs: LogSettings::default(),
             fill_device: false,
@@ -507,6 +514,10 @@ impl JobSpec {
             },
             "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
             "exitall" => self.exitall = truthy(value),
+            "ioengine" => {
+                self.sync_engine = SYNC_ENGINES.contains(&text);
+                self.note_no_effect(key);
+            }
             "percentage_random" => {
                 let t = need()?;
                 // fio's read,write,trim values: one value for every direction.
@@ -620,6 +631,12 @@ impl JobSpec {
             (None, Some(percent)) => PatternKind::FioCompress { percent, chunk_bytes: self.compress_chunk_bytes },
             (None, None) => PatternKind::Random,
         };
+        // As fio, a synchronous engine caps the queue depth at 1 (then ioengine is not without
+        // effect).
+        if self.sync_engine && self.iodepth > 1 {
+            self.iodepth = 1;
+            self.no_effect.retain(|k| k != "ioengine");
+        }
         if let (Some(r), Some(w)) = (self.rwmixread_given, self.rwmixwrite_given) {
             if r + w != 100 {
                 problems.push(format!("{at}: rwmixread={r} and rwmixwrite={w} disagree (they must add up to 100; give one of them)"));
@@ -931,6 +948,11 @@ mod tests {
         assert!(err.contains("rwmixread"), "{err}");
         let err = parse_options("cli", &["rwmixread=60".into(), "rwmixwrite=30".into()]).unwrap_err().to_string();
         assert!(err.contains("disagree"), "{err}");
+        // fio caps a synchronous engine's queue depth at 1 (it printed QD32 and ran 32 deep).
+        let job = parse_options("cli", &["ioengine=psync".into(), "iodepth=32".into()]).unwrap();
+        assert!(job.iodepth == 1 && job.no_effect.is_empty(), "{job:?}");
+        let job = parse_options("cli", &["iodepth=32".into(), "ioengine=libaio".into()]).unwrap();
+        assert_eq!((job.iodepth, job.no_effect.clone()), (32, vec!["ioengine".to_string()]));
         let err = parse_options("cli", &["numjobs=$ncpus".into(), "bs=$pagesize".into()]).unwrap_err().to_string();
         assert!(err.contains("numjobs: fio's `$ncpus` is a property of the machine") && err.contains("bs: fio's `$pagesize`"), "{err}");
         let err = parse_options("cli", &["bsrange=4k-8k,16k-32k".into()]).unwrap_err().to_string();
