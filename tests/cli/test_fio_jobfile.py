@@ -271,3 +271,13 @@ def test_a_job_file_after_a_flag_option_is_the_job_file(tmp_path):
     doc, _ = run_json("--group_reporting", str(job), "--number_ios=10")
     assert (doc["job"], doc["writes"]) == ("j", 10)
     assert refused("--time_based", "5")[0] == "unexpected argument '5' (fio options are written --name=value)"
+
+
+def test_section_runs_only_the_job_sections_named(tmp_path):
+    # fio's --section=NAME (published as `fio --section=randwrite all.fio`) was an unknown option.
+    job = tmp_path / "all.fio"
+    job.write_text("[global]\nsize=64m\nnumber_ios=100\n[randread]\nrw=randread\n[randwrite]\nrw=randwrite\nstonewall\n")
+    doc, _ = run_json(str(job), "--section", "randwrite")
+    assert [j["job"] for j in doc["jobs"]] == ["randwrite"] and doc["writes"] == 100
+    lines = refused(str(job), "--section=seqread")
+    assert lines == [f"option --section: {job} has no job section [seqread] (its sections: randread, randwrite)"], lines

@@ -269,6 +269,9 @@ fn command_line_options(items: &[String]) -> Vec<JobOption> {
 /// --name=r --rw=read` is two jobs side by side, as in fio). Without `--name`, one job `cli`.
 pub fn parse_command_line(items: &[String]) -> Result<Vec<JobSpec>> {
     let options = command_line_options(items);
+    if let Some(section) = options.iter().find(|o| o.key == "section") {
+        return Err(Error::Workload(format!("{}: picks a section of a job file; give the job file too", section.at)));
+    }
     if !options.iter().any(|o| o.key == "name") {
         return Ok(vec![crate::options::parse_options("cli", items)?]);
     }
@@ -307,13 +310,27 @@ fn parse_job_text_in(origin: &str, text: &str, dir: Option<&Path>, overrides: &[
     if reader.jobs.is_empty() && problems.is_empty() {
         problems.push(format!("{origin}: no job section (expected at least one [name] besides [global])"));
     }
-    let command_line = command_line_options(overrides);
+    let mut command_line = command_line_options(overrides);
+    // fio's --section=NAME (repeatable): run only the job sections named.
+    let wanted: Vec<JobOption> = command_line.iter().filter(|o| o.key == "section").cloned().collect();
+    command_line.retain(|o| o.key != "section");
+    let mut sections = reader.jobs;
+    if !wanted.is_empty() {
+        let names: Vec<String> = sections.iter().map(|s| s.name.clone()).collect();
+        for option in &wanted {
+            let name = option.value.as_deref().map(str::trim).unwrap_or("");
+            if !names.iter().any(|n| n == name) {
+                problems.push(format!("{}: {origin} has no job section [{name}] (its sections: {})", option.at, names.join(", ")));
+            }
+        }
+        sections.retain(|s| wanted.iter().any(|o| o.value.as_deref().map(str::trim) == Some(s.name.as_str())));
+    }
     // fio would start another job beside the file's; ssdlab applies command-line options to the
     // file's jobs, so a job named there is refused rather than folded into them.
     if let Some(name) = command_line.iter().find(|o| o.key == "name") {
         problems.push(format!("{}: a job named on the command line beside a job file is not supported; add it to the file as a [section]", name.at));
     }
-    build_groups(origin, reader.jobs, &command_line, problems)
+    build_groups(origin, sections, &command_line, problems)
 }
 
 /// Validate each section (its global options, its own, then `command_line`) into a job, report
@@ -414,6 +431,19 @@ mod tests {
         assert!(err.contains("option --rw: rw: unknown kind") && err.contains("option --name: option `name` needs a value"), "{err}");
         let err = parse_job_text_in("t.fio", "[a]\nrw=write\n", None, &items("--name=b")).unwrap_err().to_string();
         assert!(err.contains("beside a job file"), "{err}");
+    }
+
+    #[test]
+    fn section_runs_only_the_sections_named_as_fio() {
+        let text = "[global]\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\n[c]\nrw=randread\nstonewall\n";
+        let opts = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let groups = parse_job_text_in("t.fio", text, None, &opts(&["--section=b", "--section=c"])).unwrap();
+        let names: Vec<&str> = groups.iter().flat_map(|g| g.group()).map(|j| j.name.as_str()).collect();
+        assert_eq!((names, groups.len()), (vec!["b", "c"], 2));
+        let err = parse_job_text_in("t.fio", text, None, &opts(&["--section=zz"])).unwrap_err().to_string();
+        assert!(err.contains("option --section: t.fio has no job section [zz] (its sections: a, b, c)"), "{err}");
+        let err = parse_command_line(&opts(&["--section=a", "--rw=read"])).unwrap_err().to_string();
+        assert!(err.contains("give the job file too"), "{err}");
     }
 
     #[test]
