@@ -297,7 +297,7 @@ impl IoGenerator {
             _ => (self.span_bytes - len_bytes) / self.align_bytes + 1,
         };
         let scatter =
-            |rank: u64, blocks: u64| if blocks % SCATTER_PRIME == 0 { rank } else { ((rank as u128 * SCATTER_PRIME as u128) % blocks as u128) as u64 };
+            |rank: u64, blocks: u64| if blocks.is_multiple_of(SCATTER_PRIME) { rank } else { ((rank as u128 * SCATTER_PRIME as u128) % blocks as u128) as u64 };
         let index = match (&self.zipf, self.pareto) {
             (Some((zipf, blocks)), _) => {
                 let rank = (zipf.sample(self.rng.inner_mut()) as u64).clamp(1, *blocks) - 1;

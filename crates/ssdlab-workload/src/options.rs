@@ -480,8 +480,13 @@ impl JobSpec {
             "thinktime" => self.thinktime_ns = time(TimeUnit::Microseconds)?,
             "time_based" => self.time_based = truthy(value),
             "number_ios" => {
-                // As fio: 0 is its default, no limit on the number of IOs.
-                self.number_ios = Some(int(u64::MAX)?).filter(|&n| n > 0);
+                let n = int(u64::MAX)?;
+                if n == 0 {
+                    // fio's default (no limit); a job bounded by nothing else would move the whole
+                    // span, so it is refused rather than taken silently.
+                    return Err(Error::Workload(format!("{at}: number_ios: must be positive (fio's 0 means no limit: leave the option out)")));
+                }
+                self.number_ios = Some(n);
             }
             "rwmixread" => {
                 let p = int(100)? as u32;

@@ -186,10 +186,12 @@ fn io_size_zero_is_fios_default_not_nothing() {
 
 #[test]
 fn runtime_and_number_ios_zero_are_fios_defaults() {
-    // fio 3.33 wrote 16 4k blocks for size=64k with number_ios=0, and with runtime=0 (both its
-    // defaults: no limit); both were refused as "must be positive".
-    // (loops=0 too: one pass, as fio did, where it was refused as "must be positive".)
-    for zero in ["number_ios=0", "runtime=0", "loops=0"] {
+    // fio 3.33 wrote 16 4k blocks for size=64k with runtime=0 (its default: no limit), which was
+    // refused as "must be positive"; loops=0 too (one pass). number_ios=0 stays refused, saying
+    // that it is fio's "no limit".
+    let err = parse_options("t", &["number_ios=0".to_string()]).unwrap_err().to_string();
+    assert!(err.contains("fio's 0 means no limit"), "{err}");
+    for zero in ["runtime=0", "loops=0"] {
         let j = job(&["rw=write", "bs=4k", "size=64k", zero]);
         assert_eq!((j.number_ios, j.runtime_ns), (None, None), "{zero}");
         let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
