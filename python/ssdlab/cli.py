@@ -6,6 +6,8 @@ settings, and every user mistake ends as a one-line message on stderr with exit 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import os
@@ -142,6 +144,8 @@ def _write_output(path: str, text: str, option: str) -> None:
 
 def _fio_options(args: list[str]) -> list[str]:
     """Turn ``--rw=randwrite --bs 4k --time_based`` into ``["rw=randwrite", "bs=4k", "time_based"]``."""
+    from ssdlab import fio
+
     out: list[str] = []
     i = 0
     while i < len(args):
@@ -151,7 +155,7 @@ def _fio_options(args: list[str]) -> list[str]:
         body = arg[2:]
         if "=" in body:
             out.append(body)
-        elif i + 1 < len(args) and not args[i + 1].startswith("--"):
+        elif i + 1 < len(args) and not args[i + 1].startswith("--") and fio.takes_next_word(arg):
             out.append(f"{body}={args[i + 1]}")
             i += 1
         else:
@@ -243,6 +247,7 @@ def run_command(
 ) -> None:
     from ssdlab import _native, fio
 
+    redirect = contextlib.ExitStack()
     try:
         if job_file is not None:
             paths.text_path("--job-file", job_file)  # an empty path is refused, not run as no job file
@@ -250,7 +255,7 @@ def run_command(
         if positional_file and job_file:
             raise SsdlabError(f"give the job file once (--job-file {job_file} and {positional_file})")
         job_file = job_file or positional_file
-        options = _fio_options(rest)
+        options, fio_output, display = fio.command_line_only(_fio_options(rest))
         own = {opt for param in ctx.command.params for opt in getattr(param, "opts", [])}
         for option in options:
             spelled = "--" + option.split("=", 1)[0].replace("_", "-")
@@ -264,7 +269,7 @@ def run_command(
         _profile_input(profile)
         _io(
             {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
-            {"--json": json_path, "--series": series_path},
+            {"--json": json_path, "--series": series_path, "--output": fio_output},
             text_inputs=("--job-file", "--profile"),
         )
         bare = not job_file and not options
@@ -272,7 +277,8 @@ def run_command(
         if job_file:
             jobs = jobs_from_file(job_file, options)
         else:
-            jobs = [_native.job_from_options("cli", fio.BARE_RUN_OPTIONS if bare else options)]
+            # fio's command line: every --name starts a job (options before it are global).
+            jobs = _native.jobs_from_options(fio.BARE_RUN_OPTIONS if bare else options)
         for job in jobs:
             drive.check_job(job)
         # fio's log files are outputs too: checked before the run, like --json and --series.
@@ -282,15 +288,19 @@ def run_command(
         if logs:
             paths.check_distinct(
                 {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
-                [("--json", json_path), ("--series", series_path), *logs],
+                [("--json", json_path), ("--series", series_path), ("--output", fio_output), *logs],
             )
+        # fio's --output=FILE: what the run prints on standard output goes to FILE instead.
+        captured = io.StringIO()
+        if fio_output not in (None, "-"):
+            redirect.enter_context(contextlib.redirect_stdout(captured))
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
         human = not quiet and json_path != "-" and series_path != "-" and output_format == "normal"
         if human:
             click.echo(drive_header(drive.info))
             if bare:
                 click.echo(f"no job given: running {' '.join('--' + o for o in fio.BARE_RUN_OPTIONS)} (see ssdlab run --help)")
-            no_effect = sorted({key for job in jobs for key in job.no_effect})
+            no_effect = sorted({key for job in jobs for key in job.no_effect} | set(display))
             if no_effect:
                 click.echo(f"accepted without effect in a simulation: {', '.join(no_effect)}")
         records = []
@@ -334,6 +344,9 @@ def run_command(
         _write_output(json_path, json.dumps(document, indent=2) + "\n", "--json")
     if series_path:
         _write_output(series_path, last.series.to_csv(index=False), "--series")
+    redirect.close()
+    if fio_output not in (None, "-"):
+        _write_output(fio_output, captured.getvalue(), "--output")
 
 
 @cli.command("review")

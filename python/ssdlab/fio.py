@@ -25,13 +25,64 @@ BARE_RUN_OPTIONS = ["rw=randwrite", "bs=4k", "iodepth=32", "runtime=60", "time_b
 LAYOUT_OPTIONS = ["rw=write", "bs=128k", "iodepth=32"]
 
 
+#: fio's command-line options about its progress display, which ssdlab's own progress replaces.
+DISPLAY_OPTIONS = ("eta", "eta-newline", "eta_newline", "eta-interval", "eta_interval", "status-interval", "status_interval")
+
+
+def command_line_only(options: list[str]) -> tuple[list[str], str | None, list[str]]:
+    """fio's options of its command line that are not job options: ``output=FILE`` (where fio
+    writes what it prints) and its progress display (``eta``, ``status-interval``, ...), which
+    ssdlab's progress replaces. Returns the job options, the output file (or None) and the
+    display options given."""
+    rest: list[str] = []
+    output = None
+    display: list[str] = []
+    for item in options:
+        key, _, value = item.partition("=")
+        if key == "output":
+            if not value.strip():
+                raise SsdlabError("--output: give a file name (fio writes what it prints there)")
+            output = value
+        elif key in DISPLAY_OPTIONS:
+            display.append(key)
+        else:
+            rest.append(item)
+    return rest, output, display
+
+
+#: fio's options that take no value on its command line (fio's FIO_OPT_STR_SET: getopt's
+#: optional argument, given only as ``--time_based=1``): the word after one is not its value,
+#: so ``--time_based job.fio`` names a job file, as in fio.
+FLAG_OPTIONS = frozenset(
+    {
+        "time_based",
+        "group_reporting",
+        "stonewall",
+        "wait_for_previous",
+        "new_group",
+        "thread",
+        "exitall",
+        "exitall_on_error",
+        "norandommap",
+        "zero_buffers",
+        "refill_buffers",
+    }
+)
+
+
+def takes_next_word(option: str) -> bool:
+    """Whether ``--option WORD`` gives WORD as the option's value (``--bs 4k``), as fio's
+    command line reads it."""
+    return option.startswith("--") and "=" not in option and option[2:] not in FLAG_OPTIONS
+
+
 def split_job_file(args: list[str]) -> tuple[str | None, list[str]]:
     """The job file given as ``ssdlab run job.fio`` (fio's own form), and the other arguments."""
     files = [a for a in args if not a.startswith("-") and (a.endswith((".fio", ".job", ".ini")) or Path(a).is_file())]
     # A value written after its option (`--bs 4k`) is not a job file.
     candidates = []
     for index, arg in enumerate(args):
-        if arg in files and not (index > 0 and args[index - 1].startswith("--") and "=" not in args[index - 1]):
+        if arg in files and not (index > 0 and takes_next_word(args[index - 1])):
             candidates.append(arg)
     if len(candidates) > 1:
         raise SsdlabError(f"give one job file, not {len(candidates)} ({', '.join(candidates)})")
@@ -217,7 +268,8 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "error": 0,
                 "eta": 0,
                 "elapsed": round(s["simulated_seconds"] + s.get("ramp_seconds", 0.0)),
-                "job options": {"rw": s["rw"], "iodepth": str(s["iodepth"]), "numjobs": str(s.get("jobs_in_group", 1))},
+                # fio shows the options as given (a job's own iodepth), not the group's sum.
+                "job options": {"rw": s["rw"], "iodepth": str(job.iodepth), "numjobs": str(s.get("jobs_in_group", 1))},
                 "read": _direction(s, "read"),
                 "write": _direction(s, "write"),
                 "trim": _direction(s, "trim"),

@@ -179,3 +179,105 @@ def test_rwmixread_and_rwmixwrite_disagreeing_are_refused():
 def test_ssdlab_options_spelled_with_underscores_get_the_hyphenated_spelling():
     lines = refused("--job_file", "x.fio")
     assert lines == ["--job_file: did you mean --job-file (an option of ssdlab run, spelled with hyphens)?"], lines
+
+
+# QA round nine: what published benchmarks bring.
+
+
+def test_every_name_on_the_command_line_starts_a_job_as_in_fio():
+    # `fio --name=w ... --name=r ...` is two jobs side by side; the first used to vanish (one
+    # job `cli` with the last --rw and --number_ios).
+    args = ["--bs=4k", "--size=64m", "--name=w", "--rw=randwrite", "--number_ios=100", "--name=r", "--rw=randread", "--number_ios=50"]
+    doc, _ = run_json(*args)
+    assert doc["jobs_in_group"] == 2 and doc["writes"] == 100 and doc["reads"] == 50, doc
+    r = ssdlab("run", *small_args(), *args, "--stonewall", "--output-format=json")
+    assert r.returncode == 0, r.stderr
+    assert [(j["jobname"], j["write"]["total_ios"], j["read"]["total_ios"]) for j in json.loads(r.stdout)["jobs"]] == [("w", 100, 0), ("r", 0, 50)]
+
+
+def test_fio_defaults_of_refused_options_run_and_other_values_are_refused(tmp_path):
+    job = tmp_path / "full.fio"
+    job.write_text(
+        "[global]\nfsync=0\nend_fsync=0\nstartdelay=0\nrate_iops=0\nthinktime_blocks=1\npercentage_random=100\nzonemode=none\n"
+        "file_service_type=random\nfallocate=none\n[j]\nrw=randwrite\nsize=64m\nnumber_ios=100\n"
+    )
+    doc, _ = run_json(str(job))
+    assert doc["writes"] == 100
+    job.write_text("[j]\nrw=randwrite\nsize=64m\nfsync=1\nrate_iops=500\n")
+    lines = refused(str(job))
+    assert len(lines) == 2 and lines[0].startswith(f"{job}:4: fsync:") and lines[1].startswith(f"{job}:5: rate_iops:"), lines
+
+
+def test_a_job_that_ends_inside_its_ramp_time_is_refused_not_measured_over_no_time():
+    # It printed 40,960,000,000 MB/s and 596 MW (10 writes over the 1e-12 s after the ramp).
+    lines = refused("--rw=randwrite", "--size=64m", "--ramp_time=5", "--number_ios=10")
+    assert len(lines) == 1 and "job cli: every command completed within its ramp_time of 5 s" in lines[0], lines
+
+
+def test_a_group_asking_for_billions_of_commands_in_flight_is_refused_before_it_runs(tmp_path):
+    # 4 jobs x numjobs=1024 x iodepth=65536: the host queue grew to 4 GiB and the process
+    # aborted (memory allocation failed) under a 4 GB limit; each value alone is within fio's.
+    job = tmp_path / "many.fio"
+    job.write_text("[global]\nrw=randwrite\nsize=64m\nnumjobs=1024\niodepth=65536\nnumber_ios=10\n[a]\n[b]\n[c]\n[d]\n")
+    lines = refused(str(job))
+    assert len(lines) == 1 and "job a: its group of 4096 jobs side by side keeps 268435456 commands in flight" in lines[0], lines
+
+
+def test_fios_output_and_progress_options_of_its_command_line(tmp_path):
+    # `fio ... --output-format=json --output=res.json --eta-newline=1`: --output and the progress
+    # options were refused as unknown fio options (`eta`: "did you mean `ba`?").
+    out = tmp_path / "res.json"
+    args = ["--name=t", "--rw=randwrite", "--size=64m", "--number_ios=100", "--output-format=json", f"--output={out}", "--eta-newline=1", "--eta=never"]
+    r = ssdlab("run", *small_args(), *args, "--status-interval=1")
+    assert r.returncode == 0 and r.stdout == "", (r.stdout, r.stderr)
+    job = json.loads(out.read_text())["jobs"][0]
+    assert (job["jobname"], job["write"]["total_ios"]) == ("t", 100)
+    lines = refused("--rw=randwrite", "--output=")
+    assert lines == ["--output: give a file name (fio writes what it prints there)"], lines
+
+
+def test_exitall_ends_the_group_when_its_job_is_done(tmp_path):
+    # fio's exitall: when the job ends, the rest of its group is terminated. It was accepted as
+    # changing nothing: the reader below ran its whole 5 s after the writer's 200 writes.
+    seconds = {}
+    for flag in ("exitall", ""):
+        job = tmp_path / f"j{flag}.fio"
+        job.write_text(f"[global]\nsize=64m\nbs=4k\n[w]\nrw=randwrite\nnumber_ios=200\n{flag}\n[r]\nrw=randread\ntime_based\nruntime=5\n")
+        doc, _ = run_json(str(job))
+        assert doc["writes"] == 200
+        seconds[flag] = doc["simulated_seconds"]
+    assert seconds["exitall"] < 0.5 and seconds[""] >= 5.0, seconds
+
+
+def test_fio_json_job_options_give_the_jobs_own_iodepth():
+    # fio's "job options" are the options as given: iodepth 8 with numjobs=2 (it said 16, the sum).
+    args = ["--name=r", "--rw=read", "--bs=1M", "--iodepth=8", "--size=100M", "--numjobs=2", "--group_reporting", "--output-format=json"]
+    r = ssdlab("run", *small_args(), *args)
+    assert r.returncode == 0, r.stderr
+    options = json.loads(r.stdout)["jobs"][0]["job options"]
+    assert (options["iodepth"], options["numjobs"]) == ("8", "2"), options
+    if shutil.which("fio"):
+        real = json.loads(subprocess.run(["fio", "--ioengine=null", *args], capture_output=True, text=True).stdout)
+        assert real["jobs"][0]["job options"]["iodepth"] == options["iodepth"]
+
+
+def test_a_job_file_after_a_flag_option_is_the_job_file(tmp_path):
+    # `ssdlab run --time_based job.fio` took job.fio as time_based's value and ran no job file
+    # (fio's default job: reads over the whole drive); fio's flags take no separate value.
+    job = tmp_path / "j.fio"
+    job.write_text("[j]\nrw=randwrite\nsize=64m\nbs=4k\n")
+    doc, _ = run_json("--runtime=100ms", "--time_based", str(job))
+    assert doc["job"] == "j" and doc["writes"] > 0 and doc["reads"] == 0, doc["job"]
+    doc, _ = run_json("--group_reporting", str(job), "--number_ios=10")
+    assert (doc["job"], doc["writes"]) == ("j", 10)
+    assert refused("--time_based", "5")[0] == "unexpected argument '5' (fio options are written --name=value)"
+
+
+def test_section_runs_only_the_job_sections_named(tmp_path):
+    # fio's --section=NAME (published as `fio --section=randwrite all.fio`) was an unknown option.
+    job = tmp_path / "all.fio"
+    job.write_text("[global]\nsize=64m\nnumber_ios=100\n[randread]\nrw=randread\n[randwrite]\nrw=randwrite\nstonewall\n")
+    doc, _ = run_json(str(job), "--section", "randwrite")
+    assert [j["job"] for j in doc["jobs"]] == ["randwrite"] and doc["writes"] == 100
+    lines = refused(str(job), "--section=seqread")
+    assert lines == [f"option --section: {job} has no job section [seqread] (its sections: randread, randwrite)"], lines

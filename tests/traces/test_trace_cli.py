@@ -116,3 +116,48 @@ def test_skip_bad_counts_and_addresses_beyond_the_drive(tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["remapped"] == 1
     r = ssdlab("trace", "generate", "superheavy", "--out", str(tmp_path / "x.csv"))
     assert r.returncode == 2 and "unknown workload" in r.stderr
+
+
+def test_variants_written_in_the_wild(tmp_path):
+    # A header naming the columns, SPC's optional fields, blkparse's journal flushes (no sector):
+    # each used to stop the trace at its first line.
+    variants = {
+        "hdr.csv": ("msr", "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n" + SAMPLES["msr"]),
+        "extra.spc": ("spc", "0,8,4096,r,0.000,3\n0,16,16384,w,0.001,3\n0,48,4096,w,0.002,3\n"),
+        "flush.blk": ("blkparse", SAMPLES["blkparse"].replace("CPU0", "  8,0    1       17     0.000300000   250  Q FWS [jbd2/sda1-8]\nCPU0")),
+    }
+    for name, (fmt, text) in variants.items():
+        path = tmp_path / name
+        path.write_text(text)
+        r = ssdlab("trace", "stats", str(path), "--json")
+        assert r.returncode == 0, (name, r.stderr)
+        s = json.loads(r.stdout)
+        assert (s["format"], s["requests"], s["ops"]) == (fmt, 3, {"read": 1, "write": 2}), name
+
+
+def test_fio_v3_timestamps_are_microseconds(tmp_path):
+    # fio writes v3 iolog timestamps in microseconds (they were read as milliseconds: 1000x slow).
+    path = tmp_path / "t.log"
+    path.write_text("fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n0 /dev/x write 0 4096\n2500 /dev/x write 4096 4096\n")
+    s = json.loads(ssdlab("trace", "stats", str(path), "--json").stdout)
+    assert s["duration_seconds"] == pytest.approx(0.0025)
+
+
+def test_a_trace_of_several_devices_is_refused_not_overlaid_on_one_drive(tmp_path):
+    # fio's iolog of two files (or blkparse of two disks): both wrote offset 0 of the one drive.
+    path = tmp_path / "two.log"
+    path.write_text("fio version 2 iolog\n/dev/sda add\n/dev/sdb add\n/dev/sda write 0 4096\n/dev/sdb write 0 4096\n")
+    r = ssdlab("trace", "replay", str(path), *small())
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"{path}:5: a request for device `/dev/sdb`, where the requests before are for `/dev/sda`" in r.stderr
+    s = json.loads(ssdlab("trace", "stats", str(path), "--skip-bad", "--json").stdout)
+    assert s["requests"] == 1 and s["skipped_lines"] == 1
+
+
+def test_a_trace_without_requests_is_refused_by_replay_as_by_stats(tmp_path):
+    # `trace stats` refused it; `trace replay` printed "replayed 0 requests" and exit 0.
+    path = tmp_path / "empty.log"
+    path.write_text("fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x close\n")
+    for command in (["stats", str(path)], ["replay", str(path), *small()]):
+        r = ssdlab("trace", *command)
+        assert r.returncode == 2 and r.stderr.strip() == f"ssdlab: error: {path}: the trace has no requests", r.stderr

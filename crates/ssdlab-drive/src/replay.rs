@@ -111,6 +111,11 @@ fn op_index(op: TraceOp) -> usize {
 }
 
 impl TraceRun {
+    /// The trace's name in messages, and the requests replayed so far.
+    pub fn origin_and_requests(&self) -> (&str, u64) {
+        (&self.origin, self.counts.iter().sum())
+    }
+
     /// Prepare a replay of `records` (read from `origin`, named in messages) on `drive` from
     /// simulated time `at_ns`; writes carry their content from `content`.
     pub fn new(

@@ -14,6 +14,12 @@ use ssdlab_workload::{IoGenerator, JobSpec, SteadyMetric};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+/// Most commands a group of jobs keeps in flight together (each job's `iodepth`, its `numjobs`
+/// copies and the jobs side by side, summed): what the drive's queue does not hold waits in the
+/// host's, one entry each, so the sum bounds the run's memory. fio's per-job limits alone
+/// (65,536 x 1,024 copies x every job of a file) would let a job file ask for billions.
+pub const MAX_GROUP_IN_FLIGHT: u64 = 1 << 20;
+
 /// How far a run has got.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunProgress {
@@ -277,6 +283,15 @@ impl Run {
     /// seeds in order from `seed` and write their own patterns.
     pub fn with_content(drive: &Drive, job: &JobSpec, seed: u64, at_ns: Nanoseconds, content: ContentStream) -> Result<Self> {
         let device_depth = drive.profile().host.queue_depth_max.max(1) as usize;
+        if job.group_iodepth() > MAX_GROUP_IN_FLIGHT {
+            bail!(
+                Workload,
+                "job {}: its group of {} jobs side by side keeps {} commands in flight (iodepth x numjobs, summed over the jobs before the next stonewall); at most {MAX_GROUP_IN_FLIGHT}",
+                job.name,
+                job.group().count(),
+                job.group_iodepth()
+            );
+        }
         let ramp_ns = job.group().map(|j| j.ramp_ns).max().unwrap_or(0);
         let longest_ns = job.group().filter_map(|j| j.runtime_ns).max();
         let Some(ramp_end_ns) = at_ns.checked_add(ramp_ns).filter(|&t| t <= crate::session::MAX_SIMULATED_NS) else {
@@ -365,6 +380,12 @@ impl Run {
         self.last_done_ns
     }
 
+    /// The run's `ramp_time` (its longest in a group), the time it has run, and whether the
+    /// ramp is still going: a job that ends inside it has nothing measured.
+    pub fn ramp(&self) -> (Nanoseconds, Nanoseconds, bool) {
+        (self.ramp_end_ns - self.start_ns, self.last_done_ns.saturating_sub(self.start_ns), !self.ramped)
+    }
+
     /// The host issues stream `index`'s next command at `at_ns`: to the drive when its queue has
     /// room, else into the host's queue.
     fn issue(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) -> Result<()> {
@@ -375,6 +396,9 @@ impl Run {
         if let Some(runtime) = stream.job.runtime_ns {
             if at_ns >= self.ramp_end_ns && at_ns - self.ramp_end_ns >= runtime {
                 stream.stopped = true;
+                if stream.job.exitall {
+                    self.stop_issuing();
+                }
                 return Ok(());
             }
         }
@@ -395,6 +419,9 @@ impl Run {
         stream.lookahead.fill(drive, &mut stream.generator, &mut stream.content, needs_content);
         let Some((io, from)) = stream.lookahead.pop() else {
             stream.stopped = true;
+            if stream.job.exitall {
+                self.stop_issuing();
+            }
             return Ok(false);
         };
         if let Some(soon) = stream.lookahead.get(STAGE2_AT) {
@@ -416,6 +443,13 @@ impl Run {
             self.owners.push(Reverse((done_ns, self.owner_seq, index)));
         }
         Ok(true)
+    }
+
+    /// The group issues no more commands (steady state reached, or a job with fio's `exitall`
+    /// has issued its last); those in flight complete.
+    fn stop_issuing(&mut self) {
+        self.stopped_issuing = true;
+        self.host_queue.clear();
     }
 
     /// A drive slot freed at `at_ns`: submit what the host holds, oldest first.
@@ -460,8 +494,7 @@ impl Run {
         }
         if self.steady_at_ns.is_none() && ss.reached(&self.steady_samples) {
             self.steady_at_ns = Some(at_ns);
-            self.stopped_issuing = true;
-            self.host_queue.clear();
+            self.stop_issuing();
         }
     }
 

@@ -297,6 +297,17 @@ impl Session {
         if !run.is_done() {
             bail!(Request, "the run has not finished");
         }
+        // Every figure counts from the end of ramp_time: a job done before it has none (the
+        // summary would divide what the ramp did by no time at all).
+        if let (ramp_ns, ran_ns, true) = run.ramp() {
+            bail!(
+                Workload,
+                "job {}: every command completed within its ramp_time of {} s (the job ended after {} s), so nothing was measured; shorten ramp_time, or give the job more to do (size, io_size, loops, number_ios, or time_based with a runtime)",
+                run.job().name,
+                ramp_ns as f64 / 1e9,
+                ran_ns as f64 / 1e9
+            );
+        }
         Ok(run.summary(&self.drive, wall_seconds))
     }
 
@@ -467,6 +478,10 @@ impl Session {
     pub fn replay_summary(&self, replay: &TraceRun, wall_seconds: f64) -> Result<ReplaySummary> {
         if !replay.is_done() {
             bail!(Request, "the replay has not finished");
+        }
+        // As `trace stats` says: a trace of headers and file actions only has nothing to replay.
+        if let (origin, 0) = replay.origin_and_requests() {
+            bail!(Workload, "{origin}: the trace has no requests");
         }
         Ok(replay.summary(&self.drive, wall_seconds))
     }

@@ -107,6 +107,14 @@ pub fn job_from_options(name: &str, options: Vec<String>) -> PyResult<NativeJob>
     Ok(NativeJob { spec })
 }
 
+/// The groups of jobs of fio's command line (no job file): options before the first `name=` are
+/// global, every `name=NAME` starts a job (`name=global` goes back to the global options).
+#[pyfunction]
+pub fn jobs_from_options(options: Vec<String>) -> PyResult<Vec<NativeJob>> {
+    let specs = ssdlab_workload::parse_command_line(&options).map_err(to_py)?;
+    Ok(specs.into_iter().map(|spec| NativeJob { spec }).collect())
+}
+
 /// Read the groups of jobs of an fio job file; `overrides` (`key=value`) apply to every job
 /// after the file's own options, as fio's command line does.
 #[pyfunction]

@@ -17,7 +17,8 @@ pub enum TraceFormat {
     /// microseconds, delay the next request).
     FioV2,
     /// fio iolog version 3: `timestamp filename action [offset length]`, timestamps in
-    /// milliseconds since the job started.
+    /// microseconds since the job started (fio writes them with `utime_since_now` and replays
+    /// the differences as microsecond delays).
     FioV3,
     /// UMass / SPC: `ASU,LBA,Size,Opcode,Timestamp` (512 B blocks, bytes, `r`/`w`, seconds).
     Spc,
@@ -52,6 +53,21 @@ impl TraceFormat {
         }
     }
 
+    /// The format whose column names a CSV header line gives (`Timestamp,Hostname,DiskNumber,
+    /// Type,Offset,Size,ResponseTime` for MSR/SNIA, `ASU,LBA,Size,Opcode,Timestamp` for SPC), if
+    /// the line is one: such a line names the columns and carries no request.
+    pub fn detect_header(line: &str) -> Option<Self> {
+        let names: Vec<String> = line.trim().split(',').map(|f| f.trim().trim_matches('"').to_ascii_lowercase()).collect();
+        let named = |i: usize, name: &str| names.get(i).is_some_and(|f| f == name);
+        if names.len() == 7 && names[0].contains("timestamp") && named(3, "type") && named(4, "offset") && named(5, "size") {
+            return Some(Self::Msr);
+        }
+        if names.len() >= 5 && named(0, "asu") && named(1, "lba") && named(2, "size") && named(3, "opcode") {
+            return Some(Self::Spc);
+        }
+        None
+    }
+
     /// Guess the format from the first non-empty line.
     pub fn detect(line: &str) -> Option<Self> {
         let t = line.trim();
@@ -65,7 +81,8 @@ impl TraceFormat {
         if commas.len() == 7 && matches!(commas[3].to_ascii_lowercase().as_str(), "read" | "write") {
             return Some(Self::Msr);
         }
-        if commas.len() == 5 && matches!(commas[3].to_ascii_lowercase().as_str(), "r" | "w") {
+        // The SPC format allows optional fields after the timestamp.
+        if commas.len() >= 5 && matches!(commas[3].to_ascii_lowercase().as_str(), "r" | "w") && commas[4].parse::<f64>().is_ok() {
             return Some(Self::Spc);
         }
         let words: Vec<&str> = t.split_whitespace().collect();
@@ -124,7 +141,8 @@ impl TraceFormat {
             Self::Msr => TimeUnit::Nanoseconds,
             Self::Blkparse | Self::Spc => TimeUnit::Seconds,
             Self::FioV2 => TimeUnit::Microseconds,
-            Self::FioV3 | Self::DiskSim => TimeUnit::Milliseconds,
+            Self::FioV3 => TimeUnit::Microseconds,
+            Self::DiskSim => TimeUnit::Milliseconds,
         }
     }
 }
@@ -160,6 +178,9 @@ pub struct TraceReader {
     last_time_ns: u64,
     fio_clock_ns: u64,
     ended: bool,
+    /// The device the requests so far address (MSR host and disk, blkparse major,minor, fio's
+    /// file name): a trace of several devices cannot be replayed on one drive.
+    device: Option<String>,
 }
 
 fn bad(origin: &str, line: u64, message: impl std::fmt::Display) -> Error {
@@ -215,13 +236,14 @@ impl TraceReader {
         };
         let format = options.format;
         let skip_bad = options.skip_bad;
-        let format = match format {
+        let column_names = TraceFormat::detect_header(&first);
+        let format = match format.or(column_names) {
             Some(f) => f,
             None => TraceFormat::detect(&first).ok_or_else(|| {
                 bad(origin, line_no, "cannot tell the trace format (expected MSR/SNIA CSV, blkparse, fio iolog v2/v3, SPC or DiskSim); name it with --format")
             })?,
         };
-        let header = first.trim().starts_with("fio version");
+        let header = first.trim().starts_with("fio version") || column_names.is_some();
         let unit = options.time_unit.unwrap_or(format.time_unit());
         Ok(Self {
             format,
@@ -240,6 +262,7 @@ impl TraceReader {
             last_time_ns: 0,
             fio_clock_ns: 0,
             ended: false,
+            device: None,
         })
     }
 
@@ -287,6 +310,21 @@ impl TraceReader {
         Ok(ns as u64)
     }
 
+    /// Refuse a request for another device than the requests before it: one drive replays one
+    /// device's address space (with --skip-bad, the other devices' requests are skipped).
+    fn same_device(&mut self, device: &str) -> std::result::Result<(), String> {
+        match &self.device {
+            None => {
+                self.device = Some(device.to_string());
+                Ok(())
+            }
+            Some(first) if first == device => Ok(()),
+            Some(first) => Err(format!(
+                "a request for device `{device}`, where the requests before are for `{first}`: the trace covers several devices and one drive replays one (give a trace of one device, or --skip-bad to keep the first's)"
+            )),
+        }
+    }
+
     /// Parse one line: `Ok(None)` for lines that carry no request (headers, other events).
     fn parse_line(&mut self, line: &str) -> std::result::Result<Option<TraceRecord>, String> {
         if line == NOT_UTF8 {
@@ -309,6 +347,8 @@ impl TraceReader {
                     "write" => TraceOp::Write,
                     other => return Err(format!("Type: `{other}` is neither Read nor Write")),
                 };
+                // Hostname,DiskNumber: the text between the first and the third comma.
+                self.same_device(&t[f[0].len() + 1..f[0].len() + 1 + f[1].len() + 1 + f[2].len()])?;
                 let ticks = num(f[0], "Timestamp")?;
                 let base = *self.base_ticks.get_or_insert(ticks);
                 if ticks < base {
@@ -367,9 +407,15 @@ impl TraceReader {
                 } else {
                     return Ok(None); // flush or barrier without data
                 };
+                let no_data = f.len() < 10 || f[8] != "+" || f[9] == "0";
+                if no_data && rwbs.contains('F') {
+                    // A flush (`Q FWS [jbd2]`, or `Q FWS 0 + 0`): no data to move.
+                    return Ok(None);
+                }
                 if f.len() < 10 || f[8] != "+" {
                     return Err("a Q event needs `rwbs sector + count`".to_string());
                 }
+                self.same_device(f[0])?;
                 let time_ns = self.relative_ns(float(f[3], "time")?)?;
                 let (offset_bytes, len_bytes) = extent(num(f[7], "sector")?, 512, num(f[9], "count")?, 512)?;
                 Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
@@ -408,6 +454,7 @@ impl TraceReader {
                 if f.len() < 4 {
                     return Err(format!("action `{}` needs an offset and a length", f[1]));
                 }
+                self.same_device(f[0])?;
                 let time_ns = time_ns.unwrap_or(self.fio_clock_ns);
                 let (offset_bytes, len_bytes) = extent(num(f[2], "offset")?, 1, num(f[3], "length")?, 1)?;
                 Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))

@@ -43,11 +43,48 @@ fn fio_iologs() {
     assert_eq!(f, TraceFormat::FioV2);
     assert_eq!(r.len(), 3);
     assert_eq!(r[1].time_ns, 100_000);
+    // fio writes v3 timestamps in microseconds (`utime_since_now`) and replays their differences
+    // as microsecond delays: 5 and 7 are 2 us apart (read as milliseconds before).
     let v3 = "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n5 /dev/sdb read 4096 4096\n7 /dev/sdb write 0 8192\n9 /dev/sdb close\n";
     let (f, r, _) = read(v3, None, false).unwrap();
     assert_eq!(f, TraceFormat::FioV3);
     assert_eq!(r.len(), 2);
-    assert_eq!(r[1].time_ns, 2_000_000);
+    assert_eq!(r[1].time_ns, 2_000);
+}
+
+#[test]
+fn real_world_variants_of_the_formats() {
+    // A CSV header naming the MSR/SNIA columns is skipped (detected from it, or with --format).
+    let msr = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166372003061629,hm,0,Read,4096,4096,1010\n128166372003071629,hm,0,Write,8192,16384,500\n";
+    for format in [None, Some(TraceFormat::Msr)] {
+        let (f, r, _) = read(msr, format, false).unwrap();
+        assert_eq!((f, r.len(), r[0].line, r[1].time_ns), (TraceFormat::Msr, 2, 2, 1_000_000));
+    }
+    // SPC: a header, and the optional fields the format allows after the timestamp.
+    let (f, r, _) = read("ASU,LBA,Size,Opcode,Timestamp\n0,8,4096,r,0.000,7\n0,16,16384,w,0.001,7\n", None, false).unwrap();
+    assert_eq!((f, r.len(), r[1].offset_bytes, r[1].time_ns), (TraceFormat::Spc, 2, 8192, 1_000_000));
+    let (f, r, _) = read("0,8,4096,r,0.000,7\n0,16,16384,w,0.001,7\n", None, false).unwrap();
+    assert_eq!((f, r.len()), (TraceFormat::Spc, 2));
+    // blkparse: flushes queued by a journal carry no sector (or 0 sectors): no request.
+    let text = "  8,0    0        1     0.000000000  4162  Q   R 8 + 8 [fio]\n  8,0    1       17     0.000163000   250  Q FWS [jbd2/sda1-8]\n  8,0    1       18     0.000170000   250  Q FWS 0 + 0 [jbd2/sda1-8]\n  8,0    0        2     0.000200000  4162  Q   W 16 + 8 [fio]\n";
+    let (f, r, _) = read(text, None, false).unwrap();
+    assert_eq!((f, r.len(), r[1].op, r[1].line), (TraceFormat::Blkparse, 2, TraceOp::Write, 4));
+    // Several devices in one trace: refused at the first request of the second (fio's file
+    // names, blkparse's major,minor, MSR's host and disk); --skip-bad keeps the first device's.
+    let two = "fio version 2 iolog\n/dev/sda add\n/dev/sdb add\n/dev/sda write 0 4096\n/dev/sdb write 0 4096\n/dev/sda write 4096 4096\n";
+    let err = read(two, None, false).unwrap_err().to_string();
+    assert!(err.starts_with("sample:5: a request for device `/dev/sdb`, where the requests before are for `/dev/sda`"), "{err}");
+    let (_, r, skipped) = read(two, None, true).unwrap();
+    assert_eq!((r.len(), skipped), (2, 1));
+    let err = read("  8,0    0        1     0.000000000  4162  Q   W 8 + 8 [fio]\n  8,16   0        2     0.000100000  4162  Q   W 8 + 8 [fio]\n", None, false)
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("sample:2: a request for device `8,16`"), "{err}");
+    let err = read("128166372003061629,hm,0,Read,4096,4096,1010\n128166372003071629,hm,1,Write,8192,16384,500\n", None, false).unwrap_err().to_string();
+    assert!(err.starts_with("sample:2: a request for device `hm,1`, where the requests before are for `hm,0`"), "{err}");
+    // A write without its sector is still malformed.
+    let err = read("  8,0    0        1     0.000000000  4162  Q   W [fio]\n", None, false).unwrap_err().to_string();
+    assert!(err.starts_with("sample:1:") && err.contains("sector + count"), "{err}");
 }
 
 #[test]

@@ -26,12 +26,14 @@ pub const SIMULATED: &[&str] = &[
     "rwmixread",
     "rwmixwrite",
     "random_distribution",
+    "percentage_random",
     "blockalign",
     "ba",
     "numjobs",
     "offset_increment",
     "stonewall",
     "wait_for_previous",
+    "exitall",
     "fill_device",
     "fill_fs",
     "pre_read",
@@ -80,7 +82,6 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("cpumask", "no host processes"),
     ("nice", "no host processes"),
     ("prio", "no host processes"),
-    ("exitall", "jobs of a group end by their own limits"),
     ("randrepeat", "every random choice follows --seed"),
     ("randseed", "every random choice follows --seed"),
     ("random_generator", "every random choice follows --seed"),
@@ -112,6 +113,35 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("kb_base_display", "figures are reported in fixed units"),
     ("unit_base", "figures are reported in fixed units"),
     ("do_verify", "matters only with verify, which is refused"),
+    ("file_service_type", "the job addresses one simulated drive, not files"),
+    ("openfiles", "the job addresses one simulated drive, not files"),
+    ("fallocate", "no file is created"),
+    ("overwrite", "no file is created"),
+    ("file_append", "no file is created"),
+    ("fadvise_hint", "no page cache"),
+    ("cpus_allowed_policy", "no host processes"),
+    ("numa_cpu_nodes", "no host processes"),
+    ("numa_mem_policy", "no host processes"),
+    ("cgroup", "no host processes"),
+    ("gtod_cpu", "no host processes"),
+    ("ioscheduler", "the host's IO scheduler is not between the job and the simulated drive"),
+    ("io_submit_mode", "the simulated drive is the engine"),
+    ("hipri", "the simulated drive is the engine"),
+    ("fixedbufs", "the simulated drive is the engine"),
+    ("registerfiles", "the simulated drive is the engine"),
+    ("sqthread_poll", "the simulated drive is the engine"),
+    ("sqthread_poll_cpu", "the simulated drive is the engine"),
+    ("allrandrepeat", "every random choice follows --seed"),
+    ("continue_on_error", "the simulated drive returns no errors"),
+    ("ignore_error", "the simulated drive returns no errors"),
+    ("exitall_on_error", "the simulated drive returns no errors"),
+    ("stats", "figures are always reported"),
+    ("disk_util", "ssdlab reports the drive's own utilization"),
+    ("significant_figures", "figures are reported in fixed units"),
+    ("log_compression", "logs are written as text"),
+    ("log_hist_msec", "matters only with write_hist_log, which is refused"),
+    ("replay_no_stall", "matters only with read_iolog, which is refused"),
+    ("bs_is_seq_rand", "matters only with separate block sizes (bs=4k,8k), which are refused"),
 ];
 
 /// Options ssdlab knows and refuses, with why.
@@ -142,7 +172,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("zonesize", "zoned block devices are not simulated"),
     ("zonerange", "zoned block devices are not simulated"),
     ("zoneskip", "zoned block devices are not simulated"),
-    ("percentage_random", "mixes of sequential and random offsets are not simulated"),
     ("random_distribution_write", "one distribution for every direction"),
     ("flow", "flow control between jobs is not simulated"),
     ("flow_id", "flow control between jobs is not simulated"),
@@ -154,7 +183,51 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("replay_redirect", "replay traces with `ssdlab trace replay`"),
     ("read_iolog", "replay traces with `ssdlab trace replay`"),
     ("write_iolog", "IO logs are not written"),
+    ("fsync_on_close", "flushes inside a job are not simulated"),
+    ("serialize_overlap", "in-flight IOs are not checked for overlap"),
+    ("max_latency", "jobs are not stopped on a latency limit"),
+    ("log_max_value", "log windows carry the mean, not the maximum"),
+    ("log_unix_epoch", "logs carry simulated milliseconds from the job's start"),
+    ("lockfile", "file locks between jobs are not simulated"),
+    ("rw_sequencer", "`rw=randread:N` issues N sequential IOs per random offset (fio's rw_sequencer=sequential)"),
+    ("dedupe_mode", "duplicates repeat earlier blocks (fio's dedupe_mode=repeat)"),
+    ("buffer_pattern", "written content follows data_pattern, buffer_compress_percentage and dedupe_percentage"),
+    ("offset_align", "a percentage offset is aligned to the smallest block size"),
+    ("cmdprio_percentage", "command priorities are not simulated"),
+    ("cmdprio_class", "command priorities are not simulated"),
+    ("cmdprio", "command priorities are not simulated"),
+    ("wait_for", "a job waits for the jobs before it with stonewall (a job file's groups run one after the other)"),
+    ("exit_what", "exitall stops the jobs of its group (fio's exit_what=group)"),
 ];
+
+/// Whether `value` is fio's own default for a refused option, so giving it changes nothing:
+/// `fsync=0`, `end_fsync=0`, `startdelay=0`, `rate_iops=0`, `thinktime_blocks=1`,
+/// `percentage_random=100`, `zonemode=none`, ... (job files written out in full carry them).
+pub fn is_fio_default(key: &str, value: &str) -> bool {
+    let value = value.trim();
+    // Zero, with a unit or not, for each direction given (`rate=0`, `startdelay=0s`, `rate=0,0`).
+    let zero = || {
+        value.split(',').all(|part| {
+            let number = part.trim().trim_end_matches(|c: char| c.is_ascii_alphabetic());
+            number.parse::<f64>().is_ok_and(|n| n == 0.0) || matches!(part.trim(), "false" | "no" | "off")
+        })
+    };
+    let every = |default: &str| value.split(',').all(|part| part.trim() == default);
+    match key {
+        "thinktime_blocks" => every("1"),
+        "latency_percentile" => every("100"),
+        "rate_process" => every("linear"),
+        "zonemode" => every("none"),
+        "sync" => every("none") || zero(),
+        "lockfile" => every("none"),
+        "rw_sequencer" => every("sequential"),
+        "dedupe_mode" => every("repeat"),
+        "exit_what" => every("group"),
+        "verify_pattern" | "buffer_pattern" | "exec_prerun" | "exec_postrun" | "write_hist_log" | "read_iolog" | "write_iolog" | "replay_redirect"
+        | "cmdprio_class" | "verify_interval" => false,
+        _ => zero(),
+    }
+}
 
 /// Why an option changes nothing in a simulation, if it is one of those.
 pub fn no_effect_reason(key: &str) -> Option<&'static str> {

@@ -39,6 +39,9 @@ pub struct IoGenerator {
     align_bytes: u64,
     rng: SimRng,
     cursor_bytes: u64,
+    /// Where the writes of `rw=rw` go on: fio keeps a sequential position per direction, so a
+    /// mixed sequential job writes from the span's start as it reads from it.
+    write_cursor_bytes: u64,
     /// IOs still to issue sequentially after a random offset (`rw=randread:N`).
     run_left: u64,
     issued_ios: u64,
@@ -47,6 +50,8 @@ pub struct IoGenerator {
     weight_total: u64,
     equal_weights: bool,
     zipf: Option<(Zipf<f64>, u64)>,
+    /// fio's Pareto: the power applied to a uniform draw, and the blocks of the span.
+    pareto: Option<(f64, u64)>,
     /// Zones of `random_distribution=zoned`: cumulative access percent, start and end bytes.
     zones: Vec<(u32, u64, u64)>,
     /// The one block size of the job and how many aligned positions it has in the span
@@ -59,10 +64,11 @@ impl IoGenerator {
     pub fn new(job: &JobSpec, capacity_bytes: u64, seed: u64) -> Result<Self> {
         let at = format!("job {}", job.name);
         let min_bs = job.min_block_bytes();
-        // Percentages of the device, as fio, rounded down to the smallest block size.
+        // Percentages of the device, as fio: a size rounded down to the smallest block size, an
+        // offset (with its percentage increments) rounded up to it (fio's get_start_offset).
         let of_capacity = |percent: f64| -> u64 { ((capacity_bytes as f64 * percent / 100.0) as u64 / min_bs) * min_bs };
         let offset_bytes = match job.offset_percent {
-            Some(p) => of_capacity(p).saturating_add(job.offset_bytes),
+            Some(p) => ((capacity_bytes as f64 * p / 100.0) as u64).div_ceil(min_bs).saturating_mul(min_bs).saturating_add(job.offset_bytes),
             None => job.offset_bytes,
         };
         if offset_bytes >= capacity_bytes {
@@ -97,7 +103,9 @@ impl IoGenerator {
             }
             _ => span_bytes,
         };
-        let limit_bytes = match (job.io_size_bytes, job.time_based) {
+        // fio's io_size=N% is a share of the job's size (its span).
+        let io_size_bytes = job.io_size_bytes.or(job.io_size_percent.map(|p| (span_bytes as f64 * p / 100.0) as u64));
+        let limit_bytes = match (io_size_bytes, job.time_based) {
             (Some(bytes), false) => Some(bytes),
             (None, false) => Some(one_pass_bytes.saturating_mul(job.loops)),
             (_, true) => None,
@@ -108,6 +116,10 @@ impl IoGenerator {
                 let zipf = Zipf::new(blocks as f64, theta).map_err(|e| ssdlab_core::Error::Workload(format!("{at}: random_distribution: {e}")))?;
                 Some((zipf, blocks))
             }
+            _ => None,
+        };
+        let pareto = match job.distribution {
+            Distribution::Pareto(h) if job.rw.is_random() => Some((h.ln() / (1.0 - h).ln(), (span_bytes / align_bytes).max(1))),
             _ => None,
         };
         let zones = match &job.distribution {
@@ -124,11 +136,13 @@ impl IoGenerator {
             align_bytes,
             rng: SimRng::new(seed),
             cursor_bytes: offset_bytes,
+            write_cursor_bytes: offset_bytes,
             run_left: 0,
             issued_ios: 0,
             issued_bytes: 0,
             limit_bytes,
             zipf,
+            pareto,
             zones,
             positions_of_fixed: match job.block_sizes.as_slice() {
                 [(bs, _)] if *bs <= span_bytes && align_bytes > 0 => Some((*bs, (span_bytes - bs) / align_bytes + 1)),
@@ -203,13 +217,27 @@ impl IoGenerator {
         let mut len_bytes = self.pick_block_size();
         let op = self.pick_op();
         let offset_bytes = if self.job.rw.is_random() {
-            if self.run_left > 0 && self.cursor_bytes + len_bytes <= self.span_start_bytes + self.span_bytes {
+            let end = self.span_start_bytes + self.span_bytes;
+            if self.run_left > 0 && self.cursor_bytes + len_bytes <= end {
                 self.run_left -= 1;
+                self.cursor_bytes
+            } else if self.job.percentage_random < 100 && self.rng.below(100) >= self.job.percentage_random as u64 {
+                // fio's percentage_random: this IO goes on from the previous one (from the span's
+                // start once past its end).
+                if self.cursor_bytes + len_bytes > end {
+                    self.cursor_bytes = self.span_start_bytes;
+                }
                 self.cursor_bytes
             } else {
                 self.run_left = (self.job.rw_step.max(1) - 1) as u64;
                 self.random_offset(len_bytes)
             }
+        } else if op == Op::Write && self.job.rw == RwKind::ReadWrite {
+            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            let (offset, len) = self.sequential_offset(len_bytes);
+            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            len_bytes = len;
+            offset
         } else {
             let (offset, len) = self.sequential_offset(len_bytes);
             len_bytes = len;
@@ -268,13 +296,18 @@ impl IoGenerator {
             Some((len, positions)) if len == len_bytes => positions,
             _ => (self.span_bytes - len_bytes) / self.align_bytes + 1,
         };
-        let index = match &self.zipf {
-            None => self.rng.below(positions),
-            Some((zipf, blocks)) => {
+        let scatter =
+            |rank: u64, blocks: u64| if blocks.is_multiple_of(SCATTER_PRIME) { rank } else { ((rank as u128 * SCATTER_PRIME as u128) % blocks as u128) as u64 };
+        let index = match (&self.zipf, self.pareto) {
+            (Some((zipf, blocks)), _) => {
                 let rank = (zipf.sample(self.rng.inner_mut()) as u64).clamp(1, *blocks) - 1;
-                let scattered = if *blocks % SCATTER_PRIME == 0 { rank } else { ((rank as u128 * SCATTER_PRIME as u128) % *blocks as u128) as u64 };
-                scattered.min(positions - 1)
+                scatter(rank, *blocks).min(positions - 1)
             }
+            (None, Some((power, blocks))) => {
+                let rank = (((blocks - 1) as f64 * self.rng.unit_f64().powf(power)) as u64).min(blocks - 1);
+                scatter(rank, blocks).min(positions - 1)
+            }
+            (None, None) => self.rng.below(positions),
         };
         self.span_start_bytes + index * self.align_bytes
     }

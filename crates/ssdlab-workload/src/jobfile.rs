@@ -212,6 +212,10 @@ pub fn expand_numjobs(jobs: Vec<JobSpec>) -> Vec<JobSpec> {
             .map(|k| {
                 let mut copy = job.clone();
                 copy.offset_bytes = copy.offset_bytes.saturating_add(k as u64 * job.offset_increment_bytes);
+                // A percentage increment adds to the offset's percentage (fio: of the device's size).
+                if let Some(step) = job.offset_increment_percent.filter(|_| k > 0) {
+                    copy.offset_percent = Some(job.offset_percent.unwrap_or(0.0) + k as f64 * step);
+                }
                 copy
             })
             .collect();
@@ -245,14 +249,9 @@ pub fn parse_job_text(origin: &str, text: &str) -> Result<Vec<JobSpec>> {
     parse_job_text_in(origin, text, None, &[])
 }
 
-fn parse_job_text_in(origin: &str, text: &str, dir: Option<&Path>, overrides: &[String]) -> Result<Vec<JobSpec>> {
-    let mut reader = Reader { global: Vec::new(), jobs: Vec::new(), in_global: false, seen_section: false, problems: Vec::new() };
-    reader.read(origin, text, dir, 0);
-    let mut problems = reader.problems;
-    if reader.jobs.is_empty() && problems.is_empty() {
-        problems.push(format!("{origin}: no job section (expected at least one [name] besides [global])"));
-    }
-    let command_line: Vec<JobOption> = overrides
+/// Command-line `key=value` items (a leading `--` dropped) as options.
+fn command_line_options(items: &[String]) -> Vec<JobOption> {
+    items
         .iter()
         .map(|item| {
             let (key, value) = match item.split_once('=') {
@@ -261,11 +260,86 @@ fn parse_job_text_in(origin: &str, text: &str, dir: Option<&Path>, overrides: &[
             };
             JobOption { at: format!("option --{key}"), key, value }
         })
-        .collect();
+        .collect()
+}
+
+/// The jobs of fio's command line (no job file): as fio reads it, options before the first
+/// `--name` (and after `--name=global`) are global, and every other `--name=NAME` starts a job
+/// that takes the global options given so far, then its own (`ssdlab run --name=w --rw=write
+/// --name=r --rw=read` is two jobs side by side, as in fio). Without `--name`, one job `cli`.
+pub fn parse_command_line(items: &[String]) -> Result<Vec<JobSpec>> {
+    let options = command_line_options(items);
+    if let Some(section) = options.iter().find(|o| o.key == "section") {
+        return Err(Error::Workload(format!("{}: picks a section of a job file; give the job file too", section.at)));
+    }
+    if !options.iter().any(|o| o.key == "name") {
+        return Ok(vec![crate::options::parse_options("cli", items)?]);
+    }
+    let mut global: Vec<JobOption> = Vec::new();
+    let mut sections: Vec<Section> = Vec::new();
+    let mut in_global = true;
+    let mut problems = Vec::new();
+    for option in options {
+        if option.key == "name" {
+            let name = option.value.as_deref().map(str::trim).unwrap_or("");
+            if name.is_empty() {
+                problems.push(format!("{}: option `name` needs a value", option.at));
+                continue;
+            }
+            // As fio: `--name=global` goes back to the global options.
+            in_global = name == "global";
+            if !in_global {
+                sections.push(Section { name: name.to_string(), at: option.at.clone(), global: global.clone(), options: Vec::new() });
+            }
+        } else if in_global {
+            global.push(option);
+        } else if let Some(job) = sections.last_mut() {
+            job.options.push(option);
+        }
+    }
+    if sections.is_empty() && problems.is_empty() {
+        problems.push("option --name=global: no job after it (give --name=NAME to start one)".to_string());
+    }
+    build_groups("command line", sections, &[], problems)
+}
+
+fn parse_job_text_in(origin: &str, text: &str, dir: Option<&Path>, overrides: &[String]) -> Result<Vec<JobSpec>> {
+    let mut reader = Reader { global: Vec::new(), jobs: Vec::new(), in_global: false, seen_section: false, problems: Vec::new() };
+    reader.read(origin, text, dir, 0);
+    let mut problems = reader.problems;
+    if reader.jobs.is_empty() && problems.is_empty() {
+        problems.push(format!("{origin}: no job section (expected at least one [name] besides [global])"));
+    }
+    let mut command_line = command_line_options(overrides);
+    // fio's --section=NAME (repeatable): run only the job sections named.
+    let wanted: Vec<JobOption> = command_line.iter().filter(|o| o.key == "section").cloned().collect();
+    command_line.retain(|o| o.key != "section");
+    let mut sections = reader.jobs;
+    if !wanted.is_empty() {
+        let names: Vec<String> = sections.iter().map(|s| s.name.clone()).collect();
+        for option in &wanted {
+            let name = option.value.as_deref().map(str::trim).unwrap_or("");
+            if !names.iter().any(|n| n == name) {
+                problems.push(format!("{}: {origin} has no job section [{name}] (its sections: {})", option.at, names.join(", ")));
+            }
+        }
+        sections.retain(|s| wanted.iter().any(|o| o.value.as_deref().map(str::trim) == Some(s.name.as_str())));
+    }
+    // fio would start another job beside the file's; ssdlab applies command-line options to the
+    // file's jobs, so a job named there is refused rather than folded into them.
+    if let Some(name) = command_line.iter().find(|o| o.key == "name") {
+        problems.push(format!("{}: a job named on the command line beside a job file is not supported; add it to the file as a [section]", name.at));
+    }
+    build_groups(origin, sections, &command_line, problems)
+}
+
+/// Validate each section (its global options, its own, then `command_line`) into a job, report
+/// every problem at once, and group the jobs as fio does.
+fn build_groups(origin: &str, sections: Vec<Section>, command_line: &[JobOption], mut problems: Vec<String>) -> Result<Vec<JobSpec>> {
     let mut jobs = Vec::new();
     // An option wrong in [global] is wrong for every job: say it once.
     let mut reported: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for section in reader.jobs {
+    for section in sections {
         let mut job = JobSpec::new(&section.name);
         let options: Vec<&JobOption> = section.global.iter().chain(section.options.iter()).chain(command_line.iter()).collect();
         let mut failed = false;
@@ -307,6 +381,7 @@ fn parse_job_text_in(origin: &str, text: &str, dir: Option<&Path>, overrides: &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::RwKind;
 
     #[test]
     fn job_files_apply_global_and_report_lines() {
@@ -334,6 +409,41 @@ mod tests {
         assert_eq!(groups[0].concurrent.len(), 2);
         assert_eq!(groups[0].block_sizes, vec![(8192, 100)]);
         assert_eq!(groups[1].concurrent.len(), 0);
+    }
+
+    #[test]
+    fn command_line_names_start_jobs_as_fio() {
+        let items = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        // Two jobs side by side; the options before the first --name are global; --name=global
+        // goes back to them (fio: the job after takes iodepth=4, the one before does not).
+        let groups =
+            parse_command_line(&items("--bs=8k --name=w --rw=randwrite --size=1m --name=global --iodepth=4 --name=r --rw=randread --stonewall")).unwrap();
+        assert_eq!(groups.len(), 2);
+        let (w, r) = (&groups[0], &groups[1]);
+        assert_eq!((w.name.as_str(), w.rw, w.iodepth, w.size_bytes, w.block_sizes[0].0), ("w", RwKind::RandWrite, 1, Some(1 << 20), 8192));
+        assert_eq!((r.name.as_str(), r.rw, r.iodepth, r.size_bytes, r.block_sizes[0].0), ("r", RwKind::RandRead, 4, None, 8192));
+        let groups = parse_command_line(&items("--name=a --rw=write --name=b --rw=read")).unwrap();
+        assert_eq!((groups.len(), groups[0].concurrent.len(), groups[0].concurrent[0].name.as_str()), (1, 1, "b"));
+        // Without --name: one job `cli`, as before.
+        let groups = parse_command_line(&items("--rw=write --bs=4k")).unwrap();
+        assert_eq!((groups.len(), groups[0].name.as_str()), (1, "cli"));
+        let err = parse_command_line(&items("--name=a --rw=sideways --name=")).unwrap_err().to_string();
+        assert!(err.contains("option --rw: rw: unknown kind") && err.contains("option --name: option `name` needs a value"), "{err}");
+        let err = parse_job_text_in("t.fio", "[a]\nrw=write\n", None, &items("--name=b")).unwrap_err().to_string();
+        assert!(err.contains("beside a job file"), "{err}");
+    }
+
+    #[test]
+    fn section_runs_only_the_sections_named_as_fio() {
+        let text = "[global]\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\n[c]\nrw=randread\nstonewall\n";
+        let opts = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let groups = parse_job_text_in("t.fio", text, None, &opts(&["--section=b", "--section=c"])).unwrap();
+        let names: Vec<&str> = groups.iter().flat_map(|g| g.group()).map(|j| j.name.as_str()).collect();
+        assert_eq!((names, groups.len()), (vec!["b", "c"], 2));
+        let err = parse_job_text_in("t.fio", text, None, &opts(&["--section=zz"])).unwrap_err().to_string();
+        assert!(err.contains("option --section: t.fio has no job section [zz] (its sections: a, b, c)"), "{err}");
+        let err = parse_command_line(&opts(&["--section=a", "--rw=read"])).unwrap_err().to_string();
+        assert!(err.contains("give the job file too"), "{err}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! fio options: one job's settings and how each `key=value` changes them.
 
-use crate::catalogue::{no_effect_reason, not_simulated_reason};
+use crate::catalogue::{is_fio_default, no_effect_reason, not_simulated_reason};
 use ssdlab_core::units::{parse_size_bytes_with, parse_time_ns, KbBase, TimeUnit};
 use ssdlab_core::{Error, Nanoseconds, Result};
 use ssdlab_reduce::{DataPattern, PatternKind};
@@ -101,6 +101,9 @@ pub enum Distribution {
     Uniform,
     /// Zipf with exponent `theta` over the blocks of the span.
     Zipf(f64),
+    /// fio's Pareto with parameter `h` (0 < h < 1) over the blocks of the span: rank
+    /// `(blocks - 1) * U^(ln h / ln(1 - h))`, scattered as Zipf's ranks are.
+    Pareto(f64),
     /// Zones in order from the span's start, each drawn uniformly, chosen by access share.
     Zoned(Vec<Zone>),
 }
@@ -184,6 +187,8 @@ pub struct JobSpec {
     pub size_percent: Option<f64>,
     /// Bytes to transfer before stopping (`None`: the span's size times `loops`, as fio does).
     pub io_size_bytes: Option<u64>,
+    /// Bytes to transfer as a percentage of the span (`io_size=50%`, as fio: of `size`).
+    pub io_size_percent: Option<f64>,
     /// Passes over the span (`loops`).
     pub loops: u64,
     /// Simulated run-time limit (after `ramp_time`).
@@ -210,8 +215,19 @@ pub struct JobSpec {
     pub numjobs: u32,
     /// Offset added to each copy's span (`offset_increment`).
     pub offset_increment_bytes: u64,
+    /// Offset added to each copy's span as a percentage of the usable capacity
+    /// (`offset_increment=10%`).
+    pub offset_increment_percent: Option<f64>,
     /// The job waits for every job before it (`stonewall`, `wait_for_previous`).
     pub stonewall: bool,
+    /// The job names one of fio's synchronous engines (`ioengine=psync`): its queue depth is 1.
+    sync_engine: bool,
+    /// Percent of a random job's offsets drawn at random (fio's `percentage_random`); the others
+    /// go on sequentially from the previous IO.
+    pub percentage_random: u32,
+    /// When this job has issued its last command, the other jobs of its group issue no more
+    /// (fio's `exitall`: the job's end terminates the rest of its group).
+    pub exitall: bool,
     /// Steady-state termination, if asked for.
     pub steady_state: Option<SteadyState>,
     /// Logs to write.
@@ -234,6 +250,10 @@ pub struct JobSpec {
     compress_chunk_bytes: u32,
 }
 
+/// fio's synchronous IO engines: one command at a time per job whatever its iodepth (fio: "both
+/// iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1").
+const SYNC_ENGINES: &[&str] = &["sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice"];
+
 /// Whether an option's value switches it on (`time_based`, `time_based=1`).
 fn truthy(value: Option<&str>) -> bool {
     value.map(|v| !matches!(v.trim(), "0" | "false" | "no" | "off")).unwrap_or(true)
@@ -253,6 +273,7 @@ impl JobSpec {
             size_bytes: None,
             size_percent: None,
             io_size_bytes: None,
+            io_size_percent: None,
             loops: 1,
             runtime_ns: None,
             ramp_ns: 0,
@@ -266,7 +287,11 @@ impl JobSpec {
             blockalign: None,
             numjobs: 1,
             offset_increment_bytes: 0,
+            offset_increment_percent: None,
             stonewall: false,
+            exitall: false,
+            percentage_random: 100,
+            sync_engine: false,
             steady_state: None,
             logs: LogSettings::default(),
             fill_device: false,
@@ -311,7 +336,7 @@ impl JobSpec {
     fn size_or_percent(&self, key: &str, text: &str, at: &str) -> Result<Extent> {
         if let Some(number) = text.strip_suffix('%') {
             let percent: f64 = number.trim().parse().map_err(|_| Error::Workload(format!("{at}: {key}: `{text}` is not a percentage")))?;
-            let lowest_ok = if key == "offset" { percent >= 0.0 } else { percent > 0.0 };
+            let lowest_ok = if key.starts_with("offset") { percent >= 0.0 } else { percent > 0.0 };
             if !(lowest_ok && percent <= 100.0) {
                 return Err(Error::Workload(format!("{at}: {key}: a percentage must be above 0 and at most 100 (got {text})")));
             }
@@ -338,6 +363,13 @@ impl JobSpec {
         let text = value.map(str::trim).unwrap_or("");
         if let Some(name) = unset_variable(text).filter(|_| no_effect_reason(key).is_none()) {
             return Err(Error::Workload(format!("{at}: {key}: environment variable `{name}` is not set (in `{text}`)")));
+        }
+        // fio's keywords for the machine it runs on: a simulation's results must not depend on
+        // the machine that runs it.
+        if let Some(keyword) = ["$ncpus", "$pagesize", "$mb_memory"].into_iter().find(|k| text.contains(k)).filter(|_| no_effect_reason(key).is_none()) {
+            return Err(Error::Workload(format!(
+                "{at}: {key}: fio's `{keyword}` is a property of the machine fio runs on, which a simulation does not use; give the number itself (in `{text}`)"
+            )));
         }
         let need = || -> Result<&str> {
             if text.is_empty() {
@@ -398,6 +430,9 @@ impl JobSpec {
             }
             "bsrange" | "blocksize_range" => {
                 let t = need()?;
+                if t.contains(',') {
+                    return Err(Error::Workload(format!("{at}: bsrange: separate read,write ranges (`{t}`) are not supported; give one range")));
+                }
                 let (low, high) = t.split_once('-').ok_or_else(|| Error::Workload(format!("{at}: bsrange: expected MIN-MAX (e.g. 4k-64k), got `{t}`")))?;
                 let low = self.sector_size("bsrange", low, at)?;
                 let high = self.sector_size("bsrange", high, at)?;
@@ -428,15 +463,18 @@ impl JobSpec {
                 Extent::Bytes(b) => (self.size_bytes, self.size_percent) = (Some(b), None),
                 Extent::Percent(p) => (self.size_bytes, self.size_percent) = (None, Some(p)),
             },
-            "io_size" | "io_limit" => self.io_size_bytes = Some(self.size(key, need()?, at)?),
+            "io_size" | "io_limit" => match self.size_or_percent("io_size", need()?, at)? {
+                // As fio: 0 is its default (the span, `loops` times), not "move nothing".
+                Extent::Bytes(0) => (self.io_size_bytes, self.io_size_percent) = (None, None),
+                Extent::Bytes(b) => (self.io_size_bytes, self.io_size_percent) = (Some(b), None),
+                Extent::Percent(p) => (self.io_size_bytes, self.io_size_percent) = (None, Some(p)),
+            },
             "loops" => {
-                let n = int(1 << 20)?;
-                if n == 0 {
-                    return Err(Error::Workload(format!("{at}: loops: must be positive")));
-                }
-                self.loops = n;
+                // As fio: loops=0 makes one pass, as its default loops=1 does.
+                self.loops = int(1 << 20)?.max(1);
             }
-            "runtime" | "timeout" => self.runtime_ns = Some(time(TimeUnit::Seconds)?),
+            // As fio: 0 is its default, no time limit.
+            "runtime" | "timeout" => self.runtime_ns = Some(time(TimeUnit::Seconds)?).filter(|&ns| ns > 0),
             "ramp_time" => self.ramp_ns = time(TimeUnit::Seconds)?,
             // fio reads a bare thinktime as microseconds.
             "thinktime" => self.thinktime_ns = time(TimeUnit::Microseconds)?,
@@ -444,7 +482,9 @@ impl JobSpec {
             "number_ios" => {
                 let n = int(u64::MAX)?;
                 if n == 0 {
-                    return Err(Error::Workload(format!("{at}: number_ios: must be positive")));
+                    // fio's default (no limit); a job bounded by nothing else would move the whole
+                    // span, so it is refused rather than taken silently.
+                    return Err(Error::Workload(format!("{at}: number_ios: must be positive (fio's 0 means no limit: leave the option out)")));
                 }
                 self.number_ios = Some(n);
             }
@@ -473,8 +513,29 @@ impl JobSpec {
                 }
                 self.numjobs = n as u32;
             }
-            "offset_increment" => self.offset_increment_bytes = self.size(key, need()?, at)?,
+            "offset_increment" => match self.size_or_percent("offset_increment", need()?, at)? {
+                Extent::Bytes(b) => (self.offset_increment_bytes, self.offset_increment_percent) = (b, None),
+                Extent::Percent(p) => (self.offset_increment_bytes, self.offset_increment_percent) = (0, Some(p)),
+            },
             "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
+            "exitall" => self.exitall = truthy(value),
+            "ioengine" => {
+                self.sync_engine = SYNC_ENGINES.contains(&text);
+                self.note_no_effect(key);
+            }
+            "percentage_random" => {
+                let t = need()?;
+                // fio's read,write,trim values: one value for every direction.
+                let parts: Vec<&str> = t.split(',').map(str::trim).collect();
+                if parts.iter().any(|p| *p != parts[0]) {
+                    return Err(Error::Workload(format!("{at}: percentage_random: separate read,write values (`{t}`) are not supported; give one percentage")));
+                }
+                let p: u32 = parts[0].parse().map_err(|_| Error::Workload(format!("{at}: percentage_random: `{t}` is not a whole percentage")))?;
+                if p > 100 {
+                    return Err(Error::Workload(format!("{at}: percentage_random: must be 0 to 100 (got {p})")));
+                }
+                self.percentage_random = p;
+            }
             "fill_device" | "fill_fs" => self.fill_device = truthy(value),
             "pre_read" => self.pre_read = truthy(value),
             "write_bw_log" => self.logs.bw = Some(log_prefix(value, &self.name)),
@@ -530,7 +591,12 @@ impl JobSpec {
                 if no_effect_reason(other).is_some() {
                     self.note_no_effect(other);
                 } else if let Some(reason) = not_simulated_reason(other) {
-                    return Err(Error::Workload(format!("{at}: {other}: {reason}")));
+                    // fio's own default (`fsync=0`, `thinktime_blocks=1`) is what ssdlab does.
+                    if value.is_some() && is_fio_default(other, text) {
+                        self.note_no_effect(other);
+                    } else {
+                        return Err(Error::Workload(format!("{at}: {other}: {reason}")));
+                    }
                 } else {
                     let hint = crate::catalogue::suggest(other).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
                     return Err(Error::Workload(format!("{at}: unknown fio option `{other}`{hint}")));
@@ -570,6 +636,12 @@ impl JobSpec {
             (None, Some(percent)) => PatternKind::FioCompress { percent, chunk_bytes: self.compress_chunk_bytes },
             (None, None) => PatternKind::Random,
         };
+        // As fio, a synchronous engine caps the queue depth at 1 (then ioengine is not without
+        // effect).
+        if self.sync_engine && self.iodepth > 1 {
+            self.iodepth = 1;
+            self.no_effect.retain(|k| k != "ioengine");
+        }
         if let (Some(r), Some(w)) = (self.rwmixread_given, self.rwmixwrite_given) {
             if r + w != 100 {
                 problems.push(format!("{at}: rwmixread={r} and rwmixwrite={w} disagree (they must add up to 100; give one of them)"));
@@ -595,9 +667,6 @@ impl JobSpec {
         }
         if !self.offset_bytes.is_multiple_of(512) {
             problems.push(format!("{at}: offset {} is not a whole number of 512-byte sectors", self.offset_bytes));
-        }
-        if self.runtime_ns == Some(0) {
-            problems.push(format!("{at}: runtime: must be positive"));
         }
         if self.time_based && self.runtime_ns.is_none() {
             problems.push(format!("{at}: time_based needs a runtime"));
@@ -658,6 +727,14 @@ impl JobSpec {
                 entry.1 = share;
             }
         }
+        // As fio: a share no entry claims (4k/10:64k/40, or the remainder of 100/3) goes to the
+        // entry with the largest percentage (fio sorts them by percentage and an unmatched draw
+        // falls through to the last), not spread over them all.
+        let total: u32 = out.iter().map(|(_, w)| *w).sum();
+        if total > 0 && total < 100 {
+            let largest = out.iter().enumerate().max_by_key(|(i, (_, w))| (*w, *i)).map(|(i, _)| i).expect("non-empty");
+            out[largest].1 += 100 - total;
+        }
         Ok(out)
     }
 
@@ -673,10 +750,17 @@ impl JobSpec {
             }
             return Ok(Distribution::Zipf(theta));
         }
+        if let Some(h_text) = text.strip_prefix("pareto:") {
+            let h: f64 = h_text.trim().parse().map_err(|_| bad(format!("`{h_text}` is not a number")))?;
+            if !(h > 0.0 && h < 1.0) {
+                return Err(bad(format!("pareto h must be above 0 and below 1, as in fio (got {h_text})")));
+            }
+            return Ok(Distribution::Pareto(h));
+        }
         let (absolute, zones_text) = match (text.strip_prefix("zoned:"), text.strip_prefix("zoned_abs:")) {
             (Some(z), _) => (false, z),
             (_, Some(z)) => (true, z),
-            _ => return Err(bad(format!("unknown `{text}` (expected random, zipf:THETA, zoned:ACCESS/SPAN:... or zoned_abs:ACCESS/SIZE:...)"))),
+            _ => return Err(bad(format!("unknown `{text}` (expected random, zipf:THETA, pareto:H, zoned:ACCESS/SPAN:... or zoned_abs:ACCESS/SIZE:...)"))),
         };
         if zones_text.contains(',') {
             return Err(bad("separate zones for reads, writes and trims (`,`) are not supported; give one list".into()));
@@ -798,6 +882,12 @@ mod tests {
         let job = parse_options("cli", &["random_distribution=zipf:1.2".into(), "bssplit=4k:8k".into()]).unwrap();
         assert_eq!(job.distribution, Distribution::Zipf(1.2));
         assert_eq!(job.block_sizes, vec![(4096, 50), (8192, 50)]);
+        // fio 3.33 wrote 855 4k and 8139 64k writes for bssplit=4k/10:64k/40: the unclaimed 50%
+        // goes to the largest entry (it was spread: 20% and 80%).
+        let job = parse_options("cli", &["bssplit=4k/10:64k/40".into()]).unwrap();
+        assert_eq!(job.block_sizes, vec![(4096, 10), (65536, 90)]);
+        let job = parse_options("cli", &["bssplit=4k:8k:16k".into()]).unwrap();
+        assert_eq!(job.block_sizes, vec![(4096, 33), (8192, 33), (16384, 34)]);
     }
 
     #[test]
@@ -817,6 +907,41 @@ mod tests {
     }
 
     #[test]
+    fn fio_defaults_of_refused_options_change_nothing() {
+        // Job files written out in full carry fio's defaults; those are what ssdlab does.
+        let defaults = [
+            "fsync=0",
+            "fdatasync=0",
+            "end_fsync=0",
+            "fsync_on_close=0",
+            "sync=none",
+            "startdelay=0s",
+            "rate=0,0",
+            "rate_iops=0",
+            "rate_min=0",
+            "rate_process=linear",
+            "thinktime_blocks=1",
+            "thinktime_spin=0",
+            "percentage_random=100",
+            "zonemode=none",
+            "latency_target=0",
+            "serialize_overlap=0",
+        ];
+        let mut items: Vec<String> = vec!["rw=randwrite".into()];
+        items.extend(defaults.iter().map(|s| s.to_string()));
+        let job = parse_options("cli", &items).unwrap();
+        assert!(job.no_effect.contains(&"fsync".to_string()) && job.no_effect.contains(&"thinktime_blocks".to_string()), "{:?}", job.no_effect);
+        // Anything else is still refused with its reason.
+        for other in ["fsync=1", "end_fsync", "startdelay=5", "rate_iops=500", "thinktime_blocks=8", "zonemode=zbd", "sync=1"] {
+            let err = parse_options("cli", &[other.to_string()]).unwrap_err().to_string();
+            assert!(err.contains(other.split('=').next().unwrap()) && !err.contains("unknown"), "{other}: {err}");
+        }
+        // Real fio options that change nothing are accepted, not called unknown.
+        let job = parse_options("cli", &["file_service_type=random".into(), "fallocate=none".into(), "ioscheduler=none".into()]).unwrap();
+        assert_eq!(job.no_effect, vec!["file_service_type", "fallocate", "ioscheduler"]);
+    }
+
+    #[test]
     fn every_problem_is_named_at_once() {
         let err = parse_options("cli", &["rw=randwrite".into(), "iodeph=4".into(), "bogus=1".into()]).unwrap_err().to_string();
         assert!(err.contains("unknown fio option `iodeph`") && err.contains("`bogus`"), "{err}");
@@ -828,6 +953,15 @@ mod tests {
         assert!(err.contains("rwmixread"), "{err}");
         let err = parse_options("cli", &["rwmixread=60".into(), "rwmixwrite=30".into()]).unwrap_err().to_string();
         assert!(err.contains("disagree"), "{err}");
+        // fio caps a synchronous engine's queue depth at 1 (it printed QD32 and ran 32 deep).
+        let job = parse_options("cli", &["ioengine=psync".into(), "iodepth=32".into()]).unwrap();
+        assert!(job.iodepth == 1 && job.no_effect.is_empty(), "{job:?}");
+        let job = parse_options("cli", &["iodepth=32".into(), "ioengine=libaio".into()]).unwrap();
+        assert_eq!((job.iodepth, job.no_effect.clone()), (32, vec!["ioengine".to_string()]));
+        let err = parse_options("cli", &["numjobs=$ncpus".into(), "bs=$pagesize".into()]).unwrap_err().to_string();
+        assert!(err.contains("numjobs: fio's `$ncpus` is a property of the machine") && err.contains("bs: fio's `$pagesize`"), "{err}");
+        let err = parse_options("cli", &["bsrange=4k-8k,16k-32k".into()]).unwrap_err().to_string();
+        assert!(err.contains("separate read,write ranges"), "{err}");
         let err = parse_options("cli", &["verify=crc32c".into()]).unwrap_err().to_string();
         assert!(err.contains("verify"), "{err}");
     }

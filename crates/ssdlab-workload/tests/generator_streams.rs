@@ -98,3 +98,105 @@ fn number_ios_stops_at_the_size_as_fio_does() {
     let mut g = IoGenerator::new(&job, 1 << 30, 1).unwrap();
     assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 10);
 }
+
+#[test]
+fn percentage_offsets_and_increments_as_fio_places_them() {
+    // fio 3.33 on a 1 MiB file, bs=4k (its write_iolog): offset=33% starts at 348160 (33% is
+    // 346030.08, rounded up to the block size: it was rounded down to 344064), and
+    // offset_increment=10% with numjobs=3 starts the copies at 0, 106496 and 212992 (the
+    // percentage was refused as an unknown size suffix).
+    let start = |j: &ssdlab_workload::JobSpec| IoGenerator::new(j, 1 << 20, 1).unwrap().span_start_bytes();
+    assert_eq!(start(&job(&["rw=write", "bs=4k", "offset=33%", "size=4k"])), 348160);
+    let group = job(&["rw=write", "bs=4k", "offset_increment=10%", "numjobs=3", "size=4k"]);
+    assert_eq!(group.group().map(start).collect::<Vec<_>>(), vec![0, 106496, 212992]);
+    let group = job(&["rw=write", "bs=4k", "offset=8k", "offset_increment=64k", "numjobs=2", "size=4k"]);
+    assert_eq!(group.group().map(start).collect::<Vec<_>>(), vec![8192, 73728]);
+}
+
+#[test]
+fn sequential_mixed_reads_and_writes_each_go_on_from_their_own_position() {
+    // fio's rw=rw keeps a position per direction (its write_iolog for bs=4k size=64k: reads at
+    // 0, 4096, 8192, writes at 0, 4096, ...); one shared position put the reads where nothing
+    // was written and the writes where nothing was read.
+    let j = job(&["rw=rw", "bs=4k", "size=64k"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 3).unwrap();
+    let ios: Vec<_> = std::iter::from_fn(|| g.next_io()).collect();
+    assert_eq!(ios.len(), 16);
+    for op in [Op::Read, Op::Write] {
+        let offsets: Vec<u64> = ios.iter().filter(|io| io.op == op).map(|io| io.offset_bytes).collect();
+        assert!(!offsets.is_empty());
+        assert_eq!(offsets, (0..offsets.len() as u64).map(|i| i * 4096).collect::<Vec<_>>(), "{op:?}");
+    }
+}
+
+#[test]
+fn percentage_random_mixes_sequential_and_random_offsets_as_fio() {
+    // fio: each IO of a random job is random with probability percentage_random/100, else it
+    // goes on from the previous one (it was refused).
+    let follows = |pct: &str| {
+        let j = job(&["rw=randwrite", "bs=4k", "size=64m", "number_ios=10000", &format!("percentage_random={pct}")]);
+        let mut g = IoGenerator::new(&j, 1 << 30, 5).unwrap();
+        let ios: Vec<_> = std::iter::from_fn(|| g.next_io()).collect();
+        ios.windows(2).filter(|w| w[1].offset_bytes == w[0].offset_bytes + w[0].len_bytes).count()
+    };
+    assert_eq!(follows("0"), 9999);
+    let half = follows("50");
+    assert!((4700..5300).contains(&half), "{half}");
+    assert!(follows("100") < 10);
+    let err = parse_options("t", &["percentage_random=50,100".to_string()]).unwrap_err().to_string();
+    assert!(err.contains("separate read,write values"), "{err}");
+}
+
+#[test]
+fn pareto_puts_its_share_of_accesses_on_its_share_of_blocks_as_fio() {
+    // fio's pareto:h (it was refused as unknown): rank (blocks-1) * U^(ln h / ln(1-h)); with
+    // h = 0.2, 80% of the accesses go to 20% of the blocks.
+    let j = job(&["rw=randread", "bs=4k", "size=400k", "io_size=1g", "number_ios=20000", "random_distribution=pareto:0.2"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 9).unwrap();
+    let mut counts = std::collections::HashMap::new();
+    for io in std::iter::from_fn(|| g.next_io()) {
+        assert!(io.offset_bytes + io.len_bytes <= 400 * 1024 && io.offset_bytes % 4096 == 0);
+        *counts.entry(io.offset_bytes).or_insert(0u64) += 1;
+    }
+    let mut hits: Vec<u64> = counts.into_values().collect();
+    hits.sort_unstable_by(|a, b| b.cmp(a));
+    let top: u64 = hits.iter().take(20).sum();
+    assert!((15_000..17_000).contains(&top), "{top}");
+    for bad in ["pareto:1.5", "pareto:0", "pareto:x"] {
+        let err = parse_options("t", &[format!("random_distribution={bad}")]).unwrap_err().to_string();
+        assert!(err.contains("random_distribution"), "{err}");
+    }
+}
+
+#[test]
+fn io_size_as_a_percentage_of_the_size_as_fio() {
+    // fio 3.33 wrote 256 4k blocks for size=2m io_size=50% (it was refused: unknown suffix %).
+    let j = job(&["rw=write", "bs=4k", "size=2m", "io_size=50%"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 256);
+}
+
+#[test]
+fn io_size_zero_is_fios_default_not_nothing() {
+    // fio 3.33 wrote 16 4k blocks for size=64k io_size=0; the job moved nothing (0 IOs, exit 0).
+    let j = job(&["rw=write", "bs=4k", "size=64k", "io_size=0"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 16);
+}
+
+#[test]
+fn runtime_and_number_ios_zero_are_fios_defaults() {
+    // fio 3.33 wrote 16 4k blocks for size=64k with runtime=0 (its default: no limit), which was
+    // refused as "must be positive"; loops=0 too (one pass). number_ios=0 stays refused, saying
+    // that it is fio's "no limit".
+    let err = parse_options("t", &["number_ios=0".to_string()]).unwrap_err().to_string();
+    assert!(err.contains("fio's 0 means no limit"), "{err}");
+    for zero in ["runtime=0", "loops=0"] {
+        let j = job(&["rw=write", "bs=4k", "size=64k", zero]);
+        assert_eq!((j.number_ios, j.runtime_ns), (None, None), "{zero}");
+        let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+        assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 16, "{zero}");
+    }
+    let err = parse_options("t", &["time_based".to_string(), "runtime=0".to_string()]).unwrap_err().to_string();
+    assert!(err.contains("time_based needs a runtime"), "{err}");
+}
