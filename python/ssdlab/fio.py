@@ -261,6 +261,11 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     entries = []
     for group_id, (result, job) in enumerate(zip(results, jobs, strict=True)):
         s = result.summary
+        options = {"rw": s["rw"], "iodepth": str(job.iodepth), "numjobs": str(s.get("jobs_in_group", 1))}
+        # fio lists a rate limit among the options as given (`"rate_iops": "1000"`).
+        rate = getattr(job, "rate_given", None)
+        if rate is not None:
+            options[rate[0]] = rate[1]
         entries.append(
             {
                 "jobname": job.name,
@@ -269,7 +274,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "eta": 0,
                 "elapsed": round(s["simulated_seconds"] + s.get("ramp_seconds", 0.0)),
                 # fio shows the options as given (a job's own iodepth), not the group's sum.
-                "job options": {"rw": s["rw"], "iodepth": str(job.iodepth), "numjobs": str(s.get("jobs_in_group", 1))},
+                "job options": options,
                 "read": _direction(s, "read"),
                 "write": _direction(s, "write"),
                 "trim": _direction(s, "trim"),

@@ -203,9 +203,22 @@ def test_fio_defaults_of_refused_options_run_and_other_values_are_refused(tmp_pa
     )
     doc, _ = run_json(str(job))
     assert doc["writes"] == 100
-    job.write_text("[j]\nrw=randwrite\nsize=64m\nfsync=1\nrate_iops=500\n")
+    job.write_text("[j]\nrw=randwrite\nsize=64m\nfsync=1\nrate_iops_min=500\n")
     lines = refused(str(job))
-    assert len(lines) == 2 and lines[0].startswith(f"{job}:4: fsync:") and lines[1].startswith(f"{job}:5: rate_iops:"), lines
+    assert len(lines) == 2 and lines[0].startswith(f"{job}:4: fsync:") and lines[1].startswith(f"{job}:5: rate_iops_min:"), lines
+
+
+def test_rate_iops_limits_the_job_and_the_json_reports_it():
+    # 200 commands per second for 2 simulated seconds at QD8: 400 commands, whatever the drive.
+    args = ["--rw=randwrite", "--bs=4k", "--size=64m", "--iodepth=8", "--time_based", "--runtime=2", "--rate_iops=200"]
+    r = ssdlab("run", *small_args(), *args, "--output-format=json")
+    assert r.returncode == 0, r.stderr
+    job = json.loads(r.stdout)["jobs"][0]
+    assert job["job options"]["rate_iops"] == "200", job["job options"]
+    assert abs(job["write"]["total_ios"] - 400) <= 1 and job["ssdlab"]["rate_iops_limit"] == 200.0, job["write"]
+    # A mixed job's per-direction limits are refused, saying why.
+    lines = refused("--rw=randrw", "--size=64m", "--rate_iops=500")
+    assert len(lines) == 1 and "rate_iops=500" in lines[0] and "mixed job" in lines[0], lines
 
 
 def test_a_job_that_ends_inside_its_ramp_time_is_refused_not_measured_over_no_time():

@@ -146,6 +146,10 @@ pub struct RunSummary {
     pub jobs_in_group: u32,
     /// Most commands the host held because the drive's queue was full (iodepth above it).
     pub host_queued_max: u64,
+    /// Commands per second the group's rate limits allow (fio's `rate_iops`/`rate`, summed over
+    /// its jobs), when every job of the group has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_iops_limit: Option<f64>,
     /// Bytes read from sectors nobody wrote (or trimmed): answered from the map, no NAND read
     /// (the read bytes times the share of 4 KiB sectors read that were unmapped).
     pub unmapped_read_bytes: u64,
@@ -223,7 +227,18 @@ struct Stream {
     /// Commands generated ahead of submission, with content drawn ahead for them.
     lookahead: Lookahead,
     stopped: bool,
+    /// Commands issued under the job's rate limit (fio's `rate_iops`/`rate`), and where the
+    /// limit counts from.
+    rate_issued: u64,
+    rate_start_ns: Nanoseconds,
+    /// fio's `rate_process=poisson`: the draws for the gaps (seeded from the job's seed) and
+    /// the sum of those drawn so far.
+    poisson: Option<ssdlab_core::SimRng>,
+    poisson_offset_ns: Nanoseconds,
 }
+
+/// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
+const POISSON_SEED: u64 = 0x7261_7465_5f70_6f69;
 
 /// A closed-loop run of one job, or of a group of jobs side by side sharing the drive's queue
 /// (`JobSpec::concurrent`: the other jobs of an fio group and `numjobs` copies), each keeping its
@@ -247,6 +262,9 @@ pub struct Run {
     /// Commands the host holds while the drive's queue is full: arrival time and stream.
     host_queue: VecDeque<(Nanoseconds, usize)>,
     host_queued_max: u64,
+    /// Issues a rate limit holds back: time, sequence (ties in order) and stream.
+    pending: BinaryHeap<Reverse<(Nanoseconds, u64, usize)>>,
+    pending_seq: u64,
     device_depth: usize,
     /// End of `ramp_time`: figures count from here.
     ramp_end_ns: Nanoseconds,
@@ -316,13 +334,25 @@ impl Run {
             let member_seed = if index == 0 { seed } else { seeds.next_u64() };
             let generator = IoGenerator::new(member, drive.usable_bytes(), member_seed)?;
             check_thinktime(member, &generator, ramp_end_ns)?;
+            check_rate(member, &generator, at_ns)?;
             let content = match first_content.take() {
                 Some(c) => c,
                 None => ContentStream::new(member.pattern, drive.options().content, member_seed),
             };
             let mut alone = member.clone();
             alone.concurrent.clear();
-            streams.push(Stream { job: alone, generator, content, lookahead: Lookahead::new(), stopped: false });
+            let poisson = member.rate.as_ref().filter(|r| r.poisson).map(|_| ssdlab_core::SimRng::new(member_seed ^ POISSON_SEED));
+            streams.push(Stream {
+                job: alone,
+                generator,
+                content,
+                lookahead: Lookahead::new(),
+                stopped: false,
+                rate_issued: 0,
+                rate_start_ns: at_ns,
+                poisson,
+                poisson_offset_ns: 0,
+            });
         }
         let total_depth = job.group_iodepth();
         Ok(Self {
@@ -340,6 +370,8 @@ impl Run {
             owner_seq: 0,
             host_queue: VecDeque::new(),
             host_queued_max: 0,
+            pending: BinaryHeap::new(),
+            pending_seq: 0,
             device_depth,
             ramp_end_ns,
             ramped: ramp_ns == 0,
@@ -372,7 +404,7 @@ impl Run {
 
     /// Whether every command has completed.
     pub fn is_done(&self) -> bool {
-        self.started && self.inflight.is_empty() && self.host_queue.is_empty()
+        self.started && self.inflight.is_empty() && self.host_queue.is_empty() && self.pending.is_empty()
     }
 
     /// Simulated time of the last completion (the run's end once done).
@@ -384,6 +416,36 @@ impl Run {
     /// ramp is still going: a job that ends inside it has nothing measured.
     pub fn ramp(&self) -> (Nanoseconds, Nanoseconds, bool) {
         (self.ramp_end_ns - self.start_ns, self.last_done_ns.saturating_sub(self.start_ns), !self.ramped)
+    }
+
+    /// Stream `index` may issue its next command at `at_ns`: at once, or, when its rate limit
+    /// (fio's `rate_iops`/`rate`) says later, held until then in time order with completions.
+    fn schedule(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) -> Result<()> {
+        let stream = &mut self.streams[index];
+        let Some(rate) = &stream.job.rate else { return self.issue(drive, index, at_ns) };
+        if self.stopped_issuing || stream.stopped {
+            return Ok(());
+        }
+        // fio's linear process: the k-th command no earlier than k/rate after the start; its
+        // Poisson process: after the sum of k exponential gaps of mean 1/rate.
+        let offset_ns = match stream.poisson.as_mut() {
+            Some(rng) => {
+                let offset = stream.poisson_offset_ns;
+                let mean_ns = rate.ns_times_per as f64 / rate.per as f64;
+                let gap = -(1.0 - rng.unit_f64()).ln() * mean_ns;
+                stream.poisson_offset_ns = offset.saturating_add(gap.round().min(u64::MAX as f64) as u64);
+                offset as u128
+            }
+            None => rate.linear_offset_ns(stream.rate_issued),
+        };
+        stream.rate_issued += 1;
+        let earliest_ns = stream.rate_start_ns.saturating_add(offset_ns.min(u64::MAX as u128) as u64);
+        if earliest_ns > at_ns {
+            self.pending_seq += 1;
+            self.pending.push(Reverse((earliest_ns, self.pending_seq, index)));
+            return Ok(());
+        }
+        self.issue(drive, index, at_ns)
     }
 
     /// The host issues stream `index`'s next command at `at_ns`: to the drive when its queue has
@@ -450,6 +512,7 @@ impl Run {
     fn stop_issuing(&mut self) {
         self.stopped_issuing = true;
         self.host_queue.clear();
+        self.pending.clear();
     }
 
     /// A drive slot freed at `at_ns`: submit what the host holds, oldest first.
@@ -509,12 +572,20 @@ impl Run {
             // Slots are filled job by job, in file order, at the start.
             for index in 0..self.streams.len() {
                 for _ in 0..self.streams[index].job.iodepth {
-                    self.issue(drive, index, self.start_ns)?;
+                    self.schedule(drive, index, self.start_ns)?;
                 }
             }
         }
         let mut processed = 0;
         while processed < max_completions {
+            // Issues a rate limit held back, in time order with the completions (first on a tie).
+            if let Some(&Reverse((at_ns, _, index))) = self.pending.peek() {
+                if self.inflight.next_done_ns().is_none_or(|done_ns| at_ns <= done_ns) {
+                    self.pending.pop();
+                    self.issue(drive, index, at_ns)?;
+                    continue;
+                }
+            }
             let Some(done) = self.inflight.pop() else { break };
             let owner = match self.owners.pop() {
                 Some(Reverse((owner_done_ns, _, owner))) => {
@@ -543,7 +614,7 @@ impl Run {
             if self.ramped {
                 self.host_time_ns += thinktime_ns;
             }
-            self.issue(drive, owner, done.done_ns.saturating_add(thinktime_ns))?;
+            self.schedule(drive, owner, done.done_ns.saturating_add(thinktime_ns))?;
             processed += 1;
         }
         if self.is_done() {
@@ -649,6 +720,7 @@ impl Run {
             series_truncated: self.metrics.truncated(),
             jobs_in_group: self.streams.len() as u32,
             host_queued_max: self.host_queued_max,
+            rate_iops_limit: self.job.group().map(|j| j.rate.as_ref().map(|r| r.commands_per_second())).sum(),
             unmapped_read_bytes: {
                 let sectors = d.host_read_sectors - db.host_read_sectors;
                 let unmapped = (d.unmapped_sector_reads - db.unmapped_sector_reads).min(sectors);
@@ -707,6 +779,37 @@ impl Run {
             gc_chunks_moved: now.gc_chunks_moved - base.gc_chunks_moved,
         })
     }
+}
+
+/// Refuse a job whose rate limit alone would carry the simulated clock past its limit (a job
+/// bounded by its size or number_ios, without a runtime).
+fn check_rate(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds) -> Result<()> {
+    let Some(rate) = &job.rate else { return Ok(()) };
+    if job.runtime_ns.is_some() {
+        return Ok(());
+    }
+    let ios = match (job.number_ios, generator.limit_bytes()) {
+        (Some(n), Some(bytes)) => n.min(bytes.div_ceil(job.min_block_bytes())),
+        (Some(n), None) => n,
+        (None, Some(bytes)) => bytes.div_ceil(job.min_block_bytes()),
+        (None, None) => u64::MAX,
+    };
+    let room_ns = crate::session::MAX_SIMULATED_NS - from_ns.min(crate::session::MAX_SIMULATED_NS);
+    // Linear spacing; a Poisson process takes as long on average.
+    let needed = rate.linear_offset_ns(ios);
+    if needed > room_ns as u128 {
+        bail!(
+            Workload,
+            "job {}: {}={} over its {} IOs takes {:.0} s of simulated time, past the simulated clock's limit of {:.0} s (set a runtime or io_size)",
+            job.name,
+            rate.given.0,
+            rate.given.1,
+            ios,
+            needed as f64 / 1e9,
+            seconds(crate::session::MAX_SIMULATED_NS)
+        );
+    }
+    Ok(())
 }
 
 /// Refuse a job whose thinktime alone would carry the simulated clock past its limit.

@@ -37,6 +37,12 @@ impl NativeJob {
         self.spec.runtime_ns.map(|ns| ns as f64 / 1e9)
     }
 
+    /// fio's rate option as given (`("rate_iops", "1000")`), if the job has a rate limit.
+    #[getter]
+    fn rate_given(&self) -> Option<(String, String)> {
+        self.spec.rate.as_ref().map(|r| r.given.clone())
+    }
+
     /// Jobs run side by side in this group (numjobs copies and the jobs before the next
     /// stonewall).
     #[getter]

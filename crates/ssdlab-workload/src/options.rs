@@ -163,6 +163,32 @@ pub struct LogSettings {
     pub avg_msec: u64,
 }
 
+/// fio's `rate_iops` or `rate` of a job (its direction's value): the job issues no faster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimit {
+    /// The option as given, for reports: `("rate_iops", "1000")`.
+    pub given: (String, String),
+    /// Simulated ns per command times `per`: the k-th command (from 0) of the job is issued no
+    /// earlier than `k * ns_times_per / per` after the job's start (fio's linear rate process).
+    pub ns_times_per: u128,
+    /// Denominator of the spacing (commands or bytes per second).
+    pub per: u64,
+    /// fio's `rate_process=poisson`: exponential gaps of the same mean, drawn from the job's seed.
+    pub poisson: bool,
+}
+
+impl RateLimit {
+    /// Commands per second the limit allows.
+    pub fn commands_per_second(&self) -> f64 {
+        self.per as f64 * 1e9 / self.ns_times_per as f64
+    }
+
+    /// Earliest issue time of the `k`-th command (from 0), ns after the job's start (linear).
+    pub fn linear_offset_ns(&self, k: u64) -> u128 {
+        k as u128 * self.ns_times_per / self.per as u128
+    }
+}
+
 /// One validated job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
@@ -199,6 +225,13 @@ pub struct JobSpec {
     /// command in its place (the host's own time per command: its storage stack and the
     /// benchmark program).
     pub thinktime_ns: Nanoseconds,
+    /// fio's `rate_iops`/`rate` (resolved for the job's direction by `finish`).
+    pub rate: Option<RateLimit>,
+    /// `rate_iops` as given: read, write, trim (0: no limit).
+    rate_iops_given: Option<([u64; 3], String)>,
+    /// `rate` as given: bytes per second for read, write, trim (0: no limit).
+    rate_bytes_given: Option<([u64; 3], String)>,
+    rate_poisson: bool,
     /// Keep going (wrapping around the span) until `runtime` even after `io_size`.
     pub time_based: bool,
     /// Stop after this many IOs.
@@ -278,6 +311,10 @@ impl JobSpec {
             runtime_ns: None,
             ramp_ns: 0,
             thinktime_ns: 0,
+            rate: None,
+            rate_iops_given: None,
+            rate_bytes_given: None,
+            rate_poisson: false,
             time_based: false,
             number_ios: None,
             rwmixread: 50,
@@ -478,6 +515,25 @@ impl JobSpec {
             "ramp_time" => self.ramp_ns = time(TimeUnit::Seconds)?,
             // fio reads a bare thinktime as microseconds.
             "thinktime" => self.thinktime_ns = time(TimeUnit::Microseconds)?,
+            "rate_iops" => {
+                let t = need()?;
+                let values = per_direction(t, |part| part.parse::<u64>().map_err(|_| format!("`{part}` is not a whole number of IOs per second")))
+                    .map_err(|m| Error::Workload(format!("{at}: rate_iops: {m}")))?;
+                self.rate_iops_given = Some((values, t.to_string()));
+            }
+            "rate" => {
+                let t = need()?;
+                let kb_base = self.kb_base;
+                let values = per_direction(t, |part| parse_size_bytes_with(part, kb_base)).map_err(|m| Error::Workload(format!("{at}: rate: {m}")))?;
+                self.rate_bytes_given = Some((values, t.to_string()));
+            }
+            "rate_process" => {
+                self.rate_poisson = match need()? {
+                    "linear" => false,
+                    "poisson" => true,
+                    other => return Err(Error::Workload(format!("{at}: rate_process: unknown process `{other}` (expected linear or poisson)"))),
+                }
+            }
             "time_based" => self.time_based = truthy(value),
             "number_ios" => {
                 let n = int(u64::MAX)?;
@@ -681,6 +737,10 @@ impl JobSpec {
                 ));
             }
         }
+        match self.resolve_rate() {
+            Ok(rate) => self.rate = rate,
+            Err(m) => problems.push(format!("{at}: {m}")),
+        }
         if !self.logs.avg_msec.is_multiple_of(1000) {
             problems.push(format!("{at}: log_avg_msec: ssdlab logs whole simulated seconds; give a multiple of 1000 (got {})", self.logs.avg_msec));
         }
@@ -689,6 +749,42 @@ impl JobSpec {
         } else {
             Err(Error::Workload(problems.join("\n")))
         }
+    }
+
+    /// The job's rate limit from `rate_iops`/`rate`, for its direction (fio's values are per
+    /// direction: read, write, trim).
+    fn resolve_rate(&self) -> std::result::Result<Option<RateLimit>, String> {
+        let direction = match self.rw {
+            RwKind::Read | RwKind::RandRead => Some(0),
+            RwKind::Write | RwKind::RandWrite => Some(1),
+            RwKind::Trim | RwKind::RandTrim => Some(2),
+            RwKind::RandRw | RwKind::ReadWrite => None,
+        };
+        let mut found: Vec<(&str, u64, &String)> = Vec::new();
+        for (key, given) in [("rate_iops", &self.rate_iops_given), ("rate", &self.rate_bytes_given)] {
+            let Some((values, text)) = given else { continue };
+            match direction {
+                Some(d) if values[d] > 0 => found.push((key, values[d], text)),
+                Some(_) => {}
+                None if values[0] > 0 || values[1] > 0 => {
+                    return Err(format!(
+                        "{key}={text}: fio limits reads and writes of a mixed job (rw={}) each to its own rate; that is not simulated (give the limit to a read job and a write job side by side)",
+                        self.rw.name()
+                    ))
+                }
+                None => {}
+            }
+        }
+        let Some(&(key, value, text)) = found.first() else { return Ok(None) };
+        if found.len() > 1 {
+            return Err("give rate_iops or rate, not both".to_string());
+        }
+        if self.block_sizes.len() > 1 {
+            return Err(format!("{key}={text}: fio paces a job of several block sizes by bytes at its smallest size; a rate with bsrange or bssplit is not simulated (give one bs)"));
+        }
+        let bs = self.block_sizes[0].0;
+        let ns_times_per = if key == "rate" { 1_000_000_000u128 * bs as u128 } else { 1_000_000_000 };
+        Ok(Some(RateLimit { given: (key.to_string(), text.clone()), ns_times_per, per: value, poisson: self.rate_poisson }))
     }
 
     fn parse_bssplit(&self, text: &str, at: &str) -> Result<Vec<(u64, u32)>> {
@@ -795,6 +891,23 @@ impl JobSpec {
         }
         Ok(Distribution::Zoned(zones))
     }
+}
+
+/// fio's per-direction values `READ[,WRITE[,TRIM]]`: one value is every direction's; with two,
+/// trims take the second (fio's rule); an empty part is 0.
+fn per_direction<F: Fn(&str) -> std::result::Result<u64, String>>(text: &str, parse: F) -> std::result::Result<[u64; 3], String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err(format!("expected READ[,WRITE[,TRIM]], got `{text}`"));
+    }
+    let mut values = [0u64; 3];
+    for (i, part) in parts.iter().enumerate() {
+        values[i] = if part.is_empty() { 0 } else { parse(part)? };
+    }
+    for i in parts.len()..3 {
+        values[i] = values[parts.len() - 1];
+    }
+    Ok(values)
 }
 
 /// The name of the first `${NAME}` left in a value (unset in the environment), if any.
@@ -932,13 +1045,45 @@ mod tests {
         let job = parse_options("cli", &items).unwrap();
         assert!(job.no_effect.contains(&"fsync".to_string()) && job.no_effect.contains(&"thinktime_blocks".to_string()), "{:?}", job.no_effect);
         // Anything else is still refused with its reason.
-        for other in ["fsync=1", "end_fsync", "startdelay=5", "rate_iops=500", "thinktime_blocks=8", "zonemode=zbd", "sync=1"] {
+        for other in ["fsync=1", "end_fsync", "startdelay=5", "rate_iops_min=500", "thinktime_blocks=8", "zonemode=zbd", "sync=1"] {
             let err = parse_options("cli", &[other.to_string()]).unwrap_err().to_string();
             assert!(err.contains(other.split('=').next().unwrap()) && !err.contains("unknown"), "{other}: {err}");
         }
         // Real fio options that change nothing are accepted, not called unknown.
         let job = parse_options("cli", &["file_service_type=random".into(), "fallocate=none".into(), "ioscheduler=none".into()]).unwrap();
         assert_eq!(job.no_effect, vec!["file_service_type", "fallocate", "ioscheduler"]);
+    }
+
+    #[test]
+    fn rate_limits_are_read_per_direction_as_fio() {
+        let job = parse_options("cli", &["rw=randread".into(), "rate_iops=500".into()]).unwrap();
+        let rate = job.rate.clone().unwrap();
+        assert_eq!((rate.commands_per_second(), rate.linear_offset_ns(3), rate.poisson), (500.0, 6_000_000, false));
+        // `rate=10m` at bs=4k: 2,560 commands per second.
+        let job = parse_options("cli", &["rw=write".into(), "bs=4k".into(), "rate=10m".into(), "rate_process=poisson".into()]).unwrap();
+        let rate = job.rate.clone().unwrap();
+        assert!((rate.commands_per_second() - 2560.0).abs() < 1e-9 && rate.poisson, "{rate:?}");
+        // READ,WRITE: a write job takes the second value; `,100` limits only writes.
+        let job = parse_options("cli", &["rw=randwrite".into(), "rate_iops=500,100".into()]).unwrap();
+        assert_eq!(job.rate.unwrap().commands_per_second(), 100.0);
+        let job = parse_options("cli", &["rw=randread".into(), "rate_iops=,100".into()]).unwrap();
+        assert_eq!(job.rate, None);
+        // With two values trims take the second, as fio.
+        let job = parse_options("cli", &["rw=trim".into(), "rate_iops=500,100".into()]).unwrap();
+        assert_eq!(job.rate.unwrap().commands_per_second(), 100.0);
+        // Refused clearly: a mixed job (fio limits each direction), several block sizes, both options.
+        for (items, says) in [
+            (vec!["rw=randrw", "rate_iops=500"], "mixed job"),
+            (vec!["rw=randread", "bsrange=4k-16k", "rate_iops=500"], "several block sizes"),
+            (vec!["rw=randread", "rate_iops=500", "rate=1m"], "not both"),
+            (vec!["rw=randread", "rate_process=bursty"], "unknown process"),
+            (vec!["rw=randread", "rate_iops=fast"], "whole number"),
+            (vec!["rw=randread", "rate_iops_min=100"], "minimum rate"),
+        ] {
+            let items: Vec<String> = items.iter().map(|s| s.to_string()).collect();
+            let err = parse_options("cli", &items).unwrap_err().to_string();
+            assert!(err.contains(says), "{items:?}: {err}");
+        }
     }
 
     #[test]

@@ -1,0 +1,119 @@
+//! fio's `rate_iops`/`rate`: a job issues no faster than its rate, in simulated time.
+
+mod common;
+
+use ssdlab_core::time::transfer_ns;
+use ssdlab_drive::{Drive, RunSummary};
+use ssdlab_profile::{load_profile, Profile};
+
+/// The Force GS layout shrunk to 64 blocks per plane, data reduction off and the whole map in
+/// DRAM (as timing_expectations.rs), so a lone read of mapped data takes a known time.
+fn small_profile() -> Profile {
+    let raw: u64 = 32 * 2 * 64 * 256 * 8192;
+    let user = raw * 88 / 100 / 4096 * 4096;
+    let overrides = vec![
+        "nand.blocks_per_plane=64".to_string(),
+        format!("drive.capacity_bytes_user={user}"),
+        "reduction.enabled=false".to_string(),
+        "controller.map_cache_bytes=0".to_string(),
+    ];
+    load_profile("force-gs-240", &overrides).unwrap()
+}
+
+/// A lone 4 KiB read of mapped data on an idle drive.
+fn lone_read_ns(p: &Profile) -> u64 {
+    p.controller.command_processing_ns
+        + p.timing.command_overhead_ns
+        + p.timing.t_read_ns
+        + transfer_ns(4096, p.timing.bus_bytes_per_second)
+        + p.host.command_overhead_ns
+        + transfer_ns(4096, p.host.link_bytes_per_second)
+}
+
+/// A drive with its first 64 MiB written, and a quiet time after.
+fn written_drive() -> (Drive, u64) {
+    let mut drive = Drive::new(small_profile()).unwrap();
+    let (_, end) = common::run_job(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], 11, 0);
+    let at = drive.quiesce_ns().max(end) + 1_000_000;
+    (drive, at)
+}
+
+fn read_job(extra: &[&str]) -> (RunSummary, u64) {
+    let (mut drive, at) = written_drive();
+    let mut items = vec!["rw=randread", "bs=4k", "size=64m", "time_based", "runtime=10"];
+    items.extend_from_slice(extra);
+    common::run_job(&mut drive, &items, 7, at)
+}
+
+#[test]
+fn rate_iops_spaces_commands_and_each_finds_the_drive_idle() {
+    let lone = lone_read_ns(&small_profile()) as f64 / 1000.0;
+    let (s, _) = read_job(&["iodepth=32", "rate_iops=1000"]);
+    // 1 ms apart for 10 simulated seconds: commands at 0, 1, ..., 9,999 ms.
+    assert!(s.ios.abs_diff(10_000) <= 1, "{} IOs", s.ios);
+    assert!((s.iops - 1000.0).abs() < 1.0, "{} IOPS", s.iops);
+    // Latency counts from issue: each command alone on an idle drive (the mean exact; the
+    // maximum is read from the latency histogram, within its 0.1% buckets).
+    let lat = s.latency_us.unwrap();
+    assert!((lat.mean - lone).abs() < 1e-6 && (lat.max - lone).abs() / lone < 1e-3, "{lat:?} vs {lone} us");
+    assert_eq!(s.rate_iops_limit, Some(1000.0));
+    assert_eq!(s.host_queued_max, 0);
+}
+
+#[test]
+fn rate_in_bytes_is_the_same_limit_at_its_block_size() {
+    // 4,096,000 B/s at 4 KiB: 1,000 commands per second.
+    let (by_bytes, _) = read_job(&["iodepth=8", "rate=4000k"]);
+    let (by_iops, _) = read_job(&["iodepth=8", "rate_iops=1000"]);
+    assert_eq!(by_bytes, by_iops);
+    // READ,WRITE: this read job takes the first value.
+    let (per_direction, _) = read_job(&["iodepth=8", "rate_iops=1000,50"]);
+    assert_eq!(per_direction, by_iops);
+}
+
+#[test]
+fn a_rate_above_the_drive_changes_nothing() {
+    // One command at a time: each is issued at the previous one's completion, long after 1/rate.
+    let (free, _) = read_job(&["iodepth=1"]);
+    let (limited, _) = read_job(&["iodepth=1", "rate_iops=10000000"]);
+    assert_eq!(limited.rate_iops_limit, Some(1e7));
+    assert_eq!(RunSummary { rate_iops_limit: None, ..limited }, free);
+    // At QD32 only the first 32 commands are spaced (100 ns apart, as fio spaces them); the
+    // drive admits them no sooner anyway, so every completion is the same.
+    let (free, _) = read_job(&["iodepth=32"]);
+    let (limited, _) = read_job(&["iodepth=32", "rate_iops=10000000"]);
+    assert_eq!((limited.ios, limited.host_read_bytes, limited.nand_page_reads), (free.ios, free.host_read_bytes, free.nand_page_reads));
+    assert_eq!(limited.simulated_seconds, free.simulated_seconds);
+    let (a, b) = (limited.latency_us.unwrap().mean, free.latency_us.unwrap().mean);
+    assert!((a - b).abs() / b < 1e-4, "{a} vs {b}");
+}
+
+#[test]
+fn rate_limits_jobs_side_by_side_each() {
+    // Two copies, each limited: 2,000 commands per second together.
+    let (s, _) = read_job(&["iodepth=16", "rate_iops=1000", "numjobs=2"]);
+    assert!(s.ios.abs_diff(20_000) <= 2, "{} IOs", s.ios);
+    assert_eq!(s.rate_iops_limit, Some(2000.0));
+}
+
+#[test]
+fn poisson_gaps_keep_the_mean_rate_and_follow_the_seed() {
+    let (a, _) = read_job(&["iodepth=32", "rate_iops=1000", "rate_process=poisson"]);
+    let (b, _) = read_job(&["iodepth=32", "rate_iops=1000", "rate_process=poisson"]);
+    assert_eq!(a, b);
+    // A Poisson count of mean 10,000: standard deviation 100.
+    assert!(a.ios.abs_diff(10_000) <= 400 && a.ios != 10_000, "{} IOs", a.ios);
+    // Bursts make some commands wait for others: the latency is above a lone command's at times.
+    let lone = lone_read_ns(&small_profile()) as f64 / 1000.0;
+    assert!(a.latency_us.unwrap().max > lone);
+}
+
+#[test]
+fn rate_with_number_ios_ends_after_its_commands() {
+    let (mut drive, at) = written_drive();
+    let (s, end) = common::run_job(&mut drive, &["rw=randread", "bs=4k", "size=64m", "number_ios=500", "iodepth=4", "rate_iops=100"], 7, at);
+    assert_eq!(s.ios, 500);
+    // The last command is issued 4.99 s after the first.
+    let lone = lone_read_ns(&small_profile());
+    assert_eq!(end - at, 4_990_000_000 + lone);
+}
