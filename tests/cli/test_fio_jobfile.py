@@ -216,6 +216,10 @@ def test_rate_iops_limits_the_job_and_the_json_reports_it():
     job = json.loads(r.stdout)["jobs"][0]
     assert job["job options"]["rate_iops"] == "200", job["job options"]
     assert abs(job["write"]["total_ios"] - 400) <= 1 and job["ssdlab"]["rate_iops_limit"] == 200.0, job["write"]
+    # startdelay: the same job, 1 simulated second later (its runtime counts from its start).
+    r = ssdlab("run", *small_args(), *args, "--startdelay=1", "--output-format=json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["jobs"][0]["write"]["total_ios"] == job["write"]["total_ios"]
     # A mixed job's per-direction limits are refused, saying why.
     lines = refused("--rw=randrw", "--size=64m", "--rate_iops=500")
     assert len(lines) == 1 and "rate_iops=500" in lines[0] and "mixed job" in lines[0], lines

@@ -235,10 +235,15 @@ struct Stream {
     /// the sum of those drawn so far.
     poisson: Option<ssdlab_core::SimRng>,
     poisson_offset_ns: Nanoseconds,
+    /// fio's `startdelay` of this job, after the group's earliest start (`Run::delay_ns`).
+    delay_ns: Nanoseconds,
 }
 
 /// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
 const POISSON_SEED: u64 = 0x7261_7465_5f70_6f69;
+
+/// Mixed into a job's seed to draw its `startdelay` from a range.
+const STARTDELAY_SEED: u64 = 0x7374_6172_7464_6c79;
 
 /// A closed-loop run of one job, or of a group of jobs side by side sharing the drive's queue
 /// (`JobSpec::concurrent`: the other jobs of an fio group and `numjobs` copies), each keeping its
@@ -262,10 +267,14 @@ pub struct Run {
     /// Commands the host holds while the drive's queue is full: arrival time and stream.
     host_queue: VecDeque<(Nanoseconds, usize)>,
     host_queued_max: u64,
-    /// Issues a rate limit holds back: time, sequence (ties in order) and stream.
-    pending: BinaryHeap<Reverse<(Nanoseconds, u64, usize)>>,
+    /// Issues held back (by a rate limit, or a job's startdelay): time, sequence (ties in
+    /// order), stream, and whether the issue still goes through the stream's rate limit.
+    pending: BinaryHeap<Reverse<(Nanoseconds, u64, usize, bool)>>,
     pending_seq: u64,
     device_depth: usize,
+    /// The earliest `startdelay` of the group's jobs: the group starts then, and the ramp and
+    /// figures count from there (the drive idles before).
+    delay_ns: Nanoseconds,
     /// End of `ramp_time`: figures count from here.
     ramp_end_ns: Nanoseconds,
     ramped: bool,
@@ -311,9 +320,34 @@ impl Run {
             );
         }
         let ramp_ns = job.group().map(|j| j.ramp_ns).max().unwrap_or(0);
-        let longest_ns = job.group().filter_map(|j| j.runtime_ns).max();
-        let Some(ramp_end_ns) = at_ns.checked_add(ramp_ns).filter(|&t| t <= crate::session::MAX_SIMULATED_NS) else {
-            bail!(Workload, "job {}: ramp_time passes the simulated clock's limit of {:.0} s", job.name, seconds(crate::session::MAX_SIMULATED_NS));
+        // Each job's startdelay (a range drawn from the job's seed); the group starts at the
+        // earliest.
+        let mut member_seeds = Vec::new();
+        let mut seeds = ssdlab_core::SimRng::new(seed);
+        for index in 0..job.group().count() {
+            member_seeds.push(if index == 0 { seed } else { seeds.next_u64() });
+        }
+        let delays: Vec<Nanoseconds> = job
+            .group()
+            .zip(&member_seeds)
+            .map(|(member, &member_seed)| {
+                let (low, high) = member.startdelay_ns;
+                if high > low {
+                    low + ssdlab_core::SimRng::new(member_seed ^ STARTDELAY_SEED).below((high - low).saturating_add(1))
+                } else {
+                    low
+                }
+            })
+            .collect();
+        let delay_ns = delays.iter().copied().min().unwrap_or(0);
+        let longest_ns = job.group().zip(&delays).filter_map(|(j, &d)| j.runtime_ns.map(|r| r.saturating_add(d - delay_ns))).max();
+        let Some(ramp_end_ns) = at_ns.checked_add(delay_ns).and_then(|t| t.checked_add(ramp_ns)).filter(|&t| t <= crate::session::MAX_SIMULATED_NS) else {
+            bail!(
+                Workload,
+                "job {}: startdelay and ramp_time pass the simulated clock's limit of {:.0} s",
+                job.name,
+                seconds(crate::session::MAX_SIMULATED_NS)
+            );
         };
         if let Some(runtime) = longest_ns {
             if runtime > crate::session::MAX_SIMULATED_NS - ramp_end_ns {
@@ -328,10 +362,9 @@ impl Run {
             }
         }
         let mut streams = Vec::new();
-        let mut seeds = ssdlab_core::SimRng::new(seed);
         let mut first_content = Some(content);
         for (index, member) in job.group().enumerate() {
-            let member_seed = if index == 0 { seed } else { seeds.next_u64() };
+            let member_seed = member_seeds[index];
             let generator = IoGenerator::new(member, drive.usable_bytes(), member_seed)?;
             check_thinktime(member, &generator, ramp_end_ns)?;
             check_rate(member, &generator, at_ns)?;
@@ -349,9 +382,10 @@ impl Run {
                 lookahead: Lookahead::new(),
                 stopped: false,
                 rate_issued: 0,
-                rate_start_ns: at_ns,
+                rate_start_ns: at_ns + delays[index],
                 poisson,
                 poisson_offset_ns: 0,
+                delay_ns: delays[index] - delay_ns,
             });
         }
         let total_depth = job.group_iodepth();
@@ -372,6 +406,7 @@ impl Run {
             host_queued_max: 0,
             pending: BinaryHeap::new(),
             pending_seq: 0,
+            delay_ns,
             device_depth,
             ramp_end_ns,
             ramped: ramp_ns == 0,
@@ -415,7 +450,7 @@ impl Run {
     /// The run's `ramp_time` (its longest in a group), the time it has run, and whether the
     /// ramp is still going: a job that ends inside it has nothing measured.
     pub fn ramp(&self) -> (Nanoseconds, Nanoseconds, bool) {
-        (self.ramp_end_ns - self.start_ns, self.last_done_ns.saturating_sub(self.start_ns), !self.ramped)
+        (self.ramp_end_ns - self.start_ns - self.delay_ns, self.last_done_ns.saturating_sub(self.start_ns + self.delay_ns), !self.ramped)
     }
 
     /// Stream `index` may issue its next command at `at_ns`: at once, or, when its rate limit
@@ -442,7 +477,7 @@ impl Run {
         let earliest_ns = stream.rate_start_ns.saturating_add(offset_ns.min(u64::MAX as u128) as u64);
         if earliest_ns > at_ns {
             self.pending_seq += 1;
-            self.pending.push(Reverse((earliest_ns, self.pending_seq, index)));
+            self.pending.push(Reverse((earliest_ns, self.pending_seq, index, false)));
             return Ok(());
         }
         self.issue(drive, index, at_ns)
@@ -456,7 +491,9 @@ impl Run {
             return Ok(());
         }
         if let Some(runtime) = stream.job.runtime_ns {
-            if at_ns >= self.ramp_end_ns && at_ns - self.ramp_end_ns >= runtime {
+            // A job's runtime counts from its own start (after its startdelay), as fio's.
+            let from_ns = self.ramp_end_ns.saturating_add(stream.delay_ns);
+            if at_ns >= from_ns && at_ns - from_ns >= runtime {
                 stream.stopped = true;
                 if stream.job.exitall {
                     self.stop_issuing();
@@ -571,18 +608,29 @@ impl Run {
             self.started = true;
             // Slots are filled job by job, in file order, at the start.
             for index in 0..self.streams.len() {
+                let delay_ns = self.streams[index].delay_ns;
                 for _ in 0..self.streams[index].job.iodepth {
-                    self.schedule(drive, index, self.start_ns)?;
+                    if delay_ns == 0 {
+                        self.schedule(drive, index, self.start_ns + self.delay_ns)?;
+                    } else {
+                        // fio's startdelay: the job's slots fill once it starts.
+                        self.pending_seq += 1;
+                        self.pending.push(Reverse((self.start_ns + self.delay_ns + delay_ns, self.pending_seq, index, true)));
+                    }
                 }
             }
         }
         let mut processed = 0;
         while processed < max_completions {
             // Issues a rate limit held back, in time order with the completions (first on a tie).
-            if let Some(&Reverse((at_ns, _, index))) = self.pending.peek() {
+            if let Some(&Reverse((at_ns, _, index, through_rate))) = self.pending.peek() {
                 if self.inflight.next_done_ns().is_none_or(|done_ns| at_ns <= done_ns) {
                     self.pending.pop();
-                    self.issue(drive, index, at_ns)?;
+                    if through_rate {
+                        self.schedule(drive, index, at_ns)?;
+                    } else {
+                        self.issue(drive, index, at_ns)?;
+                    }
                     continue;
                 }
             }
@@ -620,7 +668,12 @@ impl Run {
         if self.is_done() {
             let snapshot = self.snapshot(drive);
             // A time-based run's series ends at its runtime; the drain after it is in the summary.
-            let series_end = self.job.runtime_ns.map_or(self.last_done_ns, |runtime| self.last_done_ns.min(self.ramp_end_ns.saturating_add(runtime)));
+            // (Jobs that start later, by their startdelay, run that much longer.)
+            let later_ns = self.streams.iter().map(|s| s.delay_ns).max().unwrap_or(0);
+            let series_end = self
+                .job
+                .runtime_ns
+                .map_or(self.last_done_ns, |runtime| self.last_done_ns.min(self.ramp_end_ns.saturating_add(runtime).saturating_add(later_ns)));
             self.metrics.finish(snapshot, series_end);
         }
         Ok(self.is_done())
@@ -631,7 +684,8 @@ impl Run {
         let simulated_ns = self.now_ns - self.start_ns;
         let mut fraction: f64 = 0.0;
         if let Some(runtime) = self.job.runtime_ns {
-            fraction = fraction.max(simulated_ns as f64 / (runtime as f64 + (self.ramp_end_ns - self.start_ns) as f64));
+            let later_ns = self.streams.iter().map(|s| s.delay_ns).max().unwrap_or(0);
+            fraction = fraction.max(simulated_ns as f64 / (runtime as f64 + (self.ramp_end_ns - self.start_ns + later_ns) as f64));
         }
         let generator = &self.streams[0].generator;
         if let Some(limit) = generator.limit_bytes() {
@@ -730,7 +784,7 @@ impl Run {
                     (host_read_bytes as u128 * unmapped as u128 / sectors as u128) as u64
                 }
             },
-            ramp_seconds: seconds(self.ramp_end_ns - self.start_ns),
+            ramp_seconds: seconds(self.ramp_end_ns - self.start_ns - self.delay_ns),
             steady_state_seconds: self.steady_at_ns.map(|t| seconds(t.saturating_sub(self.ramp_end_ns))),
             tiers: crate::tiers::TierReport::since(self.tier_base, drive),
             utilization: crate::utilization::Utilization::between(

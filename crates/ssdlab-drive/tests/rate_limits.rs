@@ -1,4 +1,4 @@
-//! fio's `rate_iops`/`rate`: a job issues no faster than its rate, in simulated time.
+//! fio's `rate_iops`/`rate` (a job issues no faster than its rate) and `startdelay`, in simulated time.
 
 mod common;
 
@@ -116,4 +116,46 @@ fn rate_with_number_ios_ends_after_its_commands() {
     // The last command is issued 4.99 s after the first.
     let lone = lone_read_ns(&small_profile());
     assert_eq!(end - at, 4_990_000_000 + lone);
+}
+
+/// fio's `startdelay`: the same run, later.
+#[test]
+fn startdelay_starts_the_job_later_and_its_runtime_counts_from_its_start() {
+    let items = ["rw=randread", "bs=4k", "size=64m", "time_based", "runtime=10", "iodepth=4", "rate_iops=1000"];
+    let (mut drive, at) = written_drive();
+    let (now, now_end) = common::run_job(&mut drive, &items, 7, at);
+    let (mut drive, at) = written_drive();
+    let mut delayed = items.to_vec();
+    delayed.push("startdelay=5");
+    let (later, later_end) = common::run_job(&mut drive, &delayed, 7, at);
+    assert_eq!(later, now);
+    assert_eq!(later_end - now_end, 5_000_000_000);
+    // A range is drawn from the job's seed: the same seed, the same delay, within the range.
+    let mut ranged = items.to_vec();
+    ranged.push("startdelay=1-5");
+    let ends: Vec<u64> = (0..2)
+        .map(|_| {
+            let (mut drive, at) = written_drive();
+            let (s, end) = common::run_job(&mut drive, &ranged, 7, at);
+            assert_eq!(s, now);
+            end - (now_end - at) - at
+        })
+        .collect();
+    assert!(ends[0] == ends[1] && (1_000_000_000..=5_000_000_000).contains(&ends[0]), "{ends:?}");
+}
+
+#[test]
+fn a_job_with_a_startdelay_beside_one_without_runs_that_much_later() {
+    let text = "[global]\nrw=randread\nbs=4k\nsize=64m\ntime_based\nruntime=10\niodepth=4\nrate_iops=1000\n[a]\n[b]\nstartdelay=5\n";
+    let job = ssdlab_workload::parse_job_text("t.fio", text).unwrap().remove(0);
+    let (mut drive, at) = written_drive();
+    let mut run = ssdlab_drive::Run::new(&drive, &job, 7, at).unwrap();
+    while !run.advance(&mut drive, u64::MAX).unwrap() {}
+    let s = run.summary(&drive, 0.0);
+    // a issues over 0..10 s, b over 5..15 s: 20,000 reads over 15 s.
+    assert!(s.ios.abs_diff(20_000) <= 2, "{} IOs", s.ios);
+    assert!((s.simulated_seconds - 15.0).abs() < 0.01, "{}", s.simulated_seconds);
+    // Seconds 5 to 10 carry both jobs.
+    let series = run.series();
+    assert!((series[2].iops - 1000.0).abs() <= 1.0 && (series[7].iops - 2000.0).abs() <= 2.0 && (series[12].iops - 1000.0).abs() <= 1.0, "{series:?}");
 }

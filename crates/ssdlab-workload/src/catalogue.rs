@@ -24,6 +24,7 @@ pub const SIMULATED: &[&str] = &[
     "rate_iops",
     "rate",
     "rate_process",
+    "startdelay",
     "time_based",
     "number_ios",
     "rwmixread",
@@ -160,7 +161,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("rate_min", "fio's failing of a job below a minimum rate is not simulated (the summary gives the rate reached; rate and rate_iops are)"),
     ("rate_iops_min", "fio's failing of a job below a minimum rate is not simulated (the summary gives the rate reached; rate and rate_iops are)"),
     ("rate_cycle", "matters only with rate_min, which is refused"),
-    ("startdelay", "start delays are not simulated"),
     ("thinktime_blocks", "ssdlab applies thinktime after every command"),
     ("thinktime_spin", "ssdlab applies thinktime after every command"),
     ("thinktime_iotime", "ssdlab applies thinktime after every command"),
@@ -202,7 +202,7 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
 ];
 
 /// Whether `value` is fio's own default for a refused option, so giving it changes nothing:
-/// `fsync=0`, `end_fsync=0`, `startdelay=0`, `rate_iops=0`, `thinktime_blocks=1`,
+/// `fsync=0`, `end_fsync=0`, `rate_min=0`, `thinktime_blocks=1`,
 /// `percentage_random=100`, `zonemode=none`, ... (job files written out in full carry them).
 pub fn is_fio_default(key: &str, value: &str) -> bool {
     let value = value.trim();

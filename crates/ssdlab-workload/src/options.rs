@@ -225,6 +225,9 @@ pub struct JobSpec {
     /// command in its place (the host's own time per command: its storage stack and the
     /// benchmark program).
     pub thinktime_ns: Nanoseconds,
+    /// fio's `startdelay`: the job starts issuing this long after its group starts; a range
+    /// (`startdelay=1-5`) is drawn per job from its seed (equal ends: no draw).
+    pub startdelay_ns: (Nanoseconds, Nanoseconds),
     /// fio's `rate_iops`/`rate` (resolved for the job's direction by `finish`).
     pub rate: Option<RateLimit>,
     /// `rate_iops` as given: read, write, trim (0: no limit).
@@ -311,6 +314,7 @@ impl JobSpec {
             runtime_ns: None,
             ramp_ns: 0,
             thinktime_ns: 0,
+            startdelay_ns: (0, 0),
             rate: None,
             rate_iops_given: None,
             rate_bytes_given: None,
@@ -515,6 +519,23 @@ impl JobSpec {
             "ramp_time" => self.ramp_ns = time(TimeUnit::Seconds)?,
             // fio reads a bare thinktime as microseconds.
             "thinktime" => self.thinktime_ns = time(TimeUnit::Microseconds)?,
+            "startdelay" => {
+                let t = need()?;
+                let read = |part: &str| parse_time_ns(part.trim(), TimeUnit::Seconds).map_err(|m| Error::Workload(format!("{at}: startdelay: {m}")));
+                self.startdelay_ns = match t.split_once('-') {
+                    Some((low, high)) => {
+                        let (low, high) = (read(low)?, read(high)?);
+                        if high < low {
+                            return Err(Error::Workload(format!("{at}: startdelay: the range `{t}` ends before it starts")));
+                        }
+                        (low, high)
+                    }
+                    None => {
+                        let ns = read(t)?;
+                        (ns, ns)
+                    }
+                };
+            }
             "rate_iops" => {
                 let t = need()?;
                 let values = per_direction(t, |part| part.parse::<u64>().map_err(|_| format!("`{part}` is not a whole number of IOs per second")))
@@ -1045,7 +1066,7 @@ mod tests {
         let job = parse_options("cli", &items).unwrap();
         assert!(job.no_effect.contains(&"fsync".to_string()) && job.no_effect.contains(&"thinktime_blocks".to_string()), "{:?}", job.no_effect);
         // Anything else is still refused with its reason.
-        for other in ["fsync=1", "end_fsync", "startdelay=5", "rate_iops_min=500", "thinktime_blocks=8", "zonemode=zbd", "sync=1"] {
+        for other in ["fsync=1", "end_fsync", "fsync_on_close=1", "rate_iops_min=500", "thinktime_blocks=8", "zonemode=zbd", "sync=1"] {
             let err = parse_options("cli", &[other.to_string()]).unwrap_err().to_string();
             assert!(err.contains(other.split('=').next().unwrap()) && !err.contains("unknown"), "{other}: {err}");
         }
@@ -1084,6 +1105,16 @@ mod tests {
             let err = parse_options("cli", &items).unwrap_err().to_string();
             assert!(err.contains(says), "{items:?}: {err}");
         }
+    }
+
+    #[test]
+    fn startdelay_in_seconds_or_a_range() {
+        let job = parse_options("cli", &["startdelay=5".into()]).unwrap();
+        assert_eq!(job.startdelay_ns, (5_000_000_000, 5_000_000_000));
+        let job = parse_options("cli", &["startdelay=500ms-2".into()]).unwrap();
+        assert_eq!(job.startdelay_ns, (500_000_000, 2_000_000_000));
+        let err = parse_options("cli", &["startdelay=5-1".into()]).unwrap_err().to_string();
+        assert!(err.contains("ends before it starts"), "{err}");
     }
 
     #[test]
