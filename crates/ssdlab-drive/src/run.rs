@@ -237,6 +237,8 @@ struct Stream {
     poisson_offset_ns: Nanoseconds,
     /// fio's `startdelay` of this job, after the group's earliest start (`Run::delay_ns`).
     delay_ns: Nanoseconds,
+    /// Completions of this job, for fio's `thinktime_blocks`.
+    completions: u64,
 }
 
 /// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
@@ -386,6 +388,7 @@ impl Run {
                 poisson,
                 poisson_offset_ns: 0,
                 delay_ns: delays[index] - delay_ns,
+                completions: 0,
             });
         }
         let total_depth = job.group_iodepth();
@@ -657,8 +660,11 @@ impl Run {
             }
             self.last_done_ns = self.last_done_ns.max(done.done_ns);
             self.drain_host_queue(drive, done.done_ns)?;
-            // The host's own time per command (fio's thinktime) before the slot's next command.
-            let thinktime_ns = self.streams[owner].job.thinktime_ns;
+            // The host's own time per command (fio's thinktime) before the slot's next command:
+            // after every `thinktime_blocks` completions of the job (fio's default, 1: each).
+            let stream = &mut self.streams[owner];
+            stream.completions += 1;
+            let thinktime_ns = if stream.completions.is_multiple_of(stream.job.thinktime_blocks) { stream.job.thinktime_ns } else { 0 };
             if self.ramped {
                 self.host_time_ns += thinktime_ns;
             }
@@ -881,7 +887,7 @@ fn check_thinktime(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds)
                 (None, Some(bytes)) => bytes.div_ceil(job.min_block_bytes()),
                 (None, None) => u64::MAX,
             };
-            let rounds = ios.div_ceil(job.iodepth.max(1) as u64);
+            let rounds = ios.div_ceil(job.thinktime_blocks.max(1)).div_ceil(job.iodepth.max(1) as u64);
             let needed = (rounds as u128) * job.thinktime_ns as u128;
             if needed > room_ns as u128 {
                 bail!(

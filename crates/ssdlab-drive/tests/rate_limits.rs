@@ -1,4 +1,4 @@
-//! fio's `rate_iops`/`rate` (a job issues no faster than its rate) and `startdelay`, in simulated time.
+//! fio's host pacing in simulated time: `rate_iops`/`rate` (a job issues no faster than its rate), `startdelay` and `thinktime_blocks`.
 
 mod common;
 
@@ -158,4 +158,22 @@ fn a_job_with_a_startdelay_beside_one_without_runs_that_much_later() {
     // Seconds 5 to 10 carry both jobs.
     let series = run.series();
     assert!((series[2].iops - 1000.0).abs() <= 1.0 && (series[7].iops - 2000.0).abs() <= 2.0 && (series[12].iops - 1000.0).abs() <= 1.0, "{series:?}");
+}
+
+#[test]
+fn thinktime_blocks_thinks_after_every_n_completions() {
+    let end = |extra: &[&str]| {
+        let (mut drive, at) = written_drive();
+        let mut items = vec!["rw=randread", "bs=4k", "size=64m", "number_ios=400", "iodepth=1", "thinktime=1ms"];
+        items.extend_from_slice(extra);
+        let (s, end) = common::run_job(&mut drive, &items, 7, at);
+        assert_eq!(s.ios, 400);
+        end - at
+    };
+    let each = end(&[]);
+    // The default is fio's: a think after every completion (399 before the last command).
+    assert_eq!(end(&["thinktime_blocks=1"]), each);
+    // After every 4th: 99 thinks instead of 399.
+    assert_eq!(each - end(&["thinktime_blocks=4"]), 300 * 1_000_000);
+    assert_eq!(end(&["thinktime_blocks=4", "thinktime_blocks_type=complete"]), end(&["thinktime_blocks=4"]));
 }
