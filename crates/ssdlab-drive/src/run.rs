@@ -342,6 +342,20 @@ impl Run {
             })
             .collect();
         let delay_ns = delays.iter().copied().min().unwrap_or(0);
+        // Every job must start before the simulated clock's limit (a later job's start is also
+        // where its held issues are booked).
+        for (member, &d) in job.group().zip(&delays) {
+            if at_ns.checked_add(d).is_none_or(|t| t > crate::session::MAX_SIMULATED_NS) {
+                bail!(
+                    Workload,
+                    "job {}: a startdelay of {:.0} s from the simulated present ({:.0} s) passes the simulated clock's limit of {:.0} s",
+                    member.name,
+                    seconds(d),
+                    seconds(at_ns),
+                    seconds(crate::session::MAX_SIMULATED_NS)
+                );
+            }
+        }
         let longest_ns = job.group().zip(&delays).filter_map(|(j, &d)| j.runtime_ns.map(|r| r.saturating_add(d - delay_ns))).max();
         let Some(ramp_end_ns) = at_ns.checked_add(delay_ns).and_then(|t| t.checked_add(ramp_ns)).filter(|&t| t <= crate::session::MAX_SIMULATED_NS) else {
             bail!(

@@ -177,3 +177,16 @@ fn thinktime_blocks_thinks_after_every_n_completions() {
     assert_eq!(each - end(&["thinktime_blocks=4"]), 300 * 1_000_000);
     assert_eq!(end(&["thinktime_blocks=4", "thinktime_blocks_type=complete"]), end(&["thinktime_blocks=4"]));
 }
+
+#[test]
+fn a_startdelay_past_the_simulated_clock_is_refused_for_any_job_of_the_group() {
+    let (drive, at) = written_drive();
+    // Job b starts after the clock's limit (job a does not), and 18e9 s would overflow the
+    // nanosecond clock itself.
+    for delay in ["10000000000", "18000000000"] {
+        let text = format!("[global]\nrw=randread\nbs=4k\nsize=64m\n[a]\n[b]\nstartdelay={delay}\n");
+        let job = ssdlab_workload::parse_job_text("t.fio", &text).unwrap().remove(0);
+        let err = ssdlab_drive::Run::new(&drive, &job, 7, at).err().expect("refused").to_string();
+        assert!(err.contains("job b") && err.contains("startdelay") && err.contains("limit"), "{err}");
+    }
+}
