@@ -2,32 +2,12 @@
 
 mod common;
 
-use ssdlab_core::time::transfer_ns;
 use ssdlab_drive::{Drive, RunSummary};
-use ssdlab_profile::{load_profile, Profile};
+use ssdlab_profile::Profile;
 
-/// The Force GS layout shrunk to 64 blocks per plane, data reduction off and the whole map in
-/// DRAM (as timing_expectations.rs), so a lone read of mapped data takes a known time.
+/// The hand-timed small drive of the timing tests (`common::small_timing_profile`).
 fn small_profile() -> Profile {
-    let raw: u64 = 32 * 2 * 64 * 256 * 8192;
-    let user = raw * 88 / 100 / 4096 * 4096;
-    let overrides = vec![
-        "nand.blocks_per_plane=64".to_string(),
-        format!("drive.capacity_bytes_user={user}"),
-        "reduction.enabled=false".to_string(),
-        "controller.map_cache_bytes=0".to_string(),
-    ];
-    load_profile("force-gs-240", &overrides).unwrap()
-}
-
-/// A lone 4 KiB read of mapped data on an idle drive.
-fn lone_read_ns(p: &Profile) -> u64 {
-    p.controller.command_processing_ns
-        + p.timing.command_overhead_ns
-        + p.timing.t_read_ns
-        + transfer_ns(4096, p.timing.bus_bytes_per_second)
-        + p.host.command_overhead_ns
-        + transfer_ns(4096, p.host.link_bytes_per_second)
+    common::small_timing_profile(&[])
 }
 
 /// A drive with its first 64 MiB written, and a quiet time after.
@@ -47,7 +27,7 @@ fn read_job(extra: &[&str]) -> (RunSummary, u64) {
 
 #[test]
 fn rate_iops_spaces_commands_and_each_finds_the_drive_idle() {
-    let lone = lone_read_ns(&small_profile()) as f64 / 1000.0;
+    let lone = common::lone_read_ns(&small_profile()) as f64 / 1000.0;
     let (s, _) = read_job(&["iodepth=32", "rate_iops=1000"]);
     // 1 ms apart for 10 simulated seconds: commands at 0, 1, ..., 9,999 ms.
     assert!(s.ios.abs_diff(10_000) <= 1, "{} IOs", s.ios);
@@ -104,7 +84,7 @@ fn poisson_gaps_keep_the_mean_rate_and_follow_the_seed() {
     // A Poisson count of mean 10,000: standard deviation 100.
     assert!(a.ios.abs_diff(10_000) <= 400 && a.ios != 10_000, "{} IOs", a.ios);
     // Bursts make some commands wait for others: the latency is above a lone command's at times.
-    let lone = lone_read_ns(&small_profile()) as f64 / 1000.0;
+    let lone = common::lone_read_ns(&small_profile()) as f64 / 1000.0;
     assert!(a.latency_us.unwrap().max > lone);
 }
 
@@ -114,7 +94,7 @@ fn rate_with_number_ios_ends_after_its_commands() {
     let (s, end) = common::run_job(&mut drive, &["rw=randread", "bs=4k", "size=64m", "number_ios=500", "iodepth=4", "rate_iops=100"], 7, at);
     assert_eq!(s.ios, 500);
     // The last command is issued 4.99 s after the first.
-    let lone = lone_read_ns(&small_profile());
+    let lone = common::lone_read_ns(&small_profile());
     assert_eq!(end - at, 4_990_000_000 + lone);
 }
 

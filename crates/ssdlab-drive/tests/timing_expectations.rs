@@ -4,43 +4,21 @@ mod common;
 
 use ssdlab_core::time::transfer_ns;
 use ssdlab_drive::Drive;
-use ssdlab_profile::{load_profile, Profile};
+use ssdlab_profile::Profile;
 use ssdlab_workload::{Io, Op};
 
-/// The Force GS layout shrunk to 64 blocks per plane (8 GiB raw), data reduction off and the
-/// whole map in DRAM (a conventional controller), with extra overrides.
 fn small_profile(extra: &[&str]) -> Profile {
-    let raw: u64 = 32 * 2 * 64 * 256 * 8192;
-    let user = raw * 88 / 100 / 4096 * 4096;
-    let mut overrides = vec![
-        "nand.blocks_per_plane=64".to_string(),
-        format!("drive.capacity_bytes_user={user}"),
-        "reduction.enabled=false".to_string(),
-        "controller.map_cache_bytes=0".to_string(),
-    ];
-    overrides.extend(extra.iter().map(|s| s.to_string()));
-    load_profile("force-gs-240", &overrides).unwrap()
+    common::small_timing_profile(extra)
 }
 
 fn run(drive: &mut Drive, items: &[&str], at: u64) -> (ssdlab_drive::RunSummary, u64) {
     common::run_job(drive, items, 11, at)
 }
 
-/// A QD1 4 KiB read of mapped data with nothing else going on: command processing, sense,
-/// channel transfer, link.
-fn qd1_read_ns(p: &Profile) -> u64 {
-    p.controller.command_processing_ns
-        + p.timing.command_overhead_ns
-        + p.timing.t_read_ns
-        + transfer_ns(4096, p.timing.bus_bytes_per_second)
-        + p.host.command_overhead_ns
-        + transfer_ns(4096, p.host.link_bytes_per_second)
-}
-
 #[test]
 fn qd1_random_read_latency_is_the_sum_of_its_parts() {
     let p = small_profile(&[]);
-    let expected = qd1_read_ns(&p);
+    let expected = common::lone_read_ns(&p);
     let mut drive = Drive::new(p).unwrap();
     let (_, end) = run(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], 0);
     // Let everything settle, then read one sector at a time.
@@ -62,7 +40,7 @@ fn qd1_random_read_latency_is_the_sum_of_its_parts() {
 fn a_map_cache_miss_costs_one_map_page_read_before_the_data() {
     // Two cached map pages of 2048 entries (8 MiB of user space each).
     let p = small_profile(&["controller.map_cache_bytes=16384"]);
-    let hit = qd1_read_ns(&p);
+    let hit = common::lone_read_ns(&p);
     let map_read = p.timing.command_overhead_ns + p.timing.t_read_ns + transfer_ns(8192, p.timing.bus_bytes_per_second);
     let mut drive = Drive::new(p).unwrap();
     let mib = 1u64 << 20;
