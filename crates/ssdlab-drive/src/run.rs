@@ -493,11 +493,22 @@ impl Run {
         stream.rate_issued += 1;
         let earliest_ns = stream.rate_start_ns.saturating_add(offset_ns.min(u64::MAX as u128) as u64);
         if earliest_ns > at_ns {
-            self.pending_seq += 1;
-            self.pending.push(Reverse((earliest_ns, self.pending_seq, index, false)));
+            self.hold(earliest_ns, index, false);
             return Ok(());
         }
         self.issue(drive, index, at_ns)
+    }
+
+    /// Hold stream `index`'s next issue until `at_ns` (ties in the order held); `through_rate`:
+    /// it still goes through the stream's rate limit then.
+    fn hold(&mut self, at_ns: Nanoseconds, index: usize, through_rate: bool) {
+        self.pending_seq += 1;
+        self.pending.push(Reverse((at_ns, self.pending_seq, index, through_rate)));
+    }
+
+    /// How much later than the group's first job its last job starts (fio's `startdelay`).
+    fn latest_delay_ns(&self) -> Nanoseconds {
+        self.streams.iter().map(|s| s.delay_ns).max().unwrap_or(0)
     }
 
     /// The host issues stream `index`'s next command at `at_ns`: to the drive when its queue has
@@ -631,8 +642,7 @@ impl Run {
                         self.schedule(drive, index, self.start_ns + self.delay_ns)?;
                     } else {
                         // fio's startdelay: the job's slots fill once it starts.
-                        self.pending_seq += 1;
-                        self.pending.push(Reverse((self.start_ns + self.delay_ns + delay_ns, self.pending_seq, index, true)));
+                        self.hold(self.start_ns + self.delay_ns + delay_ns, index, true);
                     }
                 }
             }
@@ -689,7 +699,7 @@ impl Run {
             let snapshot = self.snapshot(drive);
             // A time-based run's series ends at its runtime; the drain after it is in the summary.
             // (Jobs that start later, by their startdelay, run that much longer.)
-            let later_ns = self.streams.iter().map(|s| s.delay_ns).max().unwrap_or(0);
+            let later_ns = self.latest_delay_ns();
             let series_end = self
                 .job
                 .runtime_ns
@@ -704,7 +714,7 @@ impl Run {
         let simulated_ns = self.now_ns - self.start_ns;
         let mut fraction: f64 = 0.0;
         if let Some(runtime) = self.job.runtime_ns {
-            let later_ns = self.streams.iter().map(|s| s.delay_ns).max().unwrap_or(0);
+            let later_ns = self.latest_delay_ns();
             fraction = fraction.max(simulated_ns as f64 / (runtime as f64 + (self.ramp_end_ns - self.start_ns + later_ns) as f64));
         }
         let generator = &self.streams[0].generator;
