@@ -266,11 +266,22 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         rate = getattr(job, "rate_given", None)
         if rate is not None:
             options[rate[0]] = rate[1]
+        # fio's latency-target fields (fio gives them for every job: the depth is the job's
+        # iodepth without a target); the target in ns, the window in us, as fio's JSON.
+        search = s.get("latency_target")
+        latency = {
+            "latency_depth": search["depth"] if search else int(options["iodepth"]),
+            "latency_target": round(search["target_us"] * 1e3) if search else 0,
+            "latency_percentile": search["percentile"] if search else 100.0,
+            "latency_window": round(search["window_ms"] * 1e3) if search else 0,
+        }
+        # A command late at depth 1 ends fio's job with ETIMEDOUT.
+        error = 110 if search and search["failed_at_depth_1_us"] is not None else 0
         entries.append(
             {
                 "jobname": job.name,
                 "groupid": group_id,
-                "error": 0,
+                "error": error,
                 "eta": 0,
                 "elapsed": round(s["simulated_seconds"] + s.get("ramp_seconds", 0.0)),
                 # fio shows the options as given (a job's own iodepth), not the group's sum.
@@ -279,6 +290,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "write": _direction(s, "write"),
                 "trim": _direction(s, "trim"),
                 "job_runtime": round(s["simulated_seconds"] * 1000),
+                **latency,
                 "ssdlab": s,
             }
         )

@@ -36,11 +36,16 @@ def run_summary(s: dict) -> str:
     if s.get("host_queued_max"):
         extras.append(f"up to {s['host_queued_max']:,} commands held in the host's queue (drive queue full)")
     if s.get("ramp_seconds"):
-        extras.append(f"after a {s['ramp_seconds']:,.1f} s ramp")
+        searched = (s.get("latency_target") or {}).get("settled") and s.get("jobs_in_group", 1) == 1
+        what = "ramp_time and the depth search" if searched else "ramp"
+        extras.append(f"measured after {s['ramp_seconds']:,.1f} s of {what}")
     if s.get("steady_state_seconds") is not None:
         extras.append(f"steady state reached at {s['steady_state_seconds']:,.0f} s")
     if extras:
         lines.append("  " + "; ".join(extras))
+    search = s.get("latency_target")
+    if search:
+        lines.append("  " + latency_target_line(search, alone=s.get("jobs_in_group", 1) == 1))
     lat = s.get("latency_us")
     if lat:
         lines.append(f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}")
@@ -72,6 +77,21 @@ def run_summary(s: dict) -> str:
         f"P/E min/mean/max {s['wear']['min']}/{s['wear']['mean']:.2f}/{s['wear']['max']}, free blocks {s['free_blocks']:,}"
     )
     return "\n".join(lines)
+
+
+def latency_target_line(search: dict, alone: bool) -> str:
+    """What fio's latency-target search found, in one line; `alone`: the job ran alone in its
+    group (then the figures restart at its final run, as fio's)."""
+    jobs = f" (summed over {search['jobs']} jobs)" if search["jobs"] > 1 else ""
+    head = (
+        f"latency target {search['target_us']:,.1f} us for {search['percentile']:g}% of each {search['window_ms']:,.1f} ms window: "
+        f"depth {search['depth']}{jobs}"
+    )
+    if search["failed_at_depth_1_us"] is not None:
+        return head + f"; a command took {search['failed_at_depth_1_us']:,.1f} us at depth 1 and ended the job (fio's error: latency exceeds the target)"
+    if search["settled"]:
+        return head + (", met over the final window (the figures are that window's)" if alone else ", met over each job's final window")
+    return head + ", still searching when the run ended (the figures cover the whole run)"
 
 
 def review_summary(headlines, report, database, wall_seconds: float | None = None) -> str:

@@ -10,11 +10,10 @@ from fio_helpers import EXAMPLES, ssdlab
 #: Files ssdlab refuses, and a piece of each reason it must give (all in one message).
 REFUSED = {
     "basic-verify.fio": ["verify:"],
-    "latency-profile.fio": ["latency_target:", "latency_window:", "latency_percentile:"],
     "surface-scan.fio": ["verify:", "verify_pattern:", "verify_interval:"],
 }
 #: How many of the 21 run.
-RUNNING = 18
+RUNNING = 19
 
 
 def example_files():
@@ -61,3 +60,27 @@ def test_numjobs_copies_share_the_drive_and_are_counted(tmp_path):
     # numjobs=4 at iodepth=16: 64 commands outstanding, 32 in the drive, 32 in the host's queue.
     assert doc["jobs_in_group"] == 4 and doc["iodepth"] == 64, (doc["jobs_in_group"], doc["iodepth"])
     assert doc["host_queued_max"] == 32
+
+
+def test_latency_profile_searches_for_its_depth(tmp_path):
+    # fio's latency-target example: the depth doubles from 1 while 99.9% of a window's reads
+    # finish within 500 ms (all of them do here), up to its iodepth of 128, then one final window.
+    r = ssdlab(
+        "run", str(EXAMPLES / "latency-profile.fio"), "--runtime=30", "--time_based", "--size=256m", "--latency_window=1s",
+        "--precondition", "layout", "--quiet", "--json", "-", cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    search = doc["latency_target"]
+    assert search["settled"] and search["depth"] == 128 and search["failed_at_depth_1_us"] is None, search
+    assert (search["target_us"], search["window_ms"], search["percentile"]) == (500_000.0, 1000.0, 99.9)
+    # The figures are the final window's: about one second, after eight windows of search.
+    assert 1.0 <= doc["simulated_seconds"] < 1.1 and 8.0 <= doc["ramp_seconds"] < 8.2, (doc["simulated_seconds"], doc["ramp_seconds"])
+    # A target no read can meet ends the job at its first read, as fio's error does.
+    r = ssdlab(
+        "run", str(EXAMPLES / "latency-profile.fio"), "--runtime=5", "--size=256m", "--latency_target=1us", "--latency_percentile=100",
+        "--precondition", "layout", "--output-format=json", cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    job = json.loads(r.stdout)["jobs"][0]
+    assert (job["error"], job["latency_depth"], job["latency_target"], job["read"]["total_ios"]) == (110, 1, 1000, 1), job

@@ -33,6 +33,7 @@
 
 mod buffer;
 mod data_plane;
+mod depth_search;
 mod drive;
 mod drive_power;
 mod engine;
@@ -66,7 +67,7 @@ pub use fill::{FillFigures, CLIFF_FRACTION, POST_CACHE_SHARE};
 pub use metrics::{LatencySummary, SeriesRow};
 pub use precondition::{idle_seconds_ns, PreconditionStart, PreconditionStep, PRECONDITION_STEPS};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};
-pub use run::{MetadataReport, ReductionReport, Run, RunProgress, RunSummary, WearReport};
+pub use run::{LatencyTargetReport, MetadataReport, ReductionReport, Run, RunProgress, RunSummary, WearReport};
 pub use session::{DriveInfo, DriveState, Session, WearState, MAX_SIMULATED_NS};
 pub use ssdlab_ftl::{Piece, Translation};
 pub use thermal::{ThermalState, THERMAL_STEP_NS};

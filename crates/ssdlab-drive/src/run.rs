@@ -1,5 +1,6 @@
 //! Closed-loop runs: keep `iodepth` commands in flight until the job's limits.
 
+use crate::depth_search::DepthSearch;
 use crate::drive::{Drive, DriveCounters};
 use crate::inflight::InFlightQueue;
 use crate::lookahead::{ContentFrom, Lookahead, STAGE2_AT, STAGE3_AT};
@@ -166,6 +167,30 @@ pub struct RunSummary {
     /// Firmware metadata written to flash over the run (when the profile models it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<MetadataReport>,
+    /// What fio's `latency_target` search found (groups with a job that has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<LatencyTargetReport>,
+}
+
+/// What fio's `latency_target` search found, over the jobs of the group that have a target.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LatencyTargetReport {
+    /// The target, microseconds (the first such job's).
+    pub target_us: f64,
+    /// The window each depth was tried for, milliseconds.
+    pub window_ms: f64,
+    /// Share of a window's commands that had to meet the target, percent.
+    pub percentile: f64,
+    /// The depth each job ended at, summed over the jobs with a target (fio's `latency_depth`).
+    pub depth: u64,
+    /// Jobs with a target.
+    pub jobs: u32,
+    /// Whether every such job found its depth and met the target over its final window (else
+    /// the run ended, by its runtime or size, while a job was still searching).
+    pub settled: bool,
+    /// Latency of a command late at depth 1 that ended its job (fio's error "latency of N nsec
+    /// exceeds specified max"), microseconds, if one did.
+    pub failed_at_depth_1_us: Option<f64>,
 }
 
 /// Firmware metadata (map pages and journal) written to flash over a run: part of
@@ -239,6 +264,10 @@ struct Stream {
     delay_ns: Nanoseconds,
     /// Completions of this job, for fio's `thinktime_blocks`.
     completions: u64,
+    /// fio's `latency_target` search of this job, and how many of its commands are held,
+    /// queued or in flight (the search bounds them by its depth).
+    search: Option<DepthSearch>,
+    active: u32,
 }
 
 /// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
@@ -403,6 +432,8 @@ impl Run {
                 poisson_offset_ns: 0,
                 delay_ns: delays[index] - delay_ns,
                 completions: 0,
+                search: member.latency_target.map(|t| DepthSearch::new(t, member.iodepth, ramp_end_ns)),
+                active: 0,
             });
         }
         let total_depth = job.group_iodepth();
@@ -607,6 +638,58 @@ impl Run {
         self.completed = 0;
     }
 
+    /// A command of stream `index`, which searches for its depth (fio's `latency_target`),
+    /// completed: feed the search, then keep as many commands going as its depth allows.
+    fn search_completed(&mut self, drive: &mut Drive, index: usize, done: &crate::inflight::Completion, thinktime_ns: Nanoseconds) -> Result<()> {
+        let ramped = self.ramped;
+        let stream = &mut self.streams[index];
+        stream.active = stream.active.saturating_sub(1);
+        let completions = stream.completions;
+        let Some(search) = stream.search.as_mut() else { return Ok(()) };
+        let step = search.completed(done.done_ns - done.arrival_ns, done.done_ns, completions, ramped);
+        if step.done || step.gave_up {
+            stream.stopped = true;
+            if stream.job.exitall {
+                self.stop_issuing();
+            }
+            return Ok(());
+        }
+        let depth = search.depth();
+        if search.quiescing() {
+            if stream.active > 0 {
+                return Ok(());
+            }
+            // Every command of the job has finished: the next window starts; the final run's
+            // figures restart here when the job runs alone (fio resets the job's figures and
+            // its runtime).
+            if search.quiesced(done.done_ns, completions) && self.streams.len() == 1 {
+                self.ramp_end_ns = done.done_ns;
+                self.end_ramp(drive);
+            }
+        }
+        let at_ns = done.done_ns.saturating_add(thinktime_ns);
+        while self.streams[index].active < depth && !self.streams[index].stopped && !self.stopped_issuing {
+            self.streams[index].active += 1;
+            self.schedule(drive, index, at_ns)?;
+        }
+        Ok(())
+    }
+
+    /// What the group's `latency_target` searches found, if any job has one.
+    fn latency_target_report(&self) -> Option<LatencyTargetReport> {
+        let searches: Vec<&DepthSearch> = self.streams.iter().filter_map(|s| s.search.as_ref()).collect();
+        let first = searches.first()?.target();
+        Some(LatencyTargetReport {
+            target_us: first.target_ns as f64 / 1e3,
+            window_ms: first.window_ns as f64 / 1e6,
+            percentile: first.percentile,
+            depth: searches.iter().map(|s| s.depth() as u64).sum(),
+            jobs: searches.len() as u32,
+            settled: searches.iter().all(|s| s.done()),
+            failed_at_depth_1_us: searches.iter().find_map(|s| s.gave_up_ns()).map(|ns| ns as f64 / 1e3),
+        })
+    }
+
     /// Feed the seconds closed so far to fio's steady-state rule; stop the jobs once it holds.
     fn check_steady_state(&mut self, at_ns: Nanoseconds) {
         let Some(ss) = self.job.steady_state else { return };
@@ -637,7 +720,12 @@ impl Run {
             // Slots are filled job by job, in file order, at the start.
             for index in 0..self.streams.len() {
                 let delay_ns = self.streams[index].delay_ns;
-                for _ in 0..self.streams[index].job.iodepth {
+                let slots = match &self.streams[index].search {
+                    Some(search) => search.depth(),
+                    None => self.streams[index].job.iodepth,
+                };
+                self.streams[index].active = slots;
+                for _ in 0..slots {
                     if delay_ns == 0 {
                         self.schedule(drive, index, self.start_ns + self.delay_ns)?;
                     } else {
@@ -672,6 +760,12 @@ impl Run {
             self.now_ns = done.done_ns;
             if !self.ramped && done.done_ns >= self.ramp_end_ns {
                 self.end_ramp(drive);
+                // fio's latency_target windows count from the ramp's end.
+                for stream in &mut self.streams {
+                    if let Some(search) = stream.search.as_mut() {
+                        search.ramp_ended(self.ramp_end_ns, stream.completions);
+                    }
+                }
             }
             if self.ramped {
                 if self.metrics.closes_second(done.done_ns) {
@@ -692,7 +786,11 @@ impl Run {
             if self.ramped {
                 self.host_time_ns += thinktime_ns;
             }
-            self.schedule(drive, owner, done.done_ns.saturating_add(thinktime_ns))?;
+            if self.streams[owner].search.is_some() {
+                self.search_completed(drive, owner, &done, thinktime_ns)?;
+            } else {
+                self.schedule(drive, owner, done.done_ns.saturating_add(thinktime_ns))?;
+            }
             processed += 1;
         }
         if self.is_done() {
@@ -841,6 +939,7 @@ impl Run {
                 },
             ),
             metadata: MetadataReport::since(self.metadata_base, drive, host_write_bytes),
+            latency_target: self.latency_target_report(),
         }
     }
 

@@ -27,6 +27,9 @@ pub const SIMULATED: &[&str] = &[
     "rate",
     "rate_process",
     "startdelay",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
     "time_based",
     "number_ios",
     "rwmixread",
@@ -157,9 +160,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("verify_interval", "ssdlab does not check data read back"),
     ("verify_backlog", "ssdlab does not check data read back"),
     ("verify_fatal", "ssdlab does not check data read back"),
-    ("latency_target", "fio's search for the queue depth that meets a latency target is not simulated; run the job at each iodepth"),
-    ("latency_window", "fio's latency-target search is not simulated"),
-    ("latency_percentile", "fio's latency-target search is not simulated"),
     ("rate_min", "fio's failing of a job below a minimum rate is not simulated (the summary gives the rate reached; rate and rate_iops are)"),
     ("rate_iops_min", "fio's failing of a job below a minimum rate is not simulated (the summary gives the rate reached; rate and rate_iops are)"),
     ("rate_cycle", "matters only with rate_min, which is refused"),
@@ -217,7 +217,6 @@ pub fn is_fio_default(key: &str, value: &str) -> bool {
     let every = |default: &str| value.split(',').all(|part| part.trim() == default);
     match key {
         "thinktime_blocks" => every("1"),
-        "latency_percentile" => every("100"),
         "rate_process" => every("linear"),
         "rate_cycle" => every("1000"),
         "zonemode" => every("none"),

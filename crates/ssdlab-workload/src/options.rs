@@ -189,6 +189,20 @@ impl RateLimit {
     }
 }
 
+/// fio's `latency_target` of a job: fio searches for the largest queue depth (up to `iodepth`)
+/// at which `percentile`% of the commands of each `window` complete within `target`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyTarget {
+    /// Latency a command must meet (fio's `latency_target`; a bare number is microseconds).
+    pub target_ns: Nanoseconds,
+    /// Simulated time each queue depth is tried for (fio's `latency_window`; a bare number is
+    /// microseconds; 0: decided at every completion).
+    pub window_ns: Nanoseconds,
+    /// Share of a window's commands that must meet the target, percent (fio's
+    /// `latency_percentile`, default 100: one late command lowers the depth at once).
+    pub percentile: f64,
+}
+
 /// One validated job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
@@ -238,6 +252,11 @@ pub struct JobSpec {
     /// `rate` as given: bytes per second for read, write, trim (0: no limit).
     rate_bytes_given: Option<([u64; 3], String)>,
     rate_poisson: bool,
+    /// fio's `latency_target` search (resolved by `finish` from the three options).
+    pub latency_target: Option<LatencyTarget>,
+    latency_target_ns: Nanoseconds,
+    latency_window_ns: Option<Nanoseconds>,
+    latency_percentile: Option<f64>,
     /// Keep going (wrapping around the span) until `runtime` even after `io_size`.
     pub time_based: bool,
     /// Stop after this many IOs.
@@ -323,6 +342,10 @@ impl JobSpec {
             rate_iops_given: None,
             rate_bytes_given: None,
             rate_poisson: false,
+            latency_target: None,
+            latency_target_ns: 0,
+            latency_window_ns: None,
+            latency_percentile: None,
             time_based: false,
             number_ios: None,
             rwmixread: 50,
@@ -575,6 +598,17 @@ impl JobSpec {
                     other => return Err(Error::Workload(format!("{at}: rate_process: unknown process `{other}` (expected linear or poisson)"))),
                 }
             }
+            // fio reads bare latency times as microseconds; 0 is its default (no search).
+            "latency_target" => self.latency_target_ns = time(TimeUnit::Microseconds)?,
+            "latency_window" => self.latency_window_ns = Some(time(TimeUnit::Microseconds)?),
+            "latency_percentile" => {
+                let t = need()?;
+                let p: f64 = t.trim_end_matches('%').trim().parse().map_err(|_| Error::Workload(format!("{at}: latency_percentile: `{t}` is not a number")))?;
+                if !(p > 0.0 && p <= 100.0) {
+                    return Err(Error::Workload(format!("{at}: latency_percentile: must be above 0 and at most 100 (got {t})")));
+                }
+                self.latency_percentile = Some(p);
+            }
             "time_based" => self.time_based = truthy(value),
             "number_ios" => {
                 let n = int(u64::MAX)?;
@@ -776,6 +810,19 @@ impl JobSpec {
                     "{at}: steadystate: needs a steadystate_duration (ss_dur) of at least two check intervals (got {} s)",
                     ss.duration_ns / 1_000_000_000
                 ));
+            }
+        }
+        self.latency_target = (self.latency_target_ns > 0).then(|| LatencyTarget {
+            target_ns: self.latency_target_ns,
+            window_ns: self.latency_window_ns.unwrap_or(0),
+            percentile: self.latency_percentile.unwrap_or(100.0),
+        });
+        if self.latency_target.is_none() {
+            // Without a target (fio's default 0) the window and percentile do nothing, as in fio.
+            for (key, given) in [("latency_window", self.latency_window_ns.is_some()), ("latency_percentile", self.latency_percentile.is_some())] {
+                if given && !self.no_effect.iter().any(|k| k == key) {
+                    self.no_effect.push(key.to_string());
+                }
             }
         }
         match self.resolve_rate() {
