@@ -661,9 +661,9 @@ impl Run {
                 v.wrote(io.offset_bytes, io.len_bytes);
             }
             (Some(v), Op::Read) if v.checks_reads() => {
-                if v.check(drive, io) && v.counts.stopped_at_failure {
-                    stream.stopped = true;
-                }
+                // verify_fatal: the job issues nothing after its first failed block.
+                let failed = v.check(drive, io);
+                stream.stopped |= failed && v.counts.stopped_at_failure;
             }
             (None, Op::Write) => crate::verify::record_write(drive, io, None),
             _ => {}

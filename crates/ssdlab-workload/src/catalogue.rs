@@ -236,8 +236,7 @@ pub fn is_fio_default(key: &str, value: &str) -> bool {
         "rw_sequencer" => every("sequential"),
         "dedupe_mode" => every("repeat"),
         "exit_what" => every("group"),
-        "buffer_pattern" | "exec_prerun" | "exec_postrun" | "write_hist_log" | "read_iolog" | "write_iolog" | "replay_redirect"
-        | "cmdprio_class" => false,
+        "buffer_pattern" | "exec_prerun" | "exec_postrun" | "write_hist_log" | "read_iolog" | "write_iolog" | "replay_redirect" | "cmdprio_class" => false,
         _ => zero(),
     }
 }

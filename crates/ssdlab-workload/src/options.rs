@@ -927,11 +927,7 @@ impl JobSpec {
     /// only matter with verify do nothing without it. Combinations not simulated are refused.
     fn finish_verify(&mut self, at: &str, problems: &mut Vec<String>) {
         let Some(verify) = self.verify.clone() else {
-            for (key, given) in [
-                ("do_verify", !self.do_verify),
-                ("verify_fatal", self.verify_fatal),
-                ("verify_pattern", self.verify_pattern.is_some()),
-            ] {
+            for (key, given) in [("do_verify", !self.do_verify), ("verify_fatal", self.verify_fatal), ("verify_pattern", self.verify_pattern.is_some())] {
                 if given {
                     self.note_no_effect(key);
                 }
@@ -940,7 +936,8 @@ impl JobSpec {
         };
         if verify.pattern.is_some() {
             if self.named_pattern.is_some() || self.compress_percent.is_some() {
-                problems.push(format!("{at}: verify_pattern fills the write buffers: give it or data_pattern/zero_buffers/buffer_compress_percentage, not both"));
+                problems
+                    .push(format!("{at}: verify_pattern fills the write buffers: give it or data_pattern/zero_buffers/buffer_compress_percentage, not both"));
             }
             self.named_pattern = Some(PatternKind::Repeating);
             if verify.method == "pattern" {
