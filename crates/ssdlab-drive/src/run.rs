@@ -591,7 +591,12 @@ impl Run {
             match self.streams[index].verify.as_ref().map(|v| v.phase) {
                 Some(Phase::Reading) | Some(Phase::Done) => return self.submit_verify_read(drive, index, arrival_ns, at_ns),
                 Some(Phase::Draining) => return Ok(false),
-                _ => {}
+                _ => {
+                    // fio's verify_backlog: a block written earlier is verified instead.
+                    if let Some((offset, len)) = self.streams[index].verify.as_mut().and_then(|v| v.backlog_block()) {
+                        return self.submit_check_read(drive, index, arrival_ns, at_ns, Io { op: Op::Read, offset_bytes: offset, len_bytes: len });
+                    }
+                }
             }
         }
         let needs_content = self.needs_content;
@@ -687,7 +692,14 @@ impl Run {
             }
             return Ok(false);
         };
-        let io = Io { op: Op::Read, offset_bytes: offset, len_bytes: len };
+        self.submit_check_read(drive, index, arrival_ns, at_ns, Io { op: Op::Read, offset_bytes: offset, len_bytes: len })
+    }
+
+    /// Check and submit `io`, a read of a block stream `index` wrote (its verify phase, or its
+    /// verify_backlog); with verify_fatal, the job stops at its first failed block.
+    fn submit_check_read(&mut self, drive: &mut Drive, index: usize, arrival_ns: Nanoseconds, at_ns: Nanoseconds, io: Io) -> Result<bool> {
+        let stream = &mut self.streams[index];
+        let Some(v) = stream.verify.as_mut() else { return Ok(false) };
         if v.check(drive, &io) && v.counts.stopped_at_failure {
             v.phase = Phase::Done;
             stream.stopped = true;

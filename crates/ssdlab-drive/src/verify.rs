@@ -36,6 +36,10 @@ pub(crate) struct JobVerify {
     /// Whether the job checks its own reads as it goes (a read-only job with `do_verify`).
     checks_reads: bool,
     pub phase: Phase,
+    /// Backlog verifies still due before the next write (fio's `verify_batch`).
+    backlog_left: u64,
+    /// Whether the job's last command was a write (fio's `last_ddir`).
+    last_was_write: bool,
     /// The job's commands submitted and not completed.
     pub outstanding: u32,
     pub counts: VerifyCounts,
@@ -61,6 +65,8 @@ impl JobVerify {
             spec: spec.clone(),
             written: BTreeMap::new(),
             phase: Phase::Working,
+            backlog_left: 0,
+            last_was_write: false,
             outstanding: 0,
             counts: VerifyCounts::default(),
         }
@@ -77,12 +83,33 @@ impl JobVerify {
         if !self.has_phase {
             return;
         }
+        self.last_was_write = true;
         let end = offset + len;
         let overlapping: Vec<u64> = self.written.range(..end).rev().take_while(|(&start, &l)| start + l > offset).map(|(&start, _)| start).collect();
         for start in overlapping {
             self.written.remove(&start);
         }
         self.written.insert(offset, len);
+    }
+
+    /// fio's `verify_backlog`, asked before each command of the write phase (`check_get_verify`
+    /// in io_u.c): a block to verify now instead of writing, lowest offset first. A trigger
+    /// comes when the list holds a multiple of `verify_backlog` blocks and the last command was
+    /// a write; it verifies one block, then `verify_backlog_batch` (or `verify_backlog`) more.
+    pub fn backlog_block(&mut self) -> Option<(u64, u64)> {
+        let backlog = self.spec.backlog;
+        if backlog == 0 || !self.has_phase || self.written.is_empty() {
+            return None;
+        }
+        if self.backlog_left > 0 {
+            self.backlog_left -= 1;
+        } else if (self.written.len() as u64).is_multiple_of(backlog) && self.last_was_write {
+            self.backlog_left = if self.spec.backlog_batch > 0 { self.spec.backlog_batch } else { backlog };
+        } else {
+            return None;
+        }
+        self.last_was_write = false;
+        self.written.pop_first()
     }
 
     /// The next block of the verify phase (lowest offset first), or `None` when all were read.
@@ -214,7 +241,23 @@ mod tests {
     use super::*;
 
     fn spec() -> Verify {
-        Verify { method: "crc32c".into(), do_verify: true, fatal: false, pattern: None }
+        Verify { method: "crc32c".into(), do_verify: true, fatal: false, pattern: None, backlog: 0, backlog_batch: 0 }
+    }
+
+    #[test]
+    fn a_backlog_trigger_verifies_one_block_then_its_batch_lowest_offsets_first() {
+        let mut v = JobVerify::new(&Verify { backlog: 4, backlog_batch: 2, ..spec() }, RwKind::Write);
+        let mut reads = Vec::new();
+        for i in 0..8u64 {
+            while let Some((offset, _)) = v.backlog_block() {
+                reads.push((i, offset / 4096));
+            }
+            v.wrote(i * 4096, 4096);
+        }
+        // Before the 5th write the list holds 4: blocks 0, 1, 2 are verified (one, then a batch
+        // of 2); the list then holds 1 (block 3), and 4 again before the 8th write: 3, 4, 5.
+        assert_eq!(reads, vec![(4, 0), (4, 1), (4, 2), (7, 3), (7, 4), (7, 5)]);
+        assert_eq!(std::iter::from_fn(|| v.next_block()).map(|(o, _)| o / 4096).collect::<Vec<_>>(), vec![6, 7]);
     }
 
     #[test]

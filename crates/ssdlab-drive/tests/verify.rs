@@ -181,3 +181,25 @@ fn a_write_phase_cut_by_its_runtime_has_no_verify_phase() {
     let v = s.verify.unwrap();
     assert_eq!((v.phase_ran, v.blocks_verified, s.reads), (false, 0, 0));
 }
+
+#[test]
+fn verify_backlog_verifies_while_writing_and_the_phase_after_reads_the_rest() {
+    for reduction in [false, true] {
+        let mut drive = Drive::new(small(reduction)).unwrap();
+        // Sequential: each block is written once and verified once, some during the writes.
+        let s = run(&mut drive, &["rw=write", "bs=4k", "size=4m", "iodepth=8", "verify=crc32c", "verify_backlog=16"], 1);
+        let v = s.verify.unwrap();
+        assert_eq!((v.blocks_verified, v.failures, s.reads, s.writes), (1024, 0, 1024, 1024), "reduction {reduction}");
+        // The same cut by its runtime: no verify phase, but the backlog verified blocks already.
+        let s = run(&mut drive, &["rw=write", "bs=4k", "size=1g", "runtime=20ms", "iodepth=8", "verify=crc32c", "verify_backlog=16"], 1);
+        let v = s.verify.unwrap();
+        assert!(!v.phase_ran && v.blocks_verified > 100 && v.failures == 0 && s.reads == v.blocks_verified, "{v:?}");
+        // Random: a block verified during the writes and written again is logged and verified
+        // again, so more blocks are read than the distinct ones written.
+        let items = ["rw=randwrite", "bs=4k", "size=4m", "io_size=16m", "iodepth=8", "verify=crc32c", "verify_backlog=32", "verify_backlog_batch=8"];
+        let s = run(&mut drive, &items, 2);
+        let distinct = distinct_blocks(&drive, &items, 2);
+        let v = s.verify.unwrap();
+        assert!(v.phase_ran && v.failures == 0 && v.blocks_verified > distinct && s.writes == 4096, "{v:?} against {distinct} distinct blocks");
+    }
+}

@@ -68,6 +68,8 @@ pub const SIMULATED: &[&str] = &[
     "do_verify",
     "verify_fatal",
     "verify_pattern",
+    "verify_backlog",
+    "verify_backlog_batch",
 ];
 
 /// Options accepted that change nothing in a simulation, with why.
@@ -167,8 +169,6 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
 
 /// Options ssdlab knows and refuses, with why.
 pub const NOT_SIMULATED: &[(&str, &str)] = &[
-    ("verify_backlog", "verifying every N written blocks during the write phase is not simulated (the verify phase runs after the writes)"),
-    ("verify_backlog_batch", "matters only with verify_backlog, which is refused"),
     ("verify_only", "a verify phase without its write phase is not simulated (write with verify, or read with verify and do_verify)"),
     ("experimental_verify", "fio's experimental verify (replaying the writes' offsets) is not simulated"),
     ("rate_min", "fio's failing of a job below a minimum rate is not simulated (the summary gives the rate reached; rate and rate_iops are)"),

@@ -116,6 +116,12 @@ pub struct Verify {
     pub fatal: bool,
     /// fio's `verify_pattern`, as given: the write buffers hold that pattern (compressible).
     pub pattern: Option<String>,
+    /// fio's `verify_backlog`: while writing, verify blocks once every this many are logged (0:
+    /// only after the writes).
+    pub backlog: u64,
+    /// fio's `verify_backlog_batch`: blocks verified per backlog trigger after the first (0:
+    /// `backlog`).
+    pub backlog_batch: u64,
 }
 
 impl Verify {
@@ -313,6 +319,8 @@ pub struct JobSpec {
     do_verify: bool,
     verify_fatal: bool,
     verify_pattern: Option<String>,
+    verify_backlog: Option<u64>,
+    verify_backlog_batch: Option<u64>,
     /// Keep going (wrapping around the span) until `runtime` even after `io_size`.
     pub time_based: bool,
     /// Stop after this many IOs.
@@ -407,6 +415,8 @@ impl JobSpec {
             do_verify: true,
             verify_fatal: false,
             verify_pattern: None,
+            verify_backlog: None,
+            verify_backlog_batch: None,
             time_based: false,
             number_ios: None,
             rwmixread: 50,
@@ -793,6 +803,8 @@ impl JobSpec {
             "do_verify" => self.do_verify = truthy(value),
             "verify_fatal" => self.verify_fatal = truthy(value),
             "verify_pattern" => self.verify_pattern = Some(need()?.to_string()),
+            "verify_backlog" => self.verify_backlog = Some(int(u32::MAX as u64)?),
+            "verify_backlog_batch" => self.verify_backlog_batch = Some(int(u32::MAX as u64)?),
             other => {
                 if no_effect_reason(other).is_some() {
                     self.note_no_effect(other);
@@ -838,6 +850,8 @@ impl JobSpec {
             do_verify: self.do_verify,
             fatal: self.verify_fatal,
             pattern: self.verify_pattern.clone(),
+            backlog: self.verify_backlog.unwrap_or(0),
+            backlog_batch: self.verify_backlog_batch.unwrap_or(0),
         });
         self.finish_verify(at, &mut problems);
         self.pattern.kind = match (self.named_pattern, self.compress_percent) {
@@ -927,7 +941,13 @@ impl JobSpec {
     /// only matter with verify do nothing without it. Combinations not simulated are refused.
     fn finish_verify(&mut self, at: &str, problems: &mut Vec<String>) {
         let Some(verify) = self.verify.clone() else {
-            for (key, given) in [("do_verify", !self.do_verify), ("verify_fatal", self.verify_fatal), ("verify_pattern", self.verify_pattern.is_some())] {
+            for (key, given) in [
+                ("do_verify", !self.do_verify),
+                ("verify_fatal", self.verify_fatal),
+                ("verify_pattern", self.verify_pattern.is_some()),
+                ("verify_backlog", self.verify_backlog.is_some()),
+                ("verify_backlog_batch", self.verify_backlog_batch.is_some()),
+            ] {
                 if given {
                     self.note_no_effect(key);
                 }
@@ -1333,7 +1353,7 @@ mod tests {
         let err = parse_options("cli", &["bsrange=4k-8k,16k-32k".into()]).unwrap_err().to_string();
         assert!(err.contains("separate read,write ranges"), "{err}");
         let job = parse_options("cli", &["verify=crc32c".into(), "rw=randwrite".into()]).unwrap();
-        assert_eq!(job.verify, Some(Verify { method: "crc32c".into(), do_verify: true, fatal: false, pattern: None }));
+        assert_eq!(job.verify, Some(Verify { method: "crc32c".into(), do_verify: true, fatal: false, pattern: None, backlog: 0, backlog_batch: 0 }));
         let err = parse_options("cli", &["verify=crc99".into()]).unwrap_err().to_string();
         assert!(err.contains("verify: unknown method `crc99`"), "{err}");
         let err = parse_options("cli", &["verify=md5".into(), "rw=write".into(), "time_based".into(), "runtime=5".into()]).unwrap_err().to_string();
