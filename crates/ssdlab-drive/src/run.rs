@@ -968,7 +968,9 @@ impl Run {
         }
         let generator = &self.streams[0].generator;
         if let Some(limit) = generator.limit_bytes() {
-            fraction = fraction.max(generator.issued_bytes() as f64 / limit.max(1) as f64);
+            let share = (generator.issued_bytes() as f64 / limit.max(1) as f64).min(1.0);
+            // A job with a verify phase has as much to read back after its writes.
+            fraction = fraction.max(self.streams[0].verify.as_ref().and_then(|v| v.share_done(share)).unwrap_or(share));
         }
         if let Some(n) = self.job.number_ios {
             fraction = fraction.max(generator.issued_ios() as f64 / n as f64);

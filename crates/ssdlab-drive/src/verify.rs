@@ -117,6 +117,19 @@ impl JobVerify {
         self.written.pop_first()
     }
 
+    /// Share of the job done, for progress, given the share of its writes issued: its verify
+    /// phase counts as half (`None` for a job without one).
+    pub fn share_done(&self, writes_share: f64) -> Option<f64> {
+        if !self.has_phase {
+            return None;
+        }
+        Some(match self.phase {
+            Phase::Working | Phase::Draining => writes_share * 0.5,
+            Phase::Reading => 0.5 + 0.5 * self.counts.blocks as f64 / (self.counts.blocks + self.written.len() as u64).max(1) as f64,
+            Phase::Done => 1.0,
+        })
+    }
+
     /// Whether a read of the job's own workload is checked as it goes.
     pub fn checks_reads(&self) -> bool {
         self.checks_reads

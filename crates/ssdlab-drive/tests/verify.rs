@@ -203,3 +203,17 @@ fn verify_backlog_verifies_while_writing_and_the_phase_after_reads_the_rest() {
         assert!(v.phase_ran && v.failures == 0 && v.blocks_verified > distinct && s.writes == 4096, "{v:?} against {distinct} distinct blocks");
     }
 }
+
+#[test]
+fn progress_counts_the_verify_phase_and_never_goes_back() {
+    let mut drive = Drive::new(small(false)).unwrap();
+    let job = parse_options("t", &["rw=randwrite", "bs=4k", "size=64m", "iodepth=8", "verify=crc32c"].map(String::from)).unwrap();
+    let mut run = ssdlab_drive::Run::new(&drive, &job, 3, 0).unwrap();
+    let mut seen = vec![];
+    while !run.advance(&mut drive, 500).unwrap() {
+        seen.push(run.progress().fraction);
+    }
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "progress went back");
+    // Half-way when the writes are issued; below 1 until the verify phase has read everything.
+    assert!(seen.iter().any(|&f| f > 0.45 && f <= 0.5) && seen.iter().any(|&f| f > 0.9) && seen.iter().all(|&f| f < 1.0), "{seen:?}");
+}
