@@ -521,6 +521,10 @@ impl Run {
     fn schedule(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) -> Result<()> {
         let stream = &mut self.streams[index];
         let Some(rate) = &stream.job.rate else { return self.issue(drive, index, at_ns) };
+        if stream.verify.as_ref().is_some_and(|v| v.phase == Phase::Reading) {
+            // The verify phase's reads are not paced by the job's (write) rate.
+            return self.issue(drive, index, at_ns);
+        }
         if self.stopped_issuing || stream.stopped {
             return Ok(());
         }

@@ -217,3 +217,13 @@ fn progress_counts_the_verify_phase_and_never_goes_back() {
     // Half-way when the writes are issued; below 1 until the verify phase has read everything.
     assert!(seen.iter().any(|&f| f > 0.45 && f <= 0.5) && seen.iter().any(|&f| f > 0.9) && seen.iter().all(|&f| f < 1.0), "{seen:?}");
 }
+
+#[test]
+fn a_rate_limited_write_job_reads_back_at_the_drive_s_pace() {
+    let mut drive = Drive::new(small(false)).unwrap();
+    // 1,000 writes at 1,000 IOPS take a second; the verify phase's reads are not paced.
+    let s = run(&mut drive, &["rw=write", "bs=4k", "size=4000k", "iodepth=4", "rate_iops=1000", "verify=crc32c"], 1);
+    let v = s.verify.unwrap();
+    assert_eq!((v.blocks_verified, v.failures, s.reads), (1000, 0, 1000));
+    assert!(s.simulated_seconds > 0.99 && s.simulated_seconds < 1.1, "{} s", s.simulated_seconds);
+}
