@@ -277,6 +277,13 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         }
         # A command late at depth 1 ends fio's job with ETIMEDOUT.
         error = 110 if search and search["failed_at_depth_1_us"] is not None else 0
+        # A block that fails verification is fio's EILSEQ (verify.c returns it for a bad
+        # header or checksum), which ends its job with that error.
+        verify = s.get("verify")
+        if verify:
+            options["verify"] = verify["method"]
+            if verify["failures"] and not error:
+                error = 84
         entries.append(
             {
                 "jobname": job.name,

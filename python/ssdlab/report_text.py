@@ -46,6 +46,9 @@ def run_summary(s: dict) -> str:
     search = s.get("latency_target")
     if search:
         lines.append("  " + latency_target_line(search, alone=s.get("jobs_in_group", 1) == 1))
+    verify = s.get("verify")
+    if verify:
+        lines.append("  " + verify_line(verify))
     lat = s.get("latency_us")
     if lat:
         lines.append(f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}")
@@ -92,6 +95,23 @@ def latency_target_line(search: dict, alone: bool) -> str:
     if search["settled"]:
         return head + (", met over the final window (the figures are that window's)" if alone else ", met over each job's final window")
     return head + ", still searching when the run ended (the figures cover the whole run)"
+
+
+def verify_line(v: dict) -> str:
+    """What fio's verify read back and found, in one line (a failure stated plainly)."""
+    jobs = f", {v['jobs']} jobs" if v["jobs"] > 1 else ""
+    head = f"verify ({v['method']}{jobs}): {v['blocks_verified']:,} blocks ({_bytes(v['bytes_verified'])}) read back"
+    if v["method"] == "null":
+        return head + " and not checked (verify=null only pretends)"
+    if v["blocks_verified"] == 0:
+        return head + "; no verify phase ran (the write phase ended at its runtime, as fio ends such a job)"
+    if not v["failures"]:
+        return head + ", all as written"
+    stopped = "; verify_fatal stopped the job there" if v["stopped_at_failure"] else ""
+    return head + (
+        f": VERIFY FAILED for {v['failures']:,} blocks, the first at offset {v['first_failure_offset']:,}"
+        f" (not what was last written there with a verify header){stopped}"
+    )
 
 
 def review_summary(headlines, report, database, wall_seconds: float | None = None) -> str:

@@ -140,6 +140,8 @@ pub struct Drive {
     pub(crate) models_power: bool,
     /// When the controller was busy with host commands (for the models above).
     pub(crate) activity: crate::drive_power::Activity,
+    /// What the host last wrote with fio's verify headers (from the first run with verify on).
+    pub(crate) expected: Option<Box<crate::expected::ExpectedIds>>,
 }
 
 /// When each program unit was last programmed: (block, multi-plane page in the block) -> end
@@ -250,6 +252,7 @@ impl Drive {
             thermal: None,
             models_power: false,
             activity: Default::default(),
+            expected: None,
             profile,
         })
         .map(|mut drive: Self| {
@@ -709,6 +712,34 @@ impl Drive {
     /// Content tag of logical sector `lba` (page FTL with tags only; 0 when unmapped).
     pub fn read_tag(&self, lba: u64) -> u64 {
         self.translation.read_tag(lba)
+    }
+
+    /// Start keeping what fio's `verify` checks (the first run with a job that has verify
+    /// calls it): the translation layer keeps each sector's content identity from now on, and
+    /// the host's record of what it wrote starts empty. Sectors written before have no
+    /// identity, so a verify read of them fails, as fio finds no header there.
+    pub fn start_verify(&mut self) {
+        if self.expected.is_none() {
+            self.translation.keep_content_ids();
+            self.expected = Some(Box::default());
+        }
+    }
+
+    /// The host's record of what it wrote with verify headers (after [`Drive::start_verify`]).
+    pub fn verify_record(&self) -> Option<&crate::expected::ExpectedIds> {
+        self.expected.as_deref()
+    }
+
+    /// The host's record, to change: runs note their writes in it, and tests use it to make an
+    /// expectation wrong on purpose (a verify read of that sector must then fail).
+    pub fn verify_record_mut(&mut self) -> Option<&mut crate::expected::ExpectedIds> {
+        self.expected.as_deref_mut()
+    }
+
+    /// The content identity sector `lba` holds, found through the map
+    /// ([`Translation::content_id`]; 0 before [`Drive::start_verify`] on the page FTL).
+    pub fn content_id(&self, lba: u64) -> u64 {
+        self.translation.content_id(lba)
     }
 
     /// The bytes of logical sector `lba` (data-reduction drives in real-bytes mode): zeros when

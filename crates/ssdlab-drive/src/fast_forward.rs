@@ -37,6 +37,8 @@ pub fn fast_forward_refusal(job: &JobSpec) -> Option<String> {
         "it has a ramp_time"
     } else if job.steady_state.is_some() {
         "it stops on a steady-state rule measured in time"
+    } else if job.verify.is_some() {
+        "it has verify, whose headers and reads back only a timed run keeps"
     } else {
         return None;
     };

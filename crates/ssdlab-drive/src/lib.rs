@@ -37,6 +37,7 @@ mod depth_search;
 mod drive;
 mod drive_power;
 mod engine;
+mod expected;
 mod fast_forward;
 mod fill;
 mod inflight;
@@ -55,6 +56,7 @@ mod throttle;
 mod tiers;
 mod untimed;
 mod utilization;
+mod verify;
 mod write_path;
 
 pub use buffer::BufferAtCut;
@@ -62,6 +64,7 @@ pub use data_plane::{decode_region, decode_region_into, encode_region, DataPlane
 pub use drive::{Drive, DriveCounters, DriveOptions, DEFAULT_REAL_BYTES_LIMIT};
 pub use drive_power::PowerStateNow;
 pub use engine::EngineCounters;
+pub use expected::{ExpectedIds, EXPECTED_BYTES_PER_SECTOR};
 pub use fast_forward::{fast_forward_refusal, FastForward, FastForwardSummary};
 pub use fill::{FillFigures, CLIFF_FRACTION, POST_CACHE_SHARE};
 pub use metrics::{LatencySummary, SeriesRow};
@@ -74,3 +77,4 @@ pub use thermal::{ThermalState, THERMAL_STEP_NS};
 pub use tiers::TierReport;
 pub use untimed::UntimedWork;
 pub use utilization::{BusyCounters, Utilization};
+pub use verify::VerifyReport;

@@ -5,13 +5,14 @@ use crate::drive::{Drive, DriveCounters};
 use crate::inflight::InFlightQueue;
 use crate::lookahead::{ContentFrom, Lookahead, STAGE2_AT, STAGE3_AT};
 use crate::metrics::{LatencySummary, Metrics, SeriesRow, Snapshot};
+use crate::verify::{JobVerify, Phase, Recording, VerifyReport};
 use serde::Serialize;
 use ssdlab_core::time::seconds;
 use ssdlab_core::{bail, Nanoseconds, Result};
 use ssdlab_ftl::ChunkStats;
 use ssdlab_nand::{FlashCounters, SECTOR_BYTES};
 use ssdlab_reduce::ContentStream;
-use ssdlab_workload::{IoGenerator, JobSpec, SteadyMetric};
+use ssdlab_workload::{Io, IoGenerator, JobSpec, Op, SteadyMetric};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -170,6 +171,10 @@ pub struct RunSummary {
     /// What fio's `latency_target` search found (groups with a job that has one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<LatencyTargetReport>,
+    /// What fio's `verify` read back and found (groups with a job that has verify). The verify
+    /// reads are in the read figures above, as fio counts them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyReport>,
 }
 
 /// What fio's `latency_target` search found, over the jobs of the group that have a target.
@@ -268,6 +273,8 @@ struct Stream {
     /// queued or in flight (the search bounds them by its depth).
     search: Option<DepthSearch>,
     active: u32,
+    /// fio's `verify` of this job: the blocks it wrote, its phase, what its checks found.
+    verify: Option<JobVerify>,
 }
 
 /// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
@@ -326,6 +333,10 @@ pub struct Run {
     /// The drive's base (idle and power-state) energy at the start, on drives with power states.
     state_energy_base_nj: Option<f64>,
     last_done_ns: Nanoseconds,
+    /// Whether a job of the group has fio's `verify` (the run keeps the host's record).
+    verifying: bool,
+    /// Content identities of the sectors of the write being submitted (data-reduction drives).
+    written_ids: Vec<u64>,
 }
 
 impl Run {
@@ -434,9 +445,11 @@ impl Run {
                 completions: 0,
                 search: member.latency_target.map(|t| DepthSearch::new(t, member.iodepth, ramp_end_ns)),
                 active: 0,
+                verify: member.verify.as_ref().map(|v| JobVerify::new(v, member.rw)),
             });
         }
         let total_depth = job.group_iodepth();
+        let verifying = streams.iter().any(|s| s.verify.is_some());
         Ok(Self {
             streams,
             needs_content: drive.translation().needs_content(),
@@ -472,6 +485,8 @@ impl Run {
             energy_base_nj: drive.flash().counters().energy_nj,
             state_energy_base_nj: drive.state_energy_nj(ramp_end_ns),
             last_done_ns: at_ns,
+            verifying,
+            written_ids: Vec::new(),
         })
     }
 
@@ -506,6 +521,10 @@ impl Run {
     fn schedule(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) -> Result<()> {
         let stream = &mut self.streams[index];
         let Some(rate) = &stream.job.rate else { return self.issue(drive, index, at_ns) };
+        if stream.verify.as_ref().is_some_and(|v| v.phase == Phase::Reading) {
+            // The verify phase's reads are not paced by the job's (write) rate.
+            return self.issue(drive, index, at_ns);
+        }
         if self.stopped_issuing || stream.stopped {
             return Ok(());
         }
@@ -572,10 +591,27 @@ impl Run {
     /// Submit stream `index`'s next command to the drive at `at_ns` (it arrived at
     /// `arrival_ns`). Returns whether the stream had one.
     fn submit(&mut self, drive: &mut Drive, index: usize, arrival_ns: Nanoseconds, at_ns: Nanoseconds) -> Result<bool> {
+        if self.verifying {
+            match self.streams[index].verify.as_ref().map(|v| v.phase) {
+                Some(Phase::Reading) | Some(Phase::Done) => return self.submit_verify_read(drive, index, arrival_ns, at_ns),
+                Some(Phase::Draining) => return Ok(false),
+                _ => {
+                    // fio's verify_backlog: a block written earlier is verified instead.
+                    if let Some((offset, len)) = self.streams[index].verify.as_mut().and_then(|v| v.backlog_block()) {
+                        return self.submit_check_read(drive, index, arrival_ns, at_ns, Io { op: Op::Read, offset_bytes: offset, len_bytes: len });
+                    }
+                }
+            }
+        }
         let needs_content = self.needs_content;
         let stream = &mut self.streams[index];
         stream.lookahead.fill(drive, &mut stream.generator, &mut stream.content, needs_content);
         let Some((io, from)) = stream.lookahead.pop() else {
+            // A job with a verify phase reads back what it wrote once its writes complete.
+            if let Some(v) = stream.verify.as_mut().filter(|v| v.has_phase()) {
+                v.phase = Phase::Draining;
+                return Ok(false);
+            }
             stream.stopped = true;
             if stream.job.exitall {
                 self.stop_issuing();
@@ -590,9 +626,13 @@ impl Run {
                 drive.prefetch_stage3(soon);
             }
         }
-        let done_ns = match from {
-            ContentFrom::Ahead if needs_content => drive.submit_with(&io, at_ns, stream.lookahead.contents())?,
-            _ => drive.submit_with(&io, at_ns, &mut stream.content)?,
+        let done_ns = if self.verifying {
+            self.submit_verified(drive, index, &io, from, at_ns)?
+        } else {
+            match from {
+                ContentFrom::Ahead if needs_content => drive.submit_with(&io, at_ns, stream.lookahead.contents())?,
+                _ => drive.submit_with(&io, at_ns, &mut stream.content)?,
+            }
         };
         self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
         // A lone job owns every command: no need to track whose each is.
@@ -601,6 +641,107 @@ impl Run {
             self.owners.push(Reverse((done_ns, self.owner_seq, index)));
         }
         Ok(true)
+    }
+
+    /// Submit stream `index`'s command `io` in a group with verify: a write notes what it put
+    /// in its sectors in the host's record (and, for a job with a verify phase, its block in
+    /// the job's list); a read-only job with verify checks the block it reads.
+    fn submit_verified(&mut self, drive: &mut Drive, index: usize, io: &Io, from: ContentFrom, at_ns: Nanoseconds) -> Result<Nanoseconds> {
+        let needs_content = self.needs_content;
+        let stream = &mut self.streams[index];
+        self.written_ids.clear();
+        let done_ns = match (from, stream.verify.is_some() && io.op == Op::Write && needs_content) {
+            (ContentFrom::Ahead, true) if needs_content => {
+                drive.submit_with(io, at_ns, &mut Recording { inner: stream.lookahead.contents(), ids: &mut self.written_ids })?
+            }
+            (_, true) => drive.submit_with(io, at_ns, &mut Recording { inner: &mut stream.content, ids: &mut self.written_ids })?,
+            (ContentFrom::Ahead, false) if needs_content => drive.submit_with(io, at_ns, stream.lookahead.contents())?,
+            (_, false) => drive.submit_with(io, at_ns, &mut stream.content)?,
+        };
+        match (stream.verify.as_mut(), io.op) {
+            (Some(v), Op::Write) => {
+                if !needs_content {
+                    // The page FTL keeps the drive's tag of each sector: sector i of this write
+                    // has the first tag plus i.
+                    let first = drive.last_write_first_tag();
+                    self.written_ids.extend((0..crate::drive::SectorSpan::of(io).sectors()).map(|i| first + i));
+                }
+                crate::verify::record_write(drive, io, Some(&self.written_ids));
+                v.wrote(io.offset_bytes, io.len_bytes);
+            }
+            (Some(v), Op::Read) if v.checks_reads() => {
+                // verify_fatal: the job issues nothing after its first failed block.
+                let failed = v.check(drive, io);
+                stream.stopped |= failed && v.counts.stopped_at_failure;
+            }
+            (None, Op::Write) => crate::verify::record_write(drive, io, None),
+            _ => {}
+        }
+        if let Some(v) = stream.verify.as_mut() {
+            v.outstanding += 1;
+        }
+        Ok(done_ns)
+    }
+
+    /// Submit the next block of stream `index`'s verify phase (lowest offset first) and check
+    /// it. Returns whether there was one; the job ends after its last.
+    fn submit_verify_read(&mut self, drive: &mut Drive, index: usize, arrival_ns: Nanoseconds, at_ns: Nanoseconds) -> Result<bool> {
+        let stream = &mut self.streams[index];
+        let Some(v) = stream.verify.as_mut() else { return Ok(false) };
+        let Some((offset, len)) = v.next_block().filter(|_| v.phase == Phase::Reading) else {
+            v.phase = Phase::Done;
+            stream.stopped = true;
+            if stream.job.exitall {
+                self.stop_issuing();
+            }
+            return Ok(false);
+        };
+        self.submit_check_read(drive, index, arrival_ns, at_ns, Io { op: Op::Read, offset_bytes: offset, len_bytes: len })
+    }
+
+    /// Check and submit `io`, a read of a block stream `index` wrote (its verify phase, or its
+    /// verify_backlog); with verify_fatal, the job stops at its first failed block.
+    fn submit_check_read(&mut self, drive: &mut Drive, index: usize, arrival_ns: Nanoseconds, at_ns: Nanoseconds, io: Io) -> Result<bool> {
+        let stream = &mut self.streams[index];
+        let Some(v) = stream.verify.as_mut() else { return Ok(false) };
+        if v.check(drive, &io) && v.counts.stopped_at_failure {
+            v.phase = Phase::Done;
+            stream.stopped = true;
+        }
+        v.outstanding += 1;
+        let done_ns = drive.submit_with(&io, at_ns, &mut stream.content)?;
+        self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
+        if self.streams.len() > 1 {
+            self.owner_seq += 1;
+            self.owners.push(Reverse((done_ns, self.owner_seq, index)));
+        }
+        Ok(true)
+    }
+
+    /// A command completed (groups with verify): once a job's writes have all completed, its
+    /// verify phase starts at `at_ns` with `iodepth` reads (fio's `do_verify`
+    /// after `do_io`). A job whose write phase ended at its runtime has none (fio ends it).
+    fn start_verify_phases(&mut self, drive: &mut Drive, at_ns: Nanoseconds) -> Result<()> {
+        for index in 0..self.streams.len() {
+            let stream = &self.streams[index];
+            let Some(v) = stream.verify.as_ref() else { continue };
+            if v.phase != Phase::Draining || v.outstanding > 0 || stream.stopped || self.stopped_issuing {
+                continue;
+            }
+            // Commands of the job still held by the host come first.
+            if self.host_queue.iter().any(|&(_, i)| i == index) || self.pending.iter().any(|Reverse((_, _, i, _))| *i == index) {
+                continue;
+            }
+            let depth = stream.job.iodepth;
+            if let Some(v) = self.streams[index].verify.as_mut() {
+                v.phase = Phase::Reading;
+                v.counts.phase_ran = true;
+            }
+            for _ in 0..depth {
+                self.issue(drive, index, at_ns)?;
+            }
+        }
+        Ok(())
     }
 
     /// The group issues no more commands (steady state reached, or a job with fio's `exitall`
@@ -717,6 +858,9 @@ impl Run {
     pub fn advance(&mut self, drive: &mut Drive, max_completions: u64) -> Result<bool> {
         if !self.started {
             self.started = true;
+            if self.verifying {
+                drive.start_verify();
+            }
             // Slots are filled job by job, in file order, at the start.
             for index in 0..self.streams.len() {
                 let delay_ns = self.streams[index].delay_ns;
@@ -745,6 +889,9 @@ impl Run {
                         self.schedule(drive, index, at_ns)?;
                     } else {
                         self.issue(drive, index, at_ns)?;
+                    }
+                    if self.verifying {
+                        self.start_verify_phases(drive, at_ns)?;
                     }
                     continue;
                 }
@@ -789,7 +936,15 @@ impl Run {
             if self.streams[owner].search.is_some() {
                 self.search_completed(drive, owner, &done, thinktime_ns)?;
             } else {
+                if self.verifying {
+                    if let Some(v) = self.streams[owner].verify.as_mut() {
+                        v.outstanding = v.outstanding.saturating_sub(1);
+                    }
+                }
                 self.schedule(drive, owner, done.done_ns.saturating_add(thinktime_ns))?;
+                if self.verifying {
+                    self.start_verify_phases(drive, done.done_ns.saturating_add(thinktime_ns))?;
+                }
             }
             processed += 1;
         }
@@ -817,7 +972,9 @@ impl Run {
         }
         let generator = &self.streams[0].generator;
         if let Some(limit) = generator.limit_bytes() {
-            fraction = fraction.max(generator.issued_bytes() as f64 / limit.max(1) as f64);
+            let share = (generator.issued_bytes() as f64 / limit.max(1) as f64).min(1.0);
+            // A job with a verify phase has as much to read back after its writes.
+            fraction = fraction.max(self.streams[0].verify.as_ref().and_then(|v| v.share_done(share)).unwrap_or(share));
         }
         if let Some(n) = self.job.number_ios {
             fraction = fraction.max(generator.issued_ios() as f64 / n as f64);
@@ -940,6 +1097,7 @@ impl Run {
             ),
             metadata: MetadataReport::since(self.metadata_base, drive, host_write_bytes),
             latency_target: self.latency_target_report(),
+            verify: VerifyReport::of(self.streams.iter().filter_map(|s| s.verify.as_ref())),
         }
     }
 

@@ -1217,6 +1217,14 @@ impl Translation for ChunkFtl {
         Some(self.unit_bytes)
     }
 
+    fn content_id(&self, lba: u64) -> u64 {
+        match self.l2p[lba as usize] {
+            ZERO => crate::translation::ZERO_CONTENT_ID,
+            chunk if !is_chunk(chunk) => 0,
+            chunk => self.chunks[chunk as usize].key,
+        }
+    }
+
     fn stored_sector(&self, lba: u64) -> StoredSector<'_> {
         match self.l2p[lba as usize] {
             chunk if !is_chunk(chunk) => StoredSector::Zeros,

@@ -945,6 +945,13 @@ impl Translation for Ftl {
         Ftl::read_tag(self, lba)
     }
 
+    fn keep_content_ids(&mut self) {
+        if !self.config.track_tags {
+            self.config.track_tags = true;
+            self.tags = vec![0; self.p2l.len()];
+        }
+    }
+
     fn stored_sector(&self, lba: u64) -> StoredSector<'_> {
         if self.l2p[lba as usize] == UNMAPPED {
             StoredSector::Zeros

@@ -50,7 +50,7 @@ pub use config::{FtlConfig, GcPolicy, GcSchedule, SlcCacheConfig, WhenCacheFull}
 pub use ftl::{Ftl, FtlStats, Location};
 pub use metadata::{MetadataConfig, MetadataStats, JOURNAL_RECORD_BYTES, JOURNAL_SHARE_OF_MAP};
 pub use sink::{FlashSink, NullSink};
-pub use translation::{DataLocation, Piece, Prepared, StoredSector, TierStats, Translation};
+pub use translation::{content_id_of, DataLocation, Piece, Prepared, StoredSector, TierStats, Translation, ZERO_CONTENT_ID};
 pub use wear::WearSummary;
 
 /// Marker for "no physical slot" in the logical-to-physical map and "no logical sector" in the

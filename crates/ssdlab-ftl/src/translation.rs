@@ -13,6 +13,21 @@ use crate::wear::WearSummary;
 use ssdlab_core::Result;
 use ssdlab_reduce::SectorContent;
 
+/// [`Translation::content_id`] of a sector written with all zeros on the data-reduction FTL
+/// (which stores nothing for it).
+pub const ZERO_CONTENT_ID: u64 = u64::MAX - 1;
+
+/// The content identity the data-reduction FTL keeps for a sector written with `content`
+/// (its chunk's fingerprint key, or [`ZERO_CONTENT_ID`]): what a host expects
+/// [`Translation::content_id`] to give back.
+pub fn content_id_of(content: &SectorContent) -> u64 {
+    if content.zero {
+        ZERO_CONTENT_ID
+    } else {
+        content.fingerprint as u64
+    }
+}
+
 /// One physical piece of a sector's data: what a read of it must sense and transfer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Piece {
@@ -252,6 +267,19 @@ pub trait Translation: std::fmt::Debug + Send {
     /// The content tag last written to `lba` (0 when unmapped or when tags are not kept).
     fn read_tag(&self, _lba: u64) -> u64 {
         0
+    }
+
+    /// Start keeping what identifies each sector's content, for fio's `verify` (page FTL: a
+    /// tag per physical slot, 8 bytes each, allocated now; the data-reduction FTL keeps each
+    /// chunk's fingerprint key already). Sectors written before read as 0 (no identity).
+    fn keep_content_ids(&mut self) {}
+
+    /// The identity of the content sector `lba` holds, found through the map as a read finds
+    /// its data (after GC moved it): the page FTL's tag of the slot, the data-reduction FTL's
+    /// fingerprint key of the chunk, [`ZERO_CONTENT_ID`] for a sector written with zeros; 0
+    /// when unmapped or trimmed (or before [`Translation::keep_content_ids`]).
+    fn content_id(&self, lba: u64) -> u64 {
+        self.read_tag(lba)
     }
 
     /// What sector `lba` holds, as far as its bytes are kept.

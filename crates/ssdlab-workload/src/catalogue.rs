@@ -64,6 +64,12 @@ pub const SIMULATED: &[&str] = &[
     "buffer_compress_chunk",
     "dedupe_percentage",
     "kb_base",
+    "verify",
+    "do_verify",
+    "verify_fatal",
+    "verify_pattern",
+    "verify_backlog",
+    "verify_backlog_batch",
 ];
 
 /// Options accepted that change nothing in a simulation, with why.
@@ -128,7 +134,15 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("lockmem", "no host memory"),
     ("kb_base_display", "figures are reported in fixed units"),
     ("unit_base", "figures are reported in fixed units"),
-    ("do_verify", "matters only with verify, which is refused"),
+    ("verify_interval", "a block is checked whole: where fio's headers sit within it changes nothing simulated"),
+    ("verify_offset", "where fio's header sits in a block changes nothing simulated"),
+    ("verify_dump", "no data is dumped: a failure is reported by offset"),
+    ("verify_async", "checking takes no simulated time"),
+    ("verify_async_cpus", "no host processes"),
+    ("verify_state_save", "verify state is not saved between ssdlab runs"),
+    ("verify_state_load", "verify state is not saved between ssdlab runs"),
+    ("verifysort", "the verify phase reads in ascending offset order (fio's rb-tree, as with norandommap)"),
+    ("verifysort_nr", "the verify phase reads in ascending offset order (fio's rb-tree, as with norandommap)"),
     ("file_service_type", "the job addresses one simulated drive, not files"),
     ("openfiles", "the job addresses one simulated drive, not files"),
     ("fallocate", "no file is created"),
@@ -162,11 +176,8 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
 
 /// Options ssdlab knows and refuses, with why.
 pub const NOT_SIMULATED: &[(&str, &str)] = &[
-    ("verify", "ssdlab does not check data read back (modeled content has no bytes); write with the Python API's Drive.write/read to compare real data"),
-    ("verify_pattern", "ssdlab does not check data read back"),
-    ("verify_interval", "ssdlab does not check data read back"),
-    ("verify_backlog", "ssdlab does not check data read back"),
-    ("verify_fatal", "ssdlab does not check data read back"),
+    ("verify_only", "a verify phase without its write phase is not simulated (write with verify, or read with verify and do_verify)"),
+    ("experimental_verify", "fio's experimental verify (replaying the writes' offsets) is not simulated"),
     ("rate_min", "fio's failing of a job below a minimum rate is not simulated (the summary gives the rate reached; rate and rate_iops are)"),
     ("rate_iops_min", "fio's failing of a job below a minimum rate is not simulated (the summary gives the rate reached; rate and rate_iops are)"),
     ("rate_cycle", "matters only with rate_min, which is refused"),
@@ -188,6 +199,9 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("exec_prerun", "ssdlab runs no programs"),
     ("exec_postrun", "ssdlab runs no programs"),
     ("trim_percentage", "trims mixed into a verify workload are not simulated"),
+    ("trim_verify_zero", "trims mixed into a verify workload are not simulated"),
+    ("trim_backlog", "trims mixed into a verify workload are not simulated"),
+    ("trim_backlog_batch", "trims mixed into a verify workload are not simulated"),
     ("bs_unaligned", "block sizes are multiples of 512 bytes"),
     ("replay_redirect", "replay traces with `ssdlab trace replay`"),
     ("read_iolog", "replay traces with `ssdlab trace replay`"),
@@ -232,8 +246,7 @@ pub fn is_fio_default(key: &str, value: &str) -> bool {
         "rw_sequencer" => every("sequential"),
         "dedupe_mode" => every("repeat"),
         "exit_what" => every("group"),
-        "verify_pattern" | "buffer_pattern" | "exec_prerun" | "exec_postrun" | "write_hist_log" | "read_iolog" | "write_iolog" | "replay_redirect"
-        | "cmdprio_class" | "verify_interval" => false,
+        "buffer_pattern" | "exec_prerun" | "exec_postrun" | "write_hist_log" | "read_iolog" | "write_iolog" | "replay_redirect" | "cmdprio_class" => false,
         _ => zero(),
     }
 }

@@ -21,6 +21,6 @@ mod steady;
 pub use generator::{Io, IoGenerator, Op};
 pub use jobfile::{expand_numjobs, parse_command_line, parse_job_file, parse_job_file_with, parse_job_text, MAX_JOB_FILE_BYTES};
 pub use options::{
-    parse_options, Distribution, Extent, JobSpec, LatencyTarget, LogSettings, RateLimit, RwKind, SteadyMetric, SteadyState, Zone, ZoneExtent, MAX_IODEPTH,
-    MAX_NUMJOBS, RW_VALUES,
+    parse_options, Distribution, Extent, JobSpec, LatencyTarget, LogSettings, RateLimit, RwKind, SteadyMetric, SteadyState, Verify, Zone, ZoneExtent,
+    MAX_IODEPTH, MAX_NUMJOBS, RW_VALUES, VERIFY_METHODS,
 };

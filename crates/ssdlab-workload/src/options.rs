@@ -74,6 +74,61 @@ impl RwKind {
     pub fn reads(self) -> bool {
         matches!(self, Self::Read | Self::RandRead | Self::RandRw | Self::ReadWrite)
     }
+
+    /// Whether the job writes (alone or mixed with reads).
+    pub fn writes(self) -> bool {
+        matches!(self, Self::Write | Self::RandWrite | Self::RandRw | Self::ReadWrite)
+    }
+}
+
+/// fio's verify methods (`verify=`); `0` and `none` turn verify off.
+pub const VERIFY_METHODS: &[&str] = &[
+    "md5",
+    "crc64",
+    "crc32c",
+    "crc32c-intel",
+    "crc32",
+    "crc16",
+    "crc7",
+    "xxhash",
+    "sha512",
+    "sha256",
+    "sha1",
+    "sha3-224",
+    "sha3-256",
+    "sha3-384",
+    "sha3-512",
+    "meta",
+    "pattern",
+    "null",
+];
+
+/// fio's `verify` of a job: its writes carry a header naming their block, and the blocks are
+/// read back and checked (a writing job after its write phase, a read-only job as it reads).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verify {
+    /// The method (`crc32c`, `md5`, `meta`, `pattern`, ...): every one checks the same content
+    /// identity in a simulation; `null` reads back without checking.
+    pub method: String,
+    /// fio's `do_verify` (default 1): run the verify phase after writing, or check reads.
+    pub do_verify: bool,
+    /// fio's `verify_fatal`: stop the job at its first failed block.
+    pub fatal: bool,
+    /// fio's `verify_pattern`, as given: the write buffers hold that pattern (compressible).
+    pub pattern: Option<String>,
+    /// fio's `verify_backlog`: while writing, verify blocks once every this many are logged (0:
+    /// only after the writes).
+    pub backlog: u64,
+    /// fio's `verify_backlog_batch`: blocks verified per backlog trigger after the first (0:
+    /// `backlog`).
+    pub backlog_batch: u64,
+}
+
+impl Verify {
+    /// Whether blocks read back are checked (every method but `null`).
+    pub fn checks(&self) -> bool {
+        self.method != "null"
+    }
 }
 
 /// One zone of `random_distribution=zoned`/`zoned_abs`.
@@ -257,6 +312,15 @@ pub struct JobSpec {
     latency_target_ns: Nanoseconds,
     latency_window_ns: Option<Nanoseconds>,
     latency_percentile: Option<f64>,
+    /// fio's `verify` (resolved by `finish` from `verify`, `do_verify`, `verify_fatal` and
+    /// `verify_pattern`).
+    pub verify: Option<Verify>,
+    verify_method: Option<String>,
+    do_verify: bool,
+    verify_fatal: bool,
+    verify_pattern: Option<String>,
+    verify_backlog: Option<u64>,
+    verify_backlog_batch: Option<u64>,
     /// Keep going (wrapping around the span) until `runtime` even after `io_size`.
     pub time_based: bool,
     /// Stop after this many IOs.
@@ -346,6 +410,13 @@ impl JobSpec {
             latency_target_ns: 0,
             latency_window_ns: None,
             latency_percentile: None,
+            verify: None,
+            verify_method: None,
+            do_verify: true,
+            verify_fatal: false,
+            verify_pattern: None,
+            verify_backlog: None,
+            verify_backlog_batch: None,
             time_based: false,
             number_ios: None,
             rwmixread: 50,
@@ -717,7 +788,23 @@ impl JobSpec {
             }
             "dedupe_percentage" => self.pattern.dedupe_percent = int(100)? as u32,
             "kb_base" => self.set_kb_base(value, at)?,
-            "verify" if !truthy(value) || text == "none" => self.note_no_effect(key),
+            "verify" if !truthy(value) || text == "none" => {
+                self.verify_method = None;
+                self.note_no_effect(key);
+            }
+            "verify" => {
+                let t = need()?;
+                if !VERIFY_METHODS.contains(&t) {
+                    return Err(Error::Workload(format!("{at}: verify: unknown method `{t}` (expected one of {}, or 0/none)", VERIFY_METHODS.join(", "))));
+                }
+                self.verify_method = Some(t.to_string());
+                self.no_effect.retain(|k| k != "verify");
+            }
+            "do_verify" => self.do_verify = truthy(value),
+            "verify_fatal" => self.verify_fatal = truthy(value),
+            "verify_pattern" => self.verify_pattern = Some(need()?.to_string()),
+            "verify_backlog" => self.verify_backlog = Some(int(u32::MAX as u64)?),
+            "verify_backlog_batch" => self.verify_backlog_batch = Some(int(u32::MAX as u64)?),
             other => {
                 if no_effect_reason(other).is_some() {
                     self.note_no_effect(other);
@@ -758,6 +845,15 @@ impl JobSpec {
     /// Check the job as a whole once all options are set, and settle its data pattern.
     pub fn finish(&mut self, at: &str) -> Result<()> {
         let mut problems: Vec<String> = Vec::new();
+        self.verify = self.verify_method.clone().map(|method| Verify {
+            method,
+            do_verify: self.do_verify,
+            fatal: self.verify_fatal,
+            pattern: self.verify_pattern.clone(),
+            backlog: self.verify_backlog.unwrap_or(0),
+            backlog_batch: self.verify_backlog_batch.unwrap_or(0),
+        });
+        self.finish_verify(at, &mut problems);
         self.pattern.kind = match (self.named_pattern, self.compress_percent) {
             (Some(_), Some(_)) => {
                 problems.push(format!("{at}: give either data_pattern/zero_buffers or buffer_compress_percentage, not both"));
@@ -836,6 +932,47 @@ impl JobSpec {
             Ok(())
         } else {
             Err(Error::Workload(problems.join("\n")))
+        }
+    }
+
+    /// Settle what fio's `verify` changes: `verify_pattern` fills the write buffers (one byte
+    /// value repeated after fio's header, which keeps each block distinct; with
+    /// `verify=pattern`, which writes no header, every block is the same); the options that
+    /// only matter with verify do nothing without it. Combinations not simulated are refused.
+    fn finish_verify(&mut self, at: &str, problems: &mut Vec<String>) {
+        let Some(verify) = self.verify.clone() else {
+            for (key, given) in [
+                ("do_verify", !self.do_verify),
+                ("verify_fatal", self.verify_fatal),
+                ("verify_pattern", self.verify_pattern.is_some()),
+                ("verify_backlog", self.verify_backlog.is_some()),
+                ("verify_backlog_batch", self.verify_backlog_batch.is_some()),
+            ] {
+                if given {
+                    self.note_no_effect(key);
+                }
+            }
+            return;
+        };
+        if verify.pattern.is_some() {
+            if self.named_pattern.is_some() || self.compress_percent.is_some() {
+                problems
+                    .push(format!("{at}: verify_pattern fills the write buffers: give it or data_pattern/zero_buffers/buffer_compress_percentage, not both"));
+            }
+            self.named_pattern = Some(PatternKind::Repeating);
+            if verify.method == "pattern" {
+                self.pattern.dedupe_percent = 100;
+            }
+        }
+        if verify.do_verify && self.rw.writes() {
+            if self.time_based {
+                problems.push(format!(
+                    "{at}: verify with time_based: fio writes `size` bytes, verifies them and starts again until the runtime; that cycle is not simulated (drop time_based: the job writes its size, then verifies)"
+                ));
+            }
+            if self.latency_target_ns > 0 {
+                problems.push(format!("{at}: verify with latency_target is not simulated (fio searches for the depth over the verify reads too)"));
+            }
         }
     }
 
@@ -1215,7 +1352,19 @@ mod tests {
         assert!(err.contains("numjobs: fio's `$ncpus` is a property of the machine") && err.contains("bs: fio's `$pagesize`"), "{err}");
         let err = parse_options("cli", &["bsrange=4k-8k,16k-32k".into()]).unwrap_err().to_string();
         assert!(err.contains("separate read,write ranges"), "{err}");
-        let err = parse_options("cli", &["verify=crc32c".into()]).unwrap_err().to_string();
-        assert!(err.contains("verify"), "{err}");
+        let job = parse_options("cli", &["verify=crc32c".into(), "rw=randwrite".into()]).unwrap();
+        assert_eq!(job.verify, Some(Verify { method: "crc32c".into(), do_verify: true, fatal: false, pattern: None, backlog: 0, backlog_batch: 0 }));
+        let err = parse_options("cli", &["verify=crc99".into()]).unwrap_err().to_string();
+        assert!(err.contains("verify: unknown method `crc99`"), "{err}");
+        let err = parse_options("cli", &["verify=md5".into(), "rw=write".into(), "time_based".into(), "runtime=5".into()]).unwrap_err().to_string();
+        assert!(err.contains("verify with time_based"), "{err}");
+        // verify_pattern fills the buffers with a repeated pattern; verify=pattern repeats blocks.
+        let job = parse_options("cli", &["verify=meta".into(), "verify_pattern=0xaa555aa5".into()]).unwrap();
+        assert_eq!((job.pattern.kind, job.pattern.dedupe_percent), (PatternKind::Repeating, 0));
+        let job = parse_options("cli", &["verify=pattern".into(), "verify_pattern=0xaa".into()]).unwrap();
+        assert_eq!((job.pattern.kind, job.pattern.dedupe_percent), (PatternKind::Repeating, 100));
+        // Without verify its companions do nothing.
+        let job = parse_options("cli", &["verify=0".into(), "do_verify=0".into(), "verify_fatal=1".into()]).unwrap();
+        assert!(job.verify.is_none() && ["verify", "do_verify", "verify_fatal"].iter().all(|k| job.no_effect.contains(&k.to_string())), "{job:?}");
     }
 }
