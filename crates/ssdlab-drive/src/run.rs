@@ -1122,6 +1122,17 @@ impl Run {
     }
 }
 
+/// The most commands a job bounded by its size or `number_ios` issues (at its smallest block
+/// size); `u64::MAX` when neither bounds it.
+fn most_ios(job: &JobSpec, generator: &IoGenerator) -> u64 {
+    match (job.number_ios, generator.limit_bytes()) {
+        (Some(n), Some(bytes)) => n.min(bytes.div_ceil(job.min_block_bytes())),
+        (Some(n), None) => n,
+        (None, Some(bytes)) => bytes.div_ceil(job.min_block_bytes()),
+        (None, None) => u64::MAX,
+    }
+}
+
 /// Refuse a job whose rate limit alone would carry the simulated clock past its limit (a job
 /// bounded by its size or number_ios, without a runtime).
 fn check_rate(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds) -> Result<()> {
@@ -1129,12 +1140,7 @@ fn check_rate(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds) -> R
     if job.runtime_ns.is_some() {
         return Ok(());
     }
-    let ios = match (job.number_ios, generator.limit_bytes()) {
-        (Some(n), Some(bytes)) => n.min(bytes.div_ceil(job.min_block_bytes())),
-        (Some(n), None) => n,
-        (None, Some(bytes)) => bytes.div_ceil(job.min_block_bytes()),
-        (None, None) => u64::MAX,
-    };
+    let ios = most_ios(job, generator);
     let room_ns = crate::session::MAX_SIMULATED_NS - from_ns.min(crate::session::MAX_SIMULATED_NS);
     // Linear spacing; a Poisson process takes as long on average.
     let needed = rate.linear_offset_ns(ios);
@@ -1162,12 +1168,7 @@ fn check_thinktime(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds)
     let horizon_ns = match job.runtime_ns {
         Some(runtime) => runtime.min(room_ns),
         None => {
-            let ios = match (job.number_ios, generator.limit_bytes()) {
-                (Some(n), Some(bytes)) => n.min(bytes.div_ceil(job.min_block_bytes())),
-                (Some(n), None) => n,
-                (None, Some(bytes)) => bytes.div_ceil(job.min_block_bytes()),
-                (None, None) => u64::MAX,
-            };
+            let ios = most_ios(job, generator);
             let rounds = ios.div_ceil(job.thinktime_blocks.max(1)).div_ceil(job.iodepth.max(1) as u64);
             let needed = (rounds as u128) * job.thinktime_ns as u128;
             if needed > room_ns as u128 {
