@@ -1,7 +1,8 @@
 """Issue 19: generated garbage through the command line's argument parser and the sweep spec
 loader (Hypothesis, 2,400 cases in all). Every outcome is exit 0 or one line on stderr with exit
-2: never a traceback, a panic, a case slower than 10 s (Hypothesis' deadline) or a process
-beyond 1 GiB of memory.
+2: never a traceback, a panic, a case slower than 60 s (Hypothesis' deadline: a hang detector
+for endless inputs, not a speed test; a 10 s deadline once failed CI on a case that takes 0.5 s,
+the machine having stalled) or a process beyond 1 GiB of memory.
 
 The CLI cases run in this process (a subprocess each would take an hour) through the same
 ``ssdlab.cli.main`` the ``ssdlab`` command runs. Commands that would legitimately run for
@@ -171,7 +172,7 @@ def other_args(draw, world):
     )
 
 
-@settings(max_examples=1400, deadline=10_000, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], database=None)
+@settings(max_examples=1400, deadline=60_000, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], database=None)
 @given(data=st.data())
 def test_generated_command_lines_end_in_exit_0_or_one_line_with_exit_2(world, data):
     strategy = st.one_of(run_args(world), trace_args(world), other_args(world))
@@ -242,7 +243,7 @@ def spec_text(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=1000, deadline=10_000, suppress_health_check=[HealthCheck.too_slow], database=None)
+@settings(max_examples=1000, deadline=60_000, suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(text=spec_text())
 def test_generated_sweep_specs_load_or_give_one_line(tmp_path_factory, text):
     path = Path(tmp_path_factory.getbasetemp()) / "generated-spec.toml"
