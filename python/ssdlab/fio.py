@@ -275,8 +275,10 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
             "latency_percentile": search["percentile"] if search else 100.0,
             "latency_window": round(search["window_ms"] * 1e3) if search else 0,
         }
-        # A command late at depth 1 ends fio's job with ETIMEDOUT.
-        error = 110 if search and search["failed_at_depth_1_us"] is not None else 0
+        # A job a limit ended (max_latency or latency_target at depth 1: ETIMEDOUT; rate_min or
+        # rate_iops_min: EIO) carries fio's error number.
+        job_error = s.get("job_error")
+        error = job_error["errno"] if job_error else 0
         # A block that fails verification is fio's EILSEQ (verify.c returns it for a bad
         # header or checksum), which ends its job with that error.
         verify = s.get("verify")

@@ -49,6 +49,9 @@ def run_summary(s: dict) -> str:
     verify = s.get("verify")
     if verify:
         lines.append("  " + verify_line(verify))
+    error = s.get("job_error")
+    if error and not (search and search["failed_at_depth_1_us"] is not None):
+        lines.append("  " + job_error_line(error))
     lat = s.get("latency_us")
     if lat:
         lines.append(f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}")
@@ -95,6 +98,15 @@ def latency_target_line(search: dict, alone: bool) -> str:
     if search["settled"]:
         return head + (", met over the final window (the figures are that window's)" if alone else ", met over each job's final window")
     return head + ", still searching when the run ended (the figures cover the whole run)"
+
+
+ERRNO_NAMES = {110: "ETIMEDOUT", 5: "EIO"}
+
+
+def job_error_line(error: dict) -> str:
+    """A job that a limit of fio's ended in error (`max_latency`, `rate_min`), stated plainly."""
+    name = ERRNO_NAMES.get(error["errno"], str(error["errno"]))
+    return f"JOB {error['job']} ENDED IN ERROR at {error['at_seconds']:,.3f} s ({name}): {error['message']}"
 
 
 def verify_line(v: dict) -> str:

@@ -3,6 +3,7 @@
 use crate::depth_search::DepthSearch;
 use crate::drive::{Drive, DriveCounters};
 use crate::inflight::InFlightQueue;
+use crate::job_limits::{JobError, LimitCheck, ETIMEDOUT};
 use crate::lookahead::{ContentFrom, Lookahead, STAGE2_AT, STAGE3_AT};
 use crate::metrics::{LatencySummary, Metrics, SeriesRow, Snapshot};
 use crate::verify::{JobVerify, Phase, Recording, VerifyReport};
@@ -175,6 +176,11 @@ pub struct RunSummary {
     /// reads are in the read figures above, as fio counts them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyReport>,
+    /// The first job of the group that ended in error, if one did (fio's `max_latency`,
+    /// `rate_min`/`rate_iops_min`, or `latency_target` failing at depth 1); the figures cover
+    /// the run up to where every job stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job_error: Option<JobError>,
 }
 
 /// What fio's `latency_target` search found, over the jobs of the group that have a target.
@@ -275,6 +281,8 @@ struct Stream {
     active: u32,
     /// fio's `verify` of this job: the blocks it wrote, its phase, what its checks found.
     verify: Option<JobVerify>,
+    /// fio's `max_latency` and `rate_min`/`rate_iops_min` of this job, and their counts.
+    limits: Option<LimitCheck>,
 }
 
 /// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
@@ -337,6 +345,9 @@ pub struct Run {
     verifying: bool,
     /// Content identities of the sectors of the write being submitted (data-reduction drives).
     written_ids: Vec<u64>,
+    /// The first job of the group that ended in error (fio's `max_latency`, `rate_min`,
+    /// `latency_target` at depth 1).
+    job_error: Option<JobError>,
 }
 
 impl Run {
@@ -446,6 +457,7 @@ impl Run {
                 search: member.latency_target.map(|t| DepthSearch::new(t, member.iodepth, ramp_end_ns)),
                 active: 0,
                 verify: member.verify.as_ref().map(|v| JobVerify::new(v, member.rw)),
+                limits: member.limits.map(|l| LimitCheck::new(l, at_ns + delays[index])),
             });
         }
         let total_depth = job.group_iodepth();
@@ -487,6 +499,7 @@ impl Run {
             last_done_ns: at_ns,
             verifying,
             written_ids: Vec::new(),
+            job_error: None,
         })
     }
 
@@ -777,6 +790,27 @@ impl Run {
         self.metadata_base = drive.translation().metadata_stats();
         self.busy_base_ns = self.inflight.busy().any_ns;
         self.completed = 0;
+        for stream in &mut self.streams {
+            if let Some(check) = stream.limits.as_mut() {
+                check.restart(self.ramp_end_ns);
+            }
+        }
+    }
+
+    /// Stream `index` ended in error at `at_ns` (fio's `td_verror`): it issues no more, the
+    /// group's first error is kept for the summary, and with fio's `exitall` or
+    /// `exitall_on_error` the group's other jobs issue no more either.
+    fn job_failed(&mut self, index: usize, errno: i32, message: String, at_ns: Nanoseconds) {
+        let stream = &mut self.streams[index];
+        stream.stopped = true;
+        let stop_group = stream.job.exitall || stream.job.exitall_on_error;
+        if self.job_error.is_none() {
+            let at_seconds = at_ns.saturating_sub(self.ramp_end_ns) as f64 / 1e9;
+            self.job_error = Some(JobError { job: stream.job.name.clone(), errno, message, at_seconds });
+        }
+        if stop_group {
+            self.stop_issuing();
+        }
     }
 
     /// A command of stream `index`, which searches for its depth (fio's `latency_target`),
@@ -788,7 +822,13 @@ impl Run {
         let completions = stream.completions;
         let Some(search) = stream.search.as_mut() else { return Ok(()) };
         let step = search.completed(done.done_ns - done.arrival_ns, done.done_ns, completions, ramped);
-        if step.done || step.gave_up {
+        if step.gave_up {
+            // fio's lat_fatal with the target as the limit.
+            let message = format!("fio: latency of {} nsec exceeds specified max ({} nsec)", done.done_ns - done.arrival_ns, search.target().target_ns);
+            self.job_failed(index, ETIMEDOUT, message, done.done_ns);
+            return Ok(());
+        }
+        if step.done {
             stream.stopped = true;
             if stream.job.exitall {
                 self.stop_issuing();
@@ -932,6 +972,11 @@ impl Run {
             let thinktime_ns = if stream.completions.is_multiple_of(stream.job.thinktime_blocks) { stream.job.thinktime_ns } else { 0 };
             if self.ramped {
                 self.host_time_ns += thinktime_ns;
+                if let Some(check) = stream.limits.as_mut() {
+                    if let Some((errno, message)) = check.completed(&stream.job.name, done.op, done.bytes, done.done_ns - done.arrival_ns, done.done_ns) {
+                        self.job_failed(owner, errno, message, done.done_ns);
+                    }
+                }
             }
             if self.streams[owner].search.is_some() {
                 self.search_completed(drive, owner, &done, thinktime_ns)?;
@@ -1097,6 +1142,7 @@ impl Run {
             ),
             metadata: MetadataReport::since(self.metadata_base, drive, host_write_bytes),
             latency_target: self.latency_target_report(),
+            job_error: self.job_error.clone(),
             verify: VerifyReport::of(self.streams.iter().filter_map(|s| s.verify.as_ref())),
         }
     }

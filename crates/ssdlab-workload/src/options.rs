@@ -1,6 +1,7 @@
 //! fio options: one job's settings and how each `key=value` changes them.
 
 use crate::catalogue::{is_fio_default, no_effect_reason, not_simulated_reason};
+use crate::limits::{GivenLimits, JobLimits};
 use ssdlab_core::units::{parse_size_bytes_with, parse_time_ns, KbBase, TimeUnit};
 use ssdlab_core::{Error, Nanoseconds, Result};
 use ssdlab_reduce::{DataPattern, PatternKind};
@@ -312,6 +313,12 @@ pub struct JobSpec {
     latency_target_ns: Nanoseconds,
     latency_window_ns: Option<Nanoseconds>,
     latency_percentile: Option<f64>,
+    /// fio's `max_latency`, `rate_min` and `rate_iops_min` (resolved by `finish`; `None`: no
+    /// limit): a job that breaks one ends in error, as fio's.
+    pub limits: Option<JobLimits>,
+    given_limits: GivenLimits,
+    /// fio's `continue_on_error` was given a value other than its default (none).
+    continue_on_error: bool,
     /// fio's `verify` (resolved by `finish` from `verify`, `do_verify`, `verify_fatal` and
     /// `verify_pattern`).
     pub verify: Option<Verify>,
@@ -350,6 +357,9 @@ pub struct JobSpec {
     /// When this job has issued its last command, the other jobs of its group issue no more
     /// (fio's `exitall`: the job's end terminates the rest of its group).
     pub exitall: bool,
+    /// When this job ends in error (fio's `max_latency`, `rate_min`, `latency_target` at depth
+    /// 1), the other jobs of its group issue no more (fio's `exitall_on_error`).
+    pub exitall_on_error: bool,
     /// Steady-state termination, if asked for.
     pub steady_state: Option<SteadyState>,
     /// Logs to write.
@@ -410,6 +420,9 @@ impl JobSpec {
             latency_target_ns: 0,
             latency_window_ns: None,
             latency_percentile: None,
+            limits: None,
+            given_limits: GivenLimits::default(),
+            continue_on_error: false,
             verify: None,
             verify_method: None,
             do_verify: true,
@@ -429,6 +442,7 @@ impl JobSpec {
             offset_increment_percent: None,
             stonewall: false,
             exitall: false,
+            exitall_on_error: false,
             percentage_random: 100,
             sync_engine: false,
             steady_state: None,
@@ -680,6 +694,29 @@ impl JobSpec {
                 }
                 self.latency_percentile = Some(p);
             }
+            "max_latency" => {
+                let t = need()?;
+                let values =
+                    per_direction(t, |part| parse_time_ns(part, TimeUnit::Microseconds)).map_err(|m| Error::Workload(format!("{at}: max_latency: {m}")))?;
+                self.given_limits.max_latency_ns = Some(values);
+            }
+            "rate_min" | "ratemin" => {
+                let t = need()?;
+                let kb_base = self.kb_base;
+                let values = per_direction(t, |part| parse_size_bytes_with(part, kb_base)).map_err(|m| Error::Workload(format!("{at}: {key}: {m}")))?;
+                self.given_limits.rate_min = Some((values, t.to_string()));
+            }
+            "rate_iops_min" => {
+                let t = need()?;
+                let values = per_direction(t, |part| part.parse::<u64>().map_err(|_| format!("`{part}` is not a whole number of IOs per second")))
+                    .map_err(|m| Error::Workload(format!("{at}: rate_iops_min: {m}")))?;
+                self.given_limits.rate_iops_min = Some((values, t.to_string()));
+            }
+            "rate_cycle" | "ratecycle" => self.given_limits.rate_cycle_ms = Some(int(u32::MAX as u64)?),
+            "continue_on_error" => {
+                self.continue_on_error = !matches!(text.to_ascii_lowercase().as_str(), "" | "none" | "0" | "false" | "no" | "off");
+                self.note_no_effect(key);
+            }
             "time_based" => self.time_based = truthy(value),
             "number_ios" => {
                 let n = int(u64::MAX)?;
@@ -721,6 +758,7 @@ impl JobSpec {
             },
             "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
             "exitall" => self.exitall = truthy(value),
+            "exitall_on_error" => self.exitall_on_error = truthy(value),
             "ioengine" => {
                 self.sync_engine = SYNC_ENGINES.contains(&text);
                 self.note_no_effect(key);
@@ -924,6 +962,18 @@ impl JobSpec {
         match self.resolve_rate() {
             Ok(rate) => self.rate = rate,
             Err(m) => problems.push(format!("{at}: {m}")),
+        }
+        match self.given_limits.resolve([self.rate_bytes_given.as_ref().map(|(v, _)| *v), self.rate_iops_given.as_ref().map(|(v, _)| *v)]) {
+            Ok(limits) => self.limits = limits,
+            Err(m) => problems.push(format!("{at}: {m}")),
+        }
+        if self.given_limits.rate_cycle_ms.is_some() && !self.limits.is_some_and(|l| l.checks_rate()) {
+            self.note_no_effect("rate_cycle");
+        }
+        if self.continue_on_error && (self.limits.is_some() || self.latency_target.is_some()) {
+            problems.push(format!(
+                "{at}: continue_on_error with max_latency, rate_min, rate_iops_min or latency_target is not simulated (fio may go on past the error those end a job with)"
+            ));
         }
         if !self.logs.avg_msec.is_multiple_of(1000) {
             problems.push(format!("{at}: log_avg_msec: ssdlab logs whole simulated seconds; give a multiple of 1000 (got {})", self.logs.avg_msec));
@@ -1270,7 +1320,7 @@ mod tests {
         let job = parse_options("cli", &items).unwrap();
         assert!(job.no_effect.contains(&"fsync".to_string()) && job.no_effect.contains(&"thinktime_spin".to_string()), "{:?}", job.no_effect);
         // Anything else is still refused with its reason.
-        for other in ["fsync=1", "end_fsync", "fsync_on_close=1", "rate_iops_min=500", "thinktime_spin=8", "zonemode=zbd", "sync=1"] {
+        for other in ["fsync=1", "end_fsync", "fsync_on_close=1", "thinktime_spin=8", "zonemode=zbd", "sync=1"] {
             let err = parse_options("cli", &[other.to_string()]).unwrap_err().to_string();
             assert!(err.contains(other.split('=').next().unwrap()) && !err.contains("unknown"), "{other}: {err}");
         }
@@ -1303,12 +1353,33 @@ mod tests {
             (vec!["rw=randread", "rate_iops=500", "rate=1m"], "not both"),
             (vec!["rw=randread", "rate_process=bursty"], "unknown process"),
             (vec!["rw=randread", "rate_iops=fast"], "whole number"),
-            (vec!["rw=randread", "rate_iops_min=100"], "minimum rate"),
+            (vec!["rw=randread", "rate_iops=100", "rate_iops_min=500"], "rate_iops_min (500) exceeds rate_iops (100) for reads"),
+            (vec!["rw=randread", "rate_min=1m", "rate_iops_min=5"], "not both"),
+            (vec!["rw=randread", "rate_iops_min=-1"], "whole number"),
+            (vec!["rw=randread", "max_latency=soon"], "max_latency"),
+            (vec!["rw=randread", "max_latency=1,2,3,4"], "READ[,WRITE[,TRIM]]"),
+            (vec!["rw=randread", "rate_cycle=x"], "rate_cycle"),
+            (vec!["rw=randread", "max_latency=1ms", "continue_on_error=all"], "continue_on_error with max_latency"),
         ] {
             let items: Vec<String> = items.iter().map(|s| s.to_string()).collect();
             let err = parse_options("cli", &items).unwrap_err().to_string();
             assert!(err.contains(says), "{items:?}: {err}");
         }
+    }
+
+    #[test]
+    fn error_ending_limits_are_read_per_direction_as_fio() {
+        let job = parse_options("cli", &["rw=randrw".into(), "max_latency=2ms,500".into(), "rate_iops_min=,100".into(), "ratecycle=250".into()]).unwrap();
+        let limits = job.limits.unwrap();
+        assert_eq!(limits.max_latency_ns, [2_000_000, 500_000, 500_000]);
+        assert_eq!((limits.min_iops, limits.min_bytes_per_s, limits.rate_cycle_ms), ([0, 100, 100], [0; 3], 250));
+        let job = parse_options("cli", &["rw=read".into(), "rate_min=1m".into(), "continue_on_error=none".into(), "exitall_on_error".into()]).unwrap();
+        assert_eq!(job.limits.unwrap().min_bytes_per_s, [1 << 20; 3]);
+        assert!(job.exitall_on_error);
+        // fio's defaults limit nothing; rate_cycle alone changes nothing.
+        let job = parse_options("cli", &["rw=read".into(), "max_latency=0".into(), "rate_min=0".into(), "rate_cycle=500".into()]).unwrap();
+        assert_eq!(job.limits, None);
+        assert!(job.no_effect.contains(&"rate_cycle".to_string()), "{:?}", job.no_effect);
     }
 
     #[test]
