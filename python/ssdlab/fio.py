@@ -252,6 +252,22 @@ def _direction(summary: dict, kind: str) -> dict:
     return out
 
 
+def _sync(summary: dict) -> dict:
+    """fio's ``sync`` entry: the flushes of ``fsync``/``fdatasync``/``end_fsync`` and their latency."""
+    flushes = summary.get("flushes") or {"flushes": 0, "latency_us": None}
+    n = flushes["flushes"]
+    lat = flushes["latency_us"]
+    lat_ns = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
+    if lat:
+        lat_ns = {
+            "max": round(lat["max"] * 1e3),
+            "mean": lat["mean"] * 1e3,
+            "N": n,
+            "percentile": {"50.000000": round(lat["p50"] * 1e3), "99.000000": round(lat["p99"] * 1e3), "99.900000": round(lat["p999"] * 1e3)},
+        }
+    return {"total_ios": n, "lat_ns": lat_ns}
+
+
 def fio_json(results: list, jobs: list, seed: int) -> dict:
     """fio's ``--output-format=json`` shape: one entry per group of jobs (as fio's
     ``group_reporting`` gives), with ``read``/``write``/``trim`` figures, latencies in ns
@@ -298,6 +314,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "read": _direction(s, "read"),
                 "write": _direction(s, "write"),
                 "trim": _direction(s, "trim"),
+                "sync": _sync(s),
                 "job_runtime": round(s["simulated_seconds"] * 1000),
                 **latency,
                 "ssdlab": s,

@@ -49,6 +49,9 @@ def run_summary(s: dict) -> str:
     verify = s.get("verify")
     if verify:
         lines.append("  " + verify_line(verify))
+    flushes = s.get("flushes")
+    if flushes:
+        lines.append("  " + flush_line(flushes))
     error = s.get("job_error")
     if error and not (search and search["failed_at_depth_1_us"] is not None):
         lines.append("  " + job_error_line(error))
@@ -98,6 +101,14 @@ def latency_target_line(search: dict, alone: bool) -> str:
     if search["settled"]:
         return head + (", met over the final window (the figures are that window's)" if alone else ", met over each job's final window")
     return head + ", still searching when the run ended (the figures cover the whole run)"
+
+
+def flush_line(f: dict) -> str:
+    """The flushes of fio's fsync/fdatasync/end_fsync, with their latency (fio's sync figures)."""
+    lat = f["latency_us"]
+    if not lat:
+        return "flushes (fsync): none in the measured part"
+    return f"flushes (fsync): {f['flushes']:,}, latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  max {lat['max']:,.1f}"
 
 
 ERRNO_NAMES = {110: "ETIMEDOUT", 5: "EIO"}

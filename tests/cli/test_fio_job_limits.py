@@ -43,3 +43,18 @@ def test_a_minimum_rate_the_drive_cannot_reach_ends_the_job_with_eio_and_exitall
     assert json.loads(r.stdout)["simulated_seconds"] < 3.01, "exitall_on_error ends the group with it"
     r = ssdlab(*base, "--continue_on_error=all", cwd=tmp_path)
     assert r.returncode == 2 and "continue_on_error with max_latency, rate_min" in r.stderr, r.stderr
+
+
+def test_fsync_sends_the_drive_flushes_and_fios_json_gives_their_latency(tmp_path):
+    args = ["run", "--rw=randwrite", "--bs=4k", "--size=64m", "--iodepth=1", "--number_ios=500", *small_args()]
+    r = ssdlab(*args, "--fsync=1", "--output-format=json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    job = json.loads(r.stdout)["jobs"][0]
+    sync = job["sync"]
+    assert sync["total_ios"] == 500 and sync["lat_ns"]["N"] == 500 and sync["lat_ns"]["mean"] > 0, sync
+    r = ssdlab(*args, "--fsync=1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "flushes (fsync): 500, latency us: mean " in r.stdout, r.stdout
+    # Without flushes fio's sync entry is empty.
+    r = ssdlab(*args, "--output-format=json", cwd=tmp_path)
+    assert json.loads(r.stdout)["jobs"][0]["sync"]["total_ios"] == 0

@@ -92,7 +92,7 @@ pub(crate) struct Metrics {
     truncated: bool,
 }
 
-fn histogram() -> Histogram<u64> {
+pub(crate) fn histogram() -> Histogram<u64> {
     // 1 ns to one hour, 3 significant figures.
     Histogram::new_with_bounds(1, 3_600 * NS_PER_S, 3).expect("valid histogram bounds")
 }
@@ -216,7 +216,7 @@ impl Metrics {
         }
     }
 
-    fn summarize(h: &Histogram<u64>, mean_ns: f64) -> Option<LatencySummary> {
+    pub(crate) fn summarize(h: &Histogram<u64>, mean_ns: f64) -> Option<LatencySummary> {
         if h.is_empty() {
             return None;
         }

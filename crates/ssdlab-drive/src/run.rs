@@ -2,6 +2,7 @@
 
 use crate::depth_search::DepthSearch;
 use crate::drive::{Drive, DriveCounters};
+use crate::flushes::{FlushReport, FlushStats, JobFlushes};
 use crate::inflight::InFlightQueue;
 use crate::job_limits::{JobError, LimitCheck, ETIMEDOUT};
 use crate::lookahead::{ContentFrom, Lookahead, STAGE2_AT, STAGE3_AT};
@@ -17,231 +18,19 @@ use ssdlab_workload::{Io, IoGenerator, JobSpec, Op, SteadyMetric};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+mod clock_checks;
+mod report;
+mod summary;
+mod verify_io;
+
+use clock_checks::{check_rate, check_thinktime};
+pub use report::{LatencyTargetReport, MetadataReport, ReductionReport, RunProgress, RunSummary, WearReport};
+
 /// Most commands a group of jobs keeps in flight together (each job's `iodepth`, its `numjobs`
 /// copies and the jobs side by side, summed): what the drive's queue does not hold waits in the
 /// host's, one entry each, so the sum bounds the run's memory. fio's per-job limits alone
 /// (65,536 x 1,024 copies x every job of a file) would let a job file ask for billions.
 pub const MAX_GROUP_IN_FLIGHT: u64 = 1 << 20;
-
-/// How far a run has got.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunProgress {
-    /// Simulated time since the run started.
-    pub simulated_ns: Nanoseconds,
-    /// Commands completed.
-    pub completed_ios: u64,
-    /// Estimated fraction done, 0 to 1.
-    pub fraction: f64,
-    /// Whether the run has finished.
-    pub done: bool,
-}
-
-/// Program/erase cycle summary.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct WearReport {
-    /// Fewest cycles of any block.
-    pub min: u32,
-    /// Mean cycles.
-    pub mean: f64,
-    /// Most cycles of any block.
-    pub max: u32,
-}
-
-/// What the data-reduction engine did during a run.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct ReductionReport {
-    /// Host bytes of sectors that were neither zeros nor duplicates (stored as new chunks).
-    pub bytes_after_dedup: u64,
-    /// Bytes of those chunks after compression (before rounding to ECC units).
-    pub bytes_after_compression: u64,
-    /// Bytes of ECC units written for new chunks.
-    pub bytes_stored: u64,
-    /// Host bytes written / bytes stored for them (above 1 means the engine saved flash).
-    pub data_reduction_ratio: Option<f64>,
-    /// Share of written sectors that matched an existing chunk.
-    pub dedup_hit_rate: Option<f64>,
-    /// Share of written sectors that were all zeros.
-    pub zero_sector_rate: Option<f64>,
-    /// New chunks left out of the full dedup index.
-    pub index_full_skips: u64,
-    /// Chunks copied by garbage collection.
-    pub gc_chunks_moved: u64,
-}
-
-/// Everything a run reports.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct RunSummary {
-    /// Job name.
-    pub job: String,
-    /// fio `rw` kind.
-    pub rw: String,
-    /// Commands kept in flight.
-    pub iodepth: u32,
-    /// Seed of the workload's random choices.
-    pub seed: u64,
-    /// Simulated time from the first submission to the last completion.
-    pub simulated_seconds: f64,
-    /// Wall-clock time spent simulating.
-    pub wall_seconds: f64,
-    /// Commands completed.
-    pub ios: u64,
-    /// Read commands completed.
-    pub reads: u64,
-    /// Write commands completed.
-    pub writes: u64,
-    /// TRIM commands completed.
-    pub trims: u64,
-    /// Commands per simulated second.
-    pub iops: f64,
-    /// Read MB/s (10^6 bytes per simulated second).
-    pub read_mbps: f64,
-    /// Write MB/s (10^6 bytes per simulated second).
-    pub write_mbps: f64,
-    /// Bytes read by the host.
-    pub host_read_bytes: u64,
-    /// Bytes written by the host.
-    pub host_write_bytes: u64,
-    /// Bytes trimmed by the host.
-    pub host_trim_bytes: u64,
-    /// Bytes programmed into NAND (host and GC).
-    pub nand_write_bytes: u64,
-    /// Bytes programmed into NAND for host data (including padding).
-    pub nand_write_bytes_host: u64,
-    /// Bytes programmed into NAND by garbage collection.
-    pub nand_write_bytes_gc: u64,
-    /// Bytes read from NAND (host and GC).
-    pub nand_read_bytes: u64,
-    /// Page reads.
-    pub nand_page_reads: u64,
-    /// Page programs.
-    pub nand_page_programs: u64,
-    /// Block erases (per plane).
-    pub nand_block_erases: u64,
-    /// NAND bytes programmed / host bytes written (`None` when nothing was written).
-    pub write_amplification: Option<f64>,
-    /// Latency of all commands, microseconds.
-    pub latency_us: Option<LatencySummary>,
-    /// Latency of reads, microseconds.
-    pub read_latency_us: Option<LatencySummary>,
-    /// Latency of writes, microseconds.
-    pub write_latency_us: Option<LatencySummary>,
-    /// Time with at least one command outstanding.
-    pub busy_seconds: f64,
-    /// Energy of the drive over the run, joules.
-    pub energy_joules: f64,
-    /// Mean power over the run, watts.
-    pub mean_power_watts: f64,
-    /// Wear at the end of the run.
-    pub wear: WearReport,
-    /// Free blocks at the end of the run.
-    pub free_blocks: u64,
-    /// The data pattern written.
-    pub data_pattern: String,
-    /// NAND senses per 4 KiB sector read (chunk fragmentation; `None` without reads).
-    pub nand_reads_per_read_sector: Option<f64>,
-    /// Map pages read from flash because the controller's map cache lacked them.
-    pub map_page_reads: u64,
-    /// Data-reduction figures (drives with the engine only).
-    pub reduction: Option<ReductionReport>,
-    /// Whether the per-second series stopped at its row limit (the summary covers the whole run).
-    pub series_truncated: bool,
-    /// Jobs run side by side (the job, the jobs of its group and `numjobs` copies).
-    pub jobs_in_group: u32,
-    /// Most commands the host held because the drive's queue was full (iodepth above it).
-    pub host_queued_max: u64,
-    /// Commands per second the group's rate limits allow (fio's `rate_iops`/`rate`, summed over
-    /// its jobs), when every job of the group has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rate_iops_limit: Option<f64>,
-    /// Bytes read from sectors nobody wrote (or trimmed): answered from the map, no NAND read
-    /// (the read bytes times the share of 4 KiB sectors read that were unmapped).
-    pub unmapped_read_bytes: u64,
-    /// Simulated seconds of `ramp_time` run before measuring (not in any figure above).
-    pub ramp_seconds: f64,
-    /// Simulated second (from the measured start) at which fio's steady-state rule was met and
-    /// the jobs stopped; `None` when not asked for or not reached.
-    pub steady_state_seconds: Option<f64>,
-    /// Write amplification by tier (drives with an SLC cache only; absent otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tiers: Option<crate::tiers::TierReport>,
-    /// How busy each resource was over the run, and the busiest (what bounds the run).
-    pub utilization: crate::utilization::Utilization,
-    /// Firmware metadata written to flash over the run (when the profile models it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<MetadataReport>,
-    /// What fio's `latency_target` search found (groups with a job that has one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency_target: Option<LatencyTargetReport>,
-    /// What fio's `verify` read back and found (groups with a job that has verify). The verify
-    /// reads are in the read figures above, as fio counts them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verify: Option<VerifyReport>,
-    /// The first job of the group that ended in error, if one did (fio's `max_latency`,
-    /// `rate_min`/`rate_iops_min`, or `latency_target` failing at depth 1); the figures cover
-    /// the run up to where every job stopped.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub job_error: Option<JobError>,
-}
-
-/// What fio's `latency_target` search found, over the jobs of the group that have a target.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct LatencyTargetReport {
-    /// The target, microseconds (the first such job's).
-    pub target_us: f64,
-    /// The window each depth was tried for, milliseconds.
-    pub window_ms: f64,
-    /// Share of a window's commands that had to meet the target, percent.
-    pub percentile: f64,
-    /// The depth each job ended at, summed over the jobs with a target (fio's `latency_depth`).
-    pub depth: u64,
-    /// Jobs with a target.
-    pub jobs: u32,
-    /// Whether every such job found its depth and met the target over its final window (else
-    /// the run ended, by its runtime or size, while a job was still searching).
-    pub settled: bool,
-    /// Latency of a command late at depth 1 that ended its job (fio's error "latency of N nsec
-    /// exceeds specified max"), microseconds, if one did.
-    pub failed_at_depth_1_us: Option<f64>,
-}
-
-/// Firmware metadata (map pages and journal) written to flash over a run: part of
-/// `nand_write_bytes_host` (it goes out through the host stream), reported apart.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct MetadataReport {
-    /// Bytes of journal and map-page sectors programmed.
-    pub write_bytes: u64,
-    /// Of those, journal sectors.
-    pub journal_write_bytes: u64,
-    /// Of those, map pages written back at checkpoints.
-    pub map_write_bytes: u64,
-    /// Map pages read before their write-back (controllers whose map lives in flash).
-    pub map_pages_read: u64,
-    /// Checkpoints taken.
-    pub checkpoints: u64,
-    /// Journal records appended (map changes).
-    pub journal_records: u64,
-    /// Metadata bytes programmed per host byte written (`None` when nothing was written).
-    pub wa_metadata: Option<f64>,
-}
-
-impl MetadataReport {
-    /// The metadata written between `base` and the drive's counters now.
-    pub fn since(base: Option<ssdlab_ftl::MetadataStats>, drive: &Drive, host_write_bytes: u64) -> Option<Self> {
-        let now = drive.translation().metadata_stats()?;
-        let base = base.unwrap_or_default();
-        let journal = (now.journal_sectors_written - base.journal_sectors_written) * SECTOR_BYTES;
-        let map = (now.map_sectors_written - base.map_sectors_written) * SECTOR_BYTES;
-        Some(Self {
-            write_bytes: journal + map,
-            journal_write_bytes: journal,
-            map_write_bytes: map,
-            map_pages_read: now.map_pages_read - base.map_pages_read,
-            checkpoints: now.checkpoints - base.checkpoints,
-            journal_records: now.journal_records - base.journal_records,
-            wa_metadata: (host_write_bytes > 0).then(|| (journal + map) as f64 / host_write_bytes as f64),
-        })
-    }
-}
 
 /// Drive state for the per-second series: free blocks, and WA since the given baselines.
 pub(crate) fn snapshot_of(drive: &Drive, nand_base: u64, host_write_base: u64) -> Snapshot {
@@ -283,6 +72,8 @@ struct Stream {
     verify: Option<JobVerify>,
     /// fio's `max_latency` and `rate_min`/`rate_iops_min` of this job, and their counts.
     limits: Option<LimitCheck>,
+    /// fio's `fsync`, `end_fsync`, `sync` of this job, and where it stands.
+    flushes: Option<JobFlushes>,
 }
 
 /// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
@@ -343,6 +134,9 @@ pub struct Run {
     last_done_ns: Nanoseconds,
     /// Whether a job of the group has fio's `verify` (the run keeps the host's record).
     verifying: bool,
+    /// The flushes of the measured part (`Some` when a job of the group flushes: fio's
+    /// `fsync`, `end_fsync`, ...).
+    flush_stats: Option<FlushStats>,
     /// Content identities of the sectors of the write being submitted (data-reduction drives).
     written_ids: Vec<u64>,
     /// The first job of the group that ended in error (fio's `max_latency`, `rate_min`,
@@ -458,10 +252,12 @@ impl Run {
                 active: 0,
                 verify: member.verify.as_ref().map(|v| JobVerify::new(v, member.rw)),
                 limits: member.limits.map(|l| LimitCheck::new(l, at_ns + delays[index])),
+                flushes: JobFlushes::new(member.flushes),
             });
         }
         let total_depth = job.group_iodepth();
         let verifying = streams.iter().any(|s| s.verify.is_some());
+        let flush_stats = streams.iter().any(|s| s.flushes.is_some()).then(FlushStats::new);
         Ok(Self {
             streams,
             needs_content: drive.translation().needs_content(),
@@ -498,6 +294,7 @@ impl Run {
             state_energy_base_nj: drive.state_energy_nj(ramp_end_ns),
             last_done_ns: at_ns,
             verifying,
+            flush_stats,
             written_ids: Vec::new(),
             job_error: None,
         })
@@ -592,6 +389,13 @@ impl Run {
                 return Ok(());
             }
         }
+        if self.flush_stats.is_some() {
+            // fio's fsync blocks the job: its next command waits for the flush to return.
+            if let Some(until_ns) = stream.flushes.as_ref().map(|f| f.blocked_until_ns).filter(|&t| t > at_ns) {
+                self.hold(until_ns, index, false);
+                return Ok(());
+            }
+        }
         if self.inflight.len() < self.device_depth && self.host_queue.is_empty() {
             self.submit(drive, index, at_ns, at_ns)?;
         } else {
@@ -616,6 +420,14 @@ impl Run {
                 }
             }
         }
+        if self.flush_stats.is_some() && self.streams[index].flushes.as_ref().is_some_and(|f| f.due()) {
+            // The job's next command is a flush (fio's fsync=N); the command after it goes
+            // once it returns.
+            let done_ns = drive.flush(at_ns);
+            self.flushed(index, arrival_ns, done_ns);
+            self.hold(done_ns, index, false);
+            return Ok(true);
+        }
         let needs_content = self.needs_content;
         let stream = &mut self.streams[index];
         stream.lookahead.fill(drive, &mut stream.generator, &mut stream.content, needs_content);
@@ -639,7 +451,7 @@ impl Run {
                 drive.prefetch_stage3(soon);
             }
         }
-        let done_ns = if self.verifying {
+        let mut done_ns = if self.verifying {
             self.submit_verified(drive, index, &io, from, at_ns)?
         } else {
             match from {
@@ -647,6 +459,15 @@ impl Run {
                 _ => drive.submit_with(&io, at_ns, &mut stream.content)?,
             }
         };
+        if self.flush_stats.is_some() {
+            if let Some(f) = self.streams[index].flushes.as_mut() {
+                f.issued(io.op);
+                if f.asked.sync_writes && io.op == Op::Write {
+                    // fio's sync=1 (O_SYNC): the write returns once a flush after it has.
+                    done_ns = drive.flush(done_ns);
+                }
+            }
+        }
         self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
         // A lone job owns every command: no need to track whose each is.
         if self.streams.len() > 1 {
@@ -654,107 +475,6 @@ impl Run {
             self.owners.push(Reverse((done_ns, self.owner_seq, index)));
         }
         Ok(true)
-    }
-
-    /// Submit stream `index`'s command `io` in a group with verify: a write notes what it put
-    /// in its sectors in the host's record (and, for a job with a verify phase, its block in
-    /// the job's list); a read-only job with verify checks the block it reads.
-    fn submit_verified(&mut self, drive: &mut Drive, index: usize, io: &Io, from: ContentFrom, at_ns: Nanoseconds) -> Result<Nanoseconds> {
-        let needs_content = self.needs_content;
-        let stream = &mut self.streams[index];
-        self.written_ids.clear();
-        let done_ns = match (from, stream.verify.is_some() && io.op == Op::Write && needs_content) {
-            (ContentFrom::Ahead, true) if needs_content => {
-                drive.submit_with(io, at_ns, &mut Recording { inner: stream.lookahead.contents(), ids: &mut self.written_ids })?
-            }
-            (_, true) => drive.submit_with(io, at_ns, &mut Recording { inner: &mut stream.content, ids: &mut self.written_ids })?,
-            (ContentFrom::Ahead, false) if needs_content => drive.submit_with(io, at_ns, stream.lookahead.contents())?,
-            (_, false) => drive.submit_with(io, at_ns, &mut stream.content)?,
-        };
-        match (stream.verify.as_mut(), io.op) {
-            (Some(v), Op::Write) => {
-                if !needs_content {
-                    // The page FTL keeps the drive's tag of each sector: sector i of this write
-                    // has the first tag plus i.
-                    let first = drive.last_write_first_tag();
-                    self.written_ids.extend((0..crate::drive::SectorSpan::of(io).sectors()).map(|i| first + i));
-                }
-                crate::verify::record_write(drive, io, Some(&self.written_ids));
-                v.wrote(io.offset_bytes, io.len_bytes);
-            }
-            (Some(v), Op::Read) if v.checks_reads() => {
-                // verify_fatal: the job issues nothing after its first failed block.
-                let failed = v.check(drive, io);
-                stream.stopped |= failed && v.counts.stopped_at_failure;
-            }
-            (None, Op::Write) => crate::verify::record_write(drive, io, None),
-            _ => {}
-        }
-        if let Some(v) = stream.verify.as_mut() {
-            v.outstanding += 1;
-        }
-        Ok(done_ns)
-    }
-
-    /// Submit the next block of stream `index`'s verify phase (lowest offset first) and check
-    /// it. Returns whether there was one; the job ends after its last.
-    fn submit_verify_read(&mut self, drive: &mut Drive, index: usize, arrival_ns: Nanoseconds, at_ns: Nanoseconds) -> Result<bool> {
-        let stream = &mut self.streams[index];
-        let Some(v) = stream.verify.as_mut() else { return Ok(false) };
-        let Some((offset, len)) = v.next_block().filter(|_| v.phase == Phase::Reading) else {
-            v.phase = Phase::Done;
-            stream.stopped = true;
-            if stream.job.exitall {
-                self.stop_issuing();
-            }
-            return Ok(false);
-        };
-        self.submit_check_read(drive, index, arrival_ns, at_ns, Io { op: Op::Read, offset_bytes: offset, len_bytes: len })
-    }
-
-    /// Check and submit `io`, a read of a block stream `index` wrote (its verify phase, or its
-    /// verify_backlog); with verify_fatal, the job stops at its first failed block.
-    fn submit_check_read(&mut self, drive: &mut Drive, index: usize, arrival_ns: Nanoseconds, at_ns: Nanoseconds, io: Io) -> Result<bool> {
-        let stream = &mut self.streams[index];
-        let Some(v) = stream.verify.as_mut() else { return Ok(false) };
-        if v.check(drive, &io) && v.counts.stopped_at_failure {
-            v.phase = Phase::Done;
-            stream.stopped = true;
-        }
-        v.outstanding += 1;
-        let done_ns = drive.submit_with(&io, at_ns, &mut stream.content)?;
-        self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
-        if self.streams.len() > 1 {
-            self.owner_seq += 1;
-            self.owners.push(Reverse((done_ns, self.owner_seq, index)));
-        }
-        Ok(true)
-    }
-
-    /// A command completed (groups with verify): once a job's writes have all completed, its
-    /// verify phase starts at `at_ns` with `iodepth` reads (fio's `do_verify`
-    /// after `do_io`). A job whose write phase ended at its runtime has none (fio ends it).
-    fn start_verify_phases(&mut self, drive: &mut Drive, at_ns: Nanoseconds) -> Result<()> {
-        for index in 0..self.streams.len() {
-            let stream = &self.streams[index];
-            let Some(v) = stream.verify.as_ref() else { continue };
-            if v.phase != Phase::Draining || v.outstanding > 0 || stream.stopped || self.stopped_issuing {
-                continue;
-            }
-            // Commands of the job still held by the host come first.
-            if self.host_queue.iter().any(|&(_, i)| i == index) || self.pending.iter().any(|Reverse((_, _, i, _))| *i == index) {
-                continue;
-            }
-            let depth = stream.job.iodepth;
-            if let Some(v) = self.streams[index].verify.as_mut() {
-                v.phase = Phase::Reading;
-                v.counts.phase_ran = true;
-            }
-            for _ in 0..depth {
-                self.issue(drive, index, at_ns)?;
-            }
-        }
-        Ok(())
     }
 
     /// The group issues no more commands (steady state reached, or a job with fio's `exitall`
@@ -795,6 +515,31 @@ impl Run {
                 check.restart(self.ramp_end_ns);
             }
         }
+    }
+
+    /// A flush of stream `index`, called at `arrival_ns`, completed at `done_ns`: the job
+    /// waits for it, and the measured part counts it.
+    fn flushed(&mut self, index: usize, arrival_ns: Nanoseconds, done_ns: Nanoseconds) {
+        if let Some(f) = self.streams[index].flushes.as_mut() {
+            f.flushed(done_ns);
+        }
+        if let (true, Some(stats)) = (self.ramped && arrival_ns >= self.ramp_end_ns, self.flush_stats.as_mut()) {
+            stats.record(done_ns - arrival_ns);
+        }
+    }
+
+    /// fio's `end_fsync`: once stream `index` issues no more and its last command has completed
+    /// (by `at_ns`), it flushes; the run ends when that flush does.
+    fn end_flush(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) {
+        let stopped = self.streams[index].stopped || self.stopped_issuing;
+        let Some(f) = self.streams[index].flushes.as_mut() else { return };
+        if !f.end_due(stopped) {
+            return;
+        }
+        f.ended();
+        let done_ns = drive.flush(at_ns);
+        self.flushed(index, at_ns, done_ns);
+        self.last_done_ns = self.last_done_ns.max(done_ns);
     }
 
     /// Stream `index` ended in error at `at_ns` (fio's `td_verror`): it issues no more, the
@@ -854,21 +599,6 @@ impl Run {
             self.schedule(drive, index, at_ns)?;
         }
         Ok(())
-    }
-
-    /// What the group's `latency_target` searches found, if any job has one.
-    fn latency_target_report(&self) -> Option<LatencyTargetReport> {
-        let searches: Vec<&DepthSearch> = self.streams.iter().filter_map(|s| s.search.as_ref()).collect();
-        let first = searches.first()?.target();
-        Some(LatencyTargetReport {
-            target_us: first.target_ns as f64 / 1e3,
-            window_ms: first.window_ns as f64 / 1e6,
-            percentile: first.percentile,
-            depth: searches.iter().map(|s| s.depth() as u64).sum(),
-            jobs: searches.len() as u32,
-            settled: searches.iter().all(|s| s.done()),
-            failed_at_depth_1_us: searches.iter().find_map(|s| s.gave_up_ns()).map(|ns| ns as f64 / 1e3),
-        })
     }
 
     /// Feed the seconds closed so far to fio's steady-state rule; stop the jobs once it holds.
@@ -933,6 +663,9 @@ impl Run {
                     if self.verifying {
                         self.start_verify_phases(drive, at_ns)?;
                     }
+                    if self.flush_stats.is_some() {
+                        self.end_flush(drive, index, at_ns);
+                    }
                     continue;
                 }
             }
@@ -964,6 +697,11 @@ impl Run {
                 self.completed += 1;
             }
             self.last_done_ns = self.last_done_ns.max(done.done_ns);
+            if self.flush_stats.is_some() {
+                if let Some(f) = self.streams[owner].flushes.as_mut() {
+                    f.in_flight = f.in_flight.saturating_sub(1);
+                }
+            }
             self.drain_host_queue(drive, done.done_ns)?;
             // The host's own time per command (fio's thinktime) before the slot's next command:
             // after every `thinktime_blocks` completions of the job (fio's default, 1: each).
@@ -990,6 +728,9 @@ impl Run {
                 if self.verifying {
                     self.start_verify_phases(drive, done.done_ns.saturating_add(thinktime_ns))?;
                 }
+            }
+            if self.flush_stats.is_some() {
+                self.end_flush(drive, owner, done.done_ns);
             }
             processed += 1;
         }
@@ -1031,214 +772,4 @@ impl Run {
     pub fn series(&self) -> &[SeriesRow] {
         &self.metrics.series
     }
-
-    /// Summarize the run (call once done; `wall_seconds` is measured by the caller).
-    pub fn summary(&self, drive: &Drive, wall_seconds: f64) -> RunSummary {
-        let f = drive.flash().counters();
-        let b = &self.flash_base;
-        let d = drive.counters();
-        let db = &self.drive_base;
-        let simulated_ns = self.last_done_ns.saturating_sub(self.ramp_end_ns);
-        let sim_s = seconds(simulated_ns).max(1e-12);
-        let host_write_bytes = d.host_write_bytes - db.host_write_bytes;
-        let host_read_bytes = d.host_read_bytes - db.host_read_bytes;
-        let nand_write_bytes_host = f.bytes_programmed_host - b.bytes_programmed_host;
-        let nand_write_bytes_gc = f.bytes_programmed_internal - b.bytes_programmed_internal;
-        let nand_write_bytes = nand_write_bytes_host + nand_write_bytes_gc;
-        let reads = d.read_commands - db.read_commands;
-        let writes = d.write_commands - db.write_commands;
-        let trims = d.trim_commands - db.trim_commands;
-        let p = drive.profile();
-        let idle_w = p.idle_watts();
-        let busy_ns = self.inflight.busy().any_ns - self.busy_base_ns;
-        // Idle power over the run: the profile's constant, or (drives with power states) the
-        // power of the states the drive was in.
-        let base_joules = match (self.state_energy_base_nj, drive.state_energy_nj(self.last_done_ns)) {
-            (Some(start), Some(end)) => (end - start) / 1e9,
-            _ => idle_w * sim_s,
-        };
-        // The controller's energy per byte moved (profiles that give it; 0 otherwise).
-        let data_joules = p.controller.data_pj_per_byte * (host_read_bytes + host_write_bytes) as f64 * 1e-12;
-        let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + base_joules + p.controller.active_mw / 1e3 * seconds(busy_ns) + data_joules;
-        let wear = drive.translation().wear();
-        RunSummary {
-            job: self.job.name.clone(),
-            rw: self.job.rw.name().to_string(),
-            iodepth: self.job.group_iodepth().min(u32::MAX as u64) as u32,
-            seed: self.seed,
-            simulated_seconds: seconds(simulated_ns),
-            wall_seconds,
-            ios: self.completed,
-            reads,
-            writes,
-            trims,
-            iops: self.completed as f64 / sim_s,
-            read_mbps: host_read_bytes as f64 / 1e6 / sim_s,
-            write_mbps: host_write_bytes as f64 / 1e6 / sim_s,
-            host_read_bytes,
-            host_write_bytes,
-            host_trim_bytes: d.host_trim_bytes - db.host_trim_bytes,
-            nand_write_bytes,
-            nand_write_bytes_host,
-            nand_write_bytes_gc,
-            nand_read_bytes: f.bytes_read - b.bytes_read,
-            nand_page_reads: f.page_reads - b.page_reads,
-            nand_page_programs: f.page_programs - b.page_programs,
-            nand_block_erases: f.block_erases - b.block_erases,
-            write_amplification: (host_write_bytes > 0).then(|| nand_write_bytes as f64 / host_write_bytes as f64),
-            latency_us: self.metrics.latency_all(),
-            read_latency_us: self.metrics.latency_reads(),
-            write_latency_us: self.metrics.latency_writes(),
-            busy_seconds: seconds(busy_ns),
-            energy_joules,
-            mean_power_watts: energy_joules / sim_s,
-            wear: WearReport { min: wear.min, mean: wear.mean, max: wear.max },
-            free_blocks: drive.translation().free_blocks_total(),
-            data_pattern: self.job.pattern.key(),
-            nand_reads_per_read_sector: {
-                let sectors = d.host_read_sectors - db.host_read_sectors;
-                (sectors > 0).then(|| (d.host_nand_reads - db.host_nand_reads) as f64 / sectors as f64)
-            },
-            map_page_reads: d.map_page_reads - db.map_page_reads,
-            reduction: self.reduction_report(drive),
-            series_truncated: self.metrics.truncated(),
-            jobs_in_group: self.streams.len() as u32,
-            host_queued_max: self.host_queued_max,
-            rate_iops_limit: self.job.group().map(|j| j.rate.as_ref().map(|r| r.commands_per_second())).sum(),
-            unmapped_read_bytes: {
-                let sectors = d.host_read_sectors - db.host_read_sectors;
-                let unmapped = (d.unmapped_sector_reads - db.unmapped_sector_reads).min(sectors);
-                if sectors == 0 {
-                    0
-                } else {
-                    (host_read_bytes as u128 * unmapped as u128 / sectors as u128) as u64
-                }
-            },
-            ramp_seconds: seconds(self.ramp_end_ns - self.start_ns - self.delay_ns),
-            steady_state_seconds: self.steady_at_ns.map(|t| seconds(t.saturating_sub(self.ramp_end_ns))),
-            tiers: crate::tiers::TierReport::since(self.tier_base, drive),
-            utilization: crate::utilization::Utilization::between(
-                &self.busy_counters_base,
-                &crate::utilization::BusyCounters::of(drive),
-                simulated_ns,
-                p.geometry.dies(),
-                p.geometry.channels,
-                self.job.group_iodepth().max(1),
-                self.host_time_ns,
-                if nand_write_bytes > 0 { nand_write_bytes_gc as f64 / nand_write_bytes as f64 } else { 0.0 },
-                {
-                    let sectors = d.host_read_sectors - db.host_read_sectors;
-                    if sectors > 0 {
-                        (d.map_page_reads - db.map_page_reads) as f64 / sectors as f64
-                    } else {
-                        0.0
-                    }
-                },
-                if host_read_bytes > 0 {
-                    ((f.bytes_read - b.bytes_read) - (f.bytes_read_internal - b.bytes_read_internal)) as f64 / host_read_bytes as f64
-                } else {
-                    0.0
-                },
-            ),
-            metadata: MetadataReport::since(self.metadata_base, drive, host_write_bytes),
-            latency_target: self.latency_target_report(),
-            job_error: self.job_error.clone(),
-            verify: VerifyReport::of(self.streams.iter().filter_map(|s| s.verify.as_ref())),
-        }
-    }
-
-    fn reduction_report(&self, drive: &Drive) -> Option<ReductionReport> {
-        let now = drive.translation().reduction_stats()?;
-        let base = self.reduction_base.clone().unwrap_or_default();
-        let unit = drive.translation().ecc_unit_bytes()? as u64;
-        let sectors = now.host_sectors_written - base.host_sectors_written;
-        let bytes_stored = (now.host_units_written - base.host_units_written) * unit;
-        let host_bytes = sectors * SECTOR_BYTES;
-        let rate = |n: u64| (sectors > 0).then(|| n as f64 / sectors as f64);
-        Some(ReductionReport {
-            bytes_after_dedup: now.bytes_after_dedup - base.bytes_after_dedup,
-            bytes_after_compression: now.bytes_after_compression - base.bytes_after_compression,
-            bytes_stored,
-            data_reduction_ratio: (bytes_stored > 0).then(|| host_bytes as f64 / bytes_stored as f64),
-            dedup_hit_rate: rate(now.dedup_hits - base.dedup_hits),
-            zero_sector_rate: rate(now.zero_sectors - base.zero_sectors),
-            index_full_skips: now.index_full_skips - base.index_full_skips,
-            gc_chunks_moved: now.gc_chunks_moved - base.gc_chunks_moved,
-        })
-    }
-}
-
-/// The most commands a job bounded by its size or `number_ios` issues (at its smallest block
-/// size); `u64::MAX` when neither bounds it.
-fn most_ios(job: &JobSpec, generator: &IoGenerator) -> u64 {
-    match (job.number_ios, generator.limit_bytes()) {
-        (Some(n), Some(bytes)) => n.min(bytes.div_ceil(job.min_block_bytes())),
-        (Some(n), None) => n,
-        (None, Some(bytes)) => bytes.div_ceil(job.min_block_bytes()),
-        (None, None) => u64::MAX,
-    }
-}
-
-/// Refuse a job whose rate limit alone would carry the simulated clock past its limit (a job
-/// bounded by its size or number_ios, without a runtime).
-fn check_rate(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds) -> Result<()> {
-    let Some(rate) = &job.rate else { return Ok(()) };
-    if job.runtime_ns.is_some() {
-        return Ok(());
-    }
-    let ios = most_ios(job, generator);
-    let room_ns = crate::session::MAX_SIMULATED_NS - from_ns.min(crate::session::MAX_SIMULATED_NS);
-    // Linear spacing; a Poisson process takes as long on average.
-    let needed = rate.linear_offset_ns(ios);
-    if needed > room_ns as u128 {
-        bail!(
-            Workload,
-            "job {}: {}={} over its {} IOs takes {:.0} s of simulated time, past the simulated clock's limit of {:.0} s (set a runtime or io_size)",
-            job.name,
-            rate.given.0,
-            rate.given.1,
-            ios,
-            needed as f64 / 1e9,
-            seconds(crate::session::MAX_SIMULATED_NS)
-        );
-    }
-    Ok(())
-}
-
-/// Refuse a job whose thinktime alone would carry the simulated clock past its limit.
-fn check_thinktime(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds) -> Result<()> {
-    if job.thinktime_ns == 0 {
-        return Ok(());
-    }
-    let room_ns = crate::session::MAX_SIMULATED_NS - from_ns.min(crate::session::MAX_SIMULATED_NS);
-    let horizon_ns = match job.runtime_ns {
-        Some(runtime) => runtime.min(room_ns),
-        None => {
-            let ios = most_ios(job, generator);
-            let rounds = ios.div_ceil(job.thinktime_blocks.max(1)).div_ceil(job.iodepth.max(1) as u64);
-            let needed = (rounds as u128) * job.thinktime_ns as u128;
-            if needed > room_ns as u128 {
-                bail!(
-                    Workload,
-                    "job {}: thinktime {} us over its {} IOs adds {:.0} s of simulated time, past the simulated clock's limit of {:.0} s (set a runtime or io_size)",
-                    job.name,
-                    job.thinktime_ns / 1000,
-                    ios,
-                    needed as f64 / 1e9,
-                    seconds(crate::session::MAX_SIMULATED_NS)
-                );
-            }
-            return Ok(());
-        }
-    };
-    if job.thinktime_ns > horizon_ns {
-        bail!(
-            Workload,
-            "job {}: thinktime {} us is longer than the whole run ({:.0} s): no command after the first would be issued",
-            job.name,
-            job.thinktime_ns / 1000,
-            seconds(horizon_ns)
-        );
-    }
-    Ok(())
 }

@@ -70,7 +70,11 @@ fn a_target_no_command_can_meet_ends_the_job_at_depth_1() {
     // The same error as max_latency's (fio's lat_fatal with the target as the limit).
     let error = s.job_error.expect("the job's error");
     assert_eq!(error.errno, ssdlab_drive::ETIMEDOUT);
-    assert!(error.message.starts_with("fio: latency of ") && error.message.ends_with(&format!("exceeds specified max ({} nsec)", (lone_us * 500.0) as u64)), "{}", error.message);
+    assert!(
+        error.message.starts_with("fio: latency of ") && error.message.ends_with(&format!("exceeds specified max ({} nsec)", (lone_us * 500.0) as u64)),
+        "{}",
+        error.message
+    );
 }
 
 #[test]

@@ -245,6 +245,44 @@ impl RateLimit {
     }
 }
 
+/// The flushes a job asks of the drive, as fio's options give them (on a block device
+/// `fsync` and `fdatasync` are the same FLUSH CACHE command, and so are `end_fsync` and
+/// `fsync_on_close` at the job's end).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flushes {
+    /// fio's `fsync=N`: a flush after every N writes issued (0: none).
+    pub fsync_every: u64,
+    /// fio's `fdatasync=N`: the same.
+    pub fdatasync_every: u64,
+    /// fio's `end_fsync`: a flush once the job's last write has completed.
+    pub end_fsync: bool,
+    /// fio's `fsync_on_close`: the same, when fio closes the file at the job's end.
+    pub fsync_on_close: bool,
+    /// fio's `sync=1` (O_SYNC, or `dsync`: O_DSYNC): each write completes only once it is on
+    /// flash (the kernel's write followed by a flush, on a drive without FUA).
+    pub sync_writes: bool,
+}
+
+impl Flushes {
+    /// Whether the job flushes at all.
+    pub fn any(&self) -> bool {
+        self.fsync_every > 0 || self.fdatasync_every > 0 || self.at_end() || self.sync_writes
+    }
+
+    /// Whether the job flushes once at its end.
+    pub fn at_end(&self) -> bool {
+        self.end_fsync || self.fsync_on_close
+    }
+
+    /// Whether the next command, after `writes_issued` writes with a write last, is a flush
+    /// (fio's `get_rw_ddir`: every `fsync`-th or `fdatasync`-th write is followed by one).
+    pub fn due_after(&self, writes_issued: u64) -> bool {
+        writes_issued > 0
+            && ((self.fsync_every > 0 && writes_issued.is_multiple_of(self.fsync_every))
+                || (self.fdatasync_every > 0 && writes_issued.is_multiple_of(self.fdatasync_every)))
+    }
+}
+
 /// fio's `latency_target` of a job: fio searches for the largest queue depth (up to `iodepth`)
 /// at which `percentile`% of the commands of each `window` complete within `target`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -319,6 +357,9 @@ pub struct JobSpec {
     given_limits: GivenLimits,
     /// fio's `continue_on_error` was given a value other than its default (none).
     continue_on_error: bool,
+    /// Flushes (FLUSH CACHE) the job asks of the drive (fio's `fsync`, `fdatasync`,
+    /// `end_fsync`, `fsync_on_close`, `sync`).
+    pub flushes: Flushes,
     /// fio's `verify` (resolved by `finish` from `verify`, `do_verify`, `verify_fatal` and
     /// `verify_pattern`).
     pub verify: Option<Verify>,
@@ -421,6 +462,7 @@ impl JobSpec {
             latency_window_ns: None,
             latency_percentile: None,
             limits: None,
+            flushes: Flushes::default(),
             given_limits: GivenLimits::default(),
             continue_on_error: false,
             verify: None,
@@ -713,6 +755,24 @@ impl JobSpec {
                 self.given_limits.rate_iops_min = Some((values, t.to_string()));
             }
             "rate_cycle" | "ratecycle" => self.given_limits.rate_cycle_ms = Some(int(u32::MAX as u64)?),
+            // On a block device fsync and fdatasync are the same: a FLUSH CACHE to the drive.
+            "fsync" => self.flushes.fsync_every = int(u32::MAX as u64)?,
+            "fdatasync" => self.flushes.fdatasync_every = int(u32::MAX as u64)?,
+            "end_fsync" | "fsync_on_close" => {
+                let on = truthy(value);
+                if key == "end_fsync" {
+                    self.flushes.end_fsync = on;
+                } else {
+                    self.flushes.fsync_on_close = on;
+                }
+            }
+            "sync" => {
+                self.flushes.sync_writes = match text.to_ascii_lowercase().as_str() {
+                    "" | "1" | "sync" | "dsync" | "true" | "yes" | "on" => true,
+                    "0" | "none" | "false" | "no" | "off" => false,
+                    other => return Err(Error::Workload(format!("{at}: sync: unknown value `{other}` (expected none, sync, dsync, 0 or 1)"))),
+                }
+            }
             "continue_on_error" => {
                 self.continue_on_error = !matches!(text.to_ascii_lowercase().as_str(), "" | "none" | "0" | "false" | "no" | "off");
                 self.note_no_effect(key);
@@ -1015,6 +1075,9 @@ impl JobSpec {
             }
         }
         if verify.do_verify && self.rw.writes() {
+            if self.flushes.any() {
+                problems.push(format!("{at}: verify with fsync, fdatasync, end_fsync or sync is not simulated (give the flushes to a job without verify)"));
+            }
             if self.time_based {
                 problems.push(format!(
                     "{at}: verify with time_based: fio writes `size` bytes, verifies them and starts again until the runtime; that cycle is not simulated (drop time_based: the job writes its size, then verifies)"
@@ -1318,9 +1381,10 @@ mod tests {
         let mut items: Vec<String> = vec!["rw=randwrite".into()];
         items.extend(defaults.iter().map(|s| s.to_string()));
         let job = parse_options("cli", &items).unwrap();
-        assert!(job.no_effect.contains(&"fsync".to_string()) && job.no_effect.contains(&"thinktime_spin".to_string()), "{:?}", job.no_effect);
+        assert!(job.no_effect.contains(&"thinktime_spin".to_string()), "{:?}", job.no_effect);
+        assert!(!job.flushes.any() && job.limits.is_none());
         // Anything else is still refused with its reason.
-        for other in ["fsync=1", "end_fsync", "fsync_on_close=1", "thinktime_spin=8", "zonemode=zbd", "sync=1"] {
+        for other in ["thinktime_spin=8", "zonemode=zbd", "write_barrier=1"] {
             let err = parse_options("cli", &[other.to_string()]).unwrap_err().to_string();
             assert!(err.contains(other.split('=').next().unwrap()) && !err.contains("unknown"), "{other}: {err}");
         }
@@ -1380,6 +1444,22 @@ mod tests {
         let job = parse_options("cli", &["rw=read".into(), "max_latency=0".into(), "rate_min=0".into(), "rate_cycle=500".into()]).unwrap();
         assert_eq!(job.limits, None);
         assert!(job.no_effect.contains(&"rate_cycle".to_string()), "{:?}", job.no_effect);
+    }
+
+    #[test]
+    fn flushes_are_read_as_fio_gives_them() {
+        let job = parse_options("cli", &["rw=randwrite".into(), "fsync=4".into(), "fdatasync=6".into(), "end_fsync".into(), "sync=dsync".into()]).unwrap();
+        assert_eq!(job.flushes, Flushes { fsync_every: 4, fdatasync_every: 6, end_fsync: true, fsync_on_close: false, sync_writes: true });
+        assert!(!job.flushes.due_after(0) && job.flushes.due_after(4) && job.flushes.due_after(6) && !job.flushes.due_after(5));
+        for (items, says) in [
+            (vec!["rw=randwrite", "fsync=-1"], "whole number"),
+            (vec!["rw=randwrite", "sync=sometimes"], "sync: unknown value"),
+            (vec!["rw=randwrite", "fsync=1", "verify=crc32c"], "verify with fsync"),
+        ] {
+            let items: Vec<String> = items.iter().map(|s| s.to_string()).collect();
+            let err = parse_options("cli", &items).unwrap_err().to_string();
+            assert!(err.contains(says), "{items:?}: {err}");
+        }
     }
 
     #[test]

@@ -1,0 +1,79 @@
+//! Jobs refused before they run because their rate limit or thinktime alone would carry the
+//! simulated clock past its limit.
+
+use super::*;
+
+/// The most commands a job bounded by its size or `number_ios` issues (at its smallest block
+/// size); `u64::MAX` when neither bounds it.
+fn most_ios(job: &JobSpec, generator: &IoGenerator) -> u64 {
+    match (job.number_ios, generator.limit_bytes()) {
+        (Some(n), Some(bytes)) => n.min(bytes.div_ceil(job.min_block_bytes())),
+        (Some(n), None) => n,
+        (None, Some(bytes)) => bytes.div_ceil(job.min_block_bytes()),
+        (None, None) => u64::MAX,
+    }
+}
+
+/// Refuse a job whose rate limit alone would carry the simulated clock past its limit (a job
+/// bounded by its size or number_ios, without a runtime).
+pub(super) fn check_rate(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds) -> Result<()> {
+    let Some(rate) = &job.rate else { return Ok(()) };
+    if job.runtime_ns.is_some() {
+        return Ok(());
+    }
+    let ios = most_ios(job, generator);
+    let room_ns = crate::session::MAX_SIMULATED_NS - from_ns.min(crate::session::MAX_SIMULATED_NS);
+    // Linear spacing; a Poisson process takes as long on average.
+    let needed = rate.linear_offset_ns(ios);
+    if needed > room_ns as u128 {
+        bail!(
+            Workload,
+            "job {}: {}={} over its {} IOs takes {:.0} s of simulated time, past the simulated clock's limit of {:.0} s (set a runtime or io_size)",
+            job.name,
+            rate.given.0,
+            rate.given.1,
+            ios,
+            needed as f64 / 1e9,
+            seconds(crate::session::MAX_SIMULATED_NS)
+        );
+    }
+    Ok(())
+}
+
+/// Refuse a job whose thinktime alone would carry the simulated clock past its limit.
+pub(super) fn check_thinktime(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds) -> Result<()> {
+    if job.thinktime_ns == 0 {
+        return Ok(());
+    }
+    let room_ns = crate::session::MAX_SIMULATED_NS - from_ns.min(crate::session::MAX_SIMULATED_NS);
+    let horizon_ns = match job.runtime_ns {
+        Some(runtime) => runtime.min(room_ns),
+        None => {
+            let ios = most_ios(job, generator);
+            let rounds = ios.div_ceil(job.thinktime_blocks.max(1)).div_ceil(job.iodepth.max(1) as u64);
+            let needed = (rounds as u128) * job.thinktime_ns as u128;
+            if needed > room_ns as u128 {
+                bail!(
+                    Workload,
+                    "job {}: thinktime {} us over its {} IOs adds {:.0} s of simulated time, past the simulated clock's limit of {:.0} s (set a runtime or io_size)",
+                    job.name,
+                    job.thinktime_ns / 1000,
+                    ios,
+                    needed as f64 / 1e9,
+                    seconds(crate::session::MAX_SIMULATED_NS)
+                );
+            }
+            return Ok(());
+        }
+    };
+    if job.thinktime_ns > horizon_ns {
+        bail!(
+            Workload,
+            "job {}: thinktime {} us is longer than the whole run ({:.0} s): no command after the first would be issued",
+            job.name,
+            job.thinktime_ns / 1000,
+            seconds(horizon_ns)
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,89 @@
+//! fio's flushes in simulated time: `fsync=N` (a FLUSH CACHE after every N writes, the job
+//! waiting for it), `end_fsync` (one at the job's end, inside its runtime) and `sync=1` (each
+//! write waits for a flush after it). A flush programs the partly filled units, padded, and
+//! waits for every buffered write: a 4 KiB write job that flushes pays a program per flush and
+//! writes more to flash than it was given.
+
+mod common;
+
+use ssdlab_drive::{Drive, RunSummary};
+use ssdlab_profile::Profile;
+
+fn small_profile() -> Profile {
+    common::small_timing_profile(&[])
+}
+
+/// 4 KiB random writes on a fresh small drive, with `extra` options.
+fn write_job(extra: &[&str]) -> RunSummary {
+    let mut drive = Drive::new(small_profile()).unwrap();
+    let mut items = vec!["rw=randwrite", "bs=4k", "size=256m", "number_ios=2000"];
+    items.extend_from_slice(extra);
+    common::run_job(&mut drive, &items, 5, 0).0
+}
+
+#[test]
+fn fsync_after_every_write_waits_for_a_program_and_pads_the_units() {
+    let t_prog_us = small_profile().timing.t_prog_ns as f64 / 1000.0;
+    let plain = write_job(&["iodepth=1"]);
+    assert_eq!(plain.flushes, None);
+    let synced = write_job(&["iodepth=1", "fsync=1"]);
+    let f = synced.flushes.clone().expect("the flushes");
+    assert_eq!((f.flushes, synced.writes), (2000, 2000));
+    // Each flush waits for the program of the unit its write is in: at least one t_PROG.
+    let lat = f.latency_us.unwrap();
+    assert!(lat.p50 >= t_prog_us, "flush p50 {} us against t_PROG {t_prog_us} us", lat.p50);
+    // The writes themselves are as fast as before (into the buffer); the job is not.
+    assert!(synced.iops < plain.iops / 2.0, "{} IOPS with fsync=1, {} without", synced.iops, plain.iops);
+    // Every flush programs a partly filled unit, padded: far more flash written per host byte.
+    let (wa_plain, wa_synced) = (plain.write_amplification.unwrap(), synced.write_amplification.unwrap());
+    assert!(wa_synced > 1.5 * wa_plain, "WA {wa_synced} with fsync=1, {wa_plain} without");
+}
+
+#[test]
+fn fsync_every_n_writes_flushes_that_often_and_the_job_waits_at_any_depth() {
+    let every8 = write_job(&["iodepth=1", "fsync=8"]);
+    assert_eq!(every8.flushes.as_ref().unwrap().flushes, 250);
+    let datasync = write_job(&["iodepth=1", "fdatasync=8"]);
+    assert_eq!(RunSummary { wall_seconds: 0.0, ..datasync }, RunSummary { wall_seconds: 0.0, ..every8.clone() }, "fdatasync is the same flush");
+    // At QD32 the job issues nothing while its flush runs (fio's fsync is a blocking call).
+    let plain32 = write_job(&["iodepth=32"]);
+    let synced32 = write_job(&["iodepth=32", "fsync=8"]);
+    assert_eq!(synced32.flushes.as_ref().unwrap().flushes, 250);
+    assert!(synced32.iops < plain32.iops, "{} IOPS with fsync=8, {} without", synced32.iops, plain32.iops);
+}
+
+#[test]
+fn end_fsync_flushes_once_after_the_last_write_inside_the_runtime() {
+    let plain = write_job(&["iodepth=4"]);
+    let ended = write_job(&["iodepth=4", "end_fsync=1"]);
+    let f = ended.flushes.clone().unwrap();
+    assert_eq!(f.flushes, 1);
+    // Everything but the end is the same; the run ends when the flush does.
+    assert_eq!((ended.writes, ended.nand_write_bytes_gc), (plain.writes, plain.nand_write_bytes_gc));
+    let longer_us = (ended.simulated_seconds - plain.simulated_seconds) * 1e6;
+    let flush_us = f.latency_us.unwrap().max;
+    // (The latency histogram keeps 3 significant figures.)
+    assert!(longer_us > 0.0 && (longer_us - flush_us).abs() < 0.002 * flush_us, "{longer_us} us longer, the flush took {flush_us} us");
+    assert!(ended.nand_write_bytes >= plain.nand_write_bytes, "the flush programs what was left in the buffer");
+    let on_close = write_job(&["iodepth=4", "fsync_on_close=1"]);
+    assert_eq!(RunSummary { wall_seconds: 0.0, ..on_close }, RunSummary { wall_seconds: 0.0, ..ended });
+}
+
+#[test]
+fn sync_writes_wait_for_their_own_flush() {
+    let t_prog_us = small_profile().timing.t_prog_ns as f64 / 1000.0;
+    let plain = write_job(&["iodepth=1"]);
+    let synced = write_job(&["iodepth=1", "sync=1"]);
+    // No separate flush commands (fio issues none with O_SYNC): the time is in each write.
+    assert_eq!(synced.flushes.as_ref().map(|f| f.flushes), Some(0));
+    let (p, s) = (plain.write_latency_us.unwrap(), synced.write_latency_us.unwrap());
+    assert!(s.p50 >= p.p50 + t_prog_us, "write p50 {} us with sync=1, {} us without", s.p50, p.p50);
+    assert!(synced.write_amplification.unwrap() > 1.5 * plain.write_amplification.unwrap());
+}
+
+#[test]
+fn flushes_follow_the_seed() {
+    let a = write_job(&["iodepth=8", "fsync=3", "end_fsync=1"]);
+    let b = write_job(&["iodepth=8", "fsync=3", "end_fsync=1"]);
+    assert_eq!(RunSummary { wall_seconds: 0.0, ..a }, RunSummary { wall_seconds: 0.0, ..b });
+}
