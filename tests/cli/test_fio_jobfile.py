@@ -203,9 +203,9 @@ def test_fio_defaults_of_refused_options_run_and_other_values_are_refused(tmp_pa
     )
     doc, _ = run_json(str(job))
     assert doc["writes"] == 100
-    job.write_text("[j]\nrw=randwrite\nsize=64m\nzonemode=zbd\nthinktime_spin=5\n")
+    job.write_text("[j]\nrw=randwrite\nsize=64m\nzonemode=zbd\nlockfile=readwrite\n")
     lines = refused(str(job))
-    assert len(lines) == 2 and lines[0].startswith(f"{job}:4: zonemode:") and lines[1].startswith(f"{job}:5: thinktime_spin:"), lines
+    assert len(lines) == 2 and lines[0].startswith(f"{job}:4: zonemode:") and lines[1].startswith(f"{job}:5: lockfile:"), lines
 
 
 def test_rate_iops_limits_the_job_and_the_json_reports_it():

@@ -54,6 +54,7 @@ pub const SIMULATED: &[&str] = &[
     "fdatasync",
     "end_fsync",
     "fsync_on_close",
+    "buffer_pattern",
     "sync",
     "fill_device",
     "fill_fs",
@@ -174,6 +175,7 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("sqthread_poll", "the simulated drive is the engine"),
     ("sqthread_poll_cpu", "the simulated drive is the engine"),
     ("allrandrepeat", "every random choice follows --seed"),
+    ("thinktime_spin", "the spin is part of thinktime: the host's time per command is one simulated wait of thinktime"),
     ("continue_on_error", "the simulated drive returns no IO errors (with max_latency, rate_min or latency_target, which end a job in error, it is refused)"),
     ("ignore_error", "the simulated drive returns no errors"),
     ("stats", "figures are always reported"),
@@ -189,7 +191,6 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
 pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("verify_only", "a verify phase without its write phase is not simulated (write with verify, or read with verify and do_verify)"),
     ("experimental_verify", "fio's experimental verify (replaying the writes' offsets) is not simulated"),
-    ("thinktime_spin", "the host's thinktime is one wait (fio's spin and sleep parts are the same simulated time); give thinktime"),
     ("thinktime_iotime", "ssdlab applies thinktime after every thinktime_blocks completions"),
     ("write_barrier", "flushes inside a job are not simulated"),
     ("zonemode", "zoned block devices are not simulated"),
@@ -216,7 +217,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("lockfile", "file locks between jobs are not simulated"),
     ("rw_sequencer", "`rw=randread:N` issues N sequential IOs per random offset (fio's rw_sequencer=sequential)"),
     ("dedupe_mode", "duplicates repeat earlier blocks (fio's dedupe_mode=repeat)"),
-    ("buffer_pattern", "written content follows data_pattern, buffer_compress_percentage and dedupe_percentage"),
     ("offset_align", "a percentage offset is aligned to the smallest block size"),
     ("cmdprio_percentage", "command priorities are not simulated"),
     ("cmdprio_class", "command priorities are not simulated"),
@@ -247,7 +247,7 @@ pub fn is_fio_default(key: &str, value: &str) -> bool {
         "rw_sequencer" => every("sequential"),
         "dedupe_mode" => every("repeat"),
         "exit_what" => every("group"),
-        "buffer_pattern" | "exec_prerun" | "exec_postrun" | "write_hist_log" | "read_iolog" | "write_iolog" | "replay_redirect" | "cmdprio_class" => false,
+        "exec_prerun" | "exec_postrun" | "write_hist_log" | "read_iolog" | "write_iolog" | "replay_redirect" | "cmdprio_class" => false,
         _ => zero(),
     }
 }

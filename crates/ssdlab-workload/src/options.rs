@@ -419,6 +419,8 @@ pub struct JobSpec {
     pub pattern: DataPattern,
     kb_base: KbBase,
     named_pattern: Option<PatternKind>,
+    /// fio's `buffer_pattern` as given (every write buffer filled with it).
+    buffer_pattern: Option<String>,
     compress_percent: Option<u32>,
     compress_chunk_bytes: u32,
 }
@@ -496,6 +498,7 @@ impl JobSpec {
             pattern: DataPattern::default(),
             kb_base: KbBase::Binary,
             named_pattern: None,
+            buffer_pattern: None,
             compress_percent: None,
             compress_chunk_bytes: 512,
         }
@@ -877,6 +880,15 @@ impl JobSpec {
                 }
             }
             "buffer_compress_percentage" => self.compress_percent = Some(int(100)? as u32),
+            "buffer_pattern" => {
+                let t = need()?;
+                if t.contains('\'') {
+                    return Err(Error::Workload(format!(
+                        "{at}: buffer_pattern: a pattern with a file's contents ('FILE') is not simulated; give the bytes (0x... or \"text\")"
+                    )));
+                }
+                self.buffer_pattern = Some(t.to_string());
+            }
             "buffer_compress_chunk" => {
                 let bytes = self.size(key, need()?, at)?;
                 if bytes == 0 || bytes > 4096 {
@@ -952,6 +964,7 @@ impl JobSpec {
             backlog_batch: self.verify_backlog_batch.unwrap_or(0),
         });
         self.finish_verify(at, &mut problems);
+        self.finish_buffer_pattern(at, &mut problems);
         self.pattern.kind = match (self.named_pattern, self.compress_percent) {
             (Some(_), Some(_)) => {
                 problems.push(format!("{at}: give either data_pattern/zero_buffers or buffer_compress_percentage, not both"));
@@ -1042,6 +1055,27 @@ impl JobSpec {
             Ok(())
         } else {
             Err(Error::Workload(problems.join("\n")))
+        }
+    }
+
+    /// fio's `buffer_pattern`: alone, every write buffer holds the same bytes, so every sector
+    /// written is the same (a repeating pattern, each sector a duplicate of the first); with
+    /// `buffer_compress_percentage` or `dedupe_percentage` fio fills only the compressible part
+    /// of each buffer with it, as zeros are filled here (no change).
+    fn finish_buffer_pattern(&mut self, at: &str, problems: &mut Vec<String>) {
+        if self.buffer_pattern.is_none() {
+            return;
+        }
+        if self.verify_pattern.is_some() {
+            problems.push(format!("{at}: give buffer_pattern or verify_pattern, not both"));
+        } else if matches!(self.named_pattern, Some(k) if k != PatternKind::Zeros) {
+            problems.push(format!("{at}: give buffer_pattern or data_pattern, not both"));
+        } else if self.compress_percent.is_some() || self.pattern.dedupe_percent > 0 {
+            self.note_no_effect("buffer_pattern");
+        } else {
+            // fio's buffer_pattern takes the place of zero_buffers.
+            self.named_pattern = Some(PatternKind::Repeating);
+            self.pattern.dedupe_percent = 100;
         }
     }
 
@@ -1384,7 +1418,7 @@ mod tests {
         assert!(job.no_effect.contains(&"thinktime_spin".to_string()), "{:?}", job.no_effect);
         assert!(!job.flushes.any() && job.limits.is_none());
         // Anything else is still refused with its reason.
-        for other in ["thinktime_spin=8", "zonemode=zbd", "write_barrier=1"] {
+        for other in ["thinktime_iotime=8", "zonemode=zbd", "write_barrier=1"] {
             let err = parse_options("cli", &[other.to_string()]).unwrap_err().to_string();
             assert!(err.contains(other.split('=').next().unwrap()) && !err.contains("unknown"), "{other}: {err}");
         }
@@ -1460,6 +1494,24 @@ mod tests {
             let err = parse_options("cli", &items).unwrap_err().to_string();
             assert!(err.contains(says), "{items:?}: {err}");
         }
+    }
+
+    #[test]
+    fn buffer_pattern_makes_every_buffer_the_same_unless_compression_or_dedupe_is_asked() {
+        let job = parse_options("cli", &["rw=write".into(), "buffer_pattern=0xdeadbeef".into(), "zero_buffers".into()]).unwrap();
+        assert_eq!((job.pattern.kind, job.pattern.dedupe_percent), (PatternKind::Repeating, 100));
+        let job = parse_options("cli", &["rw=write".into(), "buffer_pattern=\"abc\"".into(), "buffer_compress_percentage=50".into()]).unwrap();
+        assert!(matches!(job.pattern.kind, PatternKind::FioCompress { percent: 50, .. }) && job.no_effect.contains(&"buffer_pattern".to_string()));
+        for (items, says) in
+            [(vec!["rw=write", "buffer_pattern='data.bin'"], "file's contents"), (vec!["rw=write", "buffer_pattern=0xab", "data_pattern=text"], "not both")]
+        {
+            let items: Vec<String> = items.iter().map(|s| s.to_string()).collect();
+            let err = parse_options("cli", &items).unwrap_err().to_string();
+            assert!(err.contains(says), "{items:?}: {err}");
+        }
+        let job = parse_options("cli", &["rw=write".into(), "thinktime=100".into(), "thinktime_spin=50".into()]).unwrap();
+        assert_eq!(job.thinktime_ns, 100_000);
+        assert!(job.no_effect.contains(&"thinktime_spin".to_string()));
     }
 
     #[test]
