@@ -106,9 +106,11 @@ def latency_target_line(search: dict, alone: bool) -> str:
 def flush_line(f: dict) -> str:
     """The flushes of fio's fsync/fdatasync/end_fsync, with their latency (fio's sync figures)."""
     lat = f["latency_us"]
+    end = f"; {f['end_flushes']:,} at the jobs' end (end_fsync)" if f["end_flushes"] else ""
     if not lat:
-        return "flushes (fsync): none in the measured part"
-    return f"flushes (fsync): {f['flushes']:,}, latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  max {lat['max']:,.1f}"
+        return f"flushes (fsync): none in the measured part{end}"
+    figures = f"mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  max {lat['max']:,.1f}"
+    return f"flushes (fsync): {f['flushes']:,}, latency us: {figures}{end}"
 
 
 ERRNO_NAMES = {110: "ETIMEDOUT", 5: "EIO"}

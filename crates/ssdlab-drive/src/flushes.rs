@@ -25,6 +25,7 @@ pub(crate) struct JobFlushes {
     pub asked: Flushes,
     writes_issued: u64,
     last_was_write: bool,
+    last_was_sync: bool,
     /// The job waits in a flush until then (fio's fsync blocks the job's thread).
     pub blocked_until_ns: Nanoseconds,
     /// The job's commands in the drive (for the flush at its end).
@@ -34,16 +35,35 @@ pub(crate) struct JobFlushes {
 
 impl JobFlushes {
     pub(crate) fn new(asked: Flushes) -> Option<Self> {
-        asked.any().then_some(JobFlushes { asked, writes_issued: 0, last_was_write: false, blocked_until_ns: 0, in_flight: 0, ended: false })
+        asked.any().then_some(JobFlushes {
+            asked,
+            writes_issued: 0,
+            last_was_write: false,
+            last_was_sync: false,
+            blocked_until_ns: 0,
+            in_flight: 0,
+            ended: false,
+        })
     }
 
     /// A command of the job went to the drive.
     pub(crate) fn issued(&mut self, op: Op) {
         self.in_flight += 1;
+        self.last_was_sync = false;
         self.last_was_write = op == Op::Write;
         if self.last_was_write {
             self.writes_issued += 1;
         }
+    }
+
+    /// Whether the job's last command was a flush (fio's `last_was_sync`).
+    pub(crate) fn last_was_sync(&self) -> bool {
+        self.last_was_sync
+    }
+
+    /// The ramp ended: fio counts the writes issued from zero again.
+    pub(crate) fn restart_count(&mut self) {
+        self.writes_issued = 0;
     }
 
     /// Whether the job's next command is a flush.
@@ -54,10 +74,12 @@ impl JobFlushes {
     /// A flush of the job completes at `done_ns`; the job waits for it.
     pub(crate) fn flushed(&mut self, done_ns: Nanoseconds) {
         self.last_was_write = false;
+        self.last_was_sync = true;
         self.blocked_until_ns = done_ns;
     }
 
-    /// Whether the job's flush at its end is due: it issues no more and has nothing in flight.
+    /// Whether the job's flush at its end is due: it issues no more and has nothing in the
+    /// drive (the caller checks the host's queue).
     pub(crate) fn end_due(&self, stopped: bool) -> bool {
         stopped && self.asked.at_end() && self.in_flight == 0 && !self.ended
     }
@@ -72,11 +94,18 @@ impl JobFlushes {
 pub(crate) struct FlushStats {
     latencies: Histogram<u64>,
     sum_ns: u128,
+    end_flushes: u64,
 }
 
 impl FlushStats {
     pub(crate) fn new() -> Self {
-        FlushStats { latencies: histogram(), sum_ns: 0 }
+        FlushStats { latencies: histogram(), sum_ns: 0, end_flushes: 0 }
+    }
+
+    /// A job's flush at its end (fio's `end_fsync`) completed: counted apart, as fio leaves it
+    /// out of its sync figures.
+    pub(crate) fn record_end(&mut self) {
+        self.end_flushes += 1;
     }
 
     pub(crate) fn record(&mut self, latency_ns: Nanoseconds) {
@@ -86,7 +115,11 @@ impl FlushStats {
 
     pub(crate) fn report(&self) -> FlushReport {
         let n = self.latencies.len();
-        FlushReport { flushes: n, latency_us: Metrics::summarize(&self.latencies, if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 }) }
+        FlushReport {
+            flushes: n,
+            end_flushes: self.end_flushes,
+            latency_us: Metrics::summarize(&self.latencies, if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 }),
+        }
     }
 }
 
@@ -94,8 +127,10 @@ impl FlushStats {
 /// `fsync_on_close`), measured part only: fio's `sync` figures.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct FlushReport {
-    /// Flushes completed.
+    /// Flushes completed (fio's `fsync=N`, `fdatasync=N`: its sync count).
     pub flushes: u64,
+    /// Flushes at a job's end (fio's `end_fsync`, `fsync_on_close`), not in fio's sync figures.
+    pub end_flushes: u64,
     /// Their latency, from the job's call to the drive's completion.
     pub latency_us: Option<LatencySummary>,
 }

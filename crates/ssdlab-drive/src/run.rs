@@ -74,6 +74,8 @@ struct Stream {
     limits: Option<LimitCheck>,
     /// fio's `fsync`, `end_fsync`, `sync` of this job, and where it stands.
     flushes: Option<JobFlushes>,
+    /// The job ended in error (fio's `td->error`).
+    failed: bool,
 }
 
 /// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
@@ -253,6 +255,7 @@ impl Run {
                 verify: member.verify.as_ref().map(|v| JobVerify::new(v, member.rw)),
                 limits: member.limits.map(|l| LimitCheck::new(l, at_ns + delays[index])),
                 flushes: JobFlushes::new(member.flushes),
+                failed: false,
             });
         }
         let total_depth = job.group_iodepth();
@@ -420,17 +423,18 @@ impl Run {
                 }
             }
         }
-        if self.flush_stats.is_some() && self.streams[index].flushes.as_ref().is_some_and(|f| f.due()) {
-            // The job's next command is a flush (fio's fsync=N); the command after it goes
-            // once it returns.
-            let done_ns = drive.flush(at_ns);
-            self.flushed(index, arrival_ns, done_ns);
-            self.hold(done_ns, index, false);
-            return Ok(true);
-        }
         let needs_content = self.needs_content;
         let stream = &mut self.streams[index];
         stream.lookahead.fill(drive, &mut stream.generator, &mut stream.content, needs_content);
+        // The job's next command is a flush (fio's fsync=N) when it has another command to
+        // issue after it (fio checks the job's bytes before it takes its next command); the
+        // command goes once the flush returns.
+        if self.flush_stats.is_some() && stream.lookahead.get(0).is_some() && stream.flushes.as_ref().is_some_and(|f| f.due()) {
+            let done_ns = drive.flush(at_ns);
+            self.flushed(index, arrival_ns, done_ns, true);
+            self.hold(done_ns, index, false);
+            return Ok(true);
+        }
         let Some((io, from)) = stream.lookahead.pop() else {
             // A job with a verify phase reads back what it wrote once its writes complete.
             if let Some(v) = stream.verify.as_mut().filter(|v| v.has_phase()) {
@@ -514,32 +518,57 @@ impl Run {
             if let Some(check) = stream.limits.as_mut() {
                 check.restart(self.ramp_end_ns);
             }
+            // fio's reset_all_stats sets the counts of issued commands back to zero.
+            if let Some(f) = stream.flushes.as_mut() {
+                f.restart_count();
+            }
         }
     }
 
     /// A flush of stream `index`, called at `arrival_ns`, completed at `done_ns`: the job
-    /// waits for it, and the measured part counts it.
-    fn flushed(&mut self, index: usize, arrival_ns: Nanoseconds, done_ns: Nanoseconds) {
+    /// waits for it, and the measured part counts it when `counted` (fio's `fsync=N`; not the
+    /// flush at the job's end, which fio runs outside its accounted state).
+    fn flushed(&mut self, index: usize, arrival_ns: Nanoseconds, done_ns: Nanoseconds, counted: bool) {
         if let Some(f) = self.streams[index].flushes.as_mut() {
             f.flushed(done_ns);
         }
-        if let (true, Some(stats)) = (self.ramped && arrival_ns >= self.ramp_end_ns, self.flush_stats.as_mut()) {
+        if let (true, Some(stats)) = (counted && self.ramped && arrival_ns >= self.ramp_end_ns, self.flush_stats.as_mut()) {
             stats.record(done_ns - arrival_ns);
         }
     }
 
-    /// fio's `end_fsync`: once stream `index` issues no more and its last command has completed
-    /// (by `at_ns`), it flushes; the run ends when that flush does.
-    fn end_flush(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) {
-        let stopped = self.streams[index].stopped || self.stopped_issuing;
-        let Some(f) = self.streams[index].flushes.as_mut() else { return };
-        if !f.end_due(stopped) {
-            return;
+    /// fio's `end_fsync`: each job that issues no more, has nothing in flight or held by the
+    /// host, wrote, ended without error and did not just flush, flushes once (no earlier than
+    /// `at_ns` and the end of its previous flush); the run ends when that flush does. Every job
+    /// is looked at: one job's event can end another (the host's queue, `exitall`).
+    fn end_flushes(&mut self, drive: &mut Drive, at_ns: Nanoseconds) {
+        for index in 0..self.streams.len() {
+            let stream = &self.streams[index];
+            let stopped = stream.stopped || self.stopped_issuing;
+            let Some(f) = stream.flushes.as_ref() else { continue };
+            if !f.end_due(stopped) {
+                continue;
+            }
+            if self.host_queue.iter().any(|&(_, i)| i == index) || self.pending.iter().any(|Reverse((_, _, i, _))| *i == index) {
+                continue;
+            }
+            let failed = stream.failed;
+            let writes = stream.job.rw.writes();
+            let Some(f) = self.streams[index].flushes.as_mut() else { continue };
+            f.ended();
+            // fio's should_fsync: only a job that writes, not right after a sync, and not after
+            // an error.
+            if failed || !writes || f.last_was_sync() {
+                continue;
+            }
+            let start_ns = at_ns.max(f.blocked_until_ns);
+            let done_ns = drive.flush(start_ns);
+            self.flushed(index, start_ns, done_ns, false);
+            if let (true, Some(stats)) = (self.ramped, self.flush_stats.as_mut()) {
+                stats.record_end();
+            }
+            self.last_done_ns = self.last_done_ns.max(done_ns);
         }
-        f.ended();
-        let done_ns = drive.flush(at_ns);
-        self.flushed(index, at_ns, done_ns);
-        self.last_done_ns = self.last_done_ns.max(done_ns);
     }
 
     /// Stream `index` ended in error at `at_ns` (fio's `td_verror`): it issues no more, the
@@ -548,6 +577,7 @@ impl Run {
     fn job_failed(&mut self, index: usize, errno: i32, message: String, at_ns: Nanoseconds) {
         let stream = &mut self.streams[index];
         stream.stopped = true;
+        stream.failed = true;
         let stop_group = stream.job.exitall || stream.job.exitall_on_error;
         if self.job_error.is_none() {
             let at_seconds = at_ns.saturating_sub(self.ramp_end_ns) as f64 / 1e9;
@@ -664,7 +694,7 @@ impl Run {
                         self.start_verify_phases(drive, at_ns)?;
                     }
                     if self.flush_stats.is_some() {
-                        self.end_flush(drive, index, at_ns);
+                        self.end_flushes(drive, at_ns);
                     }
                     continue;
                 }
@@ -730,7 +760,7 @@ impl Run {
                 }
             }
             if self.flush_stats.is_some() {
-                self.end_flush(drive, owner, done.done_ns);
+                self.end_flushes(drive, done.done_ns);
             }
             processed += 1;
         }

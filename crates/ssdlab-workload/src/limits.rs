@@ -51,7 +51,7 @@ impl GivenLimits {
         };
         for d in 0..3 {
             if limits.min_bytes_per_s[d] > 0 && limits.min_iops[d] > 0 {
-                return Err("give rate_min or rate_iops_min for a direction, not both (fio checks only rate_min then)".to_string());
+                return Err("give rate_min or rate_iops_min for a direction, not both (fio refuses both too)".to_string());
             }
         }
         // fio refuses a minimum above the job's own rate limit of the same kind.
