@@ -44,6 +44,10 @@ pub struct IoGenerator {
     write_cursor_bytes: u64,
     /// IOs still to issue sequentially after a random offset (`rw=randread:N`).
     run_left: u64,
+    /// fio's `trimwrite`: the block just trimmed, to be written next.
+    pending_write: Option<(u64, u64)>,
+    /// Most IOs the job issues (`number_ios`; doubled for `trimwrite`, as fio doubles it).
+    ios_limit: Option<u64>,
     issued_ios: u64,
     issued_bytes: u64,
     limit_bytes: Option<u64>,
@@ -110,6 +114,11 @@ impl IoGenerator {
             (None, false) => Some(one_pass_bytes.saturating_mul(job.loops)),
             (_, true) => None,
         };
+        // fio's trimwrite moves every byte twice (a trim, then a write): its byte and IO limits
+        // double.
+        let twice = if job.rw.trims_then_writes() { 2 } else { 1 };
+        let limit_bytes = limit_bytes.map(|b| b.saturating_mul(twice));
+        let ios_limit = job.number_ios.map(|n| n.saturating_mul(twice));
         let zipf = match job.distribution {
             Distribution::Zipf(theta) if job.rw.is_random() => {
                 let blocks = (span_bytes / align_bytes).max(1);
@@ -138,6 +147,8 @@ impl IoGenerator {
             cursor_bytes: offset_bytes,
             write_cursor_bytes: offset_bytes,
             run_left: 0,
+            pending_write: None,
+            ios_limit,
             issued_ios: 0,
             issued_bytes: 0,
             limit_bytes,
@@ -204,7 +215,13 @@ impl IoGenerator {
 
     /// The next IO, or `None` when `number_ios` or the byte limit is reached.
     pub fn next_io(&mut self) -> Option<Io> {
-        if let Some(n) = self.job.number_ios {
+        // fio's trimwrite: the block just trimmed is written next, at the same place.
+        if let Some((offset_bytes, len_bytes)) = self.pending_write.take() {
+            self.issued_ios += 1;
+            self.issued_bytes += len_bytes;
+            return Some(Io { op: Op::Write, offset_bytes, len_bytes });
+        }
+        if let Some(n) = self.ios_limit {
             if self.issued_ios >= n {
                 return None;
             }
@@ -246,6 +263,9 @@ impl IoGenerator {
         if self.job.rw.is_random() {
             self.cursor_bytes = offset_bytes + len_bytes;
         }
+        if self.job.rw.trims_then_writes() {
+            self.pending_write = Some((offset_bytes, len_bytes));
+        }
         self.issued_ios += 1;
         self.issued_bytes += len_bytes;
         Some(Io { op, offset_bytes, len_bytes })
@@ -272,7 +292,7 @@ impl IoGenerator {
         match self.job.rw {
             RwKind::Read | RwKind::RandRead => Op::Read,
             RwKind::Write | RwKind::RandWrite => Op::Write,
-            RwKind::Trim | RwKind::RandTrim => Op::Trim,
+            RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite => Op::Trim,
             RwKind::RandRw | RwKind::ReadWrite => {
                 if self.rng.below(100) < self.job.rwmixread as u64 {
                     Op::Read

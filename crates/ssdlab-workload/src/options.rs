@@ -32,10 +32,14 @@ pub enum RwKind {
     Trim,
     /// Random TRIM.
     RandTrim,
+    /// fio's `trimwrite`: each block trimmed, then written (sequential).
+    TrimWrite,
+    /// fio's `randtrimwrite`: each block trimmed, then written (random offsets).
+    RandTrimWrite,
 }
 
 /// Every `rw=` value accepted, for help texts.
-pub const RW_VALUES: &str = "read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim";
+pub const RW_VALUES: &str = "read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite";
 
 impl RwKind {
     fn parse(text: &str) -> Option<Self> {
@@ -48,6 +52,8 @@ impl RwKind {
             "rw" | "readwrite" => Self::ReadWrite,
             "trim" => Self::Trim,
             "randtrim" => Self::RandTrim,
+            "trimwrite" => Self::TrimWrite,
+            "randtrimwrite" => Self::RandTrimWrite,
             _ => return None,
         })
     }
@@ -63,12 +69,19 @@ impl RwKind {
             Self::ReadWrite => "rw",
             Self::Trim => "trim",
             Self::RandTrim => "randtrim",
+            Self::TrimWrite => "trimwrite",
+            Self::RandTrimWrite => "randtrimwrite",
         }
     }
 
     /// Whether offsets are drawn at random.
     pub fn is_random(self) -> bool {
-        matches!(self, Self::RandRead | Self::RandWrite | Self::RandRw | Self::RandTrim)
+        matches!(self, Self::RandRead | Self::RandWrite | Self::RandRw | Self::RandTrim | Self::RandTrimWrite)
+    }
+
+    /// Whether each block is trimmed, then written (fio's `trimwrite`, `randtrimwrite`).
+    pub fn trims_then_writes(self) -> bool {
+        matches!(self, Self::TrimWrite | Self::RandTrimWrite)
     }
 
     /// Whether the job reads (alone or mixed with writes).
@@ -78,7 +91,7 @@ impl RwKind {
 
     /// Whether the job writes (alone or mixed with reads).
     pub fn writes(self) -> bool {
-        matches!(self, Self::Write | Self::RandWrite | Self::RandRw | Self::ReadWrite)
+        matches!(self, Self::Write | Self::RandWrite | Self::RandRw | Self::ReadWrite | Self::TrimWrite | Self::RandTrimWrite)
     }
 }
 
@@ -1108,6 +1121,9 @@ impl JobSpec {
                 self.pattern.dedupe_percent = 100;
             }
         }
+        if self.rw.trims_then_writes() {
+            problems.push(format!("{at}: verify with rw={} is not simulated", self.rw.name()));
+        }
         if verify.do_verify && self.rw.writes() {
             if self.flushes.any() {
                 problems.push(format!("{at}: verify with fsync, fdatasync, end_fsync or sync is not simulated (give the flushes to a job without verify)"));
@@ -1130,7 +1146,7 @@ impl JobSpec {
             RwKind::Read | RwKind::RandRead => Some(0),
             RwKind::Write | RwKind::RandWrite => Some(1),
             RwKind::Trim | RwKind::RandTrim => Some(2),
-            RwKind::RandRw | RwKind::ReadWrite => None,
+            RwKind::RandRw | RwKind::ReadWrite | RwKind::TrimWrite | RwKind::RandTrimWrite => None,
         };
         let mut found: Vec<(&str, u64, &String)> = Vec::new();
         for (key, given) in [("rate_iops", &self.rate_iops_given), ("rate", &self.rate_bytes_given)] {
@@ -1140,7 +1156,7 @@ impl JobSpec {
                 Some(_) => {}
                 None if values[0] > 0 || values[1] > 0 => {
                     return Err(format!(
-                        "{key}={text}: fio limits reads and writes of a mixed job (rw={}) each to its own rate; that is not simulated (give the limit to a read job and a write job side by side)",
+                        "{key}={text}: fio limits each direction of a mixed job (rw={}) to its own rate; that is not simulated (give the limit to jobs of one direction side by side)",
                         self.rw.name()
                     ))
                 }

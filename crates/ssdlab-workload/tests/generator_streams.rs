@@ -1,6 +1,6 @@
 //! The IO generator: spans, alignment, limits, mixes and determinism.
 
-use ssdlab_workload::{parse_options, IoGenerator, Op};
+use ssdlab_workload::{parse_options, Io, IoGenerator, Op};
 
 fn job(items: &[&str]) -> ssdlab_workload::JobSpec {
     parse_options("t", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
@@ -199,4 +199,26 @@ fn runtime_and_number_ios_zero_are_fios_defaults() {
     }
     let err = parse_options("t", &["time_based".to_string(), "runtime=0".to_string()]).unwrap_err().to_string();
     assert!(err.contains("time_based needs a runtime"), "{err}");
+}
+
+#[test]
+fn trimwrite_trims_each_block_then_writes_it_and_moves_every_byte_twice() {
+    let job = parse_options("t", &["rw=trimwrite".into(), "bs=4k".into(), "size=64k".into()]).unwrap();
+    let mut g = IoGenerator::new(&job, 1 << 30, 1).unwrap();
+    let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+    // 16 blocks, each a trim then a write at the same place, in order (fio's total_bytes
+    // doubled).
+    assert_eq!(ios.len(), 32);
+    for (k, pair) in ios.chunks(2).enumerate() {
+        let at = k as u64 * 4096;
+        assert_eq!(pair[0], Io { op: Op::Trim, offset_bytes: at, len_bytes: 4096 });
+        assert_eq!(pair[1], Io { op: Op::Write, offset_bytes: at, len_bytes: 4096 });
+    }
+    // randtrimwrite: random blocks, each trimmed then written; number_ios counts both, doubled.
+    let job = parse_options("t", &["rw=randtrimwrite".into(), "bs=4k".into(), "size=1m".into(), "number_ios=10".into()]).unwrap();
+    let mut g = IoGenerator::new(&job, 1 << 30, 1).unwrap();
+    let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+    assert_eq!(ios.len(), 20);
+    assert!(ios.chunks(2).all(|p| p[0].op == Op::Trim && p[1].op == Op::Write && p[0].offset_bytes == p[1].offset_bytes));
+    assert!(ios.chunks(2).any(|p| p[0].offset_bytes != 0), "offsets drawn at random");
 }

@@ -6,7 +6,9 @@ use super::*;
 /// The most commands a job bounded by its size or `number_ios` issues (at its smallest block
 /// size); `u64::MAX` when neither bounds it.
 fn most_ios(job: &JobSpec, generator: &IoGenerator) -> u64 {
-    match (job.number_ios, generator.limit_bytes()) {
+    // fio's trimwrite issues two commands (a trim, then a write) per number_ios.
+    let number_ios = job.number_ios.map(|n| if job.rw.trims_then_writes() { n.saturating_mul(2) } else { n });
+    match (number_ios, generator.limit_bytes()) {
         (Some(n), Some(bytes)) => n.min(bytes.div_ceil(job.min_block_bytes())),
         (Some(n), None) => n,
         (None, Some(bytes)) => bytes.div_ceil(job.min_block_bytes()),
