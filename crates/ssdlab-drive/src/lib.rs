@@ -54,6 +54,7 @@ mod run;
 mod session;
 mod sink;
 mod thermal;
+mod think;
 mod throttle;
 mod tiers;
 mod untimed;

@@ -7,6 +7,7 @@ use crate::inflight::InFlightQueue;
 use crate::job_limits::{JobError, LimitCheck, ETIMEDOUT};
 use crate::lookahead::{ContentFrom, Lookahead, STAGE2_AT, STAGE3_AT};
 use crate::metrics::{LatencySummary, Metrics, SeriesRow, Snapshot};
+use crate::think::Think;
 use crate::verify::{JobVerify, Phase, Recording, VerifyReport};
 use serde::Serialize;
 use ssdlab_core::time::seconds;
@@ -76,6 +77,9 @@ struct Stream {
     flushes: Option<JobFlushes>,
     /// The job ended in error (fio's `td->error`).
     failed: bool,
+    /// fio's `thinktime` as fio runs it (the whole job pauses; `think.rs`), for a job without a
+    /// rate limit, depth search, verify or flushes (those keep the thinktime per slot).
+    think: Option<Think>,
 }
 
 /// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
@@ -139,6 +143,8 @@ pub struct Run {
     /// The flushes of the measured part (`Some` when a job of the group flushes: fio's
     /// `fsync`, `end_fsync`, ...).
     flush_stats: Option<FlushStats>,
+    /// A job of the group thinks as fio's `thinktime` does (the whole job pauses).
+    thinking: bool,
     /// Content identities of the sectors of the write being submitted (data-reduction drives).
     written_ids: Vec<u64>,
     /// The first job of the group that ended in error (fio's `max_latency`, `rate_min`,
@@ -256,11 +262,15 @@ impl Run {
                 limits: member.limits.map(|l| LimitCheck::new(l, at_ns + delays[index])),
                 flushes: JobFlushes::new(member.flushes),
                 failed: false,
+                think: (member.rate.is_none() && member.latency_target.is_none() && member.verify.is_none() && !member.flushes.any())
+                    .then(|| Think::new(member, at_ns + delays[index]))
+                    .flatten(),
             });
         }
         let total_depth = job.group_iodepth();
         let verifying = streams.iter().any(|s| s.verify.is_some());
         let flush_stats = streams.iter().any(|s| s.flushes.is_some()).then(FlushStats::new);
+        let thinking = streams.iter().any(|s| s.think.is_some());
         Ok(Self {
             streams,
             needs_content: drive.translation().needs_content(),
@@ -298,6 +308,7 @@ impl Run {
             last_done_ns: at_ns,
             verifying,
             flush_stats,
+            thinking,
             written_ids: Vec::new(),
             job_error: None,
         })
@@ -399,6 +410,15 @@ impl Run {
                 return Ok(());
             }
         }
+        if self.thinking {
+            if let Some(t) = stream.think.as_mut() {
+                if t.quiescing {
+                    // fio's job waits for its commands before it thinks: it issues nothing.
+                    return Ok(());
+                }
+                t.in_flight += 1;
+            }
+        }
         if self.inflight.len() < self.device_depth && self.host_queue.is_empty() {
             self.submit(drive, index, at_ns, at_ns)?;
         } else {
@@ -442,6 +462,10 @@ impl Run {
                 return Ok(false);
             }
             stream.stopped = true;
+            if let Some(t) = stream.think.as_mut() {
+                // Issued, but the job had nothing left: nothing went out.
+                t.in_flight = t.in_flight.saturating_sub(1);
+            }
             if stream.job.exitall {
                 self.stop_issuing();
             }
@@ -569,6 +593,34 @@ impl Run {
             }
             self.last_done_ns = self.last_done_ns.max(done_ns);
         }
+    }
+
+    /// A command of stream `index` completed at `now_ns` (`host_ns` of host time after it): with
+    /// fio's thinktime, once a think is due the job issues nothing until all its commands have
+    /// completed, then thinks and fills its queue again. Returns whether the slot is held
+    /// (nothing to schedule now).
+    fn think_completed(&mut self, index: usize, now_ns: Nanoseconds, host_ns: Nanoseconds) -> bool {
+        let stopped = self.streams[index].stopped || self.stopped_issuing;
+        let stream = &mut self.streams[index];
+        let completions = stream.completions;
+        let Some(t) = stream.think.as_mut() else { return false };
+        t.in_flight = t.in_flight.saturating_sub(1);
+        if !t.quiescing && !stopped && t.due(completions, now_ns) {
+            t.quiescing = true;
+        }
+        if !t.quiescing {
+            return false;
+        }
+        if t.in_flight == 0 {
+            let until_ns = t.think(completions, now_ns.saturating_add(host_ns));
+            if self.ramped {
+                self.host_time_ns += t.think_ns();
+            }
+            for _ in 0..stream.job.iodepth {
+                self.hold(until_ns, index, true);
+            }
+        }
+        true
     }
 
     /// Stream `index` ended in error at `at_ns` (fio's `td_verror`): it issues no more, the
@@ -733,11 +785,15 @@ impl Run {
                 }
             }
             self.drain_host_queue(drive, done.done_ns)?;
-            // The host's own time per command (fio's thinktime) before the slot's next command:
-            // after every `thinktime_blocks` completions of the job (fio's default, 1: each).
+            // The host's own time per command (ssdlab's host_time) before the slot's next
+            // command; for a job that keeps fio's thinktime per slot (see `Stream::think`), its
+            // thinktime too, after every `thinktime_blocks` completions.
             let stream = &mut self.streams[owner];
             stream.completions += 1;
-            let thinktime_ns = if stream.completions.is_multiple_of(stream.job.thinktime_blocks) { stream.job.thinktime_ns } else { 0 };
+            let mut thinktime_ns = stream.job.host_time_ns;
+            if stream.think.is_none() && stream.job.thinktime_ns > 0 && stream.completions.is_multiple_of(stream.job.thinktime_blocks) {
+                thinktime_ns += stream.job.thinktime_ns;
+            }
             if self.ramped {
                 self.host_time_ns += thinktime_ns;
                 if let Some(check) = stream.limits.as_mut() {
@@ -746,7 +802,9 @@ impl Run {
                     }
                 }
             }
-            if self.streams[owner].search.is_some() {
+            if self.thinking && self.think_completed(owner, done.done_ns, thinktime_ns) {
+                // The job waits for its other commands, or thinks (fio's thinktime).
+            } else if self.streams[owner].search.is_some() {
                 self.search_completed(drive, owner, &done, thinktime_ns)?;
             } else {
                 if self.verifying {

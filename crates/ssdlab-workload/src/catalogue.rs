@@ -23,6 +23,8 @@ pub const SIMULATED: &[&str] = &[
     "thinktime",
     "thinktime_blocks",
     "thinktime_blocks_type",
+    "thinktime_iotime",
+    "host_time",
     "rate_iops",
     "rate",
     "rate_process",
@@ -191,7 +193,6 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
 pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("verify_only", "a verify phase without its write phase is not simulated (write with verify, or read with verify and do_verify)"),
     ("experimental_verify", "fio's experimental verify (replaying the writes' offsets) is not simulated"),
-    ("thinktime_iotime", "ssdlab applies thinktime after every thinktime_blocks completions"),
     ("write_barrier", "flushes inside a job are not simulated"),
     ("zonemode", "zoned block devices are not simulated"),
     ("zonesize", "zoned block devices are not simulated"),

@@ -349,6 +349,15 @@ pub struct JobSpec {
     /// fio's `thinktime_blocks`: the thinktime comes after every this many completions of the
     /// job (fio's default `thinktime_blocks_type=complete`), not after each.
     pub thinktime_blocks: u64,
+    /// `thinktime_blocks` was given (fio: with `thinktime_iotime` alone, only the time counts).
+    pub thinktime_blocks_given: bool,
+    /// fio's `thinktime_iotime`: the job thinks once it has done this much IO time since its
+    /// last think (0: not asked).
+    pub thinktime_iotime_ns: Nanoseconds,
+    /// ssdlab's own `host_time`: the benchmark host's time per command, after every completion
+    /// before that slot's next command, the other slots going on (how the review lab puts a
+    /// test bed's own time into a job; fio's `thinktime` stops the whole job instead).
+    pub host_time_ns: Nanoseconds,
     /// fio's `startdelay`: the job starts issuing this long after its group starts; a range
     /// (`startdelay=1-5`) is drawn per job from its seed (equal ends: no draw).
     pub startdelay_ns: (Nanoseconds, Nanoseconds),
@@ -467,6 +476,9 @@ impl JobSpec {
             ramp_ns: 0,
             thinktime_ns: 0,
             thinktime_blocks: 1,
+            thinktime_blocks_given: false,
+            thinktime_iotime_ns: 0,
+            host_time_ns: 0,
             startdelay_ns: (0, 0),
             rate: None,
             rate_iops_given: None,
@@ -695,7 +707,11 @@ impl JobSpec {
                     return Err(Error::Workload(format!("{at}: thinktime_blocks: must be at least 1 (fio's default, a think after every block)")));
                 }
                 self.thinktime_blocks = n;
+                self.thinktime_blocks_given = true;
             }
+            "thinktime_iotime" => self.thinktime_iotime_ns = time(TimeUnit::Seconds)?,
+            // ssdlab's own: a bare host time is in microseconds, as thinktime.
+            "host_time" => self.host_time_ns = time(TimeUnit::Microseconds)?,
             "thinktime_blocks_type" => match need()? {
                 "complete" => {}
                 "issue" => {
@@ -1434,7 +1450,7 @@ mod tests {
         assert!(job.no_effect.contains(&"thinktime_spin".to_string()), "{:?}", job.no_effect);
         assert!(!job.flushes.any() && job.limits.is_none());
         // Anything else is still refused with its reason.
-        for other in ["thinktime_iotime=8", "zonemode=zbd", "write_barrier=1"] {
+        for other in ["thinktime_blocks_type=issue", "zonemode=zbd", "write_barrier=1"] {
             let err = parse_options("cli", &[other.to_string()]).unwrap_err().to_string();
             assert!(err.contains(other.split('=').next().unwrap()) && !err.contains("unknown"), "{other}: {err}");
         }

@@ -3,8 +3,9 @@
 A published figure includes the host's time for every command (operating system, storage
 driver, the benchmark program), which the drive model does not contain. At high queue depth
 the drive hides it; at QD1 it adds to every command. The lab runs each test with the test bed
-of the article it reproduces, as fio's ``thinktime`` (the job waits that long after each
-completion before issuing the next command).
+of the article it reproduces, as ssdlab's ``host_time`` option: after each completion that
+slot waits that long before its next command, the other slots going on (fio's ``thinktime``
+pauses the whole job instead, which is the same only at QD1).
 
 Each value says where it comes from. A value set from a published figure is labelled on the
 calibration page (role "calibrated from"); no figure sets more than one value.
@@ -24,8 +25,8 @@ class TestBed:
     source: str
 
     def options(self) -> list[str]:
-        """The fio options that put this host's time into a job."""
-        return [f"thinktime={self.per_command_ns}ns"] if self.per_command_ns else []
+        """The job options that put this host's time into a job."""
+        return [f"host_time={self.per_command_ns}ns"] if self.per_command_ns else []
 
 
 #: No host time: the drive alone (fio-style runs, PTS, traces).

@@ -42,24 +42,29 @@ pub(super) fn check_rate(job: &JobSpec, generator: &IoGenerator, from_ns: Nanose
     Ok(())
 }
 
-/// Refuse a job whose thinktime alone would carry the simulated clock past its limit.
+/// Refuse a job whose thinktime (or ssdlab's host_time) alone would carry the simulated clock
+/// past its limit.
 pub(super) fn check_thinktime(job: &JobSpec, generator: &IoGenerator, from_ns: Nanoseconds) -> Result<()> {
-    if job.thinktime_ns == 0 {
+    if job.thinktime_ns == 0 && job.host_time_ns == 0 {
         return Ok(());
     }
+    let (name, wait_ns) = if job.thinktime_ns >= job.host_time_ns { ("thinktime", job.thinktime_ns) } else { ("host_time", job.host_time_ns) };
     let room_ns = crate::session::MAX_SIMULATED_NS - from_ns.min(crate::session::MAX_SIMULATED_NS);
     let horizon_ns = match job.runtime_ns {
         Some(runtime) => runtime.min(room_ns),
         None => {
             let ios = most_ios(job, generator);
-            let rounds = ios.div_ceil(job.thinktime_blocks.max(1)).div_ceil(job.iodepth.max(1) as u64);
-            let needed = (rounds as u128) * job.thinktime_ns as u128;
+            // fio's thinktime pauses the whole job after every thinktime_blocks completions;
+            // host_time is per slot.
+            let thinks = ios.div_ceil(job.thinktime_blocks.max(1)) as u128 * job.thinktime_ns as u128;
+            let hosts = ios.div_ceil(job.iodepth.max(1) as u64) as u128 * job.host_time_ns as u128;
+            let needed = thinks + hosts;
             if needed > room_ns as u128 {
                 bail!(
                     Workload,
-                    "job {}: thinktime {} us over its {} IOs adds {:.0} s of simulated time, past the simulated clock's limit of {:.0} s (set a runtime or io_size)",
+                    "job {}: {name} {} us over its {} IOs adds {:.0} s of simulated time, past the simulated clock's limit of {:.0} s (set a runtime or io_size)",
                     job.name,
-                    job.thinktime_ns / 1000,
+                    wait_ns / 1000,
                     ios,
                     needed as f64 / 1e9,
                     seconds(crate::session::MAX_SIMULATED_NS)
@@ -68,12 +73,12 @@ pub(super) fn check_thinktime(job: &JobSpec, generator: &IoGenerator, from_ns: N
             return Ok(());
         }
     };
-    if job.thinktime_ns > horizon_ns {
+    if wait_ns > horizon_ns {
         bail!(
             Workload,
-            "job {}: thinktime {} us is longer than the whole run ({:.0} s): no command after the first would be issued",
+            "job {}: {name} {} us is longer than the whole run ({:.0} s): no command after the first would be issued",
             job.name,
-            job.thinktime_ns / 1000,
+            wait_ns / 1000,
             seconds(horizon_ns)
         );
     }
