@@ -96,7 +96,9 @@ def path_value(draw, world):
 
 FIO = ["rw", "bs", "iodepth", "size", "offset", "rwmixread", "rwmixwrite", "blockalign", "thinktime", "data_pattern"]
 FIO += ["buffer_compress_percentage", "norandommap"]
-RW = ["read", "write", "randread", "randwrite", "randrw", "trim", "bogus", ""]
+FIO += ["max_latency", "rate_min", "rate_iops_min", "rate_cycle", "fsync", "end_fsync", "sync", "buffer_pattern"]
+FIO += ["thinktime_blocks", "thinktime_iotime", "host_time", "latency_target", "exitall_on_error"]
+RW = ["read", "write", "randread", "randwrite", "randrw", "trim", "trimwrite", "randtrimwrite", "bogus", ""]
 
 
 def a_valid_scale(text: str) -> bool:
