@@ -240,12 +240,7 @@ def _direction(summary: dict, kind: str) -> dict:
         "drop_ios": 0,
     }
     if lat:
-        clat = {
-            "max": round(lat["max"] * 1e3),
-            "mean": lat["mean"] * 1e3,
-            "N": count,
-            "percentile": {"50.000000": round(lat["p50"] * 1e3), "99.000000": round(lat["p99"] * 1e3), "99.900000": round(lat["p999"] * 1e3)},
-        }
+        clat = _latency_ns(lat, count)
         out["slat_ns"] = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
         out["clat_ns"] = clat
         out["lat_ns"] = {k: v for k, v in clat.items() if k != "percentile"}
@@ -257,15 +252,18 @@ def _sync(summary: dict) -> dict:
     flushes = summary.get("flushes") or {"flushes": 0, "latency_us": None}
     n = flushes["flushes"]
     lat = flushes["latency_us"]
-    lat_ns = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
-    if lat:
-        lat_ns = {
-            "max": round(lat["max"] * 1e3),
-            "mean": lat["mean"] * 1e3,
-            "N": n,
-            "percentile": {"50.000000": round(lat["p50"] * 1e3), "99.000000": round(lat["p99"] * 1e3), "99.900000": round(lat["p999"] * 1e3)},
-        }
+    lat_ns = _latency_ns(lat, n) if lat else {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
     return {"total_ios": n, "lat_ns": lat_ns}
+
+
+def _latency_ns(lat: dict, count: int) -> dict:
+    """fio's latency entry (ns) of `count` commands from a summary's latency figures (us)."""
+    return {
+        "max": round(lat["max"] * 1e3),
+        "mean": lat["mean"] * 1e3,
+        "N": count,
+        "percentile": {"50.000000": round(lat["p50"] * 1e3), "99.000000": round(lat["p99"] * 1e3), "99.900000": round(lat["p999"] * 1e3)},
+    }
 
 
 def fio_json(results: list, jobs: list, seed: int) -> dict:

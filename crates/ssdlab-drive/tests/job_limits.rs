@@ -4,24 +4,16 @@
 
 mod common;
 
-use ssdlab_drive::{Drive, Run, RunSummary, EIO, ETIMEDOUT};
+use ssdlab_drive::{Run, RunSummary, EIO, ETIMEDOUT};
 use ssdlab_profile::Profile;
 
 fn small_profile() -> Profile {
     common::small_timing_profile(&[])
 }
 
-/// A drive with 64 MiB written, idle.
-fn written_drive() -> (Drive, u64) {
-    let mut drive = Drive::new(small_profile()).unwrap();
-    let (_, end) = common::run_job(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], 11, 0);
-    let at = drive.quiesce_ns().max(end) + 1_000_000;
-    (drive, at)
-}
-
 /// Random 4 KiB reads of the 64 MiB written, with `extra` options.
 fn read_job(extra: &[&str]) -> RunSummary {
-    let (mut drive, at) = written_drive();
+    let (mut drive, at) = common::written_small_drive();
     let mut items = vec!["rw=randread", "bs=4k", "size=64m", "time_based", "runtime=10"];
     items.extend_from_slice(extra);
     common::run_job(&mut drive, &items, 7, at).0
@@ -85,7 +77,7 @@ fn a_job_below_its_minimum_rate_ends_with_eio_after_the_settle_period_and_one_cy
 
 /// A group of two jobs: `a` cannot meet its minimum rate, `b` reads for 10 s.
 fn group(a_extra: &str) -> RunSummary {
-    let (mut drive, at) = written_drive();
+    let (mut drive, at) = common::written_small_drive();
     let text = format!("[global]\nbs=4k\nsize=64m\nrw=randread\ntime_based\nruntime=10\niodepth=1\n[a]\nrate_iops_min=10000000\n{a_extra}\n[b]\n");
     let job = ssdlab_workload::parse_job_text("t.fio", &text).unwrap().remove(0);
     let mut run = Run::new(&drive, &job, 3, at).unwrap();

@@ -3,7 +3,7 @@
 
 mod common;
 
-use ssdlab_drive::{Drive, RunSummary};
+use ssdlab_drive::RunSummary;
 use ssdlab_profile::Profile;
 
 fn small_profile() -> Profile {
@@ -12,9 +12,7 @@ fn small_profile() -> Profile {
 
 /// Random 4 KiB reads of 64 MiB written first, for at most 10 simulated seconds.
 fn read_job(extra: &[&str]) -> RunSummary {
-    let mut drive = Drive::new(small_profile()).unwrap();
-    let (_, end) = common::run_job(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], 11, 0);
-    let at = drive.quiesce_ns().max(end) + 1_000_000;
+    let (mut drive, at) = common::written_small_drive();
     let mut items = vec!["rw=randread", "bs=4k", "size=64m", "time_based", "runtime=10"];
     items.extend_from_slice(extra);
     common::run_job(&mut drive, &items, 7, at).0

@@ -2,7 +2,7 @@
 
 mod common;
 
-use ssdlab_drive::{Drive, RunSummary};
+use ssdlab_drive::RunSummary;
 use ssdlab_profile::Profile;
 
 /// The hand-timed small drive of the timing tests (`common::small_timing_profile`).
@@ -10,16 +10,8 @@ fn small_profile() -> Profile {
     common::small_timing_profile(&[])
 }
 
-/// A drive with its first 64 MiB written, and a quiet time after.
-fn written_drive() -> (Drive, u64) {
-    let mut drive = Drive::new(small_profile()).unwrap();
-    let (_, end) = common::run_job(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], 11, 0);
-    let at = drive.quiesce_ns().max(end) + 1_000_000;
-    (drive, at)
-}
-
 fn read_job(extra: &[&str]) -> (RunSummary, u64) {
-    let (mut drive, at) = written_drive();
+    let (mut drive, at) = common::written_small_drive();
     let mut items = vec!["rw=randread", "bs=4k", "size=64m", "time_based", "runtime=10"];
     items.extend_from_slice(extra);
     common::run_job(&mut drive, &items, 7, at)
@@ -90,7 +82,7 @@ fn poisson_gaps_keep_the_mean_rate_and_follow_the_seed() {
 
 #[test]
 fn rate_with_number_ios_ends_after_its_commands() {
-    let (mut drive, at) = written_drive();
+    let (mut drive, at) = common::written_small_drive();
     let (s, end) = common::run_job(&mut drive, &["rw=randread", "bs=4k", "size=64m", "number_ios=500", "iodepth=4", "rate_iops=100"], 7, at);
     assert_eq!(s.ios, 500);
     // The last command is issued 4.99 s after the first.
@@ -102,9 +94,9 @@ fn rate_with_number_ios_ends_after_its_commands() {
 #[test]
 fn startdelay_starts_the_job_later_and_its_runtime_counts_from_its_start() {
     let items = ["rw=randread", "bs=4k", "size=64m", "time_based", "runtime=10", "iodepth=4", "rate_iops=1000"];
-    let (mut drive, at) = written_drive();
+    let (mut drive, at) = common::written_small_drive();
     let (now, now_end) = common::run_job(&mut drive, &items, 7, at);
-    let (mut drive, at) = written_drive();
+    let (mut drive, at) = common::written_small_drive();
     let mut delayed = items.to_vec();
     delayed.push("startdelay=5");
     let (later, later_end) = common::run_job(&mut drive, &delayed, 7, at);
@@ -115,7 +107,7 @@ fn startdelay_starts_the_job_later_and_its_runtime_counts_from_its_start() {
     ranged.push("startdelay=1-5");
     let ends: Vec<u64> = (0..2)
         .map(|_| {
-            let (mut drive, at) = written_drive();
+            let (mut drive, at) = common::written_small_drive();
             let (s, end) = common::run_job(&mut drive, &ranged, 7, at);
             assert_eq!(s, now);
             end - (now_end - at) - at
@@ -128,7 +120,7 @@ fn startdelay_starts_the_job_later_and_its_runtime_counts_from_its_start() {
 fn a_job_with_a_startdelay_beside_one_without_runs_that_much_later() {
     let text = "[global]\nrw=randread\nbs=4k\nsize=64m\ntime_based\nruntime=10\niodepth=4\nrate_iops=1000\n[a]\n[b]\nstartdelay=5\n";
     let job = ssdlab_workload::parse_job_text("t.fio", text).unwrap().remove(0);
-    let (mut drive, at) = written_drive();
+    let (mut drive, at) = common::written_small_drive();
     let mut run = ssdlab_drive::Run::new(&drive, &job, 7, at).unwrap();
     while !run.advance(&mut drive, u64::MAX).unwrap() {}
     let s = run.summary(&drive, 0.0);
@@ -143,7 +135,7 @@ fn a_job_with_a_startdelay_beside_one_without_runs_that_much_later() {
 #[test]
 fn thinktime_blocks_thinks_after_every_n_completions() {
     let end = |extra: &[&str]| {
-        let (mut drive, at) = written_drive();
+        let (mut drive, at) = common::written_small_drive();
         let mut items = vec!["rw=randread", "bs=4k", "size=64m", "number_ios=400", "iodepth=1", "thinktime=1ms"];
         items.extend_from_slice(extra);
         let (s, end) = common::run_job(&mut drive, &items, 7, at);
@@ -160,7 +152,7 @@ fn thinktime_blocks_thinks_after_every_n_completions() {
 
 #[test]
 fn a_startdelay_past_the_simulated_clock_is_refused_for_any_job_of_the_group() {
-    let (drive, at) = written_drive();
+    let (drive, at) = common::written_small_drive();
     // Job b starts after the clock's limit (job a does not), and 18e9 s would overflow the
     // nanosecond clock itself.
     for delay in ["10000000000", "18000000000"] {

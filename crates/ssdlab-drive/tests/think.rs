@@ -4,13 +4,11 @@
 
 mod common;
 
-use ssdlab_drive::{Drive, RunSummary};
+use ssdlab_drive::RunSummary;
 
 /// Random 4 KiB reads of 64 MiB written first, with `extra` options.
 fn read_job(extra: &[&str]) -> RunSummary {
-    let mut drive = Drive::new(common::small_timing_profile(&[])).unwrap();
-    let (_, end) = common::run_job(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], 11, 0);
-    let at = drive.quiesce_ns().max(end) + 1_000_000;
+    let (mut drive, at) = common::written_small_drive();
     let mut items = vec!["rw=randread", "bs=4k", "size=64m"];
     items.extend_from_slice(extra);
     common::run_job(&mut drive, &items, 7, at).0
@@ -39,9 +37,7 @@ fn a_due_think_pauses_the_whole_job_and_the_drive_idles() {
     assert!((8_000..10_000).contains(&think.reads), "{} reads with thinks, {} without", think.reads, plain.reads);
     // Only the thinking job pauses: a job beside it keeps the drive busy (a think must not hold
     // the drive's queue for everyone, as a command issued ahead of its time would).
-    let mut drive = Drive::new(common::small_timing_profile(&[])).unwrap();
-    let (_, end) = common::run_job(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], 11, 0);
-    let at = drive.quiesce_ns().max(end) + 1_000_000;
+    let (mut drive, at) = common::written_small_drive();
     let text = "[global]\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based\nruntime=1\n[think]\nthinktime=100ms\nthinktime_blocks=1000\n[busy]\n";
     let job = ssdlab_workload::parse_job_text("t.fio", text).unwrap().remove(0);
     let mut run = ssdlab_drive::Run::new(&drive, &job, 7, at).unwrap();

@@ -42,3 +42,13 @@ pub fn lone_read_ns(p: &Profile) -> u64 {
         + p.host.command_overhead_ns
         + transfer_ns(4096, p.host.link_bytes_per_second)
 }
+
+/// The small timing drive (`small_timing_profile`) with its first 64 MiB written sequentially,
+/// and the time a millisecond after it went quiet: where the read tests start.
+#[allow(dead_code)]
+pub fn written_small_drive() -> (Drive, u64) {
+    let mut drive = Drive::new(small_timing_profile(&[])).unwrap();
+    let (_, end) = run_job(&mut drive, &["rw=write", "bs=128k", "size=64m", "iodepth=4"], 11, 0);
+    let at = drive.quiesce_ns().max(end) + 1_000_000;
+    (drive, at)
+}
