@@ -102,6 +102,9 @@ pub fn parse_size_bytes_with(text: &str, kb_base: KbBase) -> Result<u64, String>
     if number_text.is_empty() {
         return Err(format!("`{text}` is not a size (expected a number with an optional k/m/g/t suffix, e.g. 4k)"));
     }
+    if suffix.trim().eq_ignore_ascii_case("z") {
+        return Err(format!("`{text}` counts zones (fio's `z` unit), which needs fio's zonemode=zbd: zoned devices are not simulated"));
+    }
     let multiplier = size_multiplier(suffix.trim(), kb_base)
         .ok_or_else(|| format!("`{text}` has an unknown size suffix `{suffix}` (expected k, m, g, t, p, with an optional b, or KiB, MiB, ...)"))?;
     let bytes = match number_text.parse::<u64>() {

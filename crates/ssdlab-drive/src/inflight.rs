@@ -134,6 +134,14 @@ impl InFlightQueue {
         self.heap.push(Reverse(((done_ns as u128) << 64) | ((self.seq as u128) << SLOT_BITS) | slot as u128));
     }
 
+    /// The commands in flight: (operation, bytes) each, in no particular order.
+    pub fn in_flight(&self) -> impl Iterator<Item = (Op, u64)> + '_ {
+        self.heap.iter().map(|Reverse(key)| {
+            let entry = &self.entries[(key & ((1 << SLOT_BITS) - 1)) as usize];
+            (entry.op, entry.bytes)
+        })
+    }
+
     /// The next command to complete, if any.
     #[inline]
     pub fn pop(&mut self) -> Option<Completion> {

@@ -525,12 +525,26 @@ impl Run {
         Ok(())
     }
 
-    /// Figures count from the end of `ramp_time`: take the baselines again there.
-    fn end_ramp(&mut self, drive: &Drive) {
+    /// Figures count from the end of `ramp_time`: take the baselines again there. `first` is
+    /// the command whose completion ends the ramp, if one does. As fio (its stats reset at the ramp's end,
+    /// commands count when they complete), the commands in flight then count in the measured
+    /// part: the drive counted them when they were submitted, so they come off its baseline
+    /// (commands and bytes; the flash's own counters stay as they are).
+    fn end_ramp(&mut self, drive: &Drive, first: Option<(Op, u64)>) {
         self.ramped = true;
         self.metrics = Metrics::new(self.ramp_end_ns);
         self.flash_base = drive.flash().counters().clone();
         self.drive_base = drive.counters().clone();
+        for (op, bytes) in self.inflight.in_flight().chain(first) {
+            let base = &mut self.drive_base;
+            let (commands, counted_bytes) = match op {
+                Op::Read => (&mut base.read_commands, &mut base.host_read_bytes),
+                Op::Write => (&mut base.write_commands, &mut base.host_write_bytes),
+                Op::Trim => (&mut base.trim_commands, &mut base.host_trim_bytes),
+            };
+            *commands = commands.saturating_sub(1);
+            *counted_bytes = counted_bytes.saturating_sub(bytes);
+        }
         self.busy_counters_base = crate::utilization::BusyCounters::of(drive);
         self.energy_base_nj = drive.flash().counters().energy_nj;
         self.state_energy_base_nj = drive.state_energy_nj(self.ramp_end_ns);
@@ -672,7 +686,7 @@ impl Run {
             // its runtime).
             if search.quiesced(done.done_ns, completions) && self.streams.len() == 1 {
                 self.ramp_end_ns = done.done_ns;
-                self.end_ramp(drive);
+                self.end_ramp(drive, None);
             }
         }
         let at_ns = done.done_ns.saturating_add(thinktime_ns);
@@ -761,7 +775,7 @@ impl Run {
             };
             self.now_ns = done.done_ns;
             if !self.ramped && done.done_ns >= self.ramp_end_ns {
-                self.end_ramp(drive);
+                self.end_ramp(drive, Some((done.op, done.bytes)));
                 // fio's latency_target windows count from the ramp's end.
                 for stream in &mut self.streams {
                     if let Some(search) = stream.search.as_mut() {

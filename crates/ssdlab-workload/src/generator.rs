@@ -66,7 +66,19 @@ pub struct IoGenerator {
 impl IoGenerator {
     /// A generator for `job` on a device exposing `capacity_bytes` to workloads.
     pub fn new(job: &JobSpec, capacity_bytes: u64, seed: u64) -> Result<Self> {
-        let at = format!("job {}", job.name);
+        // Messages name the job (and its copy), after where its span's options stand.
+        let copy = if job.copy_index > 0 { format!(" (copy {} of numjobs)", job.copy_index + 1) } else { String::new() };
+        let file = match (&job.filename, job.file_base_bytes) {
+            (Some((name, _)), base) if base > 0 => format!(" (its file `{name}` starts at {base}, after the job file's other files)"),
+            _ => String::new(),
+        };
+        let at = format!("job {}{copy}{file}", job.name);
+        let placed = |place: &Option<String>| match place {
+            Some(place) => format!("{place}: {at}"),
+            None => at.clone(),
+        };
+        // A copy of a numjobs group is placed by offset_increment.
+        let offset_at = if job.copy_index > 0 && job.increment_at.is_some() { &job.increment_at } else { &job.offset_at };
         let min_bs = job.min_block_bytes();
         // Percentages of the device, as fio: a size rounded down to the smallest block size, an
         // offset (with its percentage increments) rounded up to it (fio's get_start_offset).
@@ -75,8 +87,10 @@ impl IoGenerator {
             Some(p) => ((capacity_bytes as f64 * p / 100.0) as u64).div_ceil(min_bs).saturating_mul(min_bs).saturating_add(job.offset_bytes),
             None => job.offset_bytes,
         };
+        // On a job file naming several files, the job's file starts after the others (files.rs).
+        let offset_bytes = offset_bytes.saturating_add(job.file_base_bytes);
         if offset_bytes >= capacity_bytes {
-            bail!(Workload, "{at}: offset {offset_bytes} is beyond the usable capacity of {capacity_bytes} bytes");
+            bail!(Workload, "{}: offset {offset_bytes} is beyond the usable capacity of {capacity_bytes} bytes", placed(offset_at));
         }
         let span_bytes = match (job.fill_device, job.size_bytes, job.size_percent) {
             (true, _, _) | (false, None, None) => capacity_bytes - offset_bytes,
@@ -87,7 +101,10 @@ impl IoGenerator {
             bail!(Workload, "{at}: offset {offset_bytes} + size {span_bytes} is past 2^64 bytes");
         };
         if end_bytes > capacity_bytes {
-            bail!(Workload, "{at}: offset {offset_bytes} + size {span_bytes} reaches beyond the usable capacity of {capacity_bytes} bytes");
+            // A copy moved by offset_increment reaches past the end by its offset; the job
+            // itself, by its size.
+            let place = if job.size_at.is_none() || (job.copy_index > 0 && job.increment_at.is_some()) { offset_at } else { &job.size_at };
+            bail!(Workload, "{}: offset {offset_bytes} + size {span_bytes} reaches beyond the usable capacity of {capacity_bytes} bytes", placed(place));
         }
         if job.max_block_bytes() > span_bytes {
             bail!(Workload, "{at}: block size {} is larger than the span of {span_bytes} bytes", job.max_block_bytes());

@@ -211,6 +211,7 @@ pub fn expand_numjobs(jobs: Vec<JobSpec>) -> Vec<JobSpec> {
         let copies: Vec<JobSpec> = (0..job.numjobs)
             .map(|k| {
                 let mut copy = job.clone();
+                copy.copy_index = k;
                 copy.offset_bytes = copy.offset_bytes.saturating_add(k as u64 * job.offset_increment_bytes);
                 // A percentage increment adds to the offset's percentage (fio: of the device's size).
                 if let Some(step) = job.offset_increment_percent.filter(|_| k > 0) {
@@ -375,6 +376,7 @@ fn build_groups(origin: &str, sections: Vec<Section>, command_line: &[JobOption]
         }
         return Err(Error::Workload(lines.join("\n")));
     }
+    crate::files::lay_out(&mut jobs).map_err(|problems| Error::Workload(problems.join("\n")))?;
     Ok(expand_numjobs(jobs))
 }
 

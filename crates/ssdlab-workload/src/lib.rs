@@ -13,6 +13,8 @@
 #![warn(missing_docs)]
 
 pub mod catalogue;
+pub mod engines;
+mod files;
 mod generator;
 mod jobfile;
 mod limits;

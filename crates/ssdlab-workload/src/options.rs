@@ -412,6 +412,20 @@ pub struct JobSpec {
     pub offset_increment_percent: Option<f64>,
     /// The job waits for every job before it (`stonewall`, `wait_for_previous`).
     pub stonewall: bool,
+    /// Where the option that places the job's span last stood (`offset`), for messages about
+    /// the span.
+    pub offset_at: Option<String>,
+    /// Where `offset_increment` last stood.
+    pub increment_at: Option<String>,
+    /// Where the option that sizes the job's span last stood (`size`, `filesize`).
+    pub size_at: Option<String>,
+    /// Which of the `numjobs` copies this is (0: the job itself).
+    pub copy_index: u32,
+    /// The file the job names (`filename`), and where that option stood.
+    pub filename: Option<(String, String)>,
+    /// Where the job's file starts on the drive, when a job file names several files (see
+    /// `files.rs`); its offsets count from there.
+    pub file_base_bytes: u64,
     /// The job names one of fio's synchronous engines (`ioengine=psync`): its queue depth is 1.
     sync_engine: bool,
     /// Percent of a random job's offsets drawn at random (fio's `percentage_random`); the others
@@ -446,10 +460,6 @@ pub struct JobSpec {
     compress_percent: Option<u32>,
     compress_chunk_bytes: u32,
 }
-
-/// fio's synchronous IO engines: one command at a time per job whatever its iodepth (fio: "both
-/// iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1").
-const SYNC_ENGINES: &[&str] = &["sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice"];
 
 /// Whether an option's value switches it on (`time_based`, `time_based=1`).
 fn truthy(value: Option<&str>) -> bool {
@@ -509,6 +519,12 @@ impl JobSpec {
             numjobs: 1,
             offset_increment_bytes: 0,
             offset_increment_percent: None,
+            offset_at: None,
+            increment_at: None,
+            size_at: None,
+            copy_index: 0,
+            filename: None,
+            file_base_bytes: 0,
             stonewall: false,
             exitall: false,
             exitall_on_error: false,
@@ -584,12 +600,15 @@ impl JobSpec {
     pub fn set(&mut self, key: &str, value: Option<&str>, at: &str) -> Result<()> {
         let key = key.trim();
         let text = value.map(str::trim).unwrap_or("");
-        if let Some(name) = unset_variable(text).filter(|_| no_effect_reason(key).is_none()) {
+        // (An option ssdlab refuses or does not know is named as such first: its value is moot.)
+        if let Some(name) = unset_variable(text).filter(|_| crate::catalogue::SIMULATED.contains(&key)) {
             return Err(Error::Workload(format!("{at}: {key}: environment variable `{name}` is not set (in `{text}`)")));
         }
         // fio's keywords for the machine it runs on: a simulation's results must not depend on
         // the machine that runs it.
-        if let Some(keyword) = ["$ncpus", "$pagesize", "$mb_memory"].into_iter().find(|k| text.contains(k)).filter(|_| no_effect_reason(key).is_none()) {
+        if let Some(keyword) =
+            ["$ncpus", "$pagesize", "$mb_memory"].into_iter().find(|k| text.contains(k)).filter(|_| crate::catalogue::SIMULATED.contains(&key))
+        {
             return Err(Error::Workload(format!(
                 "{at}: {key}: fio's `{keyword}` is a property of the machine fio runs on, which a simulation does not use; give the number itself (in `{text}`)"
             )));
@@ -610,6 +629,12 @@ impl JobSpec {
             Ok(n)
         };
         let time = |bare: TimeUnit| -> Result<Nanoseconds> { parse_time_ns(need()?, bare).map_err(|m| Error::Workload(format!("{at}: {key}: {m}"))) };
+        match key {
+            "offset" => self.offset_at = Some(format!("{at}: {key}")),
+            "offset_increment" => self.increment_at = Some(format!("{at}: {key}")),
+            "size" | "filesize" => self.size_at = Some(format!("{at}: {key}")),
+            _ => {}
+        }
         match key {
             "rw" | "readwrite" => {
                 let t = need()?;
@@ -851,8 +876,13 @@ impl JobSpec {
             "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
             "exitall" => self.exitall = truthy(value),
             "exitall_on_error" => self.exitall_on_error = truthy(value),
+            "filename" => {
+                self.filename = Some((need()?.to_string(), at.to_string()));
+                self.note_no_effect(key);
+            }
             "ioengine" => {
-                self.sync_engine = SYNC_ENGINES.contains(&text);
+                let engine = crate::engines::classify(need()?).map_err(|why| Error::Workload(format!("{at}: ioengine: {why}")))?;
+                self.sync_engine = engine == crate::engines::Engine::Synchronous;
                 self.note_no_effect(key);
             }
             "percentage_random" => {
@@ -1578,9 +1608,27 @@ mod tests {
         assert!(err.contains("rwmixread"), "{err}");
         let err = parse_options("cli", &["rwmixread=60".into(), "rwmixwrite=30".into()]).unwrap_err().to_string();
         assert!(err.contains("disagree"), "{err}");
-        // fio caps a synchronous engine's queue depth at 1 (it printed QD32 and ran 32 deep).
+        // fio caps a synchronous engine's queue depth at 1 (it printed QD32 and ran 32 deep),
+        // every one of them (ime_psync ran 32 deep).
         let job = parse_options("cli", &["ioengine=psync".into(), "iodepth=32".into()]).unwrap();
         assert!(job.iodepth == 1 && job.no_effect.is_empty(), "{job:?}");
+        let job = parse_options("cli", &["ioengine=ime_psync".into(), "iodepth=32".into()]).unwrap();
+        assert_eq!(job.iodepth, 1);
+        // An engine fio does not have, or one that moves no data to a drive, is refused (both ran
+        // as block reads).
+        let err = parse_options("cli", &["ioengine=bogus".into()]).unwrap_err().to_string();
+        assert!(err.contains("ioengine: `bogus` is not one of fio's IO engines"), "{err}");
+        let err = parse_options("cli", &["ioengine=dircreate".into()]).unwrap_err().to_string();
+        assert!(err.contains("creates directories") && err.contains("moves no data"), "{err}");
+        // An option ssdlab does not know is named as such, whatever its value (an unset
+        // variable in it was reported first); fio's alias nr_files changes nothing, as nrfiles.
+        let err = parse_options("cli", &["pool=${SSDLAB_SURELY_UNSET_VARIABLE}".into()]).unwrap_err().to_string();
+        assert!(err.contains("unknown fio option `pool`"), "{err}");
+        let job = parse_options("cli", &["nr_files=4".into()]).unwrap();
+        assert_eq!(job.no_effect, vec!["nr_files".to_string()]);
+        // fio's zone units need its zoned mode.
+        let err = parse_options("cli", &["size=4z".into()]).unwrap_err().to_string();
+        assert!(err.contains("counts zones"), "{err}");
         let job = parse_options("cli", &["iodepth=32".into(), "ioengine=libaio".into()]).unwrap();
         assert_eq!((job.iodepth, job.no_effect.clone()), (32, vec!["ioengine".to_string()]));
         let err = parse_options("cli", &["numjobs=$ncpus".into(), "bs=$pagesize".into()]).unwrap_err().to_string();

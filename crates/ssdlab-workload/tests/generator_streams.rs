@@ -86,6 +86,21 @@ fn span_beyond_capacity_is_refused() {
 }
 
 #[test]
+fn a_span_beyond_capacity_is_named_where_its_options_stand() {
+    // The third copy of a numjobs group is placed past the end by offset_increment: the message
+    // names that option's line and the copy (it named only the job).
+    let text = "[w]\nrw=write\nsize=1m\noffset_increment=600m\noffset=4k\nnumjobs=3\n";
+    let groups = ssdlab_workload::parse_job_text("stripes.fio", text).unwrap();
+    let third = &groups[0].concurrent[1];
+    let err = IoGenerator::new(third, 1 << 30, 1).unwrap_err().to_string();
+    assert!(err.contains("stripes.fio:4: offset_increment: job w (copy 3 of numjobs)") && err.contains("beyond the usable capacity"), "{err}");
+    // The job itself past the end by its size: the size's line.
+    let groups = ssdlab_workload::parse_job_text("big.fio", "[w]\nrw=write\noffset=512m\nsize=768m\n").unwrap();
+    let err = IoGenerator::new(&groups[0], 1 << 30, 1).unwrap_err().to_string();
+    assert!(err.contains("big.fio:4: size: job w: offset 536870912 + size 805306368"), "{err}");
+}
+
+#[test]
 fn number_ios_stops_at_the_size_as_fio_does() {
     // Regression: number_ios replaced the byte limit, so a job ran past its size. fio: number_ios
     // "does not extend the amount of I/O that will be done".
