@@ -94,7 +94,7 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("ioengine", "the simulated drive is the engine"),
     ("direct", "no page cache between the job and the simulated drive"),
     ("buffered", "no page cache between the job and the simulated drive"),
-    ("filename", "the job addresses the simulated drive"),
+    ("filename", "the job addresses the simulated drive (a job file naming several files: each gets its own region)"),
     ("directory", "the job addresses the simulated drive"),
     ("uri", "the job addresses the simulated drive"),
     ("filename_format", "the job addresses the simulated drive"),
@@ -203,7 +203,6 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("log_compression", "logs are written as text"),
     ("log_hist_msec", "matters only with write_hist_log, which is refused"),
     ("replay_no_stall", "matters only with read_iolog, which is refused"),
-    ("bs_is_seq_rand", "matters only with separate block sizes (bs=4k,8k), which are refused"),
 ];
 
 /// Options ssdlab knows and refuses, with why.
@@ -279,6 +278,7 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("sprandom", "fio's SPRandom preconditioning is not simulated (ssdlab run --precondition rand-fill reaches steady state)"),
     ("spr_op", "fio's SPRandom preconditioning is not simulated (ssdlab run --precondition rand-fill reaches steady state)"),
     ("spr_num_regions", "fio's SPRandom preconditioning is not simulated (ssdlab run --precondition rand-fill reaches steady state)"),
+    ("bs_is_seq_rand", "block sizes per sequential and random command are not simulated (bs=4k,64k gives reads and writes their own)"),
     ("random_sequence_stride", "random_distribution=sequence is not simulated"),
     ("write_hist_log", "histogram logs are not written (bw, lat and iops logs are)"),
     ("exec_prerun", "ssdlab runs no programs"),

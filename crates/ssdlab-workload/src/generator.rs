@@ -248,8 +248,21 @@ impl IoGenerator {
                 return None;
             }
         }
-        let mut len_bytes = self.pick_block_size();
-        let op = self.pick_op();
+        // With sizes per direction (bs=4k,64k) the direction is drawn first; otherwise the size
+        // first, as always (the same draws as before for every job without them).
+        let (mut len_bytes, op) = if self.job.block_sizes_by_op.is_some() {
+            let op = self.pick_op();
+            let direction = match op {
+                Op::Read => 0,
+                Op::Write => 1,
+                Op::Trim => 2,
+            };
+            let sizes = &self.job.block_sizes_by_op.as_deref().expect("checked")[direction];
+            (pick_weighted(&mut self.rng, sizes), op)
+        } else {
+            let len = self.pick_block_size();
+            (len, self.pick_op())
+        };
         let offset_bytes = if self.job.rw.is_random() {
             let end = self.span_start_bytes + self.span_bytes;
             if self.run_left > 0 && self.cursor_bytes + len_bytes <= end {
@@ -370,4 +383,19 @@ impl IoGenerator {
         };
         (offset, len)
     }
+}
+/// One size of `sizes` (size, weight), drawn by weight.
+fn pick_weighted(rng: &mut SimRng, sizes: &[(u64, u32)]) -> u64 {
+    if let [(bytes, _)] = sizes {
+        return *bytes;
+    }
+    let total: u64 = sizes.iter().map(|(_, w)| *w as u64).sum();
+    let mut point = rng.below(total.max(1));
+    for &(bytes, weight) in sizes {
+        if point < weight as u64 {
+            return bytes;
+        }
+        point -= weight as u64;
+    }
+    sizes.last().map_or(4096, |(bytes, _)| *bytes)
 }

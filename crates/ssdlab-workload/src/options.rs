@@ -419,6 +419,9 @@ pub struct JobSpec {
     pub increment_at: Option<String>,
     /// Where the option that sizes the job's span last stood (`size`, `filesize`).
     pub size_at: Option<String>,
+    /// Block sizes for reads, writes and trims apart (fio's `bs=4k,64k`, `bsrange`, `bssplit`
+    /// with commas); `block_sizes` then holds every size of the three (for the span's checks).
+    pub block_sizes_by_op: Option<Box<[Vec<(u64, u32)>; 3]>>,
     /// Which of the `numjobs` copies this is (0: the job itself).
     pub copy_index: u32,
     /// The file the job names (`filename`), and where that option stood.
@@ -523,6 +526,7 @@ impl JobSpec {
             increment_at: None,
             size_at: None,
             copy_index: 0,
+            block_sizes_by_op: None,
             filename: None,
             file_base_bytes: 0,
             stonewall: false,
@@ -671,30 +675,16 @@ impl JobSpec {
             }
             "bs" | "blocksize" => {
                 let t = need()?;
-                if t.contains(',') {
-                    return Err(Error::Workload(format!("{at}: bs: separate read,write block sizes (`{t}`) are not supported; give one size")));
-                }
-                self.block_sizes = vec![(self.sector_size("bs", t, at)?, 100)];
+                self.set_block_sizes(t, at, |job, v, at| Ok(vec![(job.sector_size("bs", v, at)?, 100)]))?;
             }
             "bsrange" | "blocksize_range" => {
                 let t = need()?;
-                if t.contains(',') {
-                    return Err(Error::Workload(format!("{at}: bsrange: separate read,write ranges (`{t}`) are not supported; give one range")));
-                }
-                let (low, high) = t.split_once('-').ok_or_else(|| Error::Workload(format!("{at}: bsrange: expected MIN-MAX (e.g. 4k-64k), got `{t}`")))?;
-                let low = self.sector_size("bsrange", low, at)?;
-                let high = self.sector_size("bsrange", high, at)?;
-                if high < low {
-                    return Err(Error::Workload(format!("{at}: bsrange: {high} is smaller than {low}")));
-                }
-                // As fio: sizes between the two, multiples of the smallest, equally likely.
-                let count = high / low;
-                if count > MAX_BSRANGE_SIZES {
-                    return Err(Error::Workload(format!("{at}: bsrange: {low}-{high} spans more than {MAX_BSRANGE_SIZES} sizes")));
-                }
-                self.block_sizes = (1..=count).map(|k| (k * low, 1)).collect();
+                self.set_block_sizes(t, at, |job, v, at| job.parse_bsrange(v, at))?;
             }
-            "bssplit" => self.block_sizes = self.parse_bssplit(need()?, at)?,
+            "bssplit" => {
+                let t = need()?;
+                self.set_block_sizes(t, at, |job, v, at| job.parse_bssplit(v, at))?;
+            }
             "iodepth" => {
                 let n = int(u64::MAX)?;
                 if n == 0 || n > MAX_IODEPTH as u64 {
@@ -1221,10 +1211,49 @@ impl JobSpec {
         Ok(Some(RateLimit { given: (key.to_string(), text.clone()), ns_times_per, per: value, poisson: self.rate_poisson }))
     }
 
-    fn parse_bssplit(&self, text: &str, at: &str) -> Result<Vec<(u64, u32)>> {
-        if text.contains(',') {
-            return Err(Error::Workload(format!("{at}: bssplit: separate read,write splits (`{text}`) are not supported; give one split")));
+    /// Set the block sizes from `bs`, `bsrange` or `bssplit`'s text: one value for every
+    /// direction, or fio's comma-separated values for reads, writes and trims (a value not
+    /// followed by a comma applies to the directions after it; an empty one is fio's default,
+    /// 4 KiB: `bs=8k,32k` is 8k reads, 32k writes and trims; `bs=8k,32k,` leaves trims at 4k).
+    fn set_block_sizes(&mut self, text: &str, at: &str, parse: impl Fn(&Self, &str, &str) -> Result<Vec<(u64, u32)>>) -> Result<()> {
+        if !text.contains(',') {
+            self.block_sizes = parse(self, text, at)?;
+            self.block_sizes_by_op = None;
+            return Ok(());
         }
+        let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+        if fields.len() > 3 {
+            return Err(Error::Workload(format!("{at}: `{text}`: at most three values (reads, writes, trims)")));
+        }
+        let mut by_op: [Vec<(u64, u32)>; 3] = Default::default();
+        for (direction, sizes) in by_op.iter_mut().enumerate() {
+            let field = fields.get(direction).or(fields.last()).copied().unwrap_or("");
+            *sizes = if field.is_empty() { vec![(4096, 100)] } else { parse(self, field, at)? };
+        }
+        let mut all: Vec<(u64, u32)> = by_op.iter().flatten().map(|&(bytes, _)| (bytes, 1)).collect();
+        all.sort_unstable();
+        all.dedup();
+        self.block_sizes = all;
+        self.block_sizes_by_op = Some(Box::new(by_op));
+        Ok(())
+    }
+
+    /// fio's `bsrange=MIN-MAX`: sizes between the two, multiples of the smallest, equally likely.
+    fn parse_bsrange(&self, t: &str, at: &str) -> Result<Vec<(u64, u32)>> {
+        let (low, high) = t.split_once('-').ok_or_else(|| Error::Workload(format!("{at}: bsrange: expected MIN-MAX (e.g. 4k-64k), got `{t}`")))?;
+        let low = self.sector_size("bsrange", low, at)?;
+        let high = self.sector_size("bsrange", high, at)?;
+        if high < low {
+            return Err(Error::Workload(format!("{at}: bsrange: {high} is smaller than {low}")));
+        }
+        let count = high / low;
+        if count > MAX_BSRANGE_SIZES {
+            return Err(Error::Workload(format!("{at}: bsrange: {low}-{high} spans more than {MAX_BSRANGE_SIZES} sizes")));
+        }
+        Ok((1..=count).map(|k| (k * low, 1)).collect())
+    }
+
+    fn parse_bssplit(&self, text: &str, at: &str) -> Result<Vec<(u64, u32)>> {
         let mut out = Vec::new();
         for part in text.split(':') {
             let part = part.trim();
@@ -1633,8 +1662,21 @@ mod tests {
         assert_eq!((job.iodepth, job.no_effect.clone()), (32, vec!["ioengine".to_string()]));
         let err = parse_options("cli", &["numjobs=$ncpus".into(), "bs=$pagesize".into()]).unwrap_err().to_string();
         assert!(err.contains("numjobs: fio's `$ncpus` is a property of the machine") && err.contains("bs: fio's `$pagesize`"), "{err}");
-        let err = parse_options("cli", &["bsrange=4k-8k,16k-32k".into()]).unwrap_err().to_string();
-        assert!(err.contains("separate read,write ranges"), "{err}");
+        // fio's values per direction (reads, writes, trims; a value without a comma after it
+        // goes on to the directions after it; an empty one is 4k).
+        let by_op = |item: &str| -> Vec<Vec<u64>> {
+            let job = parse_options("cli", &[item.to_string()]).unwrap();
+            job.block_sizes_by_op.expect("per direction").iter().map(|sizes| sizes.iter().map(|s| s.0).collect()).collect()
+        };
+        assert_eq!(by_op("bs=8k,32k"), vec![vec![8192], vec![32768], vec![32768]]);
+        assert_eq!(by_op("bs=8k,32k,"), vec![vec![8192], vec![32768], vec![4096]]);
+        assert_eq!(by_op("bs=,8k"), vec![vec![4096], vec![8192], vec![8192]]);
+        assert_eq!(by_op("bsrange=4k-8k,16k-32k"), vec![vec![4096, 8192], vec![16384, 32768], vec![16384, 32768]]);
+        assert_eq!(by_op("bssplit=4k/50:64k/50,1m"), vec![vec![4096, 65536], vec![1 << 20], vec![1 << 20]]);
+        let job = parse_options("cli", &["bs=8k,32k".into(), "bs=16k".into()]).unwrap();
+        assert!(job.block_sizes_by_op.is_none() && job.block_sizes == vec![(16384, 100)]);
+        let err = parse_options("cli", &["bs=4k,8k,16k,32k".into()]).unwrap_err().to_string();
+        assert!(err.contains("at most three values"), "{err}");
         let job = parse_options("cli", &["verify=crc32c".into(), "rw=randwrite".into()]).unwrap();
         assert_eq!(job.verify, Some(Verify { method: "crc32c".into(), do_verify: true, fatal: false, pattern: None, backlog: 0, backlog_batch: 0 }));
         let err = parse_options("cli", &["verify=crc99".into()]).unwrap_err().to_string();

@@ -237,3 +237,24 @@ fn trimwrite_trims_each_block_then_writes_it_and_moves_every_byte_twice() {
     assert!(ios.chunks(2).all(|p| p[0].op == Op::Trim && p[1].op == Op::Write && p[0].offset_bytes == p[1].offset_bytes));
     assert!(ios.chunks(2).any(|p| p[0].offset_bytes != 0), "offsets drawn at random");
 }
+
+#[test]
+fn block_sizes_per_direction_as_fio() {
+    // bs=4k,64k: every read 4k, every write 64k (it was refused).
+    let j = job(&["rw=randrw", "bs=4k,64k", "size=64m", "number_ios=4000", "time_based", "runtime=60"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 9).unwrap();
+    let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+    let reads = ios.iter().filter(|io| io.op == Op::Read).count();
+    assert!((1800..2200).contains(&reads), "{reads} reads");
+    assert!(ios.iter().all(|io| io.len_bytes == if io.op == Op::Read { 4096 } else { 65536 }));
+    // Aligned to the smallest size, inside the span.
+    assert!(ios.iter().all(|io| io.offset_bytes % 4096 == 0 && io.offset_bytes + io.len_bytes <= 64 << 20));
+    // Sequential: each direction goes on from its own position, each with its own size.
+    let j = job(&["rw=rw", "bssplit=4k/50:8k/50,128k", "size=64m", "number_ios=1000", "time_based", "runtime=60"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 9).unwrap();
+    let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+    let writes: Vec<&Io> = ios.iter().filter(|io| io.op == Op::Write).collect();
+    assert!(writes.windows(2).all(|w| w[1].offset_bytes == w[0].offset_bytes + 131072));
+    let read_sizes: std::collections::BTreeSet<u64> = ios.iter().filter(|io| io.op == Op::Read).map(|io| io.len_bytes).collect();
+    assert_eq!(read_sizes.into_iter().collect::<Vec<_>>(), vec![4096, 8192]);
+}
