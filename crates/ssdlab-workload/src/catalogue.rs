@@ -50,6 +50,7 @@ pub const SIMULATED: &[&str] = &[
     "offset_increment",
     "stonewall",
     "wait_for_previous",
+    "wait_for",
     "exitall",
     "exitall_on_error",
     "fsync",
@@ -306,7 +307,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("log_prio", "command priorities are not simulated"),
     ("dedupe_global", "duplicates come from the job's own earlier blocks, not from other jobs'"),
     ("dedupe_working_set_percentage", "only fio's dedupe_mode=repeat is simulated (duplicates repeat earlier blocks)"),
-    ("wait_for", "a job cannot wait for a named job; it waits for every job before it with stonewall (a job file's groups run one after the other)"),
     ("exit_what", "only fio's exit_what=group is simulated (exitall stops the jobs of its group)"),
 ];
 

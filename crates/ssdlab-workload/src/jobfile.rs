@@ -377,7 +377,64 @@ fn build_groups(origin: &str, sections: Vec<Section>, command_line: &[JobOption]
         return Err(Error::Workload(lines.join("\n")));
     }
     crate::files::lay_out(&mut jobs).map_err(|problems| Error::Workload(problems.join("\n")))?;
+    settle_wait_for(&mut jobs)?;
     Ok(expand_numjobs(jobs))
+}
+
+/// fio's `wait_for=NAME`: the job starts once every copy of job NAME has finished. ssdlab runs a
+/// job file's groups one after the other, so this holds exactly when NAME is every job of the
+/// group so far (the job then starts a group, as with `stonewall`) or a job of an earlier group
+/// (finished before this group starts: nothing to add). Waiting for some jobs of the group while
+/// the others go on is refused, as is a name no job before this one has.
+fn settle_wait_for(jobs: &mut [JobSpec]) -> Result<()> {
+    let mut group_start = 0;
+    for index in 0..jobs.len() {
+        if jobs[index].stonewall {
+            group_start = index;
+        }
+        let Some((waitee, at)) = jobs[index].wait_for.clone() else { continue };
+        let Some(found) = jobs[..index].iter().rposition(|j| j.name == waitee) else {
+            return Err(Error::Workload(format!("{at}: wait_for: no job named `{waitee}` comes before job [{}]", jobs[index].name)));
+        };
+        if found < group_start {
+            continue;
+        }
+        if let Some(other) = jobs[group_start..index].iter().find(|j| j.name != waitee) {
+            return Err(Error::Workload(format!(
+                "{at}: wait_for: job [{}] would wait for [{waitee}] while [{}] of the same group goes on, which is not simulated (ssdlab's groups run one after the other: give [{}] stonewall to wait for the whole group)",
+                jobs[index].name, other.name, jobs[index].name
+            )));
+        }
+        jobs[index].stonewall = true;
+        group_start = index;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod wait_for_tests {
+    use super::*;
+
+    #[test]
+    fn wait_for_the_whole_group_starts_a_group() {
+        // fio's waitfor.fio: each job waits for the one before (all its copies).
+        let text = "[w]\nrw=write\nnumjobs=2\nsize=1m\n[r]\nwait_for=w\nrw=randread\nsize=1m\n[w2]\nwait_for=r\nrw=randwrite\nsize=1m\n";
+        let groups = parse_job_text("t.fio", text).unwrap();
+        assert_eq!(groups.iter().map(|g| (g.name.as_str(), g.concurrent.len())).collect::<Vec<_>>(), vec![("w", 1), ("r", 0), ("w2", 0)]);
+        // A job of an earlier group has finished already: nothing to add.
+        let text = "[a]\nsize=1m\n[b]\nstonewall\nsize=1m\n[c]\nwait_for=a\nsize=1m\n";
+        let groups = parse_job_text("t.fio", text).unwrap();
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[1].concurrent.len(), 1);
+    }
+
+    #[test]
+    fn wait_for_part_of_a_group_or_nobody_is_refused() {
+        let err = parse_job_text("t.fio", "[a]\nsize=1m\n[b]\nsize=1m\n[c]\nwait_for=a\nsize=1m\n").unwrap_err().to_string();
+        assert!(err.contains("t.fio:6: wait_for: job [c] would wait for [a] while [b]"), "{err}");
+        let err = parse_job_text("t.fio", "[a]\nwait_for=zzz\nsize=1m\n").unwrap_err().to_string();
+        assert!(err.contains("no job named `zzz`"), "{err}");
+    }
 }
 
 #[cfg(test)]

@@ -422,6 +422,9 @@ pub struct JobSpec {
     /// Block sizes for reads, writes and trims apart (fio's `bs=4k,64k`, `bsrange`, `bssplit`
     /// with commas); `block_sizes` then holds every size of the three (for the span's checks).
     pub block_sizes_by_op: Option<Box<[Vec<(u64, u32)>; 3]>>,
+    /// The job named by fio's `wait_for` (and where that option stood): settled into a group
+    /// boundary by `jobfile.rs` (`settle_wait_for`).
+    pub wait_for: Option<(String, String)>,
     /// Which of the `numjobs` copies this is (0: the job itself).
     pub copy_index: u32,
     /// The file the job names (`filename`), and where that option stood.
@@ -526,6 +529,7 @@ impl JobSpec {
             increment_at: None,
             size_at: None,
             copy_index: 0,
+            wait_for: None,
             block_sizes_by_op: None,
             filename: None,
             file_base_bytes: 0,
@@ -864,6 +868,7 @@ impl JobSpec {
                 Extent::Percent(p) => (self.offset_increment_bytes, self.offset_increment_percent) = (0, Some(p)),
             },
             "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
+            "wait_for" => self.wait_for = Some((need()?.to_string(), at.to_string())),
             "exitall" => self.exitall = truthy(value),
             "exitall_on_error" => self.exitall_on_error = truthy(value),
             "filename" => {
