@@ -51,6 +51,10 @@ pub const SIMULATED: &[&str] = &[
     "stonewall",
     "wait_for_previous",
     "wait_for",
+    "zonemode",
+    "zonesize",
+    "zonerange",
+    "zoneskip",
     "exitall",
     "exitall_on_error",
     "fsync",
@@ -206,55 +210,21 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("replay_no_stall", "matters only with read_iolog, which is refused"),
 ];
 
+/// Why fio's zoned-device options are refused.
+const ZONED_DEVICES: &str = "fio's zoned block devices (zonemode=zbd) are not simulated; zonemode=strided is";
+
 /// Options ssdlab knows and refuses, with why.
 pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("verify_only", "a verify phase without its write phase is not simulated (write with verify, or read with verify and do_verify)"),
     ("experimental_verify", "fio's experimental verify (replaying the writes' offsets) is not simulated"),
     ("write_barrier", "flushes inside a job are not simulated"),
-    (
-        "zonemode",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "zonesize",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "zonerange",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "zoneskip",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "zonecapacity",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "max_open_zones",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "job_max_open_zones",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "ignore_zone_limits",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "read_beyond_wp",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "zone_reset_threshold",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
-    (
-        "zone_reset_frequency",
-        "fio's zones are not simulated (zonemode=strided's zonesize/zonerange/zoneskip, and zonemode=zbd's zoned block devices); random_distribution=zoned is",
-    ),
+    ("zonecapacity", ZONED_DEVICES),
+    ("max_open_zones", ZONED_DEVICES),
+    ("job_max_open_zones", ZONED_DEVICES),
+    ("ignore_zone_limits", ZONED_DEVICES),
+    ("read_beyond_wp", ZONED_DEVICES),
+    ("zone_reset_threshold", ZONED_DEVICES),
+    ("zone_reset_frequency", ZONED_DEVICES),
     ("random_distribution_write", "one distribution for every direction"),
     ("flow", "flow control between jobs is not simulated"),
     ("flow_id", "flow control between jobs is not simulated"),
@@ -327,7 +297,6 @@ pub fn is_fio_default(key: &str, value: &str) -> bool {
         "thinktime_blocks" => every("1"),
         "rate_process" => every("linear"),
         "rate_cycle" => every("1000"),
-        "zonemode" => every("none"),
         "lockfile" => every("none"),
         "rw_sequencer" => every("sequential"),
         "dedupe_mode" => every("repeat"),

@@ -1,6 +1,6 @@
 //! The seeded IO stream of a job.
 
-use crate::options::{Distribution, JobSpec, RwKind, Zone, ZoneExtent};
+use crate::options::{Distribution, JobSpec, RwKind, StridedZones, Zone, ZoneExtent};
 use rand_distr::{Distribution as _, Zipf};
 use ssdlab_core::{bail, Result, SimRng};
 
@@ -58,6 +58,10 @@ pub struct IoGenerator {
     pareto: Option<(f64, u64)>,
     /// Zones of `random_distribution=zoned`: cumulative access percent, start and end bytes.
     zones: Vec<(u32, u64, u64)>,
+    /// fio's strided zones: the current zone's start and the bytes moved in it.
+    strided: Option<(StridedZones, u64, u64)>,
+    /// Bytes skipped between strided zones, counted toward the job's size as fio counts them.
+    skipped_bytes: u64,
     /// The one block size of the job and how many aligned positions it has in the span
     /// (computed once instead of a division per command).
     positions_of_fixed: Option<(u64, u64)>,
@@ -172,8 +176,11 @@ impl IoGenerator {
             zipf,
             pareto,
             zones,
+            strided: job.strided.map(|zones| (zones, offset_bytes, 0)),
+            skipped_bytes: 0,
+            // (Strided zones draw within the current zone, not the span.)
             positions_of_fixed: match job.block_sizes.as_slice() {
-                [(bs, _)] if *bs <= span_bytes && align_bytes > 0 => Some((*bs, (span_bytes - bs) / align_bytes + 1)),
+                [(bs, _)] if *bs <= span_bytes && align_bytes > 0 && job.strided.is_none() => Some((*bs, (span_bytes - bs) / align_bytes + 1)),
                 _ => None,
             },
         })
@@ -244,7 +251,7 @@ impl IoGenerator {
             }
         }
         if let Some(limit) = self.limit_bytes {
-            if self.issued_bytes >= limit {
+            if self.issued_bytes + self.skipped_bytes >= limit {
                 return None;
             }
         }
@@ -263,6 +270,8 @@ impl IoGenerator {
             let len = self.pick_block_size();
             (len, self.pick_op())
         };
+        // Strided zones: the offsets come from the current zone, as if it were the span.
+        let whole_span = self.enter_zone(len_bytes);
         let offset_bytes = if self.job.rw.is_random() {
             let end = self.span_start_bytes + self.span_bytes;
             if self.run_left > 0 && self.cursor_bytes + len_bytes <= end {
@@ -293,6 +302,10 @@ impl IoGenerator {
         if self.job.rw.is_random() {
             self.cursor_bytes = offset_bytes + len_bytes;
         }
+        if let (Some((start, span)), Some(zone)) = (whole_span, self.strided.as_mut()) {
+            (self.span_start_bytes, self.span_bytes) = (start, span);
+            zone.2 += len_bytes;
+        }
         if self.job.rw.trims_then_writes() {
             self.pending_write = Some((offset_bytes, len_bytes));
         }
@@ -316,6 +329,35 @@ impl IoGenerator {
             point -= weight as u64;
         }
         self.job.block_sizes.last().expect("non-empty").0
+    }
+
+    /// With strided zones: move to the next zone once `zonesize` bytes went to this one (past
+    /// the span's end, back to its start), as fio's `setup_strided_zone_mode`, then narrow the
+    /// span to the zone for this command. Returns the whole span to put back afterwards.
+    fn enter_zone(&mut self, len_bytes: u64) -> Option<(u64, u64)> {
+        let (zones, start, moved) = self.strided.as_mut()?;
+        let (span_start, span_end) = (self.span_start_bytes, self.span_start_bytes + self.span_bytes);
+        if *moved >= zones.size_bytes {
+            *moved = 0;
+            *start = start.saturating_add(zones.range_bytes + zones.skip_bytes);
+            if *start >= span_end {
+                *start = span_start;
+            }
+            self.cursor_bytes = *start;
+            self.write_cursor_bytes = *start;
+            self.skipped_bytes += zones.skip_bytes;
+        }
+        // The zone's end, or the span's; never shorter than the command.
+        let zone_start = (*start).min(span_end.saturating_sub(len_bytes)).max(span_start);
+        let zone_end = zone_start.saturating_add(zones.range_bytes).min(span_end).max(zone_start + len_bytes);
+        for cursor in [&mut self.cursor_bytes, &mut self.write_cursor_bytes] {
+            if *cursor < zone_start || *cursor >= zone_end {
+                *cursor = zone_start;
+            }
+        }
+        let whole = (self.span_start_bytes, self.span_bytes);
+        (self.span_start_bytes, self.span_bytes) = (zone_start, zone_end - zone_start);
+        Some(whole)
     }
 
     fn pick_op(&mut self) -> Op {

@@ -163,6 +163,19 @@ pub enum ZoneExtent {
     Bytes(u64),
 }
 
+/// fio's strided zones (`zonemode=strided`, or `zonesize` alone): the job works in one zone
+/// of `range_bytes` until it has moved `size_bytes` there, then moves on by the zone and
+/// `skip_bytes`, from the span's start again past its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StridedZones {
+    /// Bytes moved in a zone before the next (`zonesize`).
+    pub size_bytes: u64,
+    /// Length of a zone (`zonerange`; `zonesize` when not given).
+    pub range_bytes: u64,
+    /// Bytes skipped after a zone (`zoneskip`).
+    pub skip_bytes: u64,
+}
+
 /// How random offsets are distributed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Distribution {
@@ -422,6 +435,12 @@ pub struct JobSpec {
     /// Block sizes for reads, writes and trims apart (fio's `bs=4k,64k`, `bsrange`, `bssplit`
     /// with commas); `block_sizes` then holds every size of the three (for the span's checks).
     pub block_sizes_by_op: Option<Box<[Vec<(u64, u32)>; 3]>>,
+    /// fio's strided zones, when asked for.
+    pub strided: Option<StridedZones>,
+    zone_mode: Option<String>,
+    zone_size: u64,
+    zone_range: u64,
+    zone_skip: u64,
     /// The job named by fio's `wait_for` (and where that option stood): settled into a group
     /// boundary by `jobfile.rs` (`settle_wait_for`).
     pub wait_for: Option<(String, String)>,
@@ -529,6 +548,11 @@ impl JobSpec {
             increment_at: None,
             size_at: None,
             copy_index: 0,
+            strided: None,
+            zone_mode: None,
+            zone_size: 0,
+            zone_range: 0,
+            zone_skip: 0,
             wait_for: None,
             block_sizes_by_op: None,
             filename: None,
@@ -869,6 +893,16 @@ impl JobSpec {
             },
             "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
             "wait_for" => self.wait_for = Some((need()?.to_string(), at.to_string())),
+            "zonemode" => match need()? {
+                mode @ ("none" | "strided") => self.zone_mode = Some(mode.to_string()),
+                "zbd" => {
+                    return Err(Error::Workload(format!("{at}: zonemode: fio's zoned block devices (zonemode=zbd) are not simulated; zonemode=strided is")))
+                }
+                other => return Err(Error::Workload(format!("{at}: zonemode: unknown mode `{other}` (expected none, strided or zbd)"))),
+            },
+            "zonesize" => self.zone_size = self.size("zonesize", need()?, at)?,
+            "zonerange" => self.zone_range = self.size("zonerange", need()?, at)?,
+            "zoneskip" => self.zone_skip = self.size("zoneskip", need()?, at)?,
             "exitall" => self.exitall = truthy(value),
             "exitall_on_error" => self.exitall_on_error = truthy(value),
             "filename" => {
@@ -1009,6 +1043,7 @@ impl JobSpec {
     /// Check the job as a whole once all options are set, and settle its data pattern.
     pub fn finish(&mut self, at: &str) -> Result<()> {
         let mut problems: Vec<String> = Vec::new();
+        self.finish_zones(at, &mut problems);
         self.verify = self.verify_method.clone().map(|method| Verify {
             method,
             do_verify: self.do_verify,
@@ -1116,6 +1151,34 @@ impl JobSpec {
     /// written is the same (a repeating pattern, each sector a duplicate of the first); with
     /// `buffer_compress_percentage` or `dedupe_percentage` fio fills only the compressible part
     /// of each buffer with it, as zeros are filled here (no change).
+    /// fio's zone options as fio settles them: `zonesize` alone means `zonemode=strided`;
+    /// `zonerange` defaults to `zonesize`; with `zonemode=none` they are an error.
+    fn finish_zones(&mut self, at: &str, problems: &mut Vec<String>) {
+        let given = self.zone_size > 0;
+        match (self.zone_mode.as_deref(), given) {
+            (Some("none"), true) => problems.push(format!("{at}: zonemode=none and zonesize are not compatible (as in fio)")),
+            (Some("strided"), false) => problems.push(format!("{at}: zonemode=strided needs zonesize (as in fio)")),
+            (_, true) => {
+                if !matches!(self.distribution, Distribution::Uniform) {
+                    problems.push(format!("{at}: strided zones with random_distribution other than random are not simulated"));
+                }
+                let range = if self.zone_range > 0 { self.zone_range } else { self.zone_size };
+                if range < self.max_block_bytes() {
+                    problems.push(format!("{at}: zonerange {range} is smaller than the block size {}", self.max_block_bytes()));
+                }
+                self.strided = Some(StridedZones { size_bytes: self.zone_size, range_bytes: range, skip_bytes: self.zone_skip });
+            }
+            _ => {
+                // zonerange or zoneskip without zones: nothing to do, as in fio.
+                for key in ["zonerange", "zoneskip"] {
+                    if (key == "zonerange" && self.zone_range > 0) || (key == "zoneskip" && self.zone_skip > 0) {
+                        self.note_no_effect(key);
+                    }
+                }
+            }
+        }
+    }
+
     fn finish_buffer_pattern(&mut self, at: &str, problems: &mut Vec<String>) {
         if self.buffer_pattern.is_none() {
             return;

@@ -258,3 +258,30 @@ fn block_sizes_per_direction_as_fio() {
     let read_sizes: std::collections::BTreeSet<u64> = ios.iter().filter(|io| io.op == Op::Read).map(|io| io.len_bytes).collect();
     assert_eq!(read_sizes.into_iter().collect::<Vec<_>>(), vec![4096, 8192]);
 }
+
+#[test]
+fn strided_zones_as_fio() {
+    // fio's disk-zone-profile: read 1 MiB, skip 3 MiB (zonesize alone means zonemode=strided).
+    let j = job(&["rw=read", "bs=64k", "size=16m", "zonesize=1m", "zoneskip=3m"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+    let zones: std::collections::BTreeSet<u64> = ios.iter().map(|io| io.offset_bytes >> 20).collect();
+    assert_eq!(zones.into_iter().collect::<Vec<_>>(), vec![0, 4, 8, 12], "zones read");
+    assert!(ios[..16].windows(2).all(|w| w[1].offset_bytes == w[0].offset_bytes + 65536));
+    assert_eq!(ios[16].offset_bytes, 4 << 20);
+    // The skipped bytes count toward the size, as fio's io_skip_bytes: about 16 MiB covered.
+    assert!((64..=66).contains(&ios.len()), "{} IOs", ios.len());
+    // Random commands stay in the current zone (zonerange), zonesize bytes at a time.
+    let j = job(&["rw=randwrite", "bs=4k", "size=64m", "zonemode=strided", "zonesize=256k", "zonerange=1m", "zoneskip=1m", "number_ios=1024"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 2).unwrap();
+    let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+    for (k, chunk) in ios.chunks(64).enumerate() {
+        let zone = (k as u64 * (2 << 20)) % (64 << 20);
+        assert!(chunk.iter().all(|io| io.offset_bytes >= zone && io.offset_bytes + 4096 <= zone + (1 << 20)), "zone {k}");
+    }
+    for bad in
+        [&["zonemode=strided"][..], &["zonemode=none", "zonesize=1m"], &["zonemode=zbd"], &["zonesize=1m", "random_distribution=zipf:1.1", "rw=randread"]]
+    {
+        assert!(parse_options("t", &bad.iter().map(|s| s.to_string()).collect::<Vec<_>>()).is_err(), "{bad:?}");
+    }
+}
