@@ -84,6 +84,8 @@ def check_outcome(argv: list[str], code: int, stderr: str) -> None:
 garbage = st.one_of(
     st.text(max_size=30),
     st.sampled_from(["nan", "inf", "-1", "0", "1e308", "18446744073709551616", "-9223372036854775809", "4k", "1g", "1e-9", "\n", "a=b\nc=d"]),
+    # fio's per-direction values, zone and engine names.
+    st.sampled_from(["4k,64k", ",8k,", "4k,,", ",,,", "4k-8k,1m-2m", "4k/50:8k/50,64k", "0,0", "strided", "zbd", "none", "null", "cpuio", "external:/x.so"]),
     st.integers(min_value=-(2**70), max_value=2**70).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
 )
@@ -98,6 +100,7 @@ FIO = ["rw", "bs", "iodepth", "size", "offset", "rwmixread", "rwmixwrite", "bloc
 FIO += ["buffer_compress_percentage", "norandommap"]
 FIO += ["max_latency", "rate_min", "rate_iops_min", "rate_cycle", "fsync", "end_fsync", "sync", "buffer_pattern"]
 FIO += ["thinktime_blocks", "thinktime_iotime", "host_time", "latency_target", "exitall_on_error"]
+FIO += ["bsrange", "bssplit", "zonemode", "zonesize", "zonerange", "zoneskip", "ioengine", "filename", "wait_for"]
 RW = ["read", "write", "randread", "randwrite", "randrw", "trim", "trimwrite", "randtrimwrite", "bogus", ""]
 
 

@@ -386,7 +386,7 @@ fn build_groups(origin: &str, sections: Vec<Section>, command_line: &[JobOption]
 /// group so far (the job then starts a group, as with `stonewall`) or a job of an earlier group
 /// (finished before this group starts: nothing to add). Waiting for some jobs of the group while
 /// the others go on is refused, as is a name no job before this one has.
-fn settle_wait_for(jobs: &mut [JobSpec]) -> Result<()> {
+pub(crate) fn settle_wait_for(jobs: &mut [JobSpec]) -> Result<()> {
     let mut group_start = 0;
     for index in 0..jobs.len() {
         if jobs[index].stonewall {

@@ -1507,7 +1507,9 @@ pub fn parse_options(name: &str, items: &[String]) -> Result<JobSpec> {
     if !problems.is_empty() {
         return Err(Error::Workload(problems.join("\n")));
     }
-    Ok(crate::jobfile::expand_numjobs(vec![job]).remove(0))
+    let mut jobs = vec![job];
+    crate::jobfile::settle_wait_for(&mut jobs)?;
+    Ok(crate::jobfile::expand_numjobs(jobs).remove(0))
 }
 
 #[cfg(test)]
