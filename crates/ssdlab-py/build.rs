@@ -32,5 +32,10 @@ fn main() {
     assert!(status.success(), "building the nbdkit plugin (ssdlab-nbd) failed");
     let package = root.join("python/ssdlab/_nbd");
     std::fs::create_dir_all(&package).expect("cannot create python/ssdlab/_nbd");
-    std::fs::copy(target_dir.join("release/libssdlab_nbd.so"), package.join("libssdlab_nbd.so")).expect("cannot copy the nbdkit plugin into the package");
+    // Copied beside the old plugin, then renamed over it: a running nbdkit keeps the old file
+    // (its code is mapped from it); writing into that file in place crashed every running server.
+    let installed = package.join("libssdlab_nbd.so");
+    let staged = package.join(format!(".libssdlab_nbd.so.{}.tmp", std::process::id()));
+    std::fs::copy(target_dir.join("release/libssdlab_nbd.so"), &staged).expect("cannot copy the nbdkit plugin into the package");
+    std::fs::rename(&staged, &installed).expect("cannot move the nbdkit plugin into place");
 }

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,7 +100,9 @@ def uri(options: ServeOptions) -> str:
     """The NBD URI clients connect to."""
     if options.port is not None:
         return f"nbd://127.0.0.1:{options.port}"
-    return f"nbd+unix:///?socket={options.socket}"
+    # The socket's path percent-encoded, as NBD URIs are read (a space, `%`, `&`, `#`, `?` or
+    # a non-ASCII letter otherwise names another socket or breaks the URI).
+    return f"nbd+unix:///?socket={urllib.parse.quote(str(options.socket), safe='/')}"
 
 
 def _defaults(options: ServeOptions) -> ServeOptions:
@@ -204,6 +207,24 @@ def _check_pidfile(path: str) -> None:
         raise SsdlabError(f"--pidfile {paths.shown(path)}: {paths.why(error)}") from None
     if not head.strip().isdigit():
         raise SsdlabError(f"--pidfile {paths.shown(path)}: exists and is not a pid file; give another path (it would be overwritten)")
+    # The pid file of a server still running stays its own (`kill $(cat FILE)` would stop the
+    # wrong one).
+    pid = int(head.strip())
+    if pid > 0 and _process_alive(pid):
+        raise SsdlabError(f"--pidfile {paths.shown(path)}: process {pid} named in it is still running (another server?); stop it or give another path")
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether process `pid` exists (signal 0: nothing is sent)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OverflowError:
+        return False
+    return True
 
 
 def _check_port(port: int) -> None:
@@ -375,6 +396,13 @@ def serve(options: ServeOptions, echo) -> int:
         raise SsdlabError(f"the server (nbdkit) was killed ({name}); `ssdlab serve` of {options.backing} recovers the drive from its journal")
     if code != 0 and stop["signal"] is None:
         raise SsdlabError(f"nbdkit: {_error_of(''.join(errors))}")
+    # The plugin's checkpoint at the stop can fail (a full file system): nbdkit still exits 0.
+    failed = next((line.strip() for line in errors if "clean shutdown failed" in line), None)
+    if failed is not None:
+        raise SsdlabError(
+            f"stopped, but the drive's state was not saved ({failed.removeprefix('ssdlab: error: ')}); "
+            f"free space where {options.backing} is, then `ssdlab serve` of it recovers the drive from its journal"
+        )
     echo("stopped; the drive's state is saved in " + options.backing)
     return 0
 
@@ -417,7 +445,7 @@ def stats(control: str, command_word: str = "stats") -> str:
                 if received > MAX_CONTROL_REPLY_BYTES:
                     raise SsdlabError(f"{control}: the control socket's answer is longer than {MAX_CONTROL_REPLY_BYTES} bytes; is this an ssdlab server?")
     except OSError as error:
-        raise SsdlabError(f"{control}: cannot reach the server's control socket: {error.strerror or error}") from None
+        raise SsdlabError(f"{control}: cannot reach the server's control socket: {error.strerror or error}{_nbd_socket_hint(control)}") from None
     try:
         text = b"".join(chunks).decode()
     except UnicodeDecodeError:
@@ -428,5 +456,14 @@ def stats(control: str, command_word: str = "stats") -> str:
         except ValueError:
             document = None
         if not isinstance(document, dict):
-            raise SsdlabError(f"{control}: the control socket did not answer ssdlab's statistics (got {text.strip()[:80]!r}); is this an ssdlab server?")
+            got, hint = text.strip()[:80], _nbd_socket_hint(control)
+            raise SsdlabError(f"{control}: the control socket did not answer ssdlab's statistics (got {got!r}); is this an ssdlab server?{hint}")
     return text
+
+
+def _nbd_socket_hint(control: str) -> str:
+    """Where the control socket is when `control` looks like a server's NBD socket (which drops a
+    line that is not NBD)."""
+    if control.endswith(".sock") and Path(control.removesuffix(".sock") + ".control").is_socket():
+        return f" (this looks like the NBD socket; the control socket is {control.removesuffix('.sock')}.control)"
+    return ""

@@ -197,3 +197,32 @@ def test_stats_on_something_that_is_not_a_socket(tmp_path, what):
     path = tmp_path / "x"
     path.write_text("x") if what == "file" else path.mkdir()
     one_line_error(ssdlab("stats", "--socket", str(path)), "cannot reach the server's control socket")
+
+
+def test_the_pidfile_of_a_running_process_is_not_taken(tmp_path):
+    # serve took over a live server's pid file, so `kill $(cat FILE)` stopped the wrong server.
+    need("nbdkit")
+    pidfile = tmp_path / "p.pid"
+    pidfile.write_text(f"{os.getpid()}\n")
+    r = ssdlab("serve", *OVERRIDES, "--backing", str(tmp_path / "d.img"), "--background", "--pidfile", str(pidfile))
+    one_line_error(r, "is still running")
+    assert pidfile.read_text() == f"{os.getpid()}\n" and not (tmp_path / "d.img").exists()
+
+
+def test_secure_erase_never_empties_a_file_that_is_not_a_drive(tmp_path):
+    # --secure-erase made a text file into a 69 GB drive image.
+    need("nbdkit")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("someone's data\n" * 1000)
+    before = digest(notes)
+    r = ssdlab("serve", *OVERRIDES, "--backing", str(notes), "--secure-erase", "--background", "--pidfile", str(tmp_path / "p.pid"))
+    assert r.returncode == 2 and "not an ssdlab backing file" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert digest(notes) == before
+
+
+def test_the_uri_names_the_socket_percent_encoded():
+    from ssdlab.serve import ServeOptions, uri
+
+    options = ServeOptions(profile="force-gs-240", backing="x", socket="/tmp/a b/pct%41 é&#?.sock")
+    assert uri(options) == "nbd+unix:///?socket=/tmp/a%20b/pct%2541%20%C3%A9%26%23%3F.sock"
+    assert uri(ServeOptions(profile="p", backing="x", socket="/tmp/plain/d.img.sock")) == "nbd+unix:///?socket=/tmp/plain/d.img.sock"

@@ -105,10 +105,35 @@ impl BackingFile {
             return Err(io(path, "lock the backing file", e));
         }
         if erase {
+            Self::check_erasable(path, &file)?;
             file.set_len(0).map_err(|e| io(path, "secure-erase (empty) the backing file", e))?;
         }
         let host = if direct { OsFile::with_direct(file, path) } else { OsFile::new(file) };
         Self::on(Arc::new(host), path, identity, seed)
+    }
+
+    /// `--secure-erase` empties only what is a drive: an empty file, an ssdlab backing file (of
+    /// any version, damaged or dead: either header slot starts with the magic) or one whose
+    /// header slots are blank (made by `truncate` or `qemu-img create`). Any other file holds
+    /// someone's data: refused, never overwritten.
+    fn check_erasable(path: &str, file: &std::fs::File) -> Result<()> {
+        use std::os::unix::fs::FileExt as _;
+        let len = file.metadata().map_err(|e| io(path, "read the backing file's size", e))?.len();
+        if len == 0 {
+            return Ok(());
+        }
+        let mut head = vec![0u8; (2 * HEADER_BYTES).min(len) as usize];
+        file.read_exact_at(&mut head, 0).map_err(|e| io(path, "read the header", e))?;
+        let slots: Vec<&[u8]> = head.chunks(HEADER_BYTES as usize).collect();
+        let ours = slots.iter().any(|slot| slot.starts_with(crate::header::MAGIC));
+        let blank = head.iter().all(|&b| b == 0);
+        if ours || blank {
+            return Ok(());
+        }
+        bail!(
+            Config,
+            "{path}: not an ssdlab backing file (it holds other data: no ssdlab header, not blank); --secure-erase empties only ssdlab drives and blank files, never another file: give a new file name (created by serve)"
+        )
     }
 
     /// [`BackingFile::open`] on a file the host already opened (and locked): a real one, or a

@@ -163,6 +163,9 @@ pub enum ZoneExtent {
     Bytes(u64),
 }
 
+/// Block sizes with their weights: `(bytes, weight)` each.
+pub type BlockSizes = Vec<(u64, u32)>;
+
 /// fio's strided zones (`zonemode=strided`, or `zonesize` alone): the job works in one zone
 /// of `range_bytes` until it has moved `size_bytes` there, then moves on by the zone and
 /// `skip_bytes`, from the span's start again past its end.
@@ -434,7 +437,7 @@ pub struct JobSpec {
     pub size_at: Option<String>,
     /// Block sizes for reads, writes and trims apart (fio's `bs=4k,64k`, `bsrange`, `bssplit`
     /// with commas); `block_sizes` then holds every size of the three (for the span's checks).
-    pub block_sizes_by_op: Option<Box<[Vec<(u64, u32)>; 3]>>,
+    pub block_sizes_by_op: Option<Box<[BlockSizes; 3]>>,
     /// fio's strided zones, when asked for.
     pub strided: Option<StridedZones>,
     zone_mode: Option<String>,
