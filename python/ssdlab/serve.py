@@ -102,7 +102,7 @@ def uri(options: ServeOptions) -> str:
         return f"nbd://127.0.0.1:{options.port}"
     # The socket's path percent-encoded, as NBD URIs are read (a space, `%`, `&`, `#`, `?` or
     # a non-ASCII letter otherwise names another socket or breaks the URI).
-    return f"nbd+unix:///?socket={urllib.parse.quote(str(options.socket), safe='/')}"
+    return f"nbd+unix:///?socket={urllib.parse.quote(os.fsencode(str(options.socket)), safe='/')}"
 
 
 def _defaults(options: ServeOptions) -> ServeOptions:
@@ -210,21 +210,27 @@ def _check_pidfile(path: str) -> None:
     # The pid file of a server still running stays its own (`kill $(cat FILE)` would stop the
     # wrong one).
     pid = int(head.strip())
-    if pid > 0 and _process_alive(pid):
-        raise SsdlabError(f"--pidfile {paths.shown(path)}: process {pid} named in it is still running (another server?); stop it or give another path")
+    if pid > 0 and _server_running(pid):
+        raise SsdlabError(f"--pidfile {paths.shown(path)}: server {pid} named in it is still running; stop it or give another path")
 
 
-def _process_alive(pid: int) -> bool:
-    """Whether process `pid` exists (signal 0: nothing is sent)."""
+def _server_running(pid: int) -> bool:
+    """Whether process `pid` is a running nbdkit (a pid reused by another program since a crash
+    leaves the file stale)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"nbdkit" in f.read(1 << 16)
+    except (FileNotFoundError, ProcessLookupError):
         return False
-    except PermissionError:
+    except OSError:
+        # No /proc to read: whether the process exists at all.
+        try:
+            os.kill(pid, 0)
+        except (ProcessLookupError, OverflowError):
+            return False
+        except PermissionError:
+            return True
         return True
-    except OverflowError:
-        return False
-    return True
 
 
 def _check_port(port: int) -> None:

@@ -203,10 +203,20 @@ def test_the_pidfile_of_a_running_process_is_not_taken(tmp_path):
     # serve took over a live server's pid file, so `kill $(cat FILE)` stopped the wrong server.
     need("nbdkit")
     pidfile = tmp_path / "p.pid"
+    r = ssdlab("serve", *OVERRIDES, "--backing", str(tmp_path / "first.img"), "--background", "--pidfile", str(pidfile))
+    assert r.returncode == 0, r.stderr
+    try:
+        before = pidfile.read_text()
+        r = ssdlab("serve", *OVERRIDES, "--backing", str(tmp_path / "d.img"), "--background", "--pidfile", str(pidfile))
+        one_line_error(r, "is still running")
+        assert pidfile.read_text() == before and not (tmp_path / "d.img").exists()
+    finally:
+        _stop(pidfile)
+    # A pid reused by another program since (this test's own) leaves the file stale: taken.
     pidfile.write_text(f"{os.getpid()}\n")
     r = ssdlab("serve", *OVERRIDES, "--backing", str(tmp_path / "d.img"), "--background", "--pidfile", str(pidfile))
-    one_line_error(r, "is still running")
-    assert pidfile.read_text() == f"{os.getpid()}\n" and not (tmp_path / "d.img").exists()
+    assert r.returncode == 0, r.stderr
+    _stop(pidfile)
 
 
 def test_secure_erase_never_empties_a_file_that_is_not_a_drive(tmp_path):
@@ -226,3 +236,22 @@ def test_the_uri_names_the_socket_percent_encoded():
     options = ServeOptions(profile="force-gs-240", backing="x", socket="/tmp/a b/pct%41 é&#?.sock")
     assert uri(options) == "nbd+unix:///?socket=/tmp/a%20b/pct%2541%20%C3%A9%26%23%3F.sock"
     assert uri(ServeOptions(profile="p", backing="x", socket="/tmp/plain/d.img.sock")) == "nbd+unix:///?socket=/tmp/plain/d.img.sock"
+
+
+def test_secure_erase_takes_a_blank_sparse_file_but_not_zeros_then_data(tmp_path):
+    need("nbdkit")
+    # Zeros at the start, data after them: the header check alone took it for blank.
+    iso = tmp_path / "image.iso"
+    with open(iso, "wb") as f:
+        f.write(b"\0" * (64 << 10) + b"CD001 data" + b"\0" * 100)
+    before = digest(iso)
+    r = ssdlab("serve", *OVERRIDES, "--backing", str(iso), "--secure-erase", "--background", "--pidfile", str(tmp_path / "p.pid"))
+    assert r.returncode == 2 and "not an ssdlab backing file" in r.stderr, r.stderr
+    assert digest(iso) == before
+    # A sparse blank file (truncate) is a drive to empty.
+    blank = tmp_path / "blank.img"
+    with open(blank, "wb") as f:
+        f.truncate(1 << 30)
+    r = ssdlab("serve", *OVERRIDES, "--backing", str(blank), "--secure-erase", "--background", "--pidfile", str(tmp_path / "b.pid"))
+    assert r.returncode == 0, r.stderr
+    _stop(tmp_path / "b.pid")

@@ -80,6 +80,9 @@ fn io(path: &str, what: &str, e: std::io::Error) -> Error {
     Error::Io(format!("{path}: cannot {what}: {e}"))
 }
 
+/// Most data read to tell that a file handed to `--secure-erase` is blank (64 MiB).
+const BLANK_SCAN_BYTES: u64 = 64 << 20;
+
 impl BackingFile {
     /// Open `path` for the drive `identity` describes, creating it (with `seed`) when it does
     /// not exist, and lock it. A file in use by another server, made for another drive or in
@@ -125,15 +128,67 @@ impl BackingFile {
         let mut head = vec![0u8; (2 * HEADER_BYTES).min(len) as usize];
         file.read_exact_at(&mut head, 0).map_err(|e| io(path, "read the header", e))?;
         let slots: Vec<&[u8]> = head.chunks(HEADER_BYTES as usize).collect();
-        let ours = slots.iter().any(|slot| slot.starts_with(crate::header::MAGIC));
-        let blank = head.iter().all(|&b| b == 0);
-        if ours || blank {
+        if slots.iter().any(|slot| slot.starts_with(crate::header::MAGIC)) {
             return Ok(());
         }
-        bail!(
-            Config,
-            "{path}: not an ssdlab backing file (it holds other data: no ssdlab header, not blank); --secure-erase empties only ssdlab drives and blank files, never another file: give a new file name (created by serve)"
-        )
+        match Self::all_zeros(file, len) {
+            Some(true) => Ok(()),
+            Some(false) => bail!(
+                Config,
+                "{path}: not an ssdlab backing file (it holds other data: no ssdlab header, not blank); --secure-erase empties only ssdlab drives and blank files, never another file: give a new file name (created by serve)"
+            ),
+            None => bail!(
+                Config,
+                "{path}: not an ssdlab backing file, and more than {} MiB of it would have to be read to tell it is blank; --secure-erase empties only ssdlab drives and blank files: give a new file name (created by serve)",
+                BLANK_SCAN_BYTES >> 20
+            ),
+        }
+    }
+
+    /// Whether every byte of the file is zero, reading only its data (holes skipped with
+    /// `SEEK_DATA`/`SEEK_HOLE`, so a sparse file from `truncate` or `qemu-img create` costs
+    /// nothing); `None` when more than [`BLANK_SCAN_BYTES`] of data would have to be read.
+    fn all_zeros(file: &std::fs::File, len: u64) -> Option<bool> {
+        use std::os::unix::fs::FileExt as _;
+        let fd = file.as_raw_fd();
+        let mut at: u64 = 0;
+        let mut read_total: u64 = 0;
+        let mut buffer = vec![0u8; 1 << 20];
+        while at < len {
+            // SAFETY: lseek on a valid descriptor; no memory is involved.
+            let data = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_DATA) };
+            if data < 0 {
+                // ENXIO: no data after `at`; another error (no SEEK_DATA): read it all.
+                if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENXIO) {
+                    return Some(true);
+                }
+                at = len.min(at);
+            } else {
+                at = data as u64;
+            }
+            // SAFETY: as above.
+            let hole = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_HOLE) };
+            let end = if hole < 0 { len } else { (hole as u64).min(len) };
+            if end <= at {
+                // Data with no hole after it where one must be: do not guess.
+                return None;
+            }
+            while at < end {
+                let n = ((end - at) as usize).min(buffer.len());
+                read_total += n as u64;
+                if read_total > BLANK_SCAN_BYTES {
+                    return None;
+                }
+                if file.read_exact_at(&mut buffer[..n], at).is_err() {
+                    return Some(false);
+                }
+                if buffer[..n].iter().any(|&b| b != 0) {
+                    return Some(false);
+                }
+                at += n as u64;
+            }
+        }
+        Some(true)
     }
 
     /// [`BackingFile::open`] on a file the host already opened (and locked): a real one, or a

@@ -26,7 +26,6 @@ const SYNCHRONOUS: &[&str] = &[
     "pvsync2",
     "mmap",
     "splice",
-    "falloc",
     "dev-dax",
     "libpmem",
     "pmemblk",
@@ -87,6 +86,7 @@ const NO_DEVICE_DATA: &[(&str, &str)] = &[
     ("dirstat", "stats directories"),
     ("dirdelete", "deletes directories"),
     ("ftruncate", "truncates a file"),
+    ("falloc", "allocates and punches a file's space (fallocate), moving no data"),
     ("e4defrag", "moves a file's extents on ext4"),
     ("page_fault", "touches memory"),
     ("http", "talks to an object store over HTTP"),
@@ -129,7 +129,7 @@ mod tests {
         assert_eq!(classify(" io_uring "), Ok(Engine::Queued));
         assert_eq!(classify("psync"), Ok(Engine::Synchronous));
         assert_eq!(classify("ime_psync"), Ok(Engine::Synchronous));
-        assert_eq!(classify("falloc"), Ok(Engine::Synchronous));
+        assert!(classify("falloc").is_err());
         assert_eq!(classify("external:/opt/spdk/fio_plugin.so"), Ok(Engine::Queued));
         assert_eq!(classify("null"), Ok(Engine::Queued));
         let cpu = classify("cpuio").unwrap_err();

@@ -37,6 +37,9 @@ pub struct IoGenerator {
     span_start_bytes: u64,
     span_bytes: u64,
     align_bytes: u64,
+    /// With block sizes per direction and no `blockalign`: each direction's alignment, its own
+    /// smallest size (fio's `ba[ddir]`).
+    align_by_op: Option<[u64; 3]>,
     rng: SimRng,
     cursor_bytes: u64,
     /// Where the writes of `rw=rw` go on: fio keeps a sequential position per direction, so a
@@ -60,8 +63,6 @@ pub struct IoGenerator {
     zones: Vec<(u32, u64, u64)>,
     /// fio's strided zones: the current zone's start and the bytes moved in it.
     strided: Option<(StridedZones, u64, u64)>,
-    /// Bytes skipped between strided zones, counted toward the job's size as fio counts them.
-    skipped_bytes: u64,
     /// The one block size of the job and how many aligned positions it has in the span
     /// (computed once instead of a division per command).
     positions_of_fixed: Option<(u64, u64)>,
@@ -164,6 +165,10 @@ impl IoGenerator {
             span_start_bytes: offset_bytes,
             span_bytes,
             align_bytes,
+            align_by_op: match (job.blockalign, job.block_sizes_by_op.as_deref()) {
+                (None, Some(by_op)) => Some(by_op.each_ref().map(|sizes| sizes.iter().map(|(bytes, _)| *bytes).min().unwrap_or(min_bs))),
+                _ => None,
+            },
             rng: SimRng::new(seed),
             cursor_bytes: offset_bytes,
             write_cursor_bytes: offset_bytes,
@@ -177,7 +182,6 @@ impl IoGenerator {
             pareto,
             zones,
             strided: job.strided.map(|zones| (zones, offset_bytes, 0)),
-            skipped_bytes: 0,
             // (Strided zones draw within the current zone, not the span.)
             positions_of_fixed: match job.block_sizes.as_slice() {
                 [(bs, _)] if *bs <= span_bytes && align_bytes > 0 && job.strided.is_none() => Some((*bs, (span_bytes - bs) / align_bytes + 1)),
@@ -243,6 +247,9 @@ impl IoGenerator {
         if let Some((offset_bytes, len_bytes)) = self.pending_write.take() {
             self.issued_ios += 1;
             self.issued_bytes += len_bytes;
+            if let Some(zone) = self.strided.as_mut() {
+                zone.2 = zone.2.saturating_add(len_bytes);
+            }
             return Some(Io { op: Op::Write, offset_bytes, len_bytes });
         }
         if let Some(n) = self.ios_limit {
@@ -251,7 +258,7 @@ impl IoGenerator {
             }
         }
         if let Some(limit) = self.limit_bytes {
-            if self.issued_bytes + self.skipped_bytes >= limit {
+            if self.issued_bytes >= limit {
                 return None;
             }
         }
@@ -265,7 +272,11 @@ impl IoGenerator {
                 Op::Trim => 2,
             };
             let sizes = &self.job.block_sizes_by_op.as_deref().expect("checked")[direction];
-            (pick_weighted(&mut self.rng, sizes), op)
+            let len = pick_weighted(&mut self.rng, sizes);
+            if let Some(align) = self.align_by_op {
+                self.align_bytes = align[direction];
+            }
+            (len, op)
         } else {
             let len = self.pick_block_size();
             (len, self.pick_op())
@@ -304,7 +315,7 @@ impl IoGenerator {
         }
         if let (Some((start, span)), Some(zone)) = (whole_span, self.strided.as_mut()) {
             (self.span_start_bytes, self.span_bytes) = (start, span);
-            zone.2 += len_bytes;
+            zone.2 = zone.2.saturating_add(len_bytes);
         }
         if self.job.rw.trims_then_writes() {
             self.pending_write = Some((offset_bytes, len_bytes));
@@ -339,22 +350,23 @@ impl IoGenerator {
         let (span_start, span_end) = (self.span_start_bytes, self.span_start_bytes + self.span_bytes);
         if *moved >= zones.size_bytes {
             *moved = 0;
-            *start = start.saturating_add(zones.range_bytes + zones.skip_bytes);
+            *start = start.saturating_add(zones.range_bytes.saturating_add(zones.skip_bytes));
             if *start >= span_end {
                 *start = span_start;
             }
             self.cursor_bytes = *start;
             self.write_cursor_bytes = *start;
-            self.skipped_bytes += zones.skip_bytes;
         }
-        // The zone's end, or the span's; never shorter than the command.
+        // Commands start inside the zone and keep their length (fio's buflen): one starting near
+        // the zone's end runs past it, not past the span's end.
         let zone_start = (*start).min(span_end.saturating_sub(len_bytes)).max(span_start);
-        let zone_end = zone_start.saturating_add(zones.range_bytes).min(span_end).max(zone_start + len_bytes);
+        let starts_end = zone_start.saturating_add(zones.range_bytes).min(span_end);
         for cursor in [&mut self.cursor_bytes, &mut self.write_cursor_bytes] {
-            if *cursor < zone_start || *cursor >= zone_end {
+            if *cursor < zone_start || *cursor >= starts_end {
                 *cursor = zone_start;
             }
         }
+        let zone_end = starts_end.saturating_add(len_bytes - 1).min(span_end).max(zone_start + len_bytes);
         let whole = (self.span_start_bytes, self.span_bytes);
         (self.span_start_bytes, self.span_bytes) = (zone_start, zone_end - zone_start);
         Some(whole)

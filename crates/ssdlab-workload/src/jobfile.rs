@@ -405,6 +405,14 @@ pub(crate) fn settle_wait_for(jobs: &mut [JobSpec]) -> Result<()> {
                 jobs[index].name, other.name, jobs[index].name
             )));
         }
+        // The jobs after it in its group would start with it, after [waitee], where fio starts
+        // them at once: only a job that waits itself may follow.
+        if let Some(later) = jobs[index + 1..].iter().take_while(|j| !j.stonewall).find(|j| j.wait_for.is_none()) {
+            return Err(Error::Workload(format!(
+                "{at}: wait_for: job [{}] after [{}] would wait for [{waitee}] too, where fio starts it at once (ssdlab's groups run one after the other: put it before [{}], or give it stonewall)",
+                later.name, jobs[index].name, jobs[index].name
+            )));
+        }
         jobs[index].stonewall = true;
         group_start = index;
     }
@@ -434,6 +442,9 @@ mod wait_for_tests {
         assert!(err.contains("t.fio:6: wait_for: job [c] would wait for [a] while [b]"), "{err}");
         let err = parse_job_text("t.fio", "[a]\nwait_for=zzz\nsize=1m\n").unwrap_err().to_string();
         assert!(err.contains("no job named `zzz`"), "{err}");
+        // A job after the waiter would be pulled into its group (fio starts it at once).
+        let err = parse_job_text("t.fio", "[a]\nsize=8m\n[b]\nwait_for=a\nsize=1m\n[c]\nsize=1m\n").unwrap_err().to_string();
+        assert!(err.contains("job [c] after [b] would wait for [a] too"), "{err}");
     }
 }
 

@@ -444,6 +444,7 @@ pub struct JobSpec {
     zone_size: u64,
     zone_range: u64,
     zone_skip: u64,
+    zone_at: Option<String>,
     /// The job named by fio's `wait_for` (and where that option stood): settled into a group
     /// boundary by `jobfile.rs` (`settle_wait_for`).
     pub wait_for: Option<(String, String)>,
@@ -556,6 +557,7 @@ impl JobSpec {
             zone_size: 0,
             zone_range: 0,
             zone_skip: 0,
+            zone_at: None,
             wait_for: None,
             block_sizes_by_op: None,
             filename: None,
@@ -903,9 +905,18 @@ impl JobSpec {
                 }
                 other => return Err(Error::Workload(format!("{at}: zonemode: unknown mode `{other}` (expected none, strided or zbd)"))),
             },
-            "zonesize" => self.zone_size = self.size("zonesize", need()?, at)?,
-            "zonerange" => self.zone_range = self.size("zonerange", need()?, at)?,
-            "zoneskip" => self.zone_skip = self.size("zoneskip", need()?, at)?,
+            "zonesize" | "zonerange" | "zoneskip" => {
+                let bytes = self.size(key, need()?, at)?;
+                if bytes % 512 != 0 {
+                    return Err(Error::Workload(format!("{at}: {key}: must be a multiple of 512 bytes (got {bytes})")));
+                }
+                match key {
+                    "zonesize" => self.zone_size = bytes,
+                    "zonerange" => self.zone_range = bytes,
+                    _ => self.zone_skip = bytes,
+                }
+                self.zone_at = Some(format!("{at}: {key}"));
+            }
             "exitall" => self.exitall = truthy(value),
             "exitall_on_error" => self.exitall_on_error = truthy(value),
             "filename" => {
@@ -1046,6 +1057,7 @@ impl JobSpec {
     /// Check the job as a whole once all options are set, and settle its data pattern.
     pub fn finish(&mut self, at: &str) -> Result<()> {
         let mut problems: Vec<String> = Vec::new();
+        self.settle_block_sizes();
         self.finish_zones(at, &mut problems);
         self.verify = self.verify_method.clone().map(|method| Verify {
             method,
@@ -1158,6 +1170,7 @@ impl JobSpec {
     /// `zonerange` defaults to `zonesize`; with `zonemode=none` they are an error.
     fn finish_zones(&mut self, at: &str, problems: &mut Vec<String>) {
         let given = self.zone_size > 0;
+        let at = self.zone_at.clone().unwrap_or_else(|| at.to_string());
         match (self.zone_mode.as_deref(), given) {
             (Some("none"), true) => problems.push(format!("{at}: zonemode=none and zonesize are not compatible (as in fio)")),
             (Some("strided"), false) => problems.push(format!("{at}: zonemode=strided needs zonesize (as in fio)")),
@@ -1292,21 +1305,55 @@ impl JobSpec {
             self.block_sizes_by_op = None;
             return Ok(());
         }
-        let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+        let mut fields: Vec<&str> = text.split(',').map(str::trim).collect();
+        // fio strips one trailing comma after a third value (`bs=4k,8k,16k,`).
+        if fields.len() == 4 && fields[3].is_empty() {
+            fields.pop();
+        }
         if fields.len() > 3 {
             return Err(Error::Workload(format!("{at}: `{text}`: at most three values (reads, writes, trims)")));
         }
-        let mut by_op: [Vec<(u64, u32)>; 3] = Default::default();
+        // An empty field keeps the direction's value so far (fio's default, 4k, or what an
+        // earlier option gave, [global]'s say); a value without a comma after it goes on to the
+        // directions after it.
+        let mut by_op: [BlockSizes; 3] = match self.block_sizes_by_op.as_deref() {
+            Some(current) => current.clone(),
+            None => [self.block_sizes.clone(), self.block_sizes.clone(), self.block_sizes.clone()],
+        };
         for (direction, sizes) in by_op.iter_mut().enumerate() {
-            let field = fields.get(direction).or(fields.last()).copied().unwrap_or("");
-            *sizes = if field.is_empty() { vec![(4096, 100)] } else { parse(self, field, at)? };
+            let field = match fields.get(direction) {
+                Some(field) => *field,
+                None => fields.last().copied().unwrap_or(""),
+            };
+            if !field.is_empty() {
+                *sizes = parse(self, field, at)?;
+            }
         }
-        let mut all: Vec<(u64, u32)> = by_op.iter().flatten().map(|&(bytes, _)| (bytes, 1)).collect();
-        all.sort_unstable();
-        all.dedup();
-        self.block_sizes = all;
+        self.block_sizes = Self::every_size(by_op.iter());
         self.block_sizes_by_op = Some(Box::new(by_op));
         Ok(())
+    }
+
+    /// Every size of the given lists, once each (equal weights: for the span's checks).
+    fn every_size<'a>(lists: impl Iterator<Item = &'a BlockSizes>) -> BlockSizes {
+        let mut all: BlockSizes = lists.flatten().map(|&(bytes, _)| (bytes, 1)).collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// With sizes per direction, the sizes of the directions the job issues (fio checks and
+    /// aligns each direction by its own; a read-only job's write size does not matter).
+    fn settle_block_sizes(&mut self) {
+        let Some(by_op) = self.block_sizes_by_op.as_deref() else { return };
+        let issued: [bool; 3] = match self.rw {
+            RwKind::Read | RwKind::RandRead => [true, false, false],
+            RwKind::Write | RwKind::RandWrite => [false, true, false],
+            RwKind::Trim | RwKind::RandTrim => [false, false, true],
+            RwKind::TrimWrite | RwKind::RandTrimWrite => [false, true, true],
+            RwKind::RandRw | RwKind::ReadWrite => [true, true, false],
+        };
+        self.block_sizes = Self::every_size(by_op.iter().zip(issued).filter(|(_, used)| *used).map(|(sizes, _)| sizes));
     }
 
     /// fio's `bsrange=MIN-MAX`: sizes between the two, multiples of the smallest, equally likely.
@@ -1750,6 +1797,11 @@ mod tests {
         assert!(job.block_sizes_by_op.is_none() && job.block_sizes == vec![(16384, 100)]);
         let err = parse_options("cli", &["bs=4k,8k,16k,32k".into()]).unwrap_err().to_string();
         assert!(err.contains("at most three values"), "{err}");
+        // An empty field keeps what came before ([global]'s bs=16k), not fio's 4k; one trailing
+        // comma after three values is dropped, as fio does.
+        let job = parse_options("cli", &["bs=16k".into(), "bs=,64k".into()]).unwrap();
+        assert_eq!(job.block_sizes_by_op.unwrap().map(|sizes| sizes[0].0), [16384, 65536, 65536]);
+        assert_eq!(by_op("bs=4k,8k,16k,"), vec![vec![4096], vec![8192], vec![16384]]);
         let job = parse_options("cli", &["verify=crc32c".into(), "rw=randwrite".into()]).unwrap();
         assert_eq!(job.verify, Some(Verify { method: "crc32c".into(), do_verify: true, fatal: false, pattern: None, backlog: 0, backlog_batch: 0 }));
         let err = parse_options("cli", &["verify=crc99".into()]).unwrap_err().to_string();
