@@ -277,7 +277,7 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("log_prio", "command priorities are not simulated"),
     ("dedupe_global", "duplicates come from the job's own earlier blocks, not from other jobs'"),
     ("dedupe_working_set_percentage", "only fio's dedupe_mode=repeat is simulated (duplicates repeat earlier blocks)"),
-    ("exit_what", "only fio's exit_what=group is simulated (exitall stops the jobs of its group)"),
+    ("exit_what", "only fio's exit_what=group (and stonewall, the same when one group runs at a time) is simulated: exitall stops the jobs of its group"),
 ];
 
 /// Whether `value` is fio's own default for a refused option, so giving it changes nothing:
@@ -300,7 +300,9 @@ pub fn is_fio_default(key: &str, value: &str) -> bool {
         "lockfile" => every("none"),
         "rw_sequencer" => every("sequential"),
         "dedupe_mode" => every("repeat"),
-        "exit_what" => every("group"),
+        // ssdlab runs one group at a time, so fio's `stonewall` (end every running job, go on
+        // with the next group) ends what `group` ends.
+        "exit_what" => value.split(',').all(|part| matches!(part.trim(), "group" | "stonewall")),
         "sg_write_mode" | "write_mode" => every("write"),
         "num_range" => every("1"),
         "dedupe_working_set_percentage" => every("5"),

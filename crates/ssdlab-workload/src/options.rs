@@ -1773,6 +1773,9 @@ mod tests {
         // variable in it was reported first); fio's alias nr_files changes nothing, as nrfiles.
         let err = parse_options("cli", &["pool=${SSDLAB_SURELY_UNSET_VARIABLE}".into()]).unwrap_err().to_string();
         assert!(err.contains("unknown fio option `pool`"), "{err}");
+        // exit_what=stonewall is group's when one group runs at a time; all is refused.
+        assert!(parse_options("cli", &["exit_what=stonewall".into()]).is_ok());
+        assert!(parse_options("cli", &["exit_what=all".into()]).is_err());
         let job = parse_options("cli", &["nr_files=4".into()]).unwrap();
         assert_eq!(job.no_effect, vec!["nr_files".to_string()]);
         // fio's zone units need its zoned mode.
