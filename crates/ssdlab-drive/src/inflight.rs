@@ -57,14 +57,6 @@ pub(crate) struct InFlightQueue {
     busy: BusyTimes,
 }
 
-fn op_index(op: Op) -> usize {
-    match op {
-        Op::Read => 0,
-        Op::Write => 1,
-        Op::Trim => 2,
-    }
-}
-
 impl InFlightQueue {
     /// An empty queue for at most `capacity` commands, its busy clocks starting at `start_ns`.
     pub fn new(capacity: usize, start_ns: Nanoseconds) -> Self {
@@ -128,7 +120,7 @@ impl InFlightQueue {
         self.account_until(submitted_ns);
         let slot = self.free_slots.pop().expect("in-flight queue full: more commands submitted than it was sized for");
         self.entries[slot] = Entry { arrival_ns, op, bytes };
-        self.outstanding[op_index(op)] += 1;
+        self.outstanding[op.index()] += 1;
         self.seq += 1;
         debug_assert!(self.seq < 1 << 48, "sequence numbers exhausted");
         self.heap.push(Reverse(((done_ns as u128) << 64) | ((self.seq as u128) << SLOT_BITS) | slot as u128));
@@ -150,7 +142,7 @@ impl InFlightQueue {
         let slot = (key & ((1 << SLOT_BITS) - 1)) as usize;
         self.account_until(done_ns);
         let entry = self.entries[slot];
-        self.outstanding[op_index(entry.op)] -= 1;
+        self.outstanding[entry.op.index()] -= 1;
         self.free_slots.push(slot);
         Some(Completion { done_ns, arrival_ns: entry.arrival_ns, op: entry.op, bytes: entry.bytes })
     }

@@ -52,14 +52,6 @@ pub(crate) struct LimitCheck {
     last: [Option<(Nanoseconds, u64, u64)>; 3],
 }
 
-fn direction(op: Op) -> usize {
-    match op {
-        Op::Read => 0,
-        Op::Write => 1,
-        Op::Trim => 2,
-    }
-}
-
 impl LimitCheck {
     pub(crate) fn new(limits: JobLimits, start_ns: Nanoseconds) -> Self {
         LimitCheck { limits, start_ns, bytes: [0; 3], ios: [0; 3], last: [None; 3] }
@@ -74,7 +66,7 @@ impl LimitCheck {
     /// A command of the job completed at `now_ns` after `latency_ns`: `Some((errno, message))`
     /// when it ends the job in error.
     pub(crate) fn completed(&mut self, name: &str, op: Op, bytes: u64, latency_ns: Nanoseconds, now_ns: Nanoseconds) -> Option<(i32, String)> {
-        let d = direction(op);
+        let d = op.index();
         let max_ns = self.limits.max_latency_ns[d];
         if max_ns > 0 && latency_ns > max_ns {
             return Some((ETIMEDOUT, format!("fio: latency of {latency_ns} nsec exceeds specified max ({max_ns} nsec)")));

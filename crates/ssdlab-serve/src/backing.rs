@@ -157,15 +157,13 @@ impl BackingFile {
         while at < len {
             // SAFETY: lseek on a valid descriptor; no memory is involved.
             let data = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_DATA) };
-            if data < 0 {
-                // ENXIO: no data after `at`; another error (no SEEK_DATA): read it all.
-                if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENXIO) {
-                    return Some(true);
-                }
-                at = len.min(at);
-            } else {
+            if data >= 0 {
                 at = data as u64;
+            } else if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENXIO) {
+                // No data after `at`.
+                return Some(true);
             }
+            // (Another error: no SEEK_DATA here; the rest is read from `at`.)
             // SAFETY: as above.
             let hole = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_HOLE) };
             let end = if hole < 0 { len } else { (hole as u64).min(len) };

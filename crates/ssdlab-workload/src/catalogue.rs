@@ -210,6 +210,15 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("replay_no_stall", "matters only with read_iolog, which is refused"),
 ];
 
+/// Why fio's placement-hint options are refused.
+const PLACEMENT_HINTS: &str = "placement hints (NVMe flexible data placement, streams) are not simulated: the drive places writes itself";
+
+/// Why fio's protection-information options are refused.
+const PROTECTION_INFO: &str = "end-to-end protection information is not simulated";
+
+/// Why fio's SPRandom options are refused.
+const SPRANDOM: &str = "fio's SPRandom preconditioning is not simulated (ssdlab run --precondition rand-fill reaches steady state)";
+
 /// Why fio's zoned-device options are refused.
 const ZONED_DEVICES: &str = "fio's zoned block devices (zonemode=zbd) are not simulated; zonemode=strided is";
 
@@ -229,26 +238,26 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("flow", "flow control between jobs is not simulated"),
     ("flow_id", "flow control between jobs is not simulated"),
     ("flow_sleep", "flow control between jobs is not simulated"),
-    ("fdp", "placement hints (NVMe flexible data placement, streams) are not simulated: the drive places writes itself"),
-    ("fdp_pli", "placement hints (NVMe flexible data placement, streams) are not simulated: the drive places writes itself"),
-    ("fdp_pli_select", "placement hints (NVMe flexible data placement, streams) are not simulated: the drive places writes itself"),
-    ("dataplacement", "placement hints (NVMe flexible data placement, streams) are not simulated: the drive places writes itself"),
-    ("plids", "placement hints (NVMe flexible data placement, streams) are not simulated: the drive places writes itself"),
-    ("plid_select", "placement hints (NVMe flexible data placement, streams) are not simulated: the drive places writes itself"),
-    ("pi_act", "end-to-end protection information is not simulated"),
-    ("pi_chk", "end-to-end protection information is not simulated"),
-    ("apptag", "end-to-end protection information is not simulated"),
-    ("apptag_mask", "end-to-end protection information is not simulated"),
-    ("md_per_io_size", "end-to-end protection information is not simulated"),
+    ("fdp", PLACEMENT_HINTS),
+    ("fdp_pli", PLACEMENT_HINTS),
+    ("fdp_pli_select", PLACEMENT_HINTS),
+    ("dataplacement", PLACEMENT_HINTS),
+    ("plids", PLACEMENT_HINTS),
+    ("plid_select", PLACEMENT_HINTS),
+    ("pi_act", PROTECTION_INFO),
+    ("pi_chk", PROTECTION_INFO),
+    ("apptag", PROTECTION_INFO),
+    ("apptag_mask", PROTECTION_INFO),
+    ("md_per_io_size", PROTECTION_INFO),
     ("sg_write_mode", "SCSI commands other than READ, WRITE and UNMAP are not simulated"),
     ("write_mode", "commands other than read, write and trim (Write Zeroes, Write Uncorrectable, Verify, Zone Append) are not simulated"),
     ("num_range", "a trim command carries one range"),
     ("writefua", "force-unit-access writes are not simulated (fio's sync=1 makes each write wait for the flash)"),
     ("readfua", "force-unit-access reads are not simulated"),
     ("iodepth_mode", "the queue depth is fixed per job (run one job per depth, or `ssdlab pts`)"),
-    ("sprandom", "fio's SPRandom preconditioning is not simulated (ssdlab run --precondition rand-fill reaches steady state)"),
-    ("spr_op", "fio's SPRandom preconditioning is not simulated (ssdlab run --precondition rand-fill reaches steady state)"),
-    ("spr_num_regions", "fio's SPRandom preconditioning is not simulated (ssdlab run --precondition rand-fill reaches steady state)"),
+    ("sprandom", SPRANDOM),
+    ("spr_op", SPRANDOM),
+    ("spr_num_regions", SPRANDOM),
     ("bs_is_seq_rand", "block sizes per sequential and random command are not simulated (bs=4k,64k gives reads and writes their own)"),
     ("random_sequence_stride", "random_distribution=sequence is not simulated"),
     ("write_hist_log", "histogram logs are not written (bw, lat and iops logs are)"),

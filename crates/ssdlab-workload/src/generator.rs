@@ -15,6 +15,18 @@ pub enum Op {
     Trim,
 }
 
+impl Op {
+    /// The command's direction as an index: reads 0, writes 1, trims 2 (fio's `ddir` order,
+    /// the order of per-direction values such as `bs=4k,64k`).
+    pub fn index(self) -> usize {
+        match self {
+            Op::Read => 0,
+            Op::Write => 1,
+            Op::Trim => 2,
+        }
+    }
+}
+
 /// One host command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Io {
@@ -266,15 +278,10 @@ impl IoGenerator {
         // first, as always (the same draws as before for every job without them).
         let (mut len_bytes, op) = if self.job.block_sizes_by_op.is_some() {
             let op = self.pick_op();
-            let direction = match op {
-                Op::Read => 0,
-                Op::Write => 1,
-                Op::Trim => 2,
-            };
-            let sizes = &self.job.block_sizes_by_op.as_deref().expect("checked")[direction];
-            let len = pick_weighted(&mut self.rng, sizes);
+            let sizes = &self.job.block_sizes_by_op.as_deref().expect("checked")[op.index()];
+            let len = pick_weighted(&mut self.rng, sizes, sizes.iter().map(|(_, w)| *w as u64).sum());
             if let Some(align) = self.align_by_op {
-                self.align_bytes = align[direction];
+                self.align_bytes = align[op.index()];
             }
             (len, op)
         } else {
@@ -326,20 +333,11 @@ impl IoGenerator {
     }
 
     fn pick_block_size(&mut self) -> u64 {
-        if self.job.block_sizes.len() == 1 {
-            return self.job.block_sizes[0].0;
+        let sizes = &self.job.block_sizes;
+        if self.equal_weights && sizes.len() > 1 {
+            return sizes[self.rng.below(sizes.len() as u64) as usize].0;
         }
-        if self.equal_weights {
-            return self.job.block_sizes[self.rng.below(self.job.block_sizes.len() as u64) as usize].0;
-        }
-        let mut point = self.rng.below(self.weight_total);
-        for &(bytes, weight) in &self.job.block_sizes {
-            if point < weight as u64 {
-                return bytes;
-            }
-            point -= weight as u64;
-        }
-        self.job.block_sizes.last().expect("non-empty").0
+        pick_weighted(&mut self.rng, sizes, self.weight_total)
     }
 
     /// With strided zones: move to the next zone once `zonesize` bytes went to this one (past
@@ -438,13 +436,14 @@ impl IoGenerator {
         (offset, len)
     }
 }
-/// One size of `sizes` (size, weight), drawn by weight.
-fn pick_weighted(rng: &mut SimRng, sizes: &[(u64, u32)]) -> u64 {
+
+/// One size of `sizes` (size, weight; `total_weight` their weights' sum), drawn by weight; a
+/// single size takes no draw.
+fn pick_weighted(rng: &mut SimRng, sizes: &[(u64, u32)], total_weight: u64) -> u64 {
     if let [(bytes, _)] = sizes {
         return *bytes;
     }
-    let total: u64 = sizes.iter().map(|(_, w)| *w as u64).sum();
-    let mut point = rng.below(total.max(1));
+    let mut point = rng.below(total_weight.max(1));
     for &(bytes, weight) in sizes {
         if point < weight as u64 {
             return bytes;

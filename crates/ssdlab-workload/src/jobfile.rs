@@ -420,35 +420,6 @@ pub(crate) fn settle_wait_for(jobs: &mut [JobSpec]) -> Result<()> {
 }
 
 #[cfg(test)]
-mod wait_for_tests {
-    use super::*;
-
-    #[test]
-    fn wait_for_the_whole_group_starts_a_group() {
-        // fio's waitfor.fio: each job waits for the one before (all its copies).
-        let text = "[w]\nrw=write\nnumjobs=2\nsize=1m\n[r]\nwait_for=w\nrw=randread\nsize=1m\n[w2]\nwait_for=r\nrw=randwrite\nsize=1m\n";
-        let groups = parse_job_text("t.fio", text).unwrap();
-        assert_eq!(groups.iter().map(|g| (g.name.as_str(), g.concurrent.len())).collect::<Vec<_>>(), vec![("w", 1), ("r", 0), ("w2", 0)]);
-        // A job of an earlier group has finished already: nothing to add.
-        let text = "[a]\nsize=1m\n[b]\nstonewall\nsize=1m\n[c]\nwait_for=a\nsize=1m\n";
-        let groups = parse_job_text("t.fio", text).unwrap();
-        assert_eq!(groups.len(), 2);
-        assert_eq!(groups[1].concurrent.len(), 1);
-    }
-
-    #[test]
-    fn wait_for_part_of_a_group_or_nobody_is_refused() {
-        let err = parse_job_text("t.fio", "[a]\nsize=1m\n[b]\nsize=1m\n[c]\nwait_for=a\nsize=1m\n").unwrap_err().to_string();
-        assert!(err.contains("t.fio:6: wait_for: job [c] would wait for [a] while [b]"), "{err}");
-        let err = parse_job_text("t.fio", "[a]\nwait_for=zzz\nsize=1m\n").unwrap_err().to_string();
-        assert!(err.contains("no job named `zzz`"), "{err}");
-        // A job after the waiter would be pulled into its group (fio starts it at once).
-        let err = parse_job_text("t.fio", "[a]\nsize=8m\n[b]\nwait_for=a\nsize=1m\n[c]\nsize=1m\n").unwrap_err().to_string();
-        assert!(err.contains("job [c] after [b] would wait for [a] too"), "{err}");
-    }
-}
-
-#[cfg(test)]
 mod tests {
     use super::*;
     use crate::options::RwKind;
@@ -528,5 +499,29 @@ mod tests {
         assert!(err.len() < 400 && err.starts_with("t.fio:2: rw:"), "{err}");
         let err = text_of(vec![b'[', b'a', b']', b'\n', 0, 1, 2], "g.fio").unwrap_err().to_string();
         assert!(err.starts_with("g.fio:2: binary data"), "{err}");
+    }
+
+    #[test]
+    fn wait_for_the_whole_group_starts_a_group() {
+        // fio's waitfor.fio: each job waits for the one before (all its copies).
+        let text = "[w]\nrw=write\nnumjobs=2\nsize=1m\n[r]\nwait_for=w\nrw=randread\nsize=1m\n[w2]\nwait_for=r\nrw=randwrite\nsize=1m\n";
+        let groups = parse_job_text("t.fio", text).unwrap();
+        assert_eq!(groups.iter().map(|g| (g.name.as_str(), g.concurrent.len())).collect::<Vec<_>>(), vec![("w", 1), ("r", 0), ("w2", 0)]);
+        // A job of an earlier group has finished already: nothing to add.
+        let text = "[a]\nsize=1m\n[b]\nstonewall\nsize=1m\n[c]\nwait_for=a\nsize=1m\n";
+        let groups = parse_job_text("t.fio", text).unwrap();
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[1].concurrent.len(), 1);
+    }
+
+    #[test]
+    fn wait_for_part_of_a_group_or_nobody_is_refused() {
+        let err = parse_job_text("t.fio", "[a]\nsize=1m\n[b]\nsize=1m\n[c]\nwait_for=a\nsize=1m\n").unwrap_err().to_string();
+        assert!(err.contains("t.fio:6: wait_for: job [c] would wait for [a] while [b]"), "{err}");
+        let err = parse_job_text("t.fio", "[a]\nwait_for=zzz\nsize=1m\n").unwrap_err().to_string();
+        assert!(err.contains("no job named `zzz`"), "{err}");
+        // A job after the waiter would be pulled into its group (fio starts it at once).
+        let err = parse_job_text("t.fio", "[a]\nsize=8m\n[b]\nwait_for=a\nsize=1m\n[c]\nsize=1m\n").unwrap_err().to_string();
+        assert!(err.contains("job [c] after [b] would wait for [a] too"), "{err}");
     }
 }

@@ -93,6 +93,11 @@ impl RwKind {
     pub fn writes(self) -> bool {
         matches!(self, Self::Write | Self::RandWrite | Self::RandRw | Self::ReadWrite | Self::TrimWrite | Self::RandTrimWrite)
     }
+
+    /// Whether the job trims (alone or before writing each block).
+    pub fn trims(self) -> bool {
+        matches!(self, Self::Trim | Self::RandTrim | Self::TrimWrite | Self::RandTrimWrite)
+    }
 }
 
 /// fio's verify methods (`verify=`); `0` and `none` turn verify off.
@@ -1162,10 +1167,6 @@ impl JobSpec {
         }
     }
 
-    /// fio's `buffer_pattern`: alone, every write buffer holds the same bytes, so every sector
-    /// written is the same (a repeating pattern, each sector a duplicate of the first); with
-    /// `buffer_compress_percentage` or `dedupe_percentage` fio fills only the compressible part
-    /// of each buffer with it, as zeros are filled here (no change).
     /// fio's zone options as fio settles them: `zonesize` alone means `zonemode=strided`;
     /// `zonerange` defaults to `zonesize`; with `zonemode=none` they are an error.
     fn finish_zones(&mut self, at: &str, problems: &mut Vec<String>) {
@@ -1186,15 +1187,20 @@ impl JobSpec {
             }
             _ => {
                 // zonerange or zoneskip without zones: nothing to do, as in fio.
-                for key in ["zonerange", "zoneskip"] {
-                    if (key == "zonerange" && self.zone_range > 0) || (key == "zoneskip" && self.zone_skip > 0) {
-                        self.note_no_effect(key);
-                    }
+                if self.zone_range > 0 {
+                    self.note_no_effect("zonerange");
+                }
+                if self.zone_skip > 0 {
+                    self.note_no_effect("zoneskip");
                 }
             }
         }
     }
 
+    /// fio's `buffer_pattern`: alone, every write buffer holds the same bytes, so every sector
+    /// written is the same (a repeating pattern, each sector a duplicate of the first); with
+    /// `buffer_compress_percentage` or `dedupe_percentage` fio fills only the compressible part
+    /// of each buffer with it, as zeros are filled here (no change).
     fn finish_buffer_pattern(&mut self, at: &str, problems: &mut Vec<String>) {
         if self.buffer_pattern.is_none() {
             return;
@@ -1297,8 +1303,9 @@ impl JobSpec {
 
     /// Set the block sizes from `bs`, `bsrange` or `bssplit`'s text: one value for every
     /// direction, or fio's comma-separated values for reads, writes and trims (a value not
-    /// followed by a comma applies to the directions after it; an empty one is fio's default,
-    /// 4 KiB: `bs=8k,32k` is 8k reads, 32k writes and trims; `bs=8k,32k,` leaves trims at 4k).
+    /// followed by a comma applies to the directions after it; an empty one keeps the
+    /// direction's value so far: `bs=8k,32k` is 8k reads, 32k writes and trims; `bs=8k,32k,`
+    /// leaves trims as they were).
     fn set_block_sizes(&mut self, text: &str, at: &str, parse: impl Fn(&Self, &str, &str) -> Result<Vec<(u64, u32)>>) -> Result<()> {
         if !text.contains(',') {
             self.block_sizes = parse(self, text, at)?;
@@ -1346,13 +1353,7 @@ impl JobSpec {
     /// aligns each direction by its own; a read-only job's write size does not matter).
     fn settle_block_sizes(&mut self) {
         let Some(by_op) = self.block_sizes_by_op.as_deref() else { return };
-        let issued: [bool; 3] = match self.rw {
-            RwKind::Read | RwKind::RandRead => [true, false, false],
-            RwKind::Write | RwKind::RandWrite => [false, true, false],
-            RwKind::Trim | RwKind::RandTrim => [false, false, true],
-            RwKind::TrimWrite | RwKind::RandTrimWrite => [false, true, true],
-            RwKind::RandRw | RwKind::ReadWrite => [true, true, false],
-        };
+        let issued = [self.rw.reads(), self.rw.writes(), self.rw.trims()];
         self.block_sizes = Self::every_size(by_op.iter().zip(issued).filter(|(_, used)| *used).map(|(sizes, _)| sizes));
     }
 
