@@ -640,14 +640,15 @@ def trace_group() -> None:
 @click.option("--format", "fmt", default=None, metavar="NAME", help="Trace format (detected when not given).")
 @click.option("--skip-bad", is_flag=True, help="Count and skip malformed lines instead of stopping.")
 @click.option("--time-unit", type=click.Choice(["ns", "us", "ms", "s"]), default=None, help="Unit of the trace's timestamps (default: the format's own).")
+@click.option("--volume", default=None, metavar="ID|all", help="One volume of a trace of several (as the trace names it), or all of them (listed).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: str | None, as_json: bool) -> None:
+def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: str | None, volume: str | None, as_json: bool) -> None:
     """Statistics of a trace file."""
     from ssdlab import traces
 
     try:
         paths.input_file("trace", path)
-        s = traces.stats(path, fmt, skip_bad, time_unit)
+        s = traces.stats(path, fmt, skip_bad, time_unit, volume)
     except SsdlabError as error:
         _fail(str(error))
     if as_json:
@@ -665,6 +666,29 @@ def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: s
         click.echo(f"  skipped {s['skipped_lines']:,} malformed lines")
     if s["queue_depth_saturated"]:
         click.echo(f"  {s['queue_depth_saturated']:,} requests arrived with the deepest tracked queue outstanding (implausible response times)")
+    _print_trace_volumes_and_content(s)
+
+
+def _print_trace_volumes_and_content(s: dict) -> None:
+    """`trace stats`' lines on volumes, passed-over requests and written content."""
+    volumes = s["volumes"]
+    if len(volumes) > 1 or s["other_volume_requests"]:
+        shown = ", ".join(f"{vid}: {n:,}" for vid, n in volumes[:20])
+        more = f" and {len(volumes) - 20:,} more" if len(volumes) > 20 else ""
+        click.echo(f"  volumes (requests): {shown}{more}")
+        if s["volumes_not_listed_requests"]:
+            click.echo(f"  {s['volumes_not_listed_requests']:,} requests of volumes past the listed limit")
+    if s["other_volume_requests"]:
+        click.echo(f"  passed over {s['other_volume_requests']:,} requests of other volumes")
+    if s["requests_without_direction"]:
+        click.echo(f"  passed over {s['requests_without_direction']:,} requests the trace gives no direction (read or write) for")
+    content = s.get("content")
+    if content:
+        bound = " (at least: too many distinct contents to remember them all)" if content["distinct_capped"] else ""
+        click.echo(
+            f"  written blocks with content hashes {content['written_blocks']:,}: duplicates {content['duplicate_share'] * 100:.1f}%{bound}, "
+            f"all zeros {content['zero_blocks']:,}"
+        )
 
 
 @trace_group.command("generate")
@@ -702,6 +726,7 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
 @click.option("--time-unit", type=click.Choice(["ns", "us", "ms", "s"]), default=None, help="Unit of the trace's timestamps (default: the format's own).")
 @click.option("--remap", is_flag=True, help="Fold addresses beyond the drive into it.")
 @click.option("--skip-bad", is_flag=True, help="Count and skip malformed lines instead of stopping.")
+@click.option("--volume", default=None, metavar="ID", help="Replay this volume of a trace of several (as the trace names it).")
 @click.option(
     "--data_pattern",
     "--data-pattern",
@@ -726,6 +751,7 @@ def trace_replay_command(
     time_unit: str | None,
     remap: bool,
     skip_bad: bool,
+    volume: str | None,
     data_pattern: str,
     data_file: str | None,
     steps: tuple[str, ...],
@@ -749,7 +775,16 @@ def trace_replay_command(
         for step in steps:
             drive.precondition(step)
         result = drive.replay(
-            path, format=fmt, mode=mode, time_scale=time_scale, remap=remap, skip_bad=skip_bad, pattern=data_pattern, time_unit=time_unit, data_file=data_file
+            path,
+            format=fmt,
+            mode=mode,
+            time_scale=time_scale,
+            remap=remap,
+            skip_bad=skip_bad,
+            pattern=data_pattern,
+            time_unit=time_unit,
+            data_file=data_file,
+            volume=volume,
         )
     except SsdlabError as error:
         _fail(str(error))
@@ -773,6 +808,16 @@ def trace_replay_command(
         click.echo(f"  {s['remapped']:,} requests remapped into the drive")
     if s.get("skipped_lines"):
         click.echo(f"  skipped {s['skipped_lines']:,} malformed lines")
+    if s.get("other_volume_requests"):
+        click.echo(f"  passed over {s['other_volume_requests']:,} requests of other volumes")
+    if s.get("requests_without_direction"):
+        click.echo(f"  passed over {s['requests_without_direction']:,} requests the trace gives no direction for")
+    red = s.get("reduction") or {}
+    if red.get("dedup_hit_rate") is not None:
+        click.echo(
+            f"  data reduction: stored {red['bytes_stored']:,} bytes, deduplicated {red['dedup_hit_rate'] * 100:.1f}% of written sectors, "
+            f"zeros {red['zero_sector_rate'] * 100:.1f}%"
+        )
 
 
 @cli.command("serve")

@@ -293,6 +293,7 @@ class Drive:
         data_file: str | None = None,
         large_pattern: str | None = None,
         large_bytes: int = 65536,
+        volume: str | None = None,
     ) -> RunResult:
         """Replay a block trace (only its first ``max_requests`` when given). ``mode="queue-depth"`` issues requests as fast as the drive
         allows while keeping each request's queue depth from the trace (the Storage Bench way);
@@ -301,11 +302,16 @@ class Drive:
         error unless ``remap``. ``time_unit`` (``ns``, ``us``, ``ms``, ``s``) overrides the
         unit of the format's timestamps (MQSim's DiskSim-style traces use nanoseconds). With
         ``large_pattern``, writes of at least ``large_bytes`` carry that pattern instead (a
-        workload whose large transfers are media, archives and downloads)."""
+        workload whose large transfers are media, archives and downloads). ``volume`` picks one
+        volume of a trace of several (its identifier as the trace writes it: ``0``, ``hm,0``,
+        ``8,16``); without it a second volume is an error. A trace that records content hashes
+        (FIU) names what each write holds (docs/model.md, Traces)."""
         with self._turn:
             path = paths.input_file("trace", path)
             if data_file is not None:
                 data_file = paths.input_file("data_file", data_file)
+            if volume is not None and not isinstance(volume, str):
+                raise TypeError(f"Drive.replay: volume must be a string (got {type(volume).__name__})")
             if seed is not None:
                 _whole("Drive.replay", "seed", seed)
             if max_requests is not None:
@@ -314,12 +320,16 @@ class Drive:
                 raise TypeError(f"Drive.replay: time_scale must be a number (got {type(time_scale).__name__})")
             _whole("Drive.replay", "large_bytes", large_bytes, 1)
             large = (large_pattern, large_bytes) if large_pattern is not None else None
-            return self._replay(path, format, mode, float(time_scale), remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file, large)
+            return self._replay(
+                path, format, mode, float(time_scale), remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file, large, volume
+            )
 
-    def _replay(self, path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file, large=None) -> RunResult:
+    def _replay(
+        self, path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, progress, time_unit, data_file, large=None, volume=None
+    ) -> RunResult:
         large_pattern, large_bytes = large if large is not None else (None, 65536)
         native_replay = self._native.start_replay(
-            path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, time_unit, data_file, large_pattern, large_bytes
+            path, format, mode, time_scale, remap, skip_bad, pattern, seed, max_requests, time_unit, data_file, large_pattern, large_bytes, volume
         )
         started = time.perf_counter()
         slices = _Slices()

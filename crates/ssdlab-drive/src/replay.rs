@@ -16,7 +16,7 @@ use crate::metrics::{LatencySummary, Metrics, SeriesRow};
 use serde::Serialize;
 use ssdlab_core::time::seconds;
 use ssdlab_core::{bail, Nanoseconds, Result};
-use ssdlab_reduce::ContentStream;
+use ssdlab_reduce::{ContentStream, NamedContent};
 use ssdlab_trace::{QueueDepth, TraceOp, TraceRecord};
 use ssdlab_workload::{Io, Op};
 
@@ -71,6 +71,9 @@ pub struct ReplaySummary {
     pub latency_us: Option<LatencySummary>,
     /// NAND bytes programmed / host bytes written.
     pub write_amplification: Option<f64>,
+    /// What the data-reduction engine did during the replay (drives with one): bytes stored,
+    /// deduplication hits, zero sectors.
+    pub reduction: Option<crate::run::ReductionReport>,
     /// Wall-clock time spent.
     pub wall_seconds: f64,
 }
@@ -99,6 +102,7 @@ pub struct TraceRun {
     remapped: u64,
     nand_base: u64,
     host_write_base: u64,
+    reduction_base: Option<ssdlab_ftl::ChunkStats>,
     last_done_ns: Nanoseconds,
 }
 
@@ -154,6 +158,7 @@ impl TraceRun {
             remapped: 0,
             nand_base: f.bytes_programmed_host + f.bytes_programmed_internal,
             host_write_base: drive.counters().host_write_bytes,
+            reduction_base: drive.translation().reduction_stats().cloned(),
             last_done_ns: at_ns,
         })
     }
@@ -261,10 +266,26 @@ impl TraceRun {
 
     fn submit(&mut self, drive: &mut Drive, r: TraceRecord, at_ns: Nanoseconds, arrival_ns: Nanoseconds) -> Result<()> {
         let io = self.io_of(&r)?;
+        // A trace with content hashes names what each write holds (docs/model.md, Traces).
+        let named = match (r.op, r.content_hash) {
+            (TraceOp::Write, Some(hash)) if ssdlab_trace::is_zero_block_md5(hash) => Some(NamedContent::Zeros),
+            (TraceOp::Write, Some(hash)) => Some(NamedContent::Hash(hash)),
+            _ => None,
+        };
+        if named.is_some() && self.content.data_file().is_some() {
+            bail!(
+                Workload,
+                "{}: the trace records a content hash for each write, which decides what it holds: replay it without --data-file",
+                self.place_of(&r)
+            );
+        }
         let content = match self.large_writes.as_mut() {
             Some((min_bytes, large)) if io.len_bytes >= *min_bytes => large,
             _ => &mut self.content,
         };
+        if r.op == TraceOp::Write {
+            content.name_next_write(named);
+        }
         let done = drive.submit_with(&io, at_ns, content)?;
         let k = op_index(r.op);
         self.counts[k] += 1;
@@ -362,6 +383,7 @@ impl TraceRun {
             iops: self.counts.iter().sum::<u64>() as f64 / seconds(sim).max(1e-12),
             latency_us: self.metrics.latency_all(),
             write_amplification: (host_written > 0).then(|| nand as f64 / host_written as f64),
+            reduction: crate::run::reduction_since(self.reduction_base.as_ref(), drive),
             wall_seconds,
         }
     }

@@ -22,6 +22,7 @@ use std::collections::{BinaryHeap, VecDeque};
 mod clock_checks;
 mod report;
 mod summary;
+pub(crate) use summary::reduction_since;
 mod verify_io;
 
 use clock_checks::{check_rate, check_thinktime};

@@ -238,7 +238,7 @@ impl NativeDrive {
     }
 
     /// Start replaying a trace file. `mode` is `queue-depth` or `timestamps`.
-    #[pyo3(signature = (path, format=None, mode="queue-depth", time_scale=1.0, remap=false, skip_bad=false, pattern="text", seed=None, max_requests=None, time_unit=None, data_file=None, large_pattern=None, large_bytes=65536))]
+    #[pyo3(signature = (path, format=None, mode="queue-depth", time_scale=1.0, remap=false, skip_bad=false, pattern="text", seed=None, max_requests=None, time_unit=None, data_file=None, large_pattern=None, large_bytes=65536, volume=None))]
     #[allow(clippy::too_many_arguments)]
     fn start_replay(
         &self,
@@ -256,8 +256,13 @@ impl NativeDrive {
         data_file: Option<String>,
         large_pattern: Option<&str>,
         large_bytes: u64,
+        volume: Option<&str>,
     ) -> PyResult<NativeReplay> {
         let format = crate::traces::parse_format(format)?;
+        let volume = crate::traces::parse_volume(volume)?;
+        if volume == ssdlab_trace::VolumeChoice::All {
+            return Err(WorkloadError::new_err("--volume all is for `trace stats`: one drive replays one volume (name it with --volume ID)"));
+        }
         let time_unit = crate::traces::parse_time_unit(time_unit)?;
         let mode = match mode {
             "queue-depth" => ReplayMode::QueueDepth,
@@ -269,9 +274,9 @@ impl NativeDrive {
             Some(p) => Some((ssdlab_workload::parse_options("replay", &[format!("data_pattern={p}")]).map_err(to_py)?.pattern, large_bytes.max(1))),
             None => None,
         };
-        let reader = ssdlab_trace::TraceReader::open_with(path, ssdlab_trace::ReadOptions { format, skip_bad, time_unit }).map_err(to_py)?;
-        let skipped = Arc::new(AtomicU64::new(0));
-        let counting = CountingReader { reader, skipped: skipped.clone() };
+        let reader = ssdlab_trace::TraceReader::open_with(path, ssdlab_trace::ReadOptions { format, skip_bad, time_unit, volume }).map_err(to_py)?;
+        let skipped = Arc::new(ReaderCounts::default());
+        let counting = CountingReader { reader, counts: skipped.clone() };
         let records: Box<dyn Iterator<Item = ssdlab_core::Result<ssdlab_trace::TraceRecord>> + Send> = match max_requests {
             Some(n) => Box::new(counting.take(n)),
             None => Box::new(counting),
@@ -294,11 +299,14 @@ impl NativeDrive {
         .map_err(to_py)
     }
 
-    /// Summary of a finished replay, with the number of malformed lines skipped.
+    /// Summary of a finished replay, with the number of malformed lines skipped, of requests of
+    /// other volumes passed over and of requests without a direction passed over.
     fn replay_summary<'py>(&self, py: Python<'py>, replay: &NativeReplay, wall_seconds: f64) -> PyResult<Bound<'py, PyAny>> {
         let summary = py.detach(|| lock(&self.session).replay_summary(&lock(&replay.run), wall_seconds)).map_err(to_py)?;
         let object = to_object(py, &summary)?;
-        object.set_item("skipped_lines", replay.skipped.load(Ordering::Relaxed))?;
+        object.set_item("skipped_lines", replay.skipped.skipped_lines.load(Ordering::Relaxed))?;
+        object.set_item("other_volume_requests", replay.skipped.other_volume.load(Ordering::Relaxed))?;
+        object.set_item("requests_without_direction", replay.skipped.no_direction.load(Ordering::Relaxed))?;
         Ok(object)
     }
 }
@@ -368,20 +376,33 @@ impl NativeFastForward {
 #[pyclass(module = "ssdlab._native")]
 pub struct NativeReplay {
     run: Mutex<TraceRun>,
-    skipped: Arc<AtomicU64>,
+    skipped: Arc<ReaderCounts>,
 }
 
-/// Counts the bad lines a reader skipped, for the summary.
+/// What a trace reader passed over, for the replay's summary.
+#[derive(Default)]
+struct ReaderCounts {
+    /// Malformed lines skipped.
+    skipped_lines: AtomicU64,
+    /// Requests of volumes other than the one named.
+    other_volume: AtomicU64,
+    /// Requests whose direction the trace does not know.
+    no_direction: AtomicU64,
+}
+
+/// Counts the lines and requests a reader passed over, for the summary.
 struct CountingReader {
     reader: ssdlab_trace::TraceReader,
-    skipped: Arc<AtomicU64>,
+    counts: Arc<ReaderCounts>,
 }
 
 impl Iterator for CountingReader {
     type Item = ssdlab_core::Result<ssdlab_trace::TraceRecord>;
     fn next(&mut self) -> Option<Self::Item> {
         let item = self.reader.next();
-        self.skipped.store(self.reader.skipped(), Ordering::Relaxed);
+        self.counts.skipped_lines.store(self.reader.skipped(), Ordering::Relaxed);
+        self.counts.other_volume.store(self.reader.other_volume_requests(), Ordering::Relaxed);
+        self.counts.no_direction.store(self.reader.requests_without_direction(), Ordering::Relaxed);
         item
     }
 }

@@ -11,7 +11,7 @@ pub fn parse_format(format: Option<&str>) -> PyResult<Option<ssdlab_trace::Trace
         None => Ok(None),
         Some(name) => ssdlab_trace::TraceFormat::parse(name)
             .map(Some)
-            .ok_or_else(|| WorkloadError::new_err(format!("unknown trace format `{name}` (expected msr, snia, blkparse, fio2, fio3, spc, umass or disksim)"))),
+            .ok_or_else(|| WorkloadError::new_err(format!("unknown trace format `{name}` (expected {})", ssdlab_trace::TraceFormat::NAMES))),
     }
 }
 
@@ -25,16 +25,34 @@ pub fn parse_time_unit(unit: Option<&str>) -> PyResult<Option<ssdlab_trace::Time
     }
 }
 
-/// Statistics of a trace file (streams the file).
+/// The volume to read (`None`: the first request's; `all`: every volume).
+pub fn parse_volume(volume: Option<&str>) -> PyResult<ssdlab_trace::VolumeChoice> {
+    match volume {
+        None => Ok(ssdlab_trace::VolumeChoice::First),
+        Some(id) if id.trim().is_empty() => Err(WorkloadError::new_err("--volume: expected a volume identifier as the trace writes it, or `all`")),
+        Some(id) => Ok(ssdlab_trace::VolumeChoice::parse(id)),
+    }
+}
+
+/// Statistics of a trace file (streams the file); `volume` picks one volume of a trace of
+/// several, `all` reads them all (the report lists them with their request counts).
 #[pyfunction]
-#[pyo3(signature = (path, format=None, skip_bad=false, time_unit=None))]
-pub fn trace_stats<'py>(py: Python<'py>, path: &str, format: Option<&str>, skip_bad: bool, time_unit: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+#[pyo3(signature = (path, format=None, skip_bad=false, time_unit=None, volume=None))]
+pub fn trace_stats<'py>(
+    py: Python<'py>,
+    path: &str,
+    format: Option<&str>,
+    skip_bad: bool,
+    time_unit: Option<&str>,
+    volume: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
     let format = parse_format(format)?;
     let time_unit = parse_time_unit(time_unit)?;
+    let volume = parse_volume(volume)?;
     let path = path.to_string();
     let report = py
         .detach(move || -> Result<ssdlab_trace::TraceStatsReport, Error> {
-            let mut reader = ssdlab_trace::TraceReader::open_with(&path, ssdlab_trace::ReadOptions { format, skip_bad, time_unit })?;
+            let mut reader = ssdlab_trace::TraceReader::open_with(&path, ssdlab_trace::ReadOptions { format, skip_bad, time_unit, volume })?;
             let mut stats = ssdlab_trace::TraceStats::new();
             for record in reader.by_ref() {
                 stats.add(&record?);
@@ -42,7 +60,7 @@ pub fn trace_stats<'py>(py: Python<'py>, path: &str, format: Option<&str>, skip_
             if stats.requests() == 0 {
                 return Err(Error::Workload(format!("{path}: the trace has no requests")));
             }
-            Ok(stats.report(reader.format().name(), reader.skipped()))
+            Ok(stats.report_for(&reader))
         })
         .map_err(to_py)?;
     to_object(py, &report)

@@ -61,6 +61,16 @@ impl ContentSource for std::collections::VecDeque<SectorContent> {
     }
 }
 
+/// The content a block trace names for a write (FIU's traces record the MD5 of each block
+/// written): the replay then writes that content instead of drawing one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamedContent {
+    /// An all-zero block (the trace's hash is that of zeros): takes no flash.
+    Zeros,
+    /// A content hash: equal hashes are equal content, different hashes different content.
+    Hash(u128),
+}
+
 /// Recent content identities kept for duplicates.
 const RECENT: usize = 4096;
 
@@ -117,6 +127,10 @@ pub struct ContentStream {
     recent_next: usize,
     sizes: Arc<Vec<u32>>,
     buffer: Vec<u8>,
+    /// The content the trace names for the write being served, and the index of its next
+    /// 4 KiB sector.
+    named: Option<NamedContent>,
+    named_sector: u64,
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -124,6 +138,14 @@ fn mix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
+}
+
+/// The content identity of the `index`-th 4 KiB sector of a write whose content hash is
+/// `hash`.
+fn named_identity(hash: u128, index: u64) -> u64 {
+    let high = (hash >> 64) as u64;
+    let low = hash as u64;
+    mix(high ^ mix(low ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
 }
 
 impl ContentStream {
@@ -139,7 +161,20 @@ impl ContentStream {
             recent_next: 0,
             sizes,
             buffer: vec![0; SECTOR_BYTES],
+            named: None,
+            named_sector: 0,
         }
+    }
+
+    /// The content the next write's sectors carry, as a trace names it (`None`: drawn from the
+    /// pattern as usual). The `i`-th sector of a write named `Hash(h)` gets an identity that is
+    /// a function of `(h, i)` alone (not of the seed, the address or the time), so equal hashes
+    /// are equal content, compressed to the same size (drawn from the pattern's measured size
+    /// distribution by that identity) and deduplicated; in real mode the identity generates the
+    /// pattern's bytes. A data file's blocks take precedence (callers refuse the combination).
+    pub fn name_next_write(&mut self, named: Option<NamedContent>) {
+        self.named = named;
+        self.named_sector = 0;
     }
 
     /// A stream of the 4 KiB blocks of the file at `path`, in order, read as the run needs
@@ -195,7 +230,15 @@ impl ContentStream {
             }
             return content;
         }
-        let identity = self.next_identity();
+        let identity = match self.named {
+            None => self.next_identity(),
+            Some(NamedContent::Zeros) => return SectorContent { zero: true, fingerprint: 0, stored_bytes: 0, payload: None },
+            Some(NamedContent::Hash(hash)) => {
+                let index = self.named_sector;
+                self.named_sector += 1;
+                named_identity(hash, index)
+            }
+        };
         if self.pattern.is_zeros() {
             return SectorContent { zero: true, fingerprint: 0, stored_bytes: 0, payload: None };
         }

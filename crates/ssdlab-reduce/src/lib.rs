@@ -9,7 +9,8 @@
 //!   compressing generated samples, cached per pattern.
 //! * [`ContentStream`]: the content of every sector a job writes, either *modeled* (fingerprint
 //!   and compressed size, no bytes) or *real* (bytes, hashed and compressed). Both modes draw
-//!   the same content identities, so duplicates and sizes agree between them.
+//!   the same content identities, so duplicates and sizes agree between them. A block trace
+//!   that records content hashes names each write's content instead ([`NamedContent`]).
 
 #![warn(missing_docs)]
 
@@ -19,7 +20,7 @@ mod pattern;
 mod sizes;
 
 pub use codec::{compress_sector, decompress_sector, decompress_sector_into, fingerprint, Fingerprint};
-pub use content::{ContentMode, ContentSource, ContentStream, SectorContent};
+pub use content::{ContentMode, ContentSource, ContentStream, NamedContent, SectorContent};
 pub use pattern::{DataPattern, PatternKind};
 pub use sizes::measured_sizes;
 

@@ -199,7 +199,7 @@ pub fn generate(workload: &Workload, seed: u64) -> impl Iterator<Item = TraceRec
             _ => rng.below((span - len) / 4096) * 4096,
         };
         last_end[k] = Some(offset + len);
-        TraceRecord { time_ns, op, offset_bytes: offset, len_bytes: len, latency_ns: Some(0), line: 0 }
+        TraceRecord { time_ns, op, offset_bytes: offset, len_bytes: len, latency_ns: Some(0), line: 0, content_hash: None }
     })
 }
 

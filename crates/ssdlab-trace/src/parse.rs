@@ -1,6 +1,8 @@
 //! Streaming trace parsers.
 
+use crate::fields::{self, Fields, ALIBABA_COLUMNS, SYSTOR_COLUMNS, TENCENT_COLUMNS};
 use crate::record::{TraceOp, TraceRecord, MAX_TRACE_BYTES, MAX_TRACE_NS};
+use crate::volume::{VolumeChoice, Volumes};
 use ssdlab_core::input::{read_line_bounded, MAX_LINE_BYTES};
 use ssdlab_core::{bail, Error, Result};
 use std::io::{BufRead, BufReader, Read};
@@ -25,10 +27,27 @@ pub enum TraceFormat {
     /// DiskSim ASCII: `time device block size flags` (milliseconds, 512 B blocks and sizes in
     /// blocks; flags bit 0 set for a read).
     DiskSim,
+    /// Alibaba Cloud block traces (2020): `device_id,opcode,offset,length,timestamp` (`R`/`W`,
+    /// bytes, microseconds since the Unix epoch); the device is the volume.
+    Alibaba,
+    /// Tencent CBS (2018): `Timestamp,Offset,Size,IOType,VolumeID` (seconds since the Unix
+    /// epoch, 512-byte sectors, `0` read / `1` write); VolumeID is the volume.
+    Tencent,
+    /// SNIA SYSTOR '17 enterprise VDI traces: `Timestamp,Response,IOType,LUN,Offset,Size`
+    /// (seconds since the Unix epoch with a fraction, response seconds, `R`/`W`/blank, bytes);
+    /// the LUN is the volume.
+    Systor,
+    /// FIU (SRCMap, IODedup): `timestamp pid process lba size op major minor md5` (nanoseconds,
+    /// 512-byte sectors, `R`/`W`, the MD5 of the block written); `major,minor` is the volume.
+    Fiu,
 }
 
 impl TraceFormat {
-    /// Parse a format name (`msr`, `snia`, `blkparse`, `fio2`, `fio3`, `spc`, `umass`, `disksim`).
+    /// Names [`TraceFormat::parse`] takes, for messages.
+    pub const NAMES: &'static str = "msr, snia, blkparse, fio2, fio3, spc, umass, disksim, alibaba, tencent, systor or fiu";
+
+    /// Parse a format name (`msr`, `snia`, `blkparse`, `fio2`, `fio3`, `spc`, `umass`, `disksim`,
+    /// `alibaba`, `tencent` (`cbs`), `systor` (`systor17`), `fiu`).
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name.to_ascii_lowercase().as_str() {
             "msr" | "snia" => Self::Msr,
@@ -37,6 +56,10 @@ impl TraceFormat {
             "fio3" | "fio-v3" | "iolog3" => Self::FioV3,
             "spc" | "umass" => Self::Spc,
             "disksim" => Self::DiskSim,
+            "alibaba" => Self::Alibaba,
+            "tencent" | "cbs" => Self::Tencent,
+            "systor" | "systor17" => Self::Systor,
+            "fiu" => Self::Fiu,
             _ => return None,
         })
     }
@@ -50,7 +73,23 @@ impl TraceFormat {
             Self::FioV3 => "fio3",
             Self::Spc => "spc",
             Self::DiskSim => "disksim",
+            Self::Alibaba => "alibaba",
+            Self::Tencent => "tencent",
+            Self::Systor => "systor",
+            Self::Fiu => "fiu",
         }
+    }
+
+    /// Whether the format names a volume (device, LUN, disk, file) for each request, so that
+    /// `--volume` can pick one. SPC's ASUs and DiskSim's device numbers are read as one
+    /// address space, as before volumes were chosen.
+    pub fn has_volumes(self) -> bool {
+        !matches!(self, Self::Spc | Self::DiskSim)
+    }
+
+    /// Whether the format records a content hash of each write's data.
+    pub fn has_content_hashes(self) -> bool {
+        self == Self::Fiu
     }
 
     /// The format whose column names a CSV header line gives (`Timestamp,Hostname,DiskNumber,
@@ -64,6 +103,16 @@ impl TraceFormat {
         }
         if names.len() >= 5 && named(0, "asu") && named(1, "lba") && named(2, "size") && named(3, "opcode") {
             return Some(Self::Spc);
+        }
+        let is = |columns: &str| names.len() == columns.split(',').count() && columns.split(',').enumerate().all(|(i, c)| named(i, &c.to_ascii_lowercase()));
+        if is(ALIBABA_COLUMNS) || is("device_id,opcode,offset,length,timestmap") {
+            return Some(Self::Alibaba);
+        }
+        if is(TENCENT_COLUMNS) {
+            return Some(Self::Tencent);
+        }
+        if is(SYSTOR_COLUMNS) {
+            return Some(Self::Systor);
         }
         None
     }
@@ -85,7 +134,26 @@ impl TraceFormat {
         if commas.len() >= 5 && matches!(commas[3].to_ascii_lowercase().as_str(), "r" | "w") && commas[4].parse::<f64>().is_ok() {
             return Some(Self::Spc);
         }
+        let whole = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let decimal = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.') && s.bytes().filter(|&b| b == b'.').count() <= 1;
+        if commas.len() == 5 && whole(commas[0]) && matches!(commas[1], "R" | "W" | "r" | "w") && commas[2..].iter().all(|f| whole(f)) {
+            return Some(Self::Alibaba);
+        }
+        if commas.len() == 5 && decimal(commas[0]) && whole(commas[1]) && whole(commas[2]) && matches!(commas[3], "0" | "1") && whole(commas[4]) {
+            return Some(Self::Tencent);
+        }
+        if commas.len() == 6
+            && decimal(commas[0])
+            && decimal(commas[1])
+            && matches!(commas[2], "R" | "W" | "r" | "w" | "")
+            && commas[3..].iter().all(|f| whole(f))
+        {
+            return Some(Self::Systor);
+        }
         let words: Vec<&str> = t.split_whitespace().collect();
+        if words.len() >= 9 && whole(words[0]) && words[words.len() - 1].len() == 32 && words[words.len() - 1].bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Some(Self::Fiu);
+        }
         if words.len() >= 7 && words[0].contains(',') && words[3].contains('.') {
             return Some(Self::Blkparse);
         }
@@ -122,6 +190,16 @@ impl TimeUnit {
         })
     }
 
+    /// Nanoseconds in one unit.
+    pub fn nanoseconds(self) -> u64 {
+        match self {
+            Self::Nanoseconds => 1,
+            Self::Microseconds => 1_000,
+            Self::Milliseconds => 1_000_000,
+            Self::Seconds => 1_000_000_000,
+        }
+    }
+
     /// Seconds in one unit.
     pub fn seconds(self) -> f64 {
         match self {
@@ -143,12 +221,15 @@ impl TraceFormat {
             Self::FioV2 => TimeUnit::Microseconds,
             Self::FioV3 => TimeUnit::Microseconds,
             Self::DiskSim => TimeUnit::Milliseconds,
+            Self::Alibaba => TimeUnit::Microseconds,
+            Self::Tencent | Self::Systor => TimeUnit::Seconds,
+            Self::Fiu => TimeUnit::Nanoseconds,
         }
     }
 }
 
 /// How to read a trace.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReadOptions {
     /// The format (`None`: detect it from the first line).
     pub format: Option<TraceFormat>,
@@ -156,6 +237,8 @@ pub struct ReadOptions {
     pub skip_bad: bool,
     /// The unit of the timestamps (`None`: the format's own).
     pub time_unit: Option<TimeUnit>,
+    /// Which volume to read, in a trace of several (`--volume`).
+    pub volume: VolumeChoice,
 }
 
 /// A streaming reader of one trace file.
@@ -178,9 +261,18 @@ pub struct TraceReader {
     last_time_ns: u64,
     fio_clock_ns: u64,
     ended: bool,
-    /// The device the requests so far address (MSR host and disk, blkparse major,minor, fio's
-    /// file name): a trace of several devices cannot be replayed on one drive.
-    device: Option<String>,
+    /// The volumes met (MSR host and disk, blkparse's and FIU's major,minor, fio's file name,
+    /// Alibaba's device, Tencent's volume, SYSTOR's LUN) and the one read: a trace of several
+    /// volumes is replayed one volume at a time.
+    volumes: Volumes,
+    /// Nanoseconds per timestamp unit of the formats read as exact decimals.
+    unit_ns: u64,
+    /// The first request's time as the file gives it, in those formats.
+    base_abs_ns: Option<u64>,
+    /// Requests of other volumes than the one named, passed over.
+    other_volume: u64,
+    /// Requests whose direction the trace does not know (SYSTOR's blank IOType), passed over.
+    no_direction: u64,
 }
 
 fn bad(origin: &str, line: u64, message: impl std::fmt::Display) -> Error {
@@ -190,7 +282,7 @@ fn bad(origin: &str, line: u64, message: impl std::fmt::Display) -> Error {
 impl TraceReader {
     /// Open `path` (plain or gzip, detected by content), in `format` or the detected one.
     pub fn open(path: &str, format: Option<TraceFormat>, skip_bad: bool) -> Result<Self> {
-        Self::open_with(path, ReadOptions { format, skip_bad, time_unit: None })
+        Self::open_with(path, ReadOptions { format, skip_bad, ..ReadOptions::default() })
     }
 
     /// Open `path` with explicit options.
@@ -210,7 +302,7 @@ impl TraceReader {
 
     /// Read a trace from any buffered reader; `origin` names it in messages.
     pub fn from_reader(origin: &str, lines: Box<dyn BufRead + Send>, format: Option<TraceFormat>, skip_bad: bool) -> Result<Self> {
-        Self::from_reader_with(origin, lines, ReadOptions { format, skip_bad, time_unit: None })
+        Self::from_reader_with(origin, lines, ReadOptions { format, skip_bad, ..ReadOptions::default() })
     }
 
     /// Read a trace from any buffered reader with explicit options.
@@ -240,9 +332,20 @@ impl TraceReader {
         let format = match format.or(column_names) {
             Some(f) => f,
             None => TraceFormat::detect(&first).ok_or_else(|| {
-                bad(origin, line_no, "cannot tell the trace format (expected MSR/SNIA CSV, blkparse, fio iolog v2/v3, SPC or DiskSim); name it with --format")
+                bad(
+                    origin,
+                    line_no,
+                    "cannot tell the trace format (expected MSR/SNIA CSV, blkparse, fio iolog v2/v3, SPC, DiskSim, Alibaba, Tencent CBS, SYSTOR '17 or FIU); name it with --format",
+                )
             })?,
         };
+        if options.volume != VolumeChoice::First && !format.has_volumes() {
+            bail!(
+                Workload,
+                "{origin}: --volume: {} traces name no volume ssdlab reads (SPC's ASUs and DiskSim's devices are one address space)",
+                format.name()
+            );
+        }
         let header = first.trim().starts_with("fio version") || column_names.is_some();
         let unit = options.time_unit.unwrap_or(format.time_unit());
         Ok(Self {
@@ -262,7 +365,11 @@ impl TraceReader {
             last_time_ns: 0,
             fio_clock_ns: 0,
             ended: false,
-            device: None,
+            volumes: Volumes::new(options.volume),
+            unit_ns: unit.nanoseconds(),
+            base_abs_ns: None,
+            other_volume: 0,
+            no_direction: 0,
         })
     }
 
@@ -274,6 +381,23 @@ impl TraceReader {
     /// Bad lines skipped so far (with `skip_bad`).
     pub fn skipped(&self) -> u64 {
         self.skipped
+    }
+
+    /// Requests of volumes other than the one named with `--volume`, passed over so far.
+    pub fn other_volume_requests(&self) -> u64 {
+        self.other_volume
+    }
+
+    /// Requests passed over because the trace does not say whether they read or write
+    /// (SYSTOR '17's blank IOType: no response was captured).
+    pub fn requests_without_direction(&self) -> u64 {
+        self.no_direction
+    }
+
+    /// Requests by volume, by identifier (at most [`crate::MAX_TALLIED_VOLUMES`] volumes), and
+    /// the requests of volumes past that limit.
+    pub fn volumes(&self) -> (Vec<(String, u64)>, u64) {
+        self.volumes.tally()
     }
 
     fn next_line(&mut self) -> Result<Option<String>> {
@@ -310,19 +434,39 @@ impl TraceReader {
         Ok(ns as u64)
     }
 
-    /// Refuse a request for another device than the requests before it: one drive replays one
-    /// device's address space (with --skip-bad, the other devices' requests are skipped).
-    fn same_device(&mut self, device: &str) -> std::result::Result<(), String> {
-        match &self.device {
-            None => {
-                self.device = Some(device.to_string());
-                Ok(())
-            }
-            Some(first) if first == device => Ok(()),
-            Some(first) => Err(format!(
-                "a request for device `{device}`, where the requests before are for `{first}`: the trace covers several devices and one drive replays one (give a trace of one device, or --skip-bad to keep the first's)"
-            )),
+    /// Whether a request of volume `id` is read: another volume than the one named is passed
+    /// over (`false`, counted); without a volume named, a second volume is refused (with
+    /// --skip-bad, its requests are skipped as bad lines).
+    fn same_device(&mut self, id: &str) -> std::result::Result<bool, String> {
+        let keep = self.volumes.admit(id)?;
+        if !keep {
+            self.other_volume += 1;
         }
+        Ok(keep)
+    }
+
+    /// A request of the exact-decimal formats: its volume picked, its time made relative to the
+    /// first request read.
+    fn record_of(&mut self, f: Fields<'_>) -> std::result::Result<Option<TraceRecord>, String> {
+        if !self.same_device(&f.volume)? {
+            return Ok(None);
+        }
+        let Some(op) = f.op else {
+            self.no_direction += 1;
+            return Ok(None);
+        };
+        let base = *self.base_abs_ns.get_or_insert(f.time_ns);
+        let Some(since) = f.time_ns.checked_sub(base) else {
+            return Err("timestamps go backwards (earlier than the first request's)".to_string());
+        };
+        if since > MAX_TRACE_NS {
+            return Err(format!("the timestamp is more than {} s after the first request", MAX_TRACE_NS / 1_000_000_000));
+        }
+        let latency_ns = match f.latency_ns {
+            Some(ns) if ns > MAX_TRACE_NS => return Err(format!("the response time is more than {} s", MAX_TRACE_NS / 1_000_000_000)),
+            other => other,
+        };
+        Ok(Some(TraceRecord { time_ns: since, op, offset_bytes: f.offset_bytes, len_bytes: f.len_bytes, latency_ns, line: 0, content_hash: f.content_hash }))
     }
 
     /// Parse one line: `Ok(None)` for lines that carry no request (headers, other events).
@@ -337,6 +481,10 @@ impl TraceReader {
         let num = |s: &str, what: &str| s.trim().parse::<u64>().map_err(|_| format!("{what}: `{}` is not a whole number", s.trim()));
         let float = |s: &str, what: &str| s.trim().parse::<f64>().map_err(|_| format!("{what}: `{}` is not a number", s.trim()));
         match self.format {
+            TraceFormat::Alibaba => self.record_of(fields::alibaba(t, self.unit_ns)?),
+            TraceFormat::Tencent => self.record_of(fields::tencent(t, self.unit_ns)?),
+            TraceFormat::Systor => self.record_of(fields::systor(t, self.unit_ns)?),
+            TraceFormat::Fiu => self.record_of(fields::fiu(t, self.unit_ns)?),
             TraceFormat::Msr => {
                 let f: Vec<&str> = t.split(',').collect();
                 if f.len() != 7 {
@@ -348,7 +496,9 @@ impl TraceReader {
                     other => return Err(format!("Type: `{other}` is neither Read nor Write")),
                 };
                 // Hostname,DiskNumber: the text between the first and the third comma.
-                self.same_device(&t[f[0].len() + 1..f[0].len() + 1 + f[1].len() + 1 + f[2].len()])?;
+                if !self.same_device(&t[f[0].len() + 1..f[0].len() + 1 + f[1].len() + 1 + f[2].len()])? {
+                    return Ok(None);
+                }
                 let ticks = num(f[0], "Timestamp")?;
                 let base = *self.base_ticks.get_or_insert(ticks);
                 if ticks < base {
@@ -357,7 +507,7 @@ impl TraceReader {
                 let time_ns = ticks_ns(ticks - base, self.tick_ns, "Timestamp")?;
                 let latency_ns = ticks_ns(num(f[6], "ResponseTime")?, self.tick_ns, "ResponseTime")?;
                 let (offset_bytes, len_bytes) = extent(num(f[4], "Offset")?, 1, num(f[5], "Size")?, 1)?;
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: Some(latency_ns), line: 0 }))
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: Some(latency_ns), line: 0, content_hash: None }))
             }
             TraceFormat::Spc => {
                 let f: Vec<&str> = t.split(',').collect();
@@ -371,7 +521,7 @@ impl TraceReader {
                 };
                 let time_ns = self.relative_ns(float(f[4], "Timestamp")?)?;
                 let (offset_bytes, len_bytes) = extent(num(f[1], "LBA")?, 512, num(f[2], "Size")?, 1)?;
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0, content_hash: None }))
             }
             TraceFormat::DiskSim => {
                 let f: Vec<&str> = t.split_whitespace().collect();
@@ -382,7 +532,7 @@ impl TraceReader {
                 let op = if flags & 1 == 1 { TraceOp::Read } else { TraceOp::Write };
                 let time_ns = self.relative_ns(float(f[0], "time")?)?;
                 let (offset_bytes, len_bytes) = extent(num(f[2], "block")?, 512, num(f[3], "size")?, 512)?;
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0, content_hash: None }))
             }
             TraceFormat::Blkparse => {
                 if t.starts_with("CPU") && t.contains('(') {
@@ -415,10 +565,12 @@ impl TraceReader {
                 if f.len() < 10 || f[8] != "+" {
                     return Err("a Q event needs `rwbs sector + count`".to_string());
                 }
-                self.same_device(f[0])?;
+                if !self.same_device(f[0])? {
+                    return Ok(None);
+                }
                 let time_ns = self.relative_ns(float(f[3], "time")?)?;
                 let (offset_bytes, len_bytes) = extent(num(f[7], "sector")?, 512, num(f[9], "count")?, 512)?;
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0, content_hash: None }))
             }
             TraceFormat::FioV2 | TraceFormat::FioV3 => {
                 let mut f: Vec<&str> = t.split_whitespace().collect();
@@ -454,10 +606,12 @@ impl TraceReader {
                 if f.len() < 4 {
                     return Err(format!("action `{}` needs an offset and a length", f[1]));
                 }
-                self.same_device(f[0])?;
+                if !self.same_device(f[0])? {
+                    return Ok(None);
+                }
                 let time_ns = time_ns.unwrap_or(self.fio_clock_ns);
                 let (offset_bytes, len_bytes) = extent(num(f[2], "offset")?, 1, num(f[3], "length")?, 1)?;
-                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0 }))
+                Ok(Some(TraceRecord { time_ns, op, offset_bytes, len_bytes, latency_ns: None, line: 0, content_hash: None }))
             }
         }
     }
@@ -479,7 +633,13 @@ impl Iterator for TraceReader {
                     let message = format!("{}: every line was malformed ({} skipped); no request to read", self.origin, self.skipped);
                     return Some(Err(Error::Workload(message)));
                 }
-                Ok(None) => return None,
+                Ok(None) => {
+                    self.ended = true;
+                    return match self.volumes.check_named_was_seen() {
+                        Ok(()) => None,
+                        Err(message) => Some(Err(Error::Workload(format!("{}: {message}", self.origin)))),
+                    };
+                }
                 Err(e) => return Some(Err(e)),
             };
             let parsed = self.parse_line(&line).and_then(|r| match r {
@@ -519,7 +679,7 @@ fn scaled(ns: f64, max: u64, what: &str) -> std::result::Result<u64, String> {
 
 /// Byte offset and length from a start and a count in units of `start_unit` and `count_unit`
 /// bytes, refused when they overflow or reach beyond [`MAX_TRACE_BYTES`].
-fn extent(start: u64, start_unit: u64, count: u64, count_unit: u64) -> std::result::Result<(u64, u64), String> {
+pub(crate) fn extent(start: u64, start_unit: u64, count: u64, count_unit: u64) -> std::result::Result<(u64, u64), String> {
     let offset = start.checked_mul(start_unit);
     let len = count.checked_mul(count_unit);
     match (offset, len) {

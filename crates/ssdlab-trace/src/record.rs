@@ -26,6 +26,9 @@ pub struct TraceRecord {
     pub latency_ns: Option<u64>,
     /// Line of the trace file it came from (0 for generated requests), for messages.
     pub line: u64,
+    /// The content hash the trace records for a write's data (FIU's MD5 of the block), when it
+    /// has one: writes of equal hashes carry equal content (see [`crate::is_zero_block_md5`]).
+    pub content_hash: Option<u128>,
 }
 
 /// Largest byte address a trace may reach (2^60 bytes, an exabyte): anything above is a

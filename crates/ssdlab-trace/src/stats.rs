@@ -1,5 +1,7 @@
 //! Statistics of a trace, as `ssdlab trace stats` reports them.
 
+use crate::content::WrittenContent;
+use crate::parse::TraceReader;
 use crate::qd::QueueDepth;
 use crate::record::{TraceOp, TraceRecord};
 use serde::Serialize;
@@ -43,6 +45,33 @@ pub struct TraceStatsReport {
     /// Requests that arrived with the deepest tracked queue already outstanding (counted at
     /// that depth; their recorded service times are implausibly long).
     pub queue_depth_saturated: u64,
+    /// Requests by volume (device, LUN, disk, file), by identifier: the volume read, or with
+    /// `--volume` every volume of the file (those passed over included).
+    pub volumes: Vec<(String, u64)>,
+    /// Requests of volumes past [`crate::MAX_TALLIED_VOLUMES`] distinct ones (not listed).
+    pub volumes_not_listed_requests: u64,
+    /// Requests of other volumes than the one named with `--volume`, passed over.
+    pub other_volume_requests: u64,
+    /// Requests passed over because the trace does not say whether they read or write.
+    pub requests_without_direction: u64,
+    /// Written content, when the trace records content hashes (FIU).
+    pub content: Option<ContentReport>,
+}
+
+/// The written content of a trace with content hashes.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ContentReport {
+    /// Written 4 KiB blocks whose content the trace names.
+    pub written_blocks: u64,
+    /// Of those, blocks repeating the content of an earlier written block.
+    pub duplicate_blocks: u64,
+    /// `duplicate_blocks / written_blocks`: what deduplication could save of the blocks written.
+    pub duplicate_share: f64,
+    /// Of the written blocks, all-zero ones.
+    pub zero_blocks: u64,
+    /// Whether the distinct contents outgrew [`crate::MAX_DISTINCT_CONTENTS`] (the duplicate
+    /// share is then a lower bound).
+    pub distinct_capped: bool,
 }
 
 /// Everything `trace stats` reports. A request is *sequential* when it starts where the
@@ -69,6 +98,8 @@ pub struct TraceStats {
     pub max_end: u64,
     /// Time of the last request, nanoseconds since the first.
     pub duration_ns: u64,
+    /// Written blocks with content hashes.
+    pub written_content: WrittenContent,
     last_end: BTreeMap<TraceOp, u64>,
     qd: QueueDepth,
 }
@@ -88,6 +119,11 @@ impl TraceStats {
         }
         self.last_end.insert(r.op, r.offset_bytes + r.len_bytes);
         *self.queue_depths.entry(self.qd.observe(r)).or_default() += 1;
+        if let (TraceOp::Write, Some(hash)) = (r.op, r.content_hash) {
+            // The 4 KiB sectors the write touches, as the drive splits it.
+            let sectors = (r.offset_bytes + r.len_bytes).div_ceil(4096) - r.offset_bytes / 4096;
+            self.written_content.add(hash, sectors);
+        }
         match r.op {
             TraceOp::Read => self.bytes_read += r.len_bytes,
             TraceOp::Write => self.bytes_written += r.len_bytes,
@@ -144,6 +180,27 @@ impl TraceStats {
             duration_seconds: self.duration_ns as f64 / 1e9,
             skipped_lines,
             queue_depth_saturated: self.qd.saturated(),
+            volumes: Vec::new(),
+            volumes_not_listed_requests: 0,
+            other_volume_requests: 0,
+            requests_without_direction: 0,
+            content: (self.written_content.blocks > 0).then(|| ContentReport {
+                written_blocks: self.written_content.blocks,
+                duplicate_blocks: self.written_content.duplicates,
+                duplicate_share: self.written_content.duplicate_share(),
+                zero_blocks: self.written_content.zero_blocks,
+                distinct_capped: self.written_content.capped,
+            }),
         }
+    }
+
+    /// The statistics of the requests `reader` gave (read to its end), with its format, the
+    /// lines it skipped and the volumes it met.
+    pub fn report_for(&self, reader: &TraceReader) -> TraceStatsReport {
+        let mut report = self.report(reader.format().name(), reader.skipped());
+        (report.volumes, report.volumes_not_listed_requests) = reader.volumes();
+        report.other_volume_requests = reader.other_volume_requests();
+        report.requests_without_direction = reader.requests_without_direction();
+        report
     }
 }

@@ -20,7 +20,10 @@ fn msr_csv() {
     let text = "128166372003061629,hm,0,Read,3154059264,4096,1010\n128166372003071629,hm,0,Write,8192,16384,500\n";
     let (f, r, _) = read(text, None, false).unwrap();
     assert_eq!(f, TraceFormat::Msr);
-    assert_eq!(r[0], TraceRecord { time_ns: 0, op: TraceOp::Read, offset_bytes: 3154059264, len_bytes: 4096, latency_ns: Some(101_000), line: 1 });
+    assert_eq!(
+        r[0],
+        TraceRecord { time_ns: 0, op: TraceOp::Read, offset_bytes: 3154059264, len_bytes: 4096, latency_ns: Some(101_000), line: 1, content_hash: None }
+    );
     assert_eq!(r[1].time_ns, 1_000_000);
     assert_eq!(r[1].op, TraceOp::Write);
 }
@@ -209,7 +212,15 @@ fn stats_memory_stays_bounded_with_absurd_response_times() {
     // depth histogram grow with the trace (2.4 GB at 10M lines).
     let mut stats = TraceStats::new();
     for i in 0..200_000u64 {
-        stats.add(&TraceRecord { time_ns: i * 1000, op: TraceOp::Read, offset_bytes: 0, len_bytes: 4096, latency_ns: Some(1 << 60), line: i + 1 });
+        stats.add(&TraceRecord {
+            time_ns: i * 1000,
+            op: TraceOp::Read,
+            offset_bytes: 0,
+            len_bytes: 4096,
+            latency_ns: Some(1 << 60),
+            line: i + 1,
+            content_hash: None,
+        });
     }
     assert!(stats.queue_depths.len() <= ssdlab_trace::MAX_TRACKED_DEPTH as usize);
     let report = stats.report("msr", 0);

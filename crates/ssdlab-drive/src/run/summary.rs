@@ -120,23 +120,7 @@ impl Run {
     }
 
     pub(super) fn reduction_report(&self, drive: &Drive) -> Option<ReductionReport> {
-        let now = drive.translation().reduction_stats()?;
-        let base = self.reduction_base.clone().unwrap_or_default();
-        let unit = drive.translation().ecc_unit_bytes()? as u64;
-        let sectors = now.host_sectors_written - base.host_sectors_written;
-        let bytes_stored = (now.host_units_written - base.host_units_written) * unit;
-        let host_bytes = sectors * SECTOR_BYTES;
-        let rate = |n: u64| (sectors > 0).then(|| n as f64 / sectors as f64);
-        Some(ReductionReport {
-            bytes_after_dedup: now.bytes_after_dedup - base.bytes_after_dedup,
-            bytes_after_compression: now.bytes_after_compression - base.bytes_after_compression,
-            bytes_stored,
-            data_reduction_ratio: (bytes_stored > 0).then(|| host_bytes as f64 / bytes_stored as f64),
-            dedup_hit_rate: rate(now.dedup_hits - base.dedup_hits),
-            zero_sector_rate: rate(now.zero_sectors - base.zero_sectors),
-            index_full_skips: now.index_full_skips - base.index_full_skips,
-            gc_chunks_moved: now.gc_chunks_moved - base.gc_chunks_moved,
-        })
+        reduction_since(self.reduction_base.as_ref(), drive)
     }
 
     /// What the group's `latency_target` searches found, if any job has one.
@@ -153,4 +137,26 @@ impl Run {
             failed_at_depth_1_us: searches.iter().find_map(|s| s.gave_up_ns()).map(|ns| ns as f64 / 1e3),
         })
     }
+}
+
+/// What the data-reduction engine did since `base` (its statistics then; `None`: since the
+/// drive was new), or `None` on a drive without the engine. Runs and trace replays report it.
+pub(crate) fn reduction_since(base: Option<&ChunkStats>, drive: &Drive) -> Option<ReductionReport> {
+    let now = drive.translation().reduction_stats()?;
+    let base = base.cloned().unwrap_or_default();
+    let unit = drive.translation().ecc_unit_bytes()? as u64;
+    let sectors = now.host_sectors_written - base.host_sectors_written;
+    let bytes_stored = (now.host_units_written - base.host_units_written) * unit;
+    let host_bytes = sectors * SECTOR_BYTES;
+    let rate = |n: u64| (sectors > 0).then(|| n as f64 / sectors as f64);
+    Some(ReductionReport {
+        bytes_after_dedup: now.bytes_after_dedup - base.bytes_after_dedup,
+        bytes_after_compression: now.bytes_after_compression - base.bytes_after_compression,
+        bytes_stored,
+        data_reduction_ratio: (bytes_stored > 0).then(|| host_bytes as f64 / bytes_stored as f64),
+        dedup_hit_rate: rate(now.dedup_hits - base.dedup_hits),
+        zero_sector_rate: rate(now.zero_sectors - base.zero_sectors),
+        index_full_skips: now.index_full_skips - base.index_full_skips,
+        gc_chunks_moved: now.gc_chunks_moved - base.gc_chunks_moved,
+    })
 }
