@@ -16,6 +16,8 @@ CASES = [
     ("time scale that overflows the clock", ["trace", "replay", "{trace}", "--mode", "timestamps", "--time-scale", "1e300"], "--time-scale"),
     ("zero time scale", ["trace", "replay", "{trace}", "--mode", "timestamps", "--time-scale", "0"], "--time-scale"),
     ("unknown time unit", ["trace", "stats", "{trace}", "--time-unit", "fortnights"], "fortnights"),
+    ("a volume the trace does not have", ["trace", "stats", "{trace}", "--volume", "h,9"], "no request of that volume in the trace (volumes: `h,0`)"),
+    ("every volume of a trace replayed on one drive", ["trace", "replay", "{trace}", "--volume", "all"], "one drive replays one volume"),
     ("JSON output into a missing folder (checked before the replay)", ["trace", "replay", "{trace}", "--json", "/nonexistent/x.json"], "does not exist"),
     ("JSON output that is a folder", ["run", "--rw=read", "--number_ios=1", "--json", "{tmp}"], "is a folder"),
     ("two outputs on standard output", ["run", "--rw=read", "--json", "-", "--series", "-"], "cannot both write to standard output"),
