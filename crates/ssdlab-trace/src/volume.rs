@@ -36,8 +36,12 @@ impl VolumeChoice {
 pub(crate) struct Volumes {
     choice: VolumeChoice,
     first: Option<String>,
-    /// Requests by volume (at most [`MAX_TALLIED_VOLUMES`] volumes).
+    /// Requests by volume (at most [`MAX_TALLIED_VOLUMES`] volumes), but for the current run.
     tally: BTreeMap<String, u64>,
+    /// The volume of the latest requests, how many in a row, and whether it is read: counted
+    /// here, and added to the tally only when another volume comes (a trace of one volume
+    /// never touches the map).
+    run: Option<(String, u64, bool)>,
     /// Requests of volumes past the tally's limit.
     untallied: u64,
     /// Requests of the chosen volume (all volumes with `All`).
@@ -49,13 +53,13 @@ impl Volumes {
         Self { choice, ..Self::default() }
     }
 
-    fn count(&mut self, id: &str) {
-        if let Some(n) = self.tally.get_mut(id) {
-            *n += 1;
-        } else if self.tally.len() < MAX_TALLIED_VOLUMES {
-            self.tally.insert(id.to_string(), 1);
+    fn add(tally: &mut BTreeMap<String, u64>, untallied: &mut u64, id: String, n: u64) {
+        if let Some(total) = tally.get_mut(&id) {
+            *total += n;
+        } else if tally.len() < MAX_TALLIED_VOLUMES {
+            tally.insert(id, n);
         } else {
-            self.untallied += 1;
+            *untallied += n;
         }
     }
 
@@ -63,36 +67,45 @@ impl Volumes {
     /// than the one named), `Err` refuses a second volume when none was named.
     pub(crate) fn admit(&mut self, id: &str) -> Result<bool, String> {
         let id = id.trim();
-        match &self.choice {
+        // The common case: the volume of the request before (one comparison).
+        if let Some((last, n, keep)) = &mut self.run {
+            if last == id {
+                *n += 1;
+                self.kept += *keep as u64;
+                return Ok(*keep);
+            }
+        }
+        let keep = match &self.choice {
             VolumeChoice::First => match &self.first {
                 None => {
                     self.first = Some(id.to_string());
+                    true
                 }
-                Some(first) if first == id => {}
+                Some(first) if first == id => true,
                 Some(first) => {
                     return Err(format!(
                         "a request for device `{id}`, where the requests before are for `{first}`: the trace covers several volumes and one drive replays one; pick one with --volume ID (volumes so far: `{first}`, `{id}`; `ssdlab trace stats --volume all` lists them with their request counts), or --skip-bad to keep the first's"
                     ));
                 }
             },
-            VolumeChoice::Named(chosen) => {
-                let keep = chosen == id;
-                self.count(id);
-                if keep {
-                    self.kept += 1;
-                }
-                return Ok(keep);
-            }
-            VolumeChoice::All => {}
+            VolumeChoice::Named(chosen) => chosen == id,
+            VolumeChoice::All => true,
+        };
+        if let Some((last, n, _)) = self.run.take() {
+            Self::add(&mut self.tally, &mut self.untallied, last, n);
         }
-        self.count(id);
-        self.kept += 1;
-        Ok(true)
+        self.run = Some((id.to_string(), 1, keep));
+        self.kept += keep as u64;
+        Ok(keep)
     }
 
     /// Requests by volume, by identifier, and the requests of volumes past the tally's limit.
     pub(crate) fn tally(&self) -> (Vec<(String, u64)>, u64) {
-        (self.tally.iter().map(|(id, n)| (id.clone(), *n)).collect(), self.untallied)
+        let (mut tally, mut untallied) = (self.tally.clone(), self.untallied);
+        if let Some((id, n, _)) = &self.run {
+            Self::add(&mut tally, &mut untallied, id.clone(), *n);
+        }
+        (tally.into_iter().collect(), untallied)
     }
 
     /// At the end of the trace: an error when the volume named had no request, naming the
@@ -100,9 +113,10 @@ impl Volumes {
     pub(crate) fn check_named_was_seen(&self) -> Result<(), String> {
         match &self.choice {
             VolumeChoice::Named(chosen) if self.kept == 0 => {
-                let mut seen: Vec<String> = self.tally.keys().take(20).map(|id| format!("`{id}`")).collect();
-                if self.tally.len() > 20 {
-                    seen.push(format!("and {} more", self.tally.len() - 20));
+                let (tally, _) = self.tally();
+                let mut seen: Vec<String> = tally.iter().take(20).map(|(id, _)| format!("`{id}`")).collect();
+                if tally.len() > 20 {
+                    seen.push(format!("and {} more", tally.len() - 20));
                 }
                 let seen = if seen.is_empty() { "none".to_string() } else { seen.join(", ") };
                 Err(format!("--volume {chosen}: no request of that volume in the trace (volumes: {seen})"))
