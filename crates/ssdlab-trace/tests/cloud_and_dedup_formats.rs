@@ -223,3 +223,16 @@ fn trace_stats_report_volumes_and_the_duplicate_share_of_written_blocks() {
     }
     assert_eq!(stats.report("alibaba", 0).content, None);
 }
+
+#[test]
+fn a_tar_archive_is_named_as_one() {
+    // A ustar header block: the name, then the magic at byte 257, then the member's lines.
+    let mut archive = vec![0u8; 512];
+    archive[..13].copy_from_slice(b"2018-10-01-01");
+    archive[257..263].copy_from_slice(b"ustar\0");
+    archive.extend_from_slice(b"1538323200,1000,8,0,1283\n");
+    let reader = TraceReader::from_reader_with("cbs.tgz", Box::new(BufReader::new(Cursor::new(archive))), ReadOptions::default());
+    let err = reader.err().expect("refused").to_string();
+    assert!(err.starts_with("cbs.tgz: a tar archive, not a trace") && err.contains("tar -xzf"), "{err}");
+}
+
