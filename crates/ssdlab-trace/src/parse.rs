@@ -311,7 +311,10 @@ impl TraceReader {
         // header block, refused below with a vaguer message.
         let start = lines.fill_buf().map_err(|e| Error::Io(format!("{origin}: cannot read trace: {e}")))?;
         if start.len() >= 262 && &start[257..262] == b"ustar" {
-            bail!(Workload, "{origin}: a tar archive, not a trace (Tencent CBS ships its traces as .tgz archives): extract it first (tar -xzf) and give the file inside");
+            bail!(
+                Workload,
+                "{origin}: a tar archive, not a trace (Tencent CBS ships its traces as .tgz archives): extract it first (tar -xzf) and give the file inside"
+            );
         }
         // Find the first non-empty line to detect the format (and keep it for parsing).
         let mut raw = Vec::new();

@@ -235,4 +235,3 @@ fn a_tar_archive_is_named_as_one() {
     let err = reader.err().expect("refused").to_string();
     assert!(err.starts_with("cbs.tgz: a tar archive, not a trace") && err.contains("tar -xzf"), "{err}");
 }
-
