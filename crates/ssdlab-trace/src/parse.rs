@@ -93,7 +93,9 @@ impl TraceFormat {
     }
 
     /// The format whose column names a CSV header line gives (`Timestamp,Hostname,DiskNumber,
-    /// Type,Offset,Size,ResponseTime` for MSR/SNIA, `ASU,LBA,Size,Opcode,Timestamp` for SPC), if
+    /// Type,Offset,Size,ResponseTime` for MSR/SNIA, `ASU,LBA,Size,Opcode,Timestamp` for SPC,
+    /// `device_id,opcode,offset,length,timestamp` for Alibaba, `Timestamp,Offset,Size,IOType,
+    /// VolumeID` for Tencent, `Timestamp,Response,IOType,LUN,Offset,Size` for SYSTOR '17), if
     /// the line is one: such a line names the columns and carries no request.
     pub fn detect_header(line: &str) -> Option<Self> {
         let names: Vec<String> = line.trim().split(',').map(|f| f.trim().trim_matches('"').to_ascii_lowercase()).collect();
