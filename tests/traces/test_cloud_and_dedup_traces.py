@@ -139,3 +139,19 @@ def test_stats_text_lists_volumes_and_the_duplicate_share(tmp_path):
     assert "volumes (requests): 8,0: 3, 8,16: 1" in r.stdout
     # Six written 4 KiB blocks: the 16 KiB write is four (one hash, four sector contents), then two.
     assert "written blocks with content hashes 6: duplicates" in r.stdout
+
+
+def test_the_python_api_picks_a_volume_and_checks_its_type(tmp_path):
+    from ssdlab import Drive
+    from ssdlab.errors import WorkloadError
+
+    first, second, text = SAMPLES["tencent"]
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    drive = Drive("force-gs-240", list(SMALL), seed=3)
+    s = drive.replay(str(path), volume=second).summary
+    assert (s["requests"], s["writes"], s["other_volume_requests"]) == (1, 1, 3)
+    with pytest.raises(TypeError, match="volume must be a string"):
+        drive.replay(str(path), volume=1283)
+    with pytest.raises(WorkloadError, match="a request for device `77`"):
+        drive.replay(str(path))
