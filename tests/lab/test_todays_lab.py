@@ -178,3 +178,17 @@ def test_a_read_span_of_a_dram_less_drive_reads_map_pages_a_dram_drive_does_not(
     assert got[("map_reads_per_1000", whole)] > 100 * max(got[("map_reads_per_1000", small)], 1)
     assert got[("iops", whole)] < got[("iops", small)]
     assert all(v == 0 for (k, _), v in figures(dram).items() if k == "map_reads_per_1000")
+
+
+def test_cache_recovery_of_a_drive_without_a_cliff_reports_no_figure_not_zero(tmp_path):
+    # A drive whose writes never slow (no SLC cache here; or a cache as fast as its native
+    # writes behind a SATA link, as a user's Crucial MX500 2 TB model has) never exhausts its
+    # cache: the first write reaches the drive's end and nothing is written after the idle.
+    # That is no measurement of recovery: no figure (an empty cell), and a note, instead of "0 GB
+    # recovered".
+    ctx, result = run_suite(cache_recovery, "samsung-830-256", tmp_path, scale=0.02)
+    got = figures(result)
+    assert got[("cache_speed_gb", "fresh drive")] > 0
+    assert set(got) == {("cache_speed_gb", "fresh drive"), ("recovered_fraction", "fresh drive")}, got
+    assert result.tables["cache_recovery"]["gb_at_cache_speed"].iloc[1:].isna().all()
+    assert any("no cliff" in n.lower() for n in result.notes), result.notes

@@ -84,8 +84,19 @@ def run(ctx: ReviewContext) -> SuiteResult:
         if fresh_gb is None:
             fresh_gb = gb_at_speed(first, opening, CLIFF_FRACTION)
             rows.append(("fresh drive", 0.0, fresh_gb))
-        drive.idle(seconds)
         start = first[-1].end_bytes
+        if start >= capacity:
+            # No cliff: the write reached the drive's end, nothing is left to write after an idle
+            # period, so there is no recovery to measure (every idle period would find the same).
+            drive.close()
+            rows += [(f"after {other} idle", s, None) for s, other in idles]
+            frames.append(fill.frame(first).assign(idle="-", phase="exhaust"))
+            result.notes.append(
+                "No cliff: the drive wrote its whole user space at the opening rate (no SLC cache, or one no faster than "
+                "its native writes), so the cache's end and its recovery cannot be seen in the write speed: no figure after idle."
+            )
+            break
+        drive.idle(seconds)
         # At most the fresh drive's cache and four pieces more: a recovered cache is no larger.
         limit = fresh_gb * 1e9 + 4 * piece
         again = fill.write_pieces(ctx, drive, start, capacity, piece, f"write after {label} idle", until_cliff(CLIFF_FRACTION, opening, limit, cache_left=True))
@@ -98,10 +109,14 @@ def run(ctx: ReviewContext) -> SuiteResult:
             frames.append(f)
     for condition, _, gb in rows:
         result.add("cache_speed_gb", gb, "GB", "incompressible", condition)
-        result.add("recovered_fraction", gb / fresh_gb if fresh_gb else None, "x", "incompressible", condition)
+        result.add("recovered_fraction", gb / fresh_gb if fresh_gb and gb is not None else None, "x", "incompressible", condition)
     result.tables["cache_recovery"] = pd.DataFrame(rows, columns=["condition", "idle_seconds", "gb_at_cache_speed"])
     result.tables["cache_recovery_pieces"] = pd.concat(frames, ignore_index=True)
-    bars = [charts.Bar(condition, gb, True, charts.CONDITION_COLORS[i % len(charts.CONDITION_COLORS)]) for i, (condition, _, gb) in enumerate(rows)]
+    bars = [
+        charts.Bar(condition, gb, True, charts.CONDITION_COLORS[i % len(charts.CONDITION_COLORS)])
+        for i, (condition, _, gb) in enumerate(rows)
+        if gb is not None
+    ]
     chart = charts.ranked_bars(
         ctx.out_dir / "charts" / "cache_recovery.png",
         ctx.chart_title("SLC cache recovery: GB written at cache speed after an idle period"),
