@@ -115,6 +115,10 @@ fn place(origin: &str, source: &str, overrides: &[String], error: &FieldError) -
     }
 }
 
+/// The sections every profile has (the others, `[media]`, `[slc_cache]`, `[reduction]`,
+/// `[power]` and `[thermal]`, are optional).
+const REQUIRED_SECTIONS: [&str; 6] = ["drive", "nand", "host", "controller", "ftl", "energy"];
+
 fn toml_error(origin: &str, source: &str, error: &toml::de::Error) -> Error {
     let line = error.span().map(|span| line_of_offset(source, span.start));
     let mut message = error.message().replace('\n', " ");
@@ -123,6 +127,10 @@ fn toml_error(origin: &str, source: &str, error: &toml::de::Error) -> Error {
         if let Some(key) = error.span().and_then(|span| source.get(span)).map(|t| t.split('=').next().unwrap_or(t).trim()).filter(|k| !k.is_empty()) {
             message = format!("duplicate key `{}`", key.chars().take(80).collect::<String>());
         }
+    }
+    // serde names a missing top-level section a "field": name it as the section it is.
+    if let Some(section) = message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')).filter(|s| REQUIRED_SECTIONS.contains(s)) {
+        message = format!("missing section [{section}] (every profile has [{}])", REQUIRED_SECTIONS.join("], ["));
     }
     match line {
         Some(line) => Error::Config(format!("{origin}:{line}: {message}")),

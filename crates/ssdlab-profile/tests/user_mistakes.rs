@@ -104,3 +104,16 @@ fn program_time_overrides_go_to_the_media_section() {
     let p = ssdlab_profile::load_profile("force-gs-240", &["nand.t_prog_ns=900000".into()]).unwrap();
     assert_eq!((p.media.t_prog_ns, p.timing.t_prog_ns), (900_000, 900_000));
 }
+
+#[test]
+fn a_missing_section_is_named_as_a_section() {
+    let text = builtin_source("samsung-870-qvo-1tb").unwrap();
+    let start = text.find("[energy]").unwrap();
+    let end = start + text[start..].find("[thermal]").unwrap();
+    let without = format!("{}{}", &text[..start], &text[end..]);
+    let err = parse_profile("x", "my-drive.toml", &without, &[]).unwrap_err().to_string();
+    assert!(err.contains("missing section [energy]") && err.contains("[controller], [ftl], [energy]"), "{err}");
+    // A missing field inside a section is still a field.
+    let err = parse_profile("x", "my-drive.toml", &text.replacen("model = ", "# model = ", 1), &[]).unwrap_err().to_string();
+    assert!(err.contains("missing field `model`"), "{err}");
+}
