@@ -79,8 +79,8 @@ pub(crate) fn slc_cache_sizes(raw: &RawProfile, media: &Media, geometry: &Geomet
     Ok(())
 }
 
-/// A host memory buffer and PCIe lanes belong to NVMe; a link rate above what the interface
-/// carries would make the drive faster than its link.
+/// A host memory buffer, PCIe lanes and NVMe power states belong to NVMe; a link rate above
+/// what the interface carries would make the drive faster than its link.
 pub(crate) fn host_features(raw: &RawProfile, host: &HostSettings, controller: &ControllerSettings) -> FieldResult<()> {
     let interface = host.interface;
     if !interface.is_nvme() {
@@ -90,6 +90,14 @@ pub(crate) fn host_features(raw: &RawProfile, host: &HostSettings, controller: &
             "hmb_bytes",
             "a host memory buffer is an NVMe feature and host.interface is {}: give 0 (a DRAM-less SATA drive caches map pages \
              in its SRAM alone, controller.map_cache_bytes)",
+            interface.name()
+        );
+        field_ensure!(
+            raw.power.is_none(),
+            "power",
+            "state_mw",
+            "NVMe power states and APST apply to pcie3 and pcie4; host.interface is {} (SATA's link power management is not \
+             modelled): remove [power]",
             interface.name()
         );
         field_ensure!(

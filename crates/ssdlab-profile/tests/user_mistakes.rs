@@ -117,3 +117,13 @@ fn a_missing_section_is_named_as_a_section() {
     let err = parse_profile("x", "my-drive.toml", &text.replacen("model = ", "# model = ", 1), &[]).unwrap_err().to_string();
     assert!(err.contains("missing field `model`"), "{err}");
 }
+
+#[test]
+fn nvme_power_states_on_sata_are_refused() {
+    // The drive model would apply APST and exit latencies to a SATA drive, whose review leaves
+    // the power-states suite out as NVMe-only.
+    let power = "[power]\nstate_mw = [4_000.0, 30.0]\noperational = [true, false]\nentry_latency_us = [0, 5_000]\nexit_latency_us = [0, 5_000]\n\n[thermal]";
+    let text = edited("samsung-870-qvo-1tb", "[thermal]", power);
+    let err = refused_at(&text, "power.state_mw", "state_mw");
+    assert!(err.contains("sata-6g") && err.contains("remove [power]"), "{err}");
+}
