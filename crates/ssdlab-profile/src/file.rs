@@ -6,7 +6,7 @@ use crate::builtin::builtin_source;
 use crate::locate::{line_of, line_of_offset};
 use crate::raw::RawProfile;
 use crate::settings::Profile;
-use crate::{media_sections, power_sections, sections};
+use crate::{consistency, media_sections, power_sections, sections};
 use ssdlab_core::{bail, Error, FieldError, Result};
 use ssdlab_nand::SECTOR_BYTES;
 use std::path::Path;
@@ -51,22 +51,27 @@ pub fn parse_profile(name: &str, origin: &str, source: &str, overrides: &[String
         };
         (raw, effective)
     };
-    build(name, origin, effective, raw).map_err(|e| place(origin, source, overrides, &e))
+    build(name, origin, effective, raw, overrides).map_err(|e| place(origin, source, overrides, &e))
 }
 
 /// Validate every section and assemble the profile.
-fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Profile, FieldError> {
+fn build(name: &str, origin: &str, source: String, raw: RawProfile, overrides: &[String]) -> Result<Profile, FieldError> {
     let geometry = sections::geometry(&raw.nand)?;
-    let timing = sections::timing(&raw.nand)?;
+    let mut timing = sections::timing(&raw.nand)?;
+    timing.t_prog_ns = consistency::program_time(&raw, overrides)?;
     sections::drive(&raw.drive, &geometry)?;
     let host = sections::host(&raw.host)?;
     let controller = sections::controller(&raw.controller, &geometry)?;
     let mut energy = sections::energy(&raw.energy)?;
     let mut ftl = sections::ftl(&raw.ftl, &geometry, raw.drive.capacity_bytes_user / SECTOR_BYTES)?;
     let media = media_sections::media(raw.media.as_ref(), &timing)?;
+    consistency::pslc_faster_than_native(&media)?;
+    consistency::host_features(&raw, &host, &controller)?;
     sections::pslc_energy(&raw.energy, &mut energy, &media);
     ftl.native_pages_per_program = media.native_pages_per_program();
     ftl.slc = media_sections::slc_cache(raw.slc_cache.as_ref(), &media, &geometry)?;
+    consistency::slc_cache_sizes(&raw, &media, &geometry)?;
+    consistency::cache_with_reduction(&raw, ftl.slc.as_ref())?;
     ftl.metadata = sections::metadata(&controller, &geometry, ftl.user_sectors);
     ftl.validate()?;
     let reduction = match &raw.reduction {
@@ -75,6 +80,7 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile) -> Result<Pr
     };
     let power = power_sections::power(raw.power.as_ref())?;
     let thermal = power_sections::thermal(raw.thermal.as_ref())?;
+    consistency::power_states(power.as_ref(), &controller, &energy)?;
     Ok(Profile {
         name: name.to_string(),
         model: raw.drive.model.clone(),
@@ -109,6 +115,10 @@ fn place(origin: &str, source: &str, overrides: &[String], error: &FieldError) -
     }
 }
 
+/// The sections every profile has (the others, `[media]`, `[slc_cache]`, `[reduction]`,
+/// `[power]` and `[thermal]`, are optional).
+const REQUIRED_SECTIONS: [&str; 6] = ["drive", "nand", "host", "controller", "ftl", "energy"];
+
 fn toml_error(origin: &str, source: &str, error: &toml::de::Error) -> Error {
     let line = error.span().map(|span| line_of_offset(source, span.start));
     let mut message = error.message().replace('\n', " ");
@@ -117,6 +127,10 @@ fn toml_error(origin: &str, source: &str, error: &toml::de::Error) -> Error {
         if let Some(key) = error.span().and_then(|span| source.get(span)).map(|t| t.split('=').next().unwrap_or(t).trim()).filter(|k| !k.is_empty()) {
             message = format!("duplicate key `{}`", key.chars().take(80).collect::<String>());
         }
+    }
+    // serde names a missing top-level section a "field": name it as the section it is.
+    if let Some(section) = message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')).filter(|s| REQUIRED_SECTIONS.contains(s)) {
+        message = format!("missing section [{section}] (every profile has [{}])", REQUIRED_SECTIONS.join("], ["));
     }
     match line {
         Some(line) => Error::Config(format!("{origin}:{line}: {message}")),

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 mod builtin;
+mod consistency;
 mod file;
 mod locate;
 mod media_sections;

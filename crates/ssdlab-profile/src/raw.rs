@@ -113,10 +113,6 @@ pub(crate) fn default_true() -> bool {
     true
 }
 
-pub(crate) fn default_lanes() -> u32 {
-    4
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawReduction {
@@ -170,9 +166,8 @@ pub(crate) struct RawHost {
     pub link_mbps: Option<u64>,
     pub command_overhead_ns: u64,
     pub queue_depth_max: u32,
-    /// PCIe lanes (NVMe interfaces only).
-    #[serde(default = "default_lanes")]
-    pub lanes: u32,
+    /// PCIe lanes (NVMe interfaces only; absent: 4).
+    pub lanes: Option<u32>,
 }
 
 #[derive(Deserialize)]

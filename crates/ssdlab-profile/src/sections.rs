@@ -16,6 +16,8 @@ type FieldResult<T> = Result<T, FieldError>;
 const MAX_COMMAND_NS: Nanoseconds = 1_000_000_000;
 /// Fastest rate, in MB/s, a profile may give a link or an engine stage (100 GB/s).
 const MAX_MBPS: u64 = 100_000;
+/// PCIe lanes of an NVMe drive whose profile does not say (an M.2 drive's four).
+const DEFAULT_LANES: u32 = 4;
 /// Largest user capacity a profile may describe (1 PB).
 const MAX_CAPACITY_BYTES: u64 = 1 << 50;
 
@@ -99,6 +101,8 @@ pub(crate) fn host(h: &RawHost) -> FieldResult<HostSettings> {
     let interface = HostInterface::parse(&h.interface)
         .ok_or_else(|| FieldError::new("host", "interface", format!("unknown interface `{}` (expected sata-3g, sata-6g, pcie3 or pcie4)", h.interface)))?;
     let limit = interface.queue_depth_limit();
+    // Lanes on SATA are refused in `consistency::host_features`.
+    let lanes = if interface.is_nvme() { h.lanes.unwrap_or(DEFAULT_LANES) } else { 0 };
     if interface.is_nvme() {
         field_ensure!(
             (1..=limit).contains(&h.queue_depth_max),
@@ -107,7 +111,7 @@ pub(crate) fn host(h: &RawHost) -> FieldResult<HostSettings> {
             "an NVMe queue holds 1 to {limit} commands (got {})",
             h.queue_depth_max
         );
-        field_ensure!([1, 2, 4, 8, 16].contains(&h.lanes), "host", "lanes", "must be 1, 2, 4, 8 or 16 PCIe lanes (got {})", h.lanes);
+        field_ensure!([1, 2, 4, 8, 16].contains(&lanes), "host", "lanes", "must be 1, 2, 4, 8 or 16 PCIe lanes (got {lanes})");
     } else {
         field_ensure!(
             (1..=limit).contains(&h.queue_depth_max),
@@ -124,7 +128,6 @@ pub(crate) fn host(h: &RawHost) -> FieldResult<HostSettings> {
         "must be at most {MAX_COMMAND_NS} ns (got {})",
         h.command_overhead_ns
     );
-    let lanes = if interface.is_nvme() { h.lanes } else { 0 };
     let link_bytes_per_second = match h.link_mbps {
         Some(mbps) => rate("host", "link_mbps", mbps)?,
         None => interface.default_payload_bytes_per_second() * lanes.max(1) as u64,

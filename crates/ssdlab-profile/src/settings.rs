@@ -42,6 +42,17 @@ impl HostInterface {
         }
     }
 
+    /// Raw data rate of the link (SATA) or of one lane (NVMe) after line coding (8b/10b for
+    /// SATA, 128b/130b for PCIe 3 and 4), bytes per second: no payload rate can exceed it.
+    pub fn line_bytes_per_second(self) -> u64 {
+        match self {
+            Self::Sata3G => 300_000_000,
+            Self::Sata6G => 600_000_000,
+            Self::Pcie3 => 984_615_384,
+            Self::Pcie4 => 1_969_230_769,
+        }
+    }
+
     /// Whether this is an NVMe interface (queues up to 65536 deep, PCIe lanes).
     pub fn is_nvme(self) -> bool {
         matches!(self, Self::Pcie3 | Self::Pcie4)
