@@ -1767,6 +1767,30 @@ mod tests {
     }
 
     #[test]
+    fn flow_options_as_fio_reads_them() {
+        let parse = |items: &[&str]| parse_options("cli", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let job = parse(&["flow=8", "flow_id=3", "flow_sleep=1000"]).unwrap();
+        assert_eq!(job.flow, Some(Flow { id: 3, weight: 8, sleep_ns: 1_000_000 }));
+        assert_eq!(parse(&["flow=2"]).unwrap().flow, Some(Flow { id: 0, weight: 2, sleep_ns: 0 }));
+        // flow=0 is fio's default: no flow control; its id and sleep then change nothing.
+        let job = parse(&["flow=0", "flow_id=3", "flow_sleep=5ms"]).unwrap();
+        assert!(
+            job.flow.is_none() && job.no_effect.contains(&"flow_id".to_string()) && job.no_effect.contains(&"flow_sleep".to_string()),
+            "{:?}",
+            job.no_effect
+        );
+        for (items, says) in [
+            (vec!["flow=1001"], "must be 0 to 1000"),
+            (vec!["flow=-1"], "must be 0 to 1000"),
+            (vec!["flow_id=x"], "whole number"),
+            (vec!["flow_sleep=soon"], "flow_sleep"),
+        ] {
+            let err = parse(&items).unwrap_err().to_string();
+            assert!(err.contains(says), "{items:?}: {err}");
+        }
+    }
+
+    #[test]
     fn rate_limits_are_read_per_direction_as_fio() {
         let job = parse_options("cli", &["rw=randread".into(), "rate_iops=500".into()]).unwrap();
         let rate = job.rate.clone().unwrap();
