@@ -266,6 +266,7 @@ impl IoGenerator {
         self.next_io_with(Some(choose))
     }
 
+    #[inline(always)]
     fn next_io_with<F: FnOnce(Op) -> Op>(&mut self, choose: Option<F>) -> Option<Io> {
         // fio's trimwrite: the block just trimmed is written next, at the same place.
         if let Some((offset_bytes, len_bytes)) = self.pending_write.take() {
