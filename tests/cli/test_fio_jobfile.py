@@ -220,9 +220,16 @@ def test_rate_iops_limits_the_job_and_the_json_reports_it():
     r = ssdlab("run", *small_args(), *args, "--startdelay=1", "--output-format=json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["jobs"][0]["write"]["total_ios"] == job["write"]["total_ios"]
-    # A mixed job's per-direction limits are refused, saying why.
-    lines = refused("--rw=randrw", "--size=64m", "--rate_iops=500")
-    assert len(lines) == 1 and "rate_iops=500" in lines[0] and "mixed job" in lines[0], lines
+    # A mixed job's limits are per direction, as fio's: 500 reads and 200 writes per second.
+    mixed = ["--rw=randrw", "--bs=4k", "--size=64m", "--iodepth=8", "--time_based", "--runtime=2", "--rate_iops=500,200"]
+    r = ssdlab("run", *small_args(), *mixed, "--output-format=json")
+    assert r.returncode == 0, r.stderr
+    job = json.loads(r.stdout)["jobs"][0]
+    assert abs(job["read"]["total_ios"] - 1000) <= 1 and abs(job["write"]["total_ios"] - 400) <= 1, (job["read"]["total_ios"], job["write"]["total_ios"])
+    assert job["ssdlab"]["rate_iops_limit"] == 700.0
+    # A rate on trimwrite stays refused, saying why.
+    lines = refused("--rw=trimwrite", "--size=64m", "--rate_iops=500")
+    assert len(lines) == 1 and "rate_iops=500" in lines[0] and "rw=trimwrite is not simulated" in lines[0], lines
 
 
 def test_a_job_that_ends_inside_its_ramp_time_is_refused_not_measured_over_no_time():

@@ -117,6 +117,7 @@ FIO += ["buffer_compress_percentage", "norandommap"]
 FIO += ["max_latency", "rate_min", "rate_iops_min", "rate_cycle", "fsync", "end_fsync", "sync", "buffer_pattern"]
 FIO += ["thinktime_blocks", "thinktime_iotime", "host_time", "latency_target", "exitall_on_error"]
 FIO += ["bsrange", "bssplit", "zonemode", "zonesize", "zonerange", "zoneskip", "ioengine", "filename", "wait_for"]
+FIO += ["rate", "rate_iops", "rate_process", "flow", "flow_id", "flow_sleep"]
 RW = ["read", "write", "randread", "randwrite", "randrw", "trim", "trimwrite", "randtrimwrite", "bogus", ""]
 
 

@@ -20,6 +20,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 mod clock_checks;
+mod flow;
+mod rate_gate;
 mod report;
 mod summary;
 pub(crate) use summary::reduction_since;
@@ -81,6 +83,23 @@ struct Stream {
     /// fio's `thinktime` as fio runs it (the whole job pauses; `think.rs`), for a job without a
     /// rate limit, depth search, verify or flushes (those keep the thinktime per slot).
     think: Option<Think>,
+    /// A job whose rate paces one command at a time (a mixed job, or one of several block
+    /// sizes; `rate_gate.rs`): its commands are generated as its rate lets them go.
+    gate: Option<rate_gate::RateGate>,
+}
+
+/// Why an issue is held in the run's pending issues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Held {
+    /// The issue goes to the host at its time (a rate limit's slot, a flush that blocked it).
+    Issue,
+    /// The slot is scheduled again at its time, through the job's rate limit (startdelay,
+    /// thinktime).
+    Schedule,
+    /// The command a rate gate held goes at its time; the slots behind it follow.
+    GateRelease,
+    /// A job that fio's flow control held back with `flow_sleep` tries again.
+    FlowRetry,
 }
 
 /// Mixed into a job's seed for its Poisson rate process: its own draws, from the job's seed.
@@ -112,8 +131,8 @@ pub struct Run {
     host_queue: VecDeque<(Nanoseconds, usize)>,
     host_queued_max: u64,
     /// Issues held back (by a rate limit, or a job's startdelay): time, sequence (ties in
-    /// order), stream, and whether the issue still goes through the stream's rate limit.
-    pending: BinaryHeap<Reverse<(Nanoseconds, u64, usize, bool)>>,
+    /// order), stream, and what happens then.
+    pending: BinaryHeap<Reverse<(Nanoseconds, u64, usize, Held)>>,
     pending_seq: u64,
     device_depth: usize,
     /// The earliest `startdelay` of the group's jobs: the group starts then, and the ramp and
@@ -151,6 +170,8 @@ pub struct Run {
     /// The first job of the group that ended in error (fio's `max_latency`, `rate_min`,
     /// `latency_target` at depth 1).
     job_error: Option<JobError>,
+    /// fio's flow control between the group's jobs (`Some` when a job has a `flow` weight).
+    flows: Option<flow::Flows>,
 }
 
 impl Run {
@@ -266,12 +287,14 @@ impl Run {
                 think: (member.rate.is_none() && member.latency_target.is_none() && member.verify.is_none() && !member.flushes.any())
                     .then(|| Think::new(member, at_ns + delays[index]))
                     .flatten(),
+                gate: member.rate.as_ref().filter(|r| r.uniform.is_none()).map(|_| rate_gate::RateGate::default()),
             });
         }
         let total_depth = job.group_iodepth();
         let verifying = streams.iter().any(|s| s.verify.is_some());
         let flush_stats = streams.iter().any(|s| s.flushes.is_some()).then(FlushStats::new);
         let thinking = streams.iter().any(|s| s.think.is_some());
+        let flows = flow::Flows::new(streams.iter().map(|s| s.job.flow.as_ref()));
         Ok(Self {
             streams,
             needs_content: drive.translation().needs_content(),
@@ -312,6 +335,7 @@ impl Run {
             thinking,
             written_ids: Vec::new(),
             job_error: None,
+            flows,
         })
     }
 
@@ -353,32 +377,89 @@ impl Run {
         if self.stopped_issuing || stream.stopped {
             return Ok(());
         }
+        let Some(uniform) = rate.uniform_rate() else {
+            // A job paced one command at a time: its free slots wait behind the one held.
+            let gate = stream.gate.as_mut().expect("a job paced one command at a time has a gate");
+            if gate.held {
+                gate.waiting += 1;
+                return Ok(());
+            }
+            return self.gate_decide(drive, index, at_ns);
+        };
         // fio's linear process: the k-th command no earlier than k/rate after the start; its
         // Poisson process: after the sum of k exponential gaps of mean 1/rate.
         let offset_ns = match stream.poisson.as_mut() {
             Some(rng) => {
                 let offset = stream.poisson_offset_ns;
-                let mean_ns = rate.ns_times_per as f64 / rate.per as f64;
+                let mean_ns = uniform.mean_gap_ns();
                 let gap = -(1.0 - rng.unit_f64()).ln() * mean_ns;
                 stream.poisson_offset_ns = offset.saturating_add(gap.round().min(u64::MAX as f64) as u64);
                 offset as u128
             }
-            None => rate.linear_offset_ns(stream.rate_issued),
+            None => stream.rate_issued as u128 * uniform.ns_times_per / uniform.per as u128,
         };
         stream.rate_issued += 1;
         let earliest_ns = stream.rate_start_ns.saturating_add(offset_ns.min(u64::MAX as u128) as u64);
         if earliest_ns > at_ns {
-            self.hold(earliest_ns, index, false);
+            self.hold(earliest_ns, index, Held::Issue);
             return Ok(());
         }
         self.issue(drive, index, at_ns)
     }
 
-    /// Hold stream `index`'s next issue until `at_ns` (ties in the order held); `through_rate`:
-    /// it still goes through the stream's rate limit then.
-    fn hold(&mut self, at_ns: Nanoseconds, index: usize, through_rate: bool) {
+    /// A job paced one command at a time (`rate_gate.rs`) takes its next command at `now_ns`:
+    /// its direction as fio's `rate_ddir` picks it, issued at once when its rate allows, else
+    /// held until then (the job's other free slots wait behind it).
+    fn gate_decide(&mut self, drive: &mut Drive, index: usize, now_ns: Nanoseconds) -> Result<()> {
+        if self.stopped_issuing || self.streams[index].stopped {
+            return Ok(());
+        }
+        let Stream { job, generator, gate, poisson, rate_start_ns, .. } = &mut self.streams[index];
+        let (Some(rate), Some(gate)) = (job.rate.as_ref(), gate.as_mut()) else { return self.issue(drive, index, now_ns) };
+        let mixed = matches!(job.rw, ssdlab_workload::RwKind::RandRw | ssdlab_workload::RwKind::ReadWrite);
+        let mut at_ns = now_ns;
+        let Some(io) = generator.next_io_directed(|candidate| {
+            let (op, when) = gate.choose(rate, *rate_start_ns, candidate, now_ns, mixed);
+            at_ns = when;
+            op
+        }) else {
+            // The job has issued its last command.
+            let stream = &mut self.streams[index];
+            stream.stopped = true;
+            if stream.job.exitall {
+                self.stop_issuing();
+            }
+            return Ok(());
+        };
+        gate.account(rate, &io, poisson.as_mut());
+        gate.ready.push_back(io);
+        if at_ns > now_ns {
+            gate.held = true;
+            self.hold(at_ns, index, Held::GateRelease);
+            return Ok(());
+        }
+        self.issue(drive, index, now_ns)
+    }
+
+    /// The command a rate gate held goes at `at_ns`; then the slots waiting behind it take
+    /// their commands, as long as the rate lets them go at once.
+    fn gate_release(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) -> Result<()> {
+        if let Some(gate) = self.streams[index].gate.as_mut() {
+            gate.held = false;
+        }
+        self.issue(drive, index, at_ns)?;
+        while let Some(gate) = self.streams[index].gate.as_mut().filter(|g| !g.held && g.waiting > 0) {
+            gate.waiting -= 1;
+            self.gate_decide(drive, index, at_ns)?;
+        }
+        Ok(())
+    }
+
+    /// Hold stream `index`'s next issue until `at_ns` (ties in the order held), and say what
+    /// happens then.
+    fn hold(&mut self, at_ns: Nanoseconds, index: usize, what: Held) {
         self.pending_seq += 1;
-        self.pending.push(Reverse((at_ns, self.pending_seq, index, through_rate)));
+        self.pending.push(Reverse((at_ns, self.pending_seq, index, what)));
     }
 
     /// How much later than the group's first job its last job starts (fio's `startdelay`).
@@ -404,10 +485,18 @@ impl Run {
                 return Ok(());
             }
         }
+        if let Some(flows) = self.flows.as_mut() {
+            // fio's flow control: a job ahead of its share of its flow waits.
+            if !flows.pass(index) {
+                self.flow_blocked(index, at_ns);
+                return Ok(());
+            }
+        }
+        let stream = &mut self.streams[index];
         if self.flush_stats.is_some() {
             // fio's fsync blocks the job: its next command waits for the flush to return.
             if let Some(until_ns) = stream.flushes.as_ref().map(|f| f.blocked_until_ns).filter(|&t| t > at_ns) {
-                self.hold(until_ns, index, false);
+                self.hold(until_ns, index, Held::Issue);
                 return Ok(());
             }
         }
@@ -425,6 +514,109 @@ impl Run {
         } else {
             self.host_queue.push_back((at_ns, index));
             self.host_queued_max = self.host_queued_max.max(self.host_queue.len() as u64);
+            if let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) {
+                m.outstanding += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// A slot of stream `index` was held back by fio's flow control at `at_ns`: it waits for
+    /// another job of its flow to issue, or, with `flow_sleep`, for the job's commands in flight
+    /// and the sleep after them (`flow.rs`).
+    fn flow_blocked(&mut self, index: usize, at_ns: Nanoseconds) {
+        let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) else { return };
+        m.blocked += 1;
+        if m.sleep_ns > 0 && !m.sleeping {
+            m.sleeping = true;
+            if m.outstanding == 0 {
+                let until_ns = at_ns.saturating_add(m.sleep_ns);
+                self.hold(until_ns, index, Held::FlowRetry);
+            }
+        }
+    }
+
+    /// fio's flow control after an event at `at_ns`: jobs that have ended (issue no more, with
+    /// nothing outstanding) leave their flow; the slots held back by it issue as it allows.
+    fn flow_wake(&mut self, drive: &mut Drive, at_ns: Nanoseconds) -> Result<()> {
+        let Some(flows) = self.flows.as_mut() else { return Ok(()) };
+        for (index, stream) in self.streams.iter().enumerate() {
+            let ended = stream.stopped || self.stopped_issuing;
+            if let Some(m) = flows.members[index].as_ref() {
+                if m.joined && ended && m.outstanding == 0 {
+                    flows.leave(index);
+                }
+            }
+        }
+        for index in 0..self.streams.len() {
+            loop {
+                let Some(flows) = self.flows.as_mut() else { return Ok(()) };
+                let Some(m) = flows.members[index].as_mut() else { break };
+                if m.blocked == 0 || m.sleeping || !flows.allowed(index) {
+                    break;
+                }
+                if let Some(m) = flows.members[index].as_mut() {
+                    m.blocked -= 1;
+                }
+                self.issue(drive, index, at_ns)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A command of stream `index` completed at `done_ns`: with fio's `flow_sleep`, a job held
+    /// back sleeps once its last command in flight is done (fio's `io_u_quiesce`).
+    fn flow_completed(&mut self, index: usize, done_ns: Nanoseconds) {
+        let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) else { return };
+        m.outstanding = m.outstanding.saturating_sub(1);
+        if m.sleeping && m.outstanding == 0 {
+            let until_ns = done_ns.saturating_add(m.sleep_ns);
+            self.hold(until_ns, index, Held::FlowRetry);
+        }
+    }
+
+    /// Nothing is in flight or pending, yet slots are held back by fio's flow control: cannot
+    /// happen while a job in a flow is under its share (one always is), so this is a guard
+    /// against a hang: such a job leaves its flow and issues. Returns whether any did.
+    fn flow_unstick(&mut self, drive: &mut Drive) -> Result<bool> {
+        if self.stopped_issuing {
+            return Ok(false);
+        }
+        let Some(flows) = self.flows.as_mut() else { return Ok(false) };
+        let stuck: Vec<(usize, u32)> =
+            flows.members.iter().enumerate().filter_map(|(i, m)| m.as_ref().filter(|m| m.blocked > 0).map(|m| (i, m.blocked))).collect();
+        debug_assert!(stuck.is_empty(), "flow control held back every job: {stuck:?}");
+        for &(index, _) in &stuck {
+            flows.leave(index);
+            if let Some(m) = flows.members[index].as_mut() {
+                m.blocked = 0;
+                m.sleeping = false;
+            }
+        }
+        let at_ns = self.last_done_ns.max(self.now_ns);
+        for (index, blocked) in &stuck {
+            for _ in 0..*blocked {
+                self.issue(drive, *index, at_ns)?;
+            }
+        }
+        Ok(!stuck.is_empty())
+    }
+
+    /// A job held back with `flow_sleep` wakes at `at_ns` and tries its held slots again.
+    fn flow_retry(&mut self, drive: &mut Drive, index: usize, at_ns: Nanoseconds) -> Result<()> {
+        let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) else { return Ok(()) };
+        m.sleeping = false;
+        let mut left = std::mem::take(&mut m.blocked);
+        while left > 0 {
+            left -= 1;
+            self.issue(drive, index, at_ns)?;
+            if self.flows.as_ref().and_then(|f| f.members[index].as_ref()).is_some_and(|m| m.sleeping) {
+                // Held back again: the rest wait with it.
+                if let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) {
+                    m.blocked += left;
+                }
+                break;
+            }
         }
         Ok(())
     }
@@ -446,17 +638,34 @@ impl Run {
         }
         let needs_content = self.needs_content;
         let stream = &mut self.streams[index];
-        stream.lookahead.fill(drive, &mut stream.generator, &mut stream.content, needs_content);
+        let gated = stream.gate.is_some();
+        if !gated {
+            stream.lookahead.fill(drive, &mut stream.generator, &mut stream.content, needs_content);
+        }
         // The job's next command is a flush (fio's fsync=N) when it has another command to
         // issue after it (fio checks the job's bytes before it takes its next command); the
         // command goes once the flush returns.
-        if self.flush_stats.is_some() && stream.lookahead.get(0).is_some() && stream.flushes.as_ref().is_some_and(|f| f.due()) {
-            let done_ns = drive.flush(at_ns);
-            self.flushed(index, arrival_ns, done_ns, true);
-            self.hold(done_ns, index, false);
-            return Ok(true);
+        if self.flush_stats.is_some() && stream.flushes.as_ref().is_some_and(|f| f.due()) {
+            let has_next = match stream.gate.as_ref() {
+                Some(gate) => !gate.ready.is_empty(),
+                None => stream.lookahead.get(0).is_some(),
+            };
+            if has_next {
+                let done_ns = drive.flush(at_ns);
+                self.flushed(index, arrival_ns, done_ns, true);
+                self.hold(done_ns, index, Held::Issue);
+                return Ok(true);
+            }
         }
-        let Some((io, from)) = stream.lookahead.pop() else {
+        let next = match stream.gate.as_mut() {
+            // A gated job's commands were generated as its rate let them go (content drawn now).
+            Some(gate) => match gate.ready.pop_front() {
+                Some(io) => Some((io, ContentFrom::Stream)),
+                None => return Ok(false),
+            },
+            None => stream.lookahead.pop(),
+        };
+        let Some((io, from)) = next else {
             // A job with a verify phase reads back what it wrote once its writes complete.
             if let Some(v) = stream.verify.as_mut().filter(|v| v.has_phase()) {
                 v.phase = Phase::Draining;
@@ -498,6 +707,9 @@ impl Run {
             }
         }
         self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
+        if let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) {
+            m.outstanding += 1;
+        }
         // A lone job owns every command: no need to track whose each is.
         if self.streams.len() > 1 {
             self.owner_seq += 1;
@@ -518,6 +730,9 @@ impl Run {
     fn drain_host_queue(&mut self, drive: &mut Drive, at_ns: Nanoseconds) -> Result<()> {
         while self.inflight.len() < self.device_depth {
             let Some((arrival_ns, index)) = self.host_queue.pop_front() else { break };
+            if let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) {
+                m.outstanding = m.outstanding.saturating_sub(1);
+            }
             if self.stopped_issuing {
                 continue;
             }
@@ -632,7 +847,7 @@ impl Run {
                 self.host_time_ns += t.think_ns();
             }
             for _ in 0..stream.job.iodepth {
-                self.hold(until_ns, index, true);
+                self.hold(until_ns, index, Held::Schedule);
             }
         }
         true
@@ -741,7 +956,7 @@ impl Run {
                         self.schedule(drive, index, self.start_ns + self.delay_ns)?;
                     } else {
                         // fio's startdelay: the job's slots fill once it starts.
-                        self.hold(self.start_ns + self.delay_ns + delay_ns, index, true);
+                        self.hold(self.start_ns + self.delay_ns + delay_ns, index, Held::Schedule);
                     }
                 }
             }
@@ -749,13 +964,17 @@ impl Run {
         let mut processed = 0;
         while processed < max_completions {
             // Issues a rate limit held back, in time order with the completions (first on a tie).
-            if let Some(&Reverse((at_ns, _, index, through_rate))) = self.pending.peek() {
+            if let Some(&Reverse((at_ns, _, index, what))) = self.pending.peek() {
                 if self.inflight.next_done_ns().is_none_or(|done_ns| at_ns <= done_ns) {
                     self.pending.pop();
-                    if through_rate {
-                        self.schedule(drive, index, at_ns)?;
-                    } else {
-                        self.issue(drive, index, at_ns)?;
+                    match what {
+                        Held::Schedule => self.schedule(drive, index, at_ns)?,
+                        Held::Issue => self.issue(drive, index, at_ns)?,
+                        Held::GateRelease => self.gate_release(drive, index, at_ns)?,
+                        Held::FlowRetry => self.flow_retry(drive, index, at_ns)?,
+                    }
+                    if self.flows.is_some() {
+                        self.flow_wake(drive, at_ns)?;
                     }
                     if self.verifying {
                         self.start_verify_phases(drive, at_ns)?;
@@ -766,7 +985,12 @@ impl Run {
                     continue;
                 }
             }
-            let Some(done) = self.inflight.pop() else { break };
+            let Some(done) = self.inflight.pop() else {
+                if self.flow_unstick(drive)? {
+                    continue;
+                }
+                break;
+            };
             let owner = match self.owners.pop() {
                 Some(Reverse((owner_done_ns, _, owner))) => {
                     debug_assert_eq!(owner_done_ns, done.done_ns, "owner heap out of step with the in-flight queue");
@@ -798,6 +1022,9 @@ impl Run {
                 if let Some(f) = self.streams[owner].flushes.as_mut() {
                     f.in_flight = f.in_flight.saturating_sub(1);
                 }
+            }
+            if self.flows.is_some() {
+                self.flow_completed(owner, done.done_ns);
             }
             self.drain_host_queue(drive, done.done_ns)?;
             // The host's own time per command (ssdlab's host_time) before the slot's next
@@ -834,6 +1061,9 @@ impl Run {
             }
             if self.flush_stats.is_some() {
                 self.end_flushes(drive, done.done_ns);
+            }
+            if self.flows.is_some() {
+                self.flow_wake(drive, done.done_ns)?;
             }
             processed += 1;
         }

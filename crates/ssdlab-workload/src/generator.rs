@@ -255,6 +255,19 @@ impl IoGenerator {
 
     /// The next IO, or `None` when `number_ios` or the byte limit is reached.
     pub fn next_io(&mut self) -> Option<Io> {
+        self.next_io_with(None::<fn(Op) -> Op>)
+    }
+
+    /// The next IO, its direction settled by `choose` from the one the job's mix draws (fio's
+    /// `rate_ddir`, which may switch a mixed job to the direction its rate lets go first); the
+    /// direction is drawn before the size. `None` when `number_ios` or the byte limit is
+    /// reached (`choose` is then not called).
+    pub fn next_io_directed(&mut self, choose: impl FnOnce(Op) -> Op) -> Option<Io> {
+        self.next_io_with(Some(choose))
+    }
+
+    #[inline(always)]
+    fn next_io_with<F: FnOnce(Op) -> Op>(&mut self, choose: Option<F>) -> Option<Io> {
         // fio's trimwrite: the block just trimmed is written next, at the same place.
         if let Some((offset_bytes, len_bytes)) = self.pending_write.take() {
             self.issued_ios += 1;
@@ -276,7 +289,20 @@ impl IoGenerator {
         }
         // With sizes per direction (bs=4k,64k) the direction is drawn first; otherwise the size
         // first, as always (the same draws as before for every job without them).
-        let (mut len_bytes, op) = if self.job.block_sizes_by_op.is_some() {
+        let (mut len_bytes, op) = if let Some(choose) = choose {
+            let op = choose(self.pick_op());
+            let len = match self.job.block_sizes_by_op.as_deref() {
+                Some(by_op) => {
+                    let sizes = &by_op[op.index()];
+                    if let Some(align) = self.align_by_op {
+                        self.align_bytes = align[op.index()];
+                    }
+                    pick_weighted(&mut self.rng, sizes, sizes.iter().map(|(_, w)| *w as u64).sum())
+                }
+                None => self.pick_block_size(),
+            };
+            (len, op)
+        } else if self.job.block_sizes_by_op.is_some() {
             let op = self.pick_op();
             let sizes = &self.job.block_sizes_by_op.as_deref().expect("checked")[op.index()];
             let len = pick_weighted(&mut self.rng, sizes, sizes.iter().map(|(_, w)| *w as u64).sum());

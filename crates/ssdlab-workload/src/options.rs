@@ -253,29 +253,98 @@ pub struct LogSettings {
     pub avg_msec: u64,
 }
 
-/// fio's `rate_iops` or `rate` of a job (its direction's value): the job issues no faster.
+/// fio's `rate_iops` or `rate` of a job: each direction it issues is paced to its own value
+/// (fio's `rate_bps[ddir]`), by the bytes it has issued in that direction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RateLimit {
     /// The option as given, for reports: `("rate_iops", "1000")`.
     pub given: (String, String),
-    /// Simulated ns per command times `per`: the k-th command (from 0) of the job is issued no
-    /// earlier than `k * ns_times_per / per` after the job's start (fio's linear rate process).
-    pub ns_times_per: u128,
-    /// Denominator of the spacing (commands or bytes per second).
-    pub per: u64,
+    /// Each direction's pacing (reads, writes, trims); `None`: that direction is not limited
+    /// (or the job does not issue it).
+    pub directions: [Option<DirectionRate>; 3],
+    /// The one direction the job issues, when it issues one direction of one block size: its
+    /// k-th command (from 0) may go at `k * ns_times_per / per` after its start, whatever the
+    /// earlier ones did, so each slot is paced as it frees (`None`: the run paces the job one
+    /// command at a time, as fio's loop does, choosing each command's direction by its rates).
+    pub uniform: Option<usize>,
     /// fio's `rate_process=poisson`: exponential gaps of the same mean, drawn from the job's seed.
     pub poisson: bool,
+    /// The directions the job issues (reads, writes, trims): a mixed job with `rwmixread=100`
+    /// issues no writes.
+    pub issued: [bool; 3],
 }
 
-impl RateLimit {
-    /// Commands per second the limit allows.
+/// The pacing of one direction of a job (fio's `rate_bps[ddir]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectionRate {
+    /// Bytes per second the direction may move: `rate`, or `rate_iops` times the direction's
+    /// smallest block size (fio 3.33 paces a job of several block sizes by bytes, so
+    /// `rate_iops` counts commands of the smallest size).
+    pub bytes_per_second: u64,
+    /// Simulated ns per command of the smallest size, times `per`: the spacing of a job of one
+    /// block size (and the mean gap of `rate_process=poisson`).
+    pub ns_times_per: u128,
+    /// Denominator of the spacing (commands per second for `rate_iops`, bytes per second for
+    /// `rate`).
+    pub per: u64,
+}
+
+impl DirectionRate {
+    /// Earliest issue time of the direction's next command, ns after the job's start, once
+    /// `bytes_before` bytes went in that direction (fio's linear `usec_for_io`).
+    pub fn offset_for_bytes_ns(&self, bytes_before: u64) -> u128 {
+        bytes_before as u128 * 1_000_000_000 / self.bytes_per_second as u128
+    }
+
+    /// Mean gap between commands, ns (of the smallest block size).
+    pub fn mean_gap_ns(&self) -> f64 {
+        self.ns_times_per as f64 / self.per as f64
+    }
+
+    /// Commands of the smallest block size per second.
     pub fn commands_per_second(&self) -> f64 {
         self.per as f64 * 1e9 / self.ns_times_per as f64
     }
+}
 
-    /// Earliest issue time of the `k`-th command (from 0), ns after the job's start (linear).
-    pub fn linear_offset_ns(&self, k: u64) -> u128 {
-        k as u128 * self.ns_times_per / self.per as u128
+/// fio's token-based flow control (`flow`, `flow_id`, `flow_sleep`; fio's `flow.c`): the jobs
+/// of one `flow_id` issue in proportion to their weights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flow {
+    /// fio's `flow_id`: jobs with the same id share one counter (default 0).
+    pub id: u32,
+    /// fio's `flow`: the job's weight, 1 to 1000 (0, fio's default, takes the job out of flow
+    /// control).
+    pub weight: u32,
+    /// fio's `flow_sleep`: once held back, the job waits for its commands in flight, then
+    /// sleeps this long before it tries again (0: it tries again as soon as another job of its
+    /// flow has issued).
+    pub sleep_ns: Nanoseconds,
+}
+
+impl RateLimit {
+    /// Commands per second the limit allows, summed over the directions the job issues, when
+    /// each of them is limited (commands of the smallest block size: a job of several sizes
+    /// issues fewer, as fio's byte pacing does).
+    pub fn commands_per_second(&self) -> Option<f64> {
+        let mut sum = 0.0;
+        for (direction, issued) in self.directions.iter().zip(self.issued) {
+            if issued {
+                sum += direction.as_ref()?.commands_per_second();
+            }
+        }
+        Some(sum)
+    }
+
+    /// The uniform job's pacing (see [`RateLimit::uniform`]).
+    pub fn uniform_rate(&self) -> Option<&DirectionRate> {
+        self.directions[self.uniform?].as_ref()
+    }
+
+    /// Earliest issue time of the `k`-th command (from 0) of a uniform job, ns after the job's
+    /// start (linear); `None` for a job paced one command at a time.
+    pub fn linear_offset_ns(&self, k: u64) -> Option<u128> {
+        self.uniform_rate().map(|r| k as u128 * r.ns_times_per / r.per as u128)
     }
 }
 
@@ -389,6 +458,11 @@ pub struct JobSpec {
     /// `rate` as given: bytes per second for read, write, trim (0: no limit).
     rate_bytes_given: Option<([u64; 3], String)>,
     rate_poisson: bool,
+    /// fio's flow control between the jobs of a group (`flow` above 0; resolved by `finish`).
+    pub flow: Option<Flow>,
+    flow_weight: u32,
+    flow_id: u32,
+    flow_sleep_ns: Option<Nanoseconds>,
     /// fio's `latency_target` search (resolved by `finish` from the three options).
     pub latency_target: Option<LatencyTarget>,
     latency_target_ns: Nanoseconds,
@@ -528,6 +602,10 @@ impl JobSpec {
             rate_iops_given: None,
             rate_bytes_given: None,
             rate_poisson: false,
+            flow: None,
+            flow_weight: 0,
+            flow_id: 0,
+            flow_sleep_ns: None,
             latency_target: None,
             latency_target_ns: 0,
             latency_window_ns: None,
@@ -803,6 +881,17 @@ impl JobSpec {
                 let values = per_direction(t, |part| parse_size_bytes_with(part, kb_base)).map_err(|m| Error::Workload(format!("{at}: rate: {m}")))?;
                 self.rate_bytes_given = Some((values, t.to_string()));
             }
+            "flow" => {
+                // fio 3.33 takes 0 to 1000 (older fio read a negative flow otherwise).
+                let t = need()?;
+                if t.starts_with('-') {
+                    return Err(Error::Workload(format!("{at}: flow: must be 0 to 1000 (fio's weight; got {t})")));
+                }
+                self.flow_weight = int(1000)? as u32;
+            }
+            "flow_id" => self.flow_id = int(u32::MAX as u64)? as u32,
+            // A bare number of microseconds, as fio's.
+            "flow_sleep" => self.flow_sleep_ns = Some(time(TimeUnit::Microseconds)?),
             "rate_process" => {
                 self.rate_poisson = match need()? {
                     "linear" => false,
@@ -1145,6 +1234,15 @@ impl JobSpec {
             Ok(rate) => self.rate = rate,
             Err(m) => problems.push(format!("{at}: {m}")),
         }
+        if let (Some(rate), Some(_)) = (&self.rate, &self.verify) {
+            if rate.uniform.is_none() {
+                problems.push(format!(
+                    "{at}: {}={}: a rate on a mixed job or one of several block sizes, with verify, is not simulated (give the rate to a job of one direction and one block size)",
+                    rate.given.0, rate.given.1
+                ));
+            }
+        }
+        self.finish_flow();
         match self.given_limits.resolve([self.rate_bytes_given.as_ref().map(|(v, _)| *v), self.rate_iops_given.as_ref().map(|(v, _)| *v)]) {
             Ok(limits) => self.limits = limits,
             Err(m) => problems.push(format!("{at}: {m}")),
@@ -1164,6 +1262,22 @@ impl JobSpec {
             Ok(())
         } else {
             Err(Error::Workload(problems.join("\n")))
+        }
+    }
+
+    /// fio's flow control: a job with a `flow` weight above 0 joins its `flow_id`'s counter;
+    /// without one, `flow_id` and `flow_sleep` do nothing (fio's `flow_init_job`).
+    fn finish_flow(&mut self) {
+        if self.flow_weight > 0 {
+            self.flow = Some(Flow { id: self.flow_id, weight: self.flow_weight, sleep_ns: self.flow_sleep_ns.unwrap_or(0) });
+            return;
+        }
+        self.flow = None;
+        if self.flow_id > 0 {
+            self.note_no_effect("flow_id");
+        }
+        if self.flow_sleep_ns.is_some_and(|ns| ns > 0) {
+            self.note_no_effect("flow_sleep");
         }
     }
 
@@ -1265,40 +1379,53 @@ impl JobSpec {
         }
     }
 
-    /// The job's rate limit from `rate_iops`/`rate`, for its direction (fio's values are per
-    /// direction: read, write, trim).
+    /// The job's rate limit from `rate_iops`/`rate` (fio's values are per direction: read,
+    /// write, trim), for the directions the job issues.
     fn resolve_rate(&self) -> std::result::Result<Option<RateLimit>, String> {
-        let direction = match self.rw {
-            RwKind::Read | RwKind::RandRead => Some(0),
-            RwKind::Write | RwKind::RandWrite => Some(1),
-            RwKind::Trim | RwKind::RandTrim => Some(2),
-            RwKind::RandRw | RwKind::ReadWrite | RwKind::TrimWrite | RwKind::RandTrimWrite => None,
+        let nonzero = |given: &Option<([u64; 3], String)>| given.as_ref().is_some_and(|(v, _)| v.iter().any(|&x| x > 0));
+        if nonzero(&self.rate_iops_given) && nonzero(&self.rate_bytes_given) {
+            // fio's fixup_options refuses any of one with any of the other.
+            return Err("rate and rate_iops are mutually exclusive (as in fio: give one of them)".to_string());
+        }
+        let Some(((values, text), key)) = [(&self.rate_iops_given, "rate_iops"), (&self.rate_bytes_given, "rate")]
+            .into_iter()
+            .find_map(|(g, k)| g.as_ref().filter(|(v, _)| v.iter().any(|&x| x > 0)).map(|g| (g, k)))
+        else {
+            return Ok(None);
         };
-        let mut found: Vec<(&str, u64, &String)> = Vec::new();
-        for (key, given) in [("rate_iops", &self.rate_iops_given), ("rate", &self.rate_bytes_given)] {
-            let Some((values, text)) = given else { continue };
-            match direction {
-                Some(d) if values[d] > 0 => found.push((key, values[d], text)),
-                Some(_) => {}
-                None if values[0] > 0 || values[1] > 0 => {
-                    return Err(format!(
-                        "{key}={text}: fio limits each direction of a mixed job (rw={}) to its own rate; that is not simulated (give the limit to jobs of one direction side by side)",
-                        self.rw.name()
-                    ))
-                }
-                None => {}
+        let mixed = matches!(self.rw, RwKind::RandRw | RwKind::ReadWrite);
+        let issued = [self.rw.reads() && (!mixed || self.rwmixread > 0), self.rw.writes() && (!mixed || self.rwmixread < 100), self.rw.trims()];
+        if !(0..3).any(|d| issued[d] && values[d] > 0) {
+            return Ok(None);
+        }
+        if self.rw.trims_then_writes() {
+            return Err(format!(
+                "{key}={text}: a rate on rw={} is not simulated (fio paces its trims and the writes after them each to its own rate)",
+                self.rw.name()
+            ));
+        }
+        let sizes_of = |d: usize| -> &[(u64, u32)] {
+            match self.block_sizes_by_op.as_deref() {
+                Some(by_op) => &by_op[d],
+                None => &self.block_sizes,
             }
+        };
+        let mut directions = [None; 3];
+        for d in 0..3 {
+            if !issued[d] || values[d] == 0 {
+                continue;
+            }
+            let smallest = sizes_of(d).iter().map(|(b, _)| *b).min().unwrap_or(4096);
+            let (per, ns_times_per, bytes_per_second) = if key == "rate" {
+                (values[d], 1_000_000_000u128 * smallest as u128, values[d])
+            } else {
+                (values[d], 1_000_000_000u128, values[d].saturating_mul(smallest))
+            };
+            directions[d] = Some(DirectionRate { bytes_per_second, ns_times_per, per });
         }
-        let Some(&(key, value, text)) = found.first() else { return Ok(None) };
-        if found.len() > 1 {
-            return Err("give rate_iops or rate, not both".to_string());
-        }
-        if self.block_sizes.len() > 1 {
-            return Err(format!("{key}={text}: fio paces a job of several block sizes by bytes at its smallest size; a rate with bsrange or bssplit is not simulated (give one bs)"));
-        }
-        let bs = self.block_sizes[0].0;
-        let ns_times_per = if key == "rate" { 1_000_000_000u128 * bs as u128 } else { 1_000_000_000 };
-        Ok(Some(RateLimit { given: (key.to_string(), text.clone()), ns_times_per, per: value, poisson: self.rate_poisson }))
+        let issued_count = issued.iter().filter(|&&i| i).count();
+        let uniform = (0..3).find(|&d| issued[d]).filter(|&d| issued_count == 1 && sizes_of(d).len() == 1);
+        Ok(Some(RateLimit { given: (key.to_string(), text.clone()), directions, uniform, poisson: self.rate_poisson, issued }))
     }
 
     /// Set the block sizes from `bs`, `bsrange` or `bssplit`'s text: one value for every
@@ -1640,27 +1767,69 @@ mod tests {
     }
 
     #[test]
+    fn flow_options_as_fio_reads_them() {
+        let parse = |items: &[&str]| parse_options("cli", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let job = parse(&["flow=8", "flow_id=3", "flow_sleep=1000"]).unwrap();
+        assert_eq!(job.flow, Some(Flow { id: 3, weight: 8, sleep_ns: 1_000_000 }));
+        assert_eq!(parse(&["flow=2"]).unwrap().flow, Some(Flow { id: 0, weight: 2, sleep_ns: 0 }));
+        // flow=0 is fio's default: no flow control; its id and sleep then change nothing.
+        let job = parse(&["flow=0", "flow_id=3", "flow_sleep=5ms"]).unwrap();
+        assert!(
+            job.flow.is_none() && job.no_effect.contains(&"flow_id".to_string()) && job.no_effect.contains(&"flow_sleep".to_string()),
+            "{:?}",
+            job.no_effect
+        );
+        for (items, says) in [
+            (vec!["flow=1001"], "must be 0 to 1000"),
+            (vec!["flow=-1"], "must be 0 to 1000"),
+            (vec!["flow_id=x"], "whole number"),
+            (vec!["flow_sleep=soon"], "flow_sleep"),
+        ] {
+            let err = parse(&items).unwrap_err().to_string();
+            assert!(err.contains(says), "{items:?}: {err}");
+        }
+    }
+
+    #[test]
     fn rate_limits_are_read_per_direction_as_fio() {
         let job = parse_options("cli", &["rw=randread".into(), "rate_iops=500".into()]).unwrap();
         let rate = job.rate.clone().unwrap();
-        assert_eq!((rate.commands_per_second(), rate.linear_offset_ns(3), rate.poisson), (500.0, 6_000_000, false));
+        assert_eq!((rate.commands_per_second(), rate.linear_offset_ns(3), rate.poisson), (Some(500.0), Some(6_000_000), false));
         // `rate=10m` at bs=4k: 2,560 commands per second.
         let job = parse_options("cli", &["rw=write".into(), "bs=4k".into(), "rate=10m".into(), "rate_process=poisson".into()]).unwrap();
         let rate = job.rate.clone().unwrap();
-        assert!((rate.commands_per_second() - 2560.0).abs() < 1e-9 && rate.poisson, "{rate:?}");
+        assert!((rate.commands_per_second().unwrap() - 2560.0).abs() < 1e-9 && rate.poisson, "{rate:?}");
         // READ,WRITE: a write job takes the second value; `,100` limits only writes.
         let job = parse_options("cli", &["rw=randwrite".into(), "rate_iops=500,100".into()]).unwrap();
-        assert_eq!(job.rate.unwrap().commands_per_second(), 100.0);
+        assert_eq!(job.rate.unwrap().commands_per_second(), Some(100.0));
         let job = parse_options("cli", &["rw=randread".into(), "rate_iops=,100".into()]).unwrap();
         assert_eq!(job.rate, None);
         // With two values trims take the second, as fio.
         let job = parse_options("cli", &["rw=trim".into(), "rate_iops=500,100".into()]).unwrap();
-        assert_eq!(job.rate.unwrap().commands_per_second(), 100.0);
-        // Refused clearly: a mixed job (fio limits each direction), several block sizes, both options.
+        assert_eq!(job.rate.unwrap().commands_per_second(), Some(100.0));
+        // A mixed job: each direction its own rate, paced one command at a time; a direction
+        // without a rate leaves no commands-per-second figure.
+        let job = parse_options("cli", &["rw=randrw".into(), "rate_iops=500,200".into()]).unwrap();
+        let rate = job.rate.unwrap();
+        assert_eq!((rate.uniform, rate.commands_per_second(), rate.issued), (None, Some(700.0), [true, true, false]));
+        let job = parse_options("cli", &["rw=randrw".into(), "rate_iops=500,".into()]).unwrap();
+        assert_eq!(job.rate.unwrap().commands_per_second(), None);
+        let job = parse_options("cli", &["rw=randrw".into(), "rwmixread=100".into(), "rate_iops=500,".into()]).unwrap();
+        assert_eq!(job.rate.unwrap().commands_per_second(), Some(500.0));
+        // Several block sizes: paced by bytes at the smallest size (rate_iops x 4 KiB).
+        let job = parse_options("cli", &["rw=randread".into(), "bsrange=4k-16k".into(), "rate_iops=500".into()]).unwrap();
+        let rate = job.rate.unwrap();
+        assert_eq!((rate.uniform, rate.directions[0].unwrap().bytes_per_second), (None, 500 * 4096));
+        // Sizes per direction: a read job of one read size is paced slot by slot.
+        let job = parse_options("cli", &["rw=randread".into(), "bs=4k,64k".into(), "rate=8m".into()]).unwrap();
+        assert_eq!(job.rate.unwrap().uniform, Some(0));
+        // Refused clearly: both options (fio: mutually exclusive, whatever the directions),
+        // trimwrite, verify with a rate paced by bytes.
         for (items, says) in [
-            (vec!["rw=randrw", "rate_iops=500"], "mixed job"),
-            (vec!["rw=randread", "bsrange=4k-16k", "rate_iops=500"], "several block sizes"),
-            (vec!["rw=randread", "rate_iops=500", "rate=1m"], "not both"),
+            (vec!["rw=randread", "rate_iops=500", "rate=1m"], "mutually exclusive"),
+            (vec!["rw=randrw", "rate_iops=,500", "rate=1m,"], "mutually exclusive"),
+            (vec!["rw=trimwrite", "rate_iops=500"], "rw=trimwrite is not simulated"),
+            (vec!["rw=randrw", "rate_iops=500", "verify=crc32c"], "with verify, is not simulated"),
             (vec!["rw=randread", "rate_process=bursty"], "unknown process"),
             (vec!["rw=randread", "rate_iops=fast"], "whole number"),
             (vec!["rw=randread", "rate_iops=100", "rate_iops_min=500"], "rate_iops_min (500) exceeds rate_iops (100) for reads"),

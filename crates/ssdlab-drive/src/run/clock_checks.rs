@@ -25,8 +25,24 @@ pub(super) fn check_rate(job: &JobSpec, generator: &IoGenerator, from_ns: Nanose
     }
     let ios = most_ios(job, generator);
     let room_ns = crate::session::MAX_SIMULATED_NS - from_ns.min(crate::session::MAX_SIMULATED_NS);
-    // Linear spacing; a Poisson process takes as long on average.
-    let needed = rate.linear_offset_ns(ios);
+    // Linear spacing; a Poisson process takes as long on average. A job paced by bytes moves
+    // its bytes no faster than its directions' rates together (none when a direction it issues
+    // has no limit).
+    let needed = match rate.linear_offset_ns(ios) {
+        Some(ns) => ns,
+        None => {
+            let mut bytes_per_second = 0u128;
+            for (direction, issued) in rate.directions.iter().zip(rate.issued) {
+                match direction {
+                    Some(d) if issued => bytes_per_second += d.bytes_per_second as u128,
+                    None if issued => return Ok(()),
+                    _ => {}
+                }
+            }
+            // (At least its IOs of the smallest size.)
+            ios as u128 * job.min_block_bytes() as u128 * 1_000_000_000 / bytes_per_second.max(1)
+        }
+    };
     if needed > room_ns as u128 {
         bail!(
             Workload,

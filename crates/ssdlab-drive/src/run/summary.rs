@@ -75,7 +75,7 @@ impl Run {
             series_truncated: self.metrics.truncated(),
             jobs_in_group: self.streams.len() as u32,
             host_queued_max: self.host_queued_max,
-            rate_iops_limit: self.job.group().map(|j| j.rate.as_ref().map(|r| r.commands_per_second())).sum(),
+            rate_iops_limit: self.job.group().map(|j| j.rate.as_ref().and_then(|r| r.commands_per_second())).sum(),
             unmapped_read_bytes: {
                 let sectors = d.host_read_sectors - db.host_read_sectors;
                 let unmapped = (d.unmapped_sector_reads - db.unmapped_sector_reads).min(sectors);
