@@ -8,3 +8,11 @@ SMALL = [
     "nand.blocks_per_plane=64",
     f"drive.capacity_bytes_user={(8 * 2 * 64 * 256 * 8192) * 85 // 100 // 4096 * 4096}",
 ]
+
+
+def small_args():
+    """``--set`` arguments of the small test drive, for the command line."""
+    out = []
+    for item in SMALL:
+        out += ["--set", item]
+    return out

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from small_drive import SMALL
+from small_drive import small_args  # noqa: F401 (the fio tests import it from here)
 
 #: fio's own example job files, kept beside the project (never copied into it).
 EXAMPLES = Path(os.environ.get("SSDLAB_FIO_EXAMPLES", Path(__file__).resolve().parents[2].parent / "shared" / "fio-examples"))
@@ -14,11 +14,3 @@ EXAMPLES = Path(os.environ.get("SSDLAB_FIO_EXAMPLES", Path(__file__).resolve().p
 def ssdlab(*args, cwd=None, env=None, timeout=600):
     """Run the ``ssdlab`` command line; returns the completed process."""
     return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
-
-
-def small_args():
-    """``--set`` arguments of the small test drive."""
-    out = []
-    for item in SMALL:
-        out += ["--set", item]
-    return out

@@ -6,18 +6,11 @@ import sys
 
 import pytest
 
-from small_drive import SMALL
+from small_drive import small_args
 
 
 def ssdlab(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True, cwd=cwd)
-
-
-def small_args():
-    out = []
-    for item in SMALL:
-        out += ["--set", item]
-    return out
 
 
 def test_profiles_and_profile_show():

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from small_drive import SMALL
+from small_drive import SMALL, small_args
 
 MD5_A = "56f11b711d91a065a2b6458eca924523"
 
@@ -34,13 +34,6 @@ SAMPLES = {
 
 def ssdlab(*args):
     return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True)
-
-
-def small():
-    out = []
-    for item in SMALL:
-        out += ["--set", item]
-    return out
 
 
 def stats(path, *args):
@@ -69,10 +62,10 @@ def test_detected_named_and_one_volume_read(tmp_path, fmt):
     assert "--volume ID" in r.stderr
     # --volume all lists every volume; replay takes one volume only.
     assert stats(path, "--volume", "all")["requests"] == 4
-    r = ssdlab("trace", "replay", str(path), *small(), "--volume", "all")
+    r = ssdlab("trace", "replay", str(path), *small_args(), "--volume", "all")
     assert r.returncode == 2 and "one drive replays one volume" in r.stderr
     for volume, requests in ((first, 3), (second, 1)):
-        r = ssdlab("trace", "replay", str(path), *small(), "--volume", volume, "--json", "-")
+        r = ssdlab("trace", "replay", str(path), *small_args(), "--volume", volume, "--json", "-")
         assert r.returncode == 0, r.stderr
         s = json.loads(r.stdout)
         assert (s["requests"], s["other_volume_requests"]) == (requests, 4 - requests)
@@ -108,7 +101,7 @@ def test_content_hashes_decide_what_the_drive_stores(tmp_path):
     assert stats(distinct)["content"]["duplicate_share"] == 0.0
 
     def replay(path):
-        r = ssdlab("trace", "replay", str(path), *small(), "--json", "-")
+        r = ssdlab("trace", "replay", str(path), *small_args(), "--json", "-")
         assert r.returncode == 0, r.stderr
         return json.loads(r.stdout)
 
@@ -124,9 +117,9 @@ def test_content_hashes_decide_what_the_drive_stores(tmp_path):
         s.pop("wall_seconds")
     assert one == again
     # The text summary says what the engine did; a data file cannot stand in for named content.
-    r = ssdlab("trace", "replay", str(same), *small())
+    r = ssdlab("trace", "replay", str(same), *small_args())
     assert r.returncode == 0 and "deduplicated 100.0% of written sectors" in r.stdout, r.stdout
-    r = ssdlab("trace", "replay", str(same), *small(), "--data-file", str(distinct))
+    r = ssdlab("trace", "replay", str(same), *small_args(), "--data-file", str(distinct))
     assert r.returncode == 2 and f"{same}:1: the trace records a content hash" in r.stderr and "Traceback" not in r.stderr
 
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from small_drive import SMALL
+from small_drive import small_args
 
 SAMPLES = {
     "msr": "128166372003061629,hm,0,Read,4096,4096,1010\n128166372003071629,hm,0,Write,8192,16384,500\n128166372003081629,hm,0,Write,24576,4096,500\n",
@@ -27,13 +27,6 @@ SAMPLES = {
 
 def ssdlab(*args):
     return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True)
-
-
-def small():
-    out = []
-    for item in SMALL:
-        out += ["--set", item]
-    return out
 
 
 @pytest.mark.parametrize("fmt", sorted(SAMPLES))
@@ -61,11 +54,11 @@ def test_replay_end_to_end(tmp_path, fmt):
     path = tmp_path / f"t.{fmt}"
     path.write_text(SAMPLES[fmt])
     for mode in ("queue-depth", "timestamps"):
-        r = ssdlab("trace", "replay", str(path), *small(), "--mode", mode, "--json", "-")
+        r = ssdlab("trace", "replay", str(path), *small_args(), "--mode", mode, "--json", "-")
         assert r.returncode == 0, r.stderr
         s = json.loads(r.stdout)
         assert s["requests"] == 3 and s["reads"] == 1 and s["writes"] == 2 and s["mode"] == mode
-    r = ssdlab("trace", "replay", str(path), *small())
+    r = ssdlab("trace", "replay", str(path), *small_args())
     assert r.returncode == 0 and "average" in r.stdout
 
 
@@ -77,7 +70,7 @@ def test_generated_light_workload_and_its_replay(tmp_path):
     assert s["ops"] == {"read": 372_630, "write": 459_709}
     assert s["mean_queue_depth"] == pytest.approx(2.2029, rel=0.02)
     assert s["sequential_share"] == pytest.approx(0.62, rel=0.02)
-    r = ssdlab("trace", "replay", str(path), *small(), "--remap", "--json", "-")
+    r = ssdlab("trace", "replay", str(path), *small_args(), "--remap", "--json", "-")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["requests"] == 832_339 and out["remapped"] > 0
@@ -110,9 +103,9 @@ def test_skip_bad_counts_and_addresses_beyond_the_drive(tmp_path):
     assert s["requests"] == 2 and s["skipped_lines"] == 1
     far = tmp_path / "far.disksim"
     far.write_text("0.0 0 8 8 1\n1.0 0 900000000000 8 0\n")
-    r = ssdlab("trace", "replay", str(far), *small())
+    r = ssdlab("trace", "replay", str(far), *small_args())
     assert r.returncode == 2 and "beyond the drive" in r.stderr and "Traceback" not in r.stderr
-    r = ssdlab("trace", "replay", str(far), *small(), "--remap", "--json", "-")
+    r = ssdlab("trace", "replay", str(far), *small_args(), "--remap", "--json", "-")
     assert r.returncode == 0 and json.loads(r.stdout)["remapped"] == 1
     r = ssdlab("trace", "generate", "superheavy", "--out", str(tmp_path / "x.csv"))
     assert r.returncode == 2 and "unknown workload" in r.stderr
@@ -147,7 +140,7 @@ def test_a_trace_of_several_devices_is_refused_not_overlaid_on_one_drive(tmp_pat
     # fio's iolog of two files (or blkparse of two disks): both wrote offset 0 of the one drive.
     path = tmp_path / "two.log"
     path.write_text("fio version 2 iolog\n/dev/sda add\n/dev/sdb add\n/dev/sda write 0 4096\n/dev/sdb write 0 4096\n")
-    r = ssdlab("trace", "replay", str(path), *small())
+    r = ssdlab("trace", "replay", str(path), *small_args())
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert f"{path}:5: a request for device `/dev/sdb`, where the requests before are for `/dev/sda`" in r.stderr
     s = json.loads(ssdlab("trace", "stats", str(path), "--skip-bad", "--json").stdout)
@@ -158,6 +151,6 @@ def test_a_trace_without_requests_is_refused_by_replay_as_by_stats(tmp_path):
     # `trace stats` refused it; `trace replay` printed "replayed 0 requests" and exit 0.
     path = tmp_path / "empty.log"
     path.write_text("fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x close\n")
-    for command in (["stats", str(path)], ["replay", str(path), *small()]):
+    for command in (["stats", str(path)], ["replay", str(path), *small_args()]):
         r = ssdlab("trace", *command)
         assert r.returncode == 2 and r.stderr.strip() == f"ssdlab: error: {path}: the trace has no requests", r.stderr
