@@ -37,8 +37,7 @@ impl HostInterface {
         match self {
             Self::Sata3G => 275_000_000,
             Self::Sata6G => 550_000_000,
-            Self::Pcie3 => 984_615_384 * 256 / 280,
-            Self::Pcie4 => 1_969_230_769 * 256 / 280,
+            Self::Pcie3 | Self::Pcie4 => self.line_bytes_per_second() * 256 / 280,
         }
     }
 
