@@ -210,7 +210,7 @@ impl Drive {
             }
         };
         let mut flash = FlashArray::new(profile.geometry.clone(), profile.timing.clone(), profile.energy.clone());
-        flash.set_suspend(profile.media.suspend);
+        flash.set_suspend(profile.media.suspend.or(profile.controller.reads_first.then_some(ssdlab_nand::Suspend::READS_FIRST_ONLY)));
         let buffer = WriteBuffer::new((profile.controller.write_buffer_bytes / SECTOR_BYTES) as usize);
         let c = &profile.controller;
         // A controller that reads only the ECC units it needs from a page (partial-page reads)

@@ -61,7 +61,7 @@ impl Drive {
         for &unit in &misses {
             // The cache's unit is a map page, or a codeword of one; the map page's number sets its die.
             let page = unit / per_page;
-            known_ns = known_ns.max(self.flash.read((page % dies) as u32, ready_ns, 1, read_bytes, OpKind::Internal));
+            known_ns = known_ns.max(self.flash.read_map_page((page % dies) as u32, ready_ns, read_bytes));
             self.counters.map_page_reads += 1;
         }
         self.map_misses = misses;

@@ -1,7 +1,9 @@
 //! Occupancy timelines of dies and channels, with operation counters.
 //!
 //! Dies are first-come first-served: an operation starts once the data it needs is ready and
-//! the die has finished what was booked before. Channels are [`Timeline`]s: a transfer takes the
+//! the die has finished what was booked before; with reads first (`set_suspend`), a read a host
+//! command waits for goes ahead of the programs, erases and internal reads queued on its die
+//! (and may suspend the one in progress, on NAND that suspends). Channels are [`Timeline`]s: a transfer takes the
 //! earliest gap long enough for it, even before a transfer booked earlier for a later time. A read books the die for tR and then the channel for
 //! the transfer out; a program books the channel for the transfer in and the die for the transfer
 //! plus tPROG; an erase books only the die.
@@ -74,8 +76,8 @@ pub struct FlashArray {
     /// Thermal throttling: after each operation a die rests this share of the operation's time
     /// (16.16 fixed point; 0: no throttling).
     rest_q16: u64,
-    /// Program/erase suspend by host reads (NAND that supports it), and per die the operations
-    /// booked from the present on, in order (kept only when suspend is on).
+    /// Reads first, with program/erase suspend by host reads on NAND that supports it, and per
+    /// die the operations booked from the present on, in order (kept only when reads go first).
     suspend: Option<crate::Suspend>,
     booked: Vec<std::collections::VecDeque<BookedOp>>,
 }
@@ -87,6 +89,9 @@ struct BookedOp {
     end_ns: Nanoseconds,
     /// A program or erase (suspendable), not a read.
     long: bool,
+    /// A read a host command waits for (its data or its map page): later host reads queue
+    /// behind it; everything else queued (programs, erases, GC's reads) they go ahead of.
+    host_read: bool,
     /// Times the operation was suspended so far.
     suspended: u32,
 }
@@ -120,8 +125,9 @@ impl FlashArray {
         }
     }
 
-    /// Let host reads go ahead of programs and erases and suspend the one in progress (`Some`),
-    /// or not.
+    /// Let host reads go ahead of queued programs, erases and internal reads, and suspend the
+    /// one in progress up to `max_per_op` times (`Some`; [`crate::Suspend::READS_FIRST_ONLY`]:
+    /// never), or serve every die first come, first served (`None`).
     pub fn set_suspend(&mut self, suspend: Option<crate::Suspend>) {
         self.suspend = suspend;
         self.booked = vec![std::collections::VecDeque::new(); self.die_free_ns.len()];
@@ -129,9 +135,9 @@ impl FlashArray {
 
     /// Note an operation just booked on die `d` (drives whose NAND suspends).
     #[inline(always)]
-    fn note_booked(&mut self, d: usize, start_ns: Nanoseconds, end_ns: Nanoseconds, long: bool) {
+    fn note_booked(&mut self, d: usize, start_ns: Nanoseconds, end_ns: Nanoseconds, long: bool, host_read: bool) {
         if self.suspend.is_some() {
-            self.push_booked(d, BookedOp { start_ns, end_ns, long, suspended: 0 });
+            self.push_booked(d, BookedOp { start_ns, end_ns, long, host_read, suspended: 0 });
         }
     }
 
@@ -142,26 +148,26 @@ impl FlashArray {
         self.booked[d].push_back(op);
     }
 
-    /// A host read ready at `ready_ns` on busy die `d`, on NAND that suspends: the read goes
-    /// ahead of the programs and erases queued on the die (firmware schedules reads first),
-    /// after the reads already waiting (reads stay in arrival order); when nothing but a
+    /// A host read ready at `ready_ns` on busy die `d`, with reads first: the read goes ahead
+    /// of the programs, erases and internal reads queued on the die, after the host reads
+    /// already waiting (they stay in arrival order); when nothing but a
     /// program or erase in progress is ahead of it, the read suspends it (up to the NAND's limit
     /// per operation) or waits for its end. The programs and erases the read goes ahead of move
     /// later by the read's time (and a suspended one by both latencies too). (Completion times
     /// already given for operations that move are not revised.)
     #[cold]
-    fn read_ahead(&mut self, d: usize, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, sense_ns: Nanoseconds) -> Nanoseconds {
+    fn read_ahead(&mut self, d: usize, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, kind: OpKind, sense_ns: Nanoseconds) -> Nanoseconds {
         let sp = self.suspend.expect("suspend is on");
         let ops = &mut self.booked[d];
         while ops.front().is_some_and(|o| o.end_ns <= ready_ns) {
             ops.pop_front();
         }
-        let last_read = ops.iter().rposition(|o| !o.long);
+        let last_read = ops.iter().rposition(|o| o.host_read);
         let (start_ns, at, suspended) = match last_read {
-            // Behind the reads already on the die, ahead of what is queued after them.
+            // Behind the host reads already on the die, ahead of what is queued after them.
             Some(r) => (ops[r].end_ns.max(ready_ns), r + 1, None),
             None => match ops.front() {
-                Some(o) if o.start_ns <= ready_ns && o.suspended < sp.max_per_op && ready_ns + sp.suspend_ns < o.end_ns => {
+                Some(o) if o.long && o.start_ns <= ready_ns && o.suspended < sp.max_per_op && ready_ns + sp.suspend_ns < o.end_ns => {
                     (ready_ns + sp.suspend_ns, 1, Some(0))
                 }
                 Some(o) if o.start_ns <= ready_ns => (o.end_ns, 1, None),
@@ -172,6 +178,7 @@ impl FlashArray {
         let sensed = start_ns + self.timing.command_overhead_ns + sense_ns;
         let transfer = self.transfer_time_ns(bytes_out);
         let transfer_start = self.channels[c].book(sensed, transfer);
+        self.channel_busy_ns += transfer;
         let done = transfer_start + transfer;
         let ops = &mut self.booked[d];
         let pushed = match suspended {
@@ -191,16 +198,14 @@ impl FlashArray {
             o.end_ns += pushed;
         }
         if suspended.is_none() {
-            ops.insert(at, BookedOp { start_ns, end_ns: done, long: false, suspended: 0 });
+            ops.insert(at, BookedOp { start_ns, end_ns: done, long: false, host_read: true, suspended: 0 });
         }
         self.die_free_ns[d] = (self.die_free_ns[d] + pushed).max(done);
         self.die_busy_ns[d] += done - start_ns;
-        self.counters.page_reads += planes as u64;
-        self.counters.bytes_read += bytes_out;
         if suspended.is_some() {
             self.counters.suspends += 1;
         }
-        self.counters.energy_nj += self.page_read_nj * planes as f64 + self.energy.transfer_pj_per_byte * bytes_out as f64 / 1000.0;
+        self.tally_read(planes, bytes_out, kind);
         done
     }
 
@@ -315,9 +320,35 @@ impl FlashArray {
     /// [`FlashArray::read`] with the sense time given (the media model's time for the page's
     /// type and the block's mode).
     pub fn read_sensed(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, kind: OpKind, sense_ns: Nanoseconds) -> Nanoseconds {
+        self.read_scheduled(die, ready_ns, planes, bytes_out, kind, kind == OpKind::Host, sense_ns)
+    }
+
+    /// A read a host command waits for that is counted as internal: a map page a DRAM-less
+    /// controller must read before it knows where the command's data is (one sense of `die`
+    /// at the array's read time, `bytes_out` moved). It is scheduled as the host read it serves
+    /// (ahead of queued programs and erases on NAND that lets reads go first), since the
+    /// command cannot go on without it.
+    pub fn read_map_page(&mut self, die: u32, ready_ns: Nanoseconds, bytes_out: u64) -> Nanoseconds {
+        self.read_scheduled(die, ready_ns, 1, bytes_out, OpKind::Internal, true, self.timing.t_read_ns)
+    }
+
+    /// A read counted as `kind`, going ahead of queued programs and erases when it is on a host
+    /// command's path (`for_host`) and the NAND lets reads go first.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn read_scheduled(
+        &mut self,
+        die: u32,
+        ready_ns: Nanoseconds,
+        planes: u32,
+        bytes_out: u64,
+        kind: OpKind,
+        for_host: bool,
+        sense_ns: Nanoseconds,
+    ) -> Nanoseconds {
         let d = die as usize;
-        if self.suspend.is_some() && kind == OpKind::Host && ready_ns < self.die_free_ns[d] {
-            return self.read_ahead(d, ready_ns, planes, bytes_out, sense_ns);
+        if self.suspend.is_some() && for_host && ready_ns < self.die_free_ns[d] {
+            return self.read_ahead(d, ready_ns, planes, bytes_out, kind, sense_ns);
         }
         let c = self.geometry.channel_of_die(die) as usize;
         let sense_start = ready_ns.max(self.die_free_ns[d]);
@@ -327,7 +358,7 @@ impl FlashArray {
         self.channel_busy_ns += transfer;
         let done = transfer_start + transfer;
         self.die_free_ns[d] = self.free_after(sense_start, done);
-        self.note_booked(d, sense_start, done, false);
+        self.note_booked(d, sense_start, done, false, for_host);
         self.die_busy_ns[d] += done - sense_start;
         self.tally_read(planes, bytes_out, kind);
         done
@@ -370,7 +401,7 @@ impl FlashArray {
         self.channel_busy_ns += transfer;
         let done = start + transfer + prog_ns;
         self.die_free_ns[d] = self.free_after(start, done);
-        self.note_booked(d, start, done, true);
+        self.note_booked(d, start, done, true, false);
         self.die_busy_ns[d] += done - start;
         self.tally_program(planes, bytes_in, kind, slc);
         done
@@ -395,7 +426,7 @@ impl FlashArray {
         let start = ready_ns.max(self.die_free_ns[d]);
         let done = start + self.timing.command_overhead_ns + self.timing.t_erase_ns;
         self.die_free_ns[d] = self.free_after(start, done);
-        self.note_booked(d, start, done, true);
+        self.note_booked(d, start, done, true, false);
         self.die_busy_ns[d] += done - start;
         self.tally_erase(planes);
         done
@@ -535,6 +566,45 @@ mod tests {
         let mut b = array();
         b.program(0, 0, 2, 16384, OpKind::Internal);
         assert_eq!(b.read(0, 200_000, 1, 4096, OpKind::Host), program_end + 70_480);
+    }
+
+    #[test]
+    fn reads_first_go_ahead_of_queued_work_and_gc_reads_but_wait_for_the_operation_in_progress() {
+        // Three programs queued on die 0 (each 81.92 us of transfer and 1 ms), with a GC read
+        // between the first two: a host read at 200 us goes after the first program (in
+        // progress; no suspend) and ahead of the GC read and the later programs.
+        let queue = |a: &mut FlashArray| {
+            let first = a.program(0, 0, 2, 16384, OpKind::Internal);
+            a.read(0, 0, 1, 4096, OpKind::Internal);
+            a.program(0, 0, 2, 16384, OpKind::Internal);
+            a.program(0, 0, 2, 16384, OpKind::Internal);
+            first
+        };
+        let mut a = array();
+        a.set_suspend(Some(crate::Suspend::READS_FIRST_ONLY));
+        let first_end = queue(&mut a);
+        let queued_end = a.die_free_ns(0);
+        let read = a.read(0, 200_000, 1, 4096, OpKind::Host);
+        // Sensed as the first program ends; the channel transfers booked by the work it went
+        // ahead of keep their times (the die's order changes, the channel's bookings do not),
+        // so its 20.48 us transfer waits for the GC read's and the second program's.
+        assert_eq!(read, first_end + 50_000 + 20_480 + 81_920 + 20_480);
+        assert_eq!(a.counters().suspends, 0);
+        // What it went ahead of ends later by the time the read held the die.
+        assert_eq!(a.die_free_ns(0), queued_end + (read - first_end));
+        // A second host read queues behind the first (reads keep their order), still ahead of
+        // the queued work.
+        assert_eq!(a.read(0, 210_000, 1, 4096, OpKind::Host), read + 70_480);
+        // A map page a host command needs goes first too, counted as an internal read.
+        let internal_before = a.counters().bytes_read_internal;
+        assert_eq!(a.read_map_page(0, 220_000, 4096), read + 2 * 70_480);
+        assert_eq!(a.counters().bytes_read_internal, internal_before + 4096);
+        // First come, first served: the host read waits for everything queued.
+        let mut b = array();
+        queue(&mut b);
+        let fifo_end = b.die_free_ns(0);
+        assert_eq!(b.read(0, 200_000, 1, 4096, OpKind::Host), fifo_end + 70_480);
+        assert_eq!(b.read_map_page(0, 200_000, 4096), fifo_end + 2 * 70_480);
     }
 
     #[test]

@@ -83,6 +83,12 @@ pub struct Suspend {
     pub max_per_op: u32,
 }
 
+impl Suspend {
+    /// Reads go ahead of queued programs and erases but never suspend the one in progress (a
+    /// firmware scheduler that puts reads first on NAND without suspend).
+    pub const READS_FIRST_ONLY: Suspend = Suspend { suspend_ns: 0, resume_ns: 0, max_per_op: 0 };
+}
+
 /// The media model of every die of a drive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Media {

@@ -62,6 +62,20 @@ pub(crate) fn pslc_faster_than_native(media: &Media) -> FieldResult<()> {
     Ok(())
 }
 
+/// NAND that suspends programs and erases for host reads lets those reads go first: asking for
+/// first come, first served beside a suspend latency contradicts it.
+pub(crate) fn reads_first_with_suspend(raw: &RawProfile, media: &Media) -> FieldResult<()> {
+    let Some(sp) = &media.suspend else { return Ok(()) };
+    field_ensure!(
+        raw.controller.reads_first != Some(false),
+        "controller",
+        "reads_first",
+        "false contradicts media.suspend_latency_ns ({} ns): NAND that suspends a program or erase for a host read lets          host reads go first; remove one of the two",
+        sp.suspend_ns
+    );
+    Ok(())
+}
+
 /// SLC cache sizes are bytes: a non-zero size below one pSLC block (the cache's unit) is a size
 /// given in GB or MB, which would silently become one block per die.
 pub(crate) fn slc_cache_sizes(raw: &RawProfile, media: &Media, geometry: &Geometry) -> FieldResult<()> {

@@ -61,11 +61,12 @@ fn build(name: &str, origin: &str, source: String, raw: RawProfile, overrides: &
     timing.t_prog_ns = consistency::program_time(&raw, overrides)?;
     sections::drive(&raw.drive, &geometry)?;
     let host = sections::host(&raw.host)?;
-    let controller = sections::controller(&raw.controller, &geometry)?;
+    let controller = sections::controller(&raw.controller, &geometry, raw.media.is_some())?;
     let mut energy = sections::energy(&raw.energy)?;
     let mut ftl = sections::ftl(&raw.ftl, &geometry, raw.drive.capacity_bytes_user / SECTOR_BYTES)?;
     let media = media_sections::media(raw.media.as_ref(), &timing)?;
     consistency::pslc_faster_than_native(&media)?;
+    consistency::reads_first_with_suspend(&raw, &media)?;
     consistency::host_features(&raw, &host, &controller)?;
     sections::pslc_energy(&raw.energy, &mut energy, &media);
     ftl.native_pages_per_program = media.native_pages_per_program();

@@ -207,6 +207,10 @@ pub(crate) struct RawController {
     /// Bytes of journal records between map checkpoints (0: a sixteenth of the map).
     #[serde(default)]
     pub journal_bytes: u64,
+    /// Host reads go ahead of programs and erases queued on their die (default: yes for a
+    /// profile with `[media]`, today's drives; no for the era's drives, first come first
+    /// served).
+    pub reads_first: Option<bool>,
 }
 
 pub(crate) fn default_hmb_access_ns() -> u64 {

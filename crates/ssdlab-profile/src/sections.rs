@@ -136,7 +136,9 @@ pub(crate) fn host(h: &RawHost) -> FieldResult<HostSettings> {
 }
 
 /// `[controller]`: firmware time, write buffer, write cap, map cache, power.
-pub(crate) fn controller(c: &RawController, geometry: &Geometry) -> FieldResult<ControllerSettings> {
+/// `[controller]`; `todays_drive`: the profile has a `[media]` section (the default of
+/// `reads_first`).
+pub(crate) fn controller(c: &RawController, geometry: &Geometry, todays_drive: bool) -> FieldResult<ControllerSettings> {
     let unit_bytes = geometry.unit_bytes();
     field_ensure!(
         c.write_buffer_bytes >= 2 * unit_bytes,
@@ -199,6 +201,7 @@ pub(crate) fn controller(c: &RawController, geometry: &Geometry) -> FieldResult<
         hmb_access_ns: c.hmb_access_ns.min(MAX_COMMAND_NS),
         metadata_writes: c.metadata_writes,
         journal_bytes: c.journal_bytes,
+        reads_first: c.reads_first.unwrap_or(todays_drive),
     })
 }
 

@@ -137,6 +137,13 @@ pub struct ControllerSettings {
     pub metadata_writes: bool,
     /// Bytes of journal records between map checkpoints (0: a sixteenth of the map, assumed).
     pub journal_bytes: u64,
+    /// The firmware's die scheduler lets host reads (and the map pages they need) go ahead of
+    /// the programs and erases queued on their die, waiting only for the operation in
+    /// progress; `false`: each die serves operations first come, first served. NAND with
+    /// program/erase suspend (`[media] suspend_latency_ns`) lets reads go first either way.
+    /// Profile default: `true` with a `[media]` section (today's drives), `false` without (the
+    /// era's drives, calibrated first come, first served).
+    pub reads_first: bool,
 }
 
 /// A validated drive profile.

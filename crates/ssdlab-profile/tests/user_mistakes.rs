@@ -127,3 +127,16 @@ fn nvme_power_states_on_sata_are_refused() {
     let err = refused_at(&text, "power.state_mw", "state_mw");
     assert!(err.contains("sata-6g") && err.contains("remove [power]"), "{err}");
 }
+
+#[test]
+fn reads_first_is_on_for_todays_drives_and_cannot_be_turned_off_beside_suspend() {
+    // Default: on with [media] (today's drives), off without (the era's drives); either can be set.
+    assert!(parse_profile("x", "my-drive.toml", builtin_source("wd-sn580-1tb").unwrap(), &[]).unwrap().controller.reads_first);
+    assert!(!parse_profile("x", "my-drive.toml", builtin_source("force-gs-240").unwrap(), &[]).unwrap().controller.reads_first);
+    let off = ["controller.reads_first=false".to_string()];
+    assert!(!parse_profile("x", "my-drive.toml", builtin_source("wd-sn580-1tb").unwrap(), &off).unwrap().controller.reads_first);
+    // NAND that suspends programs for host reads lets them go first: false beside it is refused.
+    let text = edited("samsung-980-pro-1tb", "[controller]\n", "[controller]\nreads_first = false\n");
+    let err = refused_at(&text, "controller.reads_first", "reads_first");
+    assert!(err.contains("media.suspend_latency_ns"), "{err}");
+}
