@@ -109,6 +109,8 @@ def run(ctx: ReviewContext) -> SuiteResult:
             frames.append(f)
     for condition, _, gb in rows:
         result.add("cache_speed_gb", gb, "GB", "incompressible", condition)
+        if gb is None:
+            result.withhold("cache_speed_gb", fill.NO_CLIFF, "incompressible", condition)
         result.add("recovered_fraction", gb / fresh_gb if fresh_gb and gb is not None else None, "x", "incompressible", condition)
     result.tables["cache_recovery"] = pd.DataFrame(rows, columns=["condition", "idle_seconds", "gb_at_cache_speed"])
     result.tables["cache_recovery_pieces"] = pd.concat(frames, ignore_index=True)
