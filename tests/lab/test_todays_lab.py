@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ssdlab.lab import calibration, published_today
-from ssdlab.lab.context import ReviewContext
+from ssdlab.lab.context import ReviewContext, duration_text
 from ssdlab.lab.review import at_a_glance, parse_suites, preset_for
 from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, SUITES, TODAY_SUITES, cache_recovery, fill, read_span
 
@@ -78,7 +78,7 @@ def test_cache_recovery_grows_with_idle_time_and_saturates_at_the_full_cache(pro
     got = figures(result)
     piece_gb = fill.piece_bytes(ctx.info()) / 1e9
     fresh = got[("cache_speed_gb", "fresh drive")]
-    idles = [got[("cache_speed_gb", f"after {ctx.duration_label(s)} idle")] for s in cache_recovery.IDLE_SECONDS]
+    idles = [got[("cache_speed_gb", f"after {label} idle")] for _, label in cache_recovery.idle_periods(ctx)]
     assert idles == sorted(idles), idles  # more idle time, more cache back
     assert idles[0] < 0.6 * fresh, (idles, fresh)  # the shortest idle folds only part of it
     # The longest brings it all back, as far as the free space allows: a drive without a firmware
@@ -204,6 +204,30 @@ def test_a_fill_without_a_cliff_gives_no_cache_figure_and_says_what_went_into_sl
     assert glance[(fill.TITLE, fill.METRICS["cache_gb"])] == fill.NO_CLIFF, glance
     assert glance[(fill.TITLE, fill.METRICS["post_cache_mbps"])] == fill.NO_CLIFF, glance
     assert (tmp_path / "charts" / "fill.png").stat().st_size > 5000
+
+
+def test_cache_recovery_idle_periods_stay_distinct_and_true_at_the_smallest_scale(tmp_path):
+    # At scale 0.001 the one-second floor of scaled durations made 30 s and 5 min both 1 s: two
+    # rows "after 1 s idle" of the same measurement. The periods keep their ratios instead, and
+    # each row's label is the idle time it ran.
+    ctx, result = run_suite(cache_recovery, "wd-sn580-1tb", tmp_path, scale=0.001)
+    table = result.tables["cache_recovery"].iloc[1:]
+    assert table["idle_seconds"].tolist() == pytest.approx([s * 0.001 for s in cache_recovery.IDLE_SECONDS])
+    assert table["condition"].tolist() == [f"after {duration_text(s)} idle" for s in table["idle_seconds"]]
+    assert table["condition"].is_unique, table
+    conditions = [(m.key, m.condition) for m in result.metrics]
+    assert len(conditions) == len(set(conditions)), conditions
+
+
+def test_a_review_at_the_smallest_scale_records_each_figure_once(tmp_path):
+    command = [sys.executable, "-m", "ssdlab.cli", "review", "wd-sn580-1tb", "--scale", "0.001", "--out", str(tmp_path), "--quiet"]
+    r = subprocess.run(command, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        twice = db.execute(
+            "SELECT suite, metric, pattern, condition, COUNT(*) FROM results GROUP BY suite, metric, pattern, condition HAVING COUNT(*) > 1"
+        ).fetchall()
+    assert not twice, twice
 
 
 def test_cache_recovery_of_a_drive_without_a_cliff_reports_no_figure_not_zero(tmp_path):
