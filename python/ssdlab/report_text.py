@@ -154,7 +154,7 @@ def review_summary(headlines, report, database, wall_seconds: float | None = Non
                 test = this_test
                 lines.append(f"  {test}")
             name = figure if data == "-" else f"{figure}, {data}"
-            lines.append(f"    {name:<{width}}  {value:>{number_width}} {unit}")
+            lines.append(f"    {name:<{width}}  {value:>{number_width}} {unit}".rstrip())
     else:
         lines.append("  (none: the suites run record no headline figure)")
     lines.append(f"report:   {report}")

@@ -16,11 +16,14 @@ from pathlib import Path
 import pytest
 
 from ssdlab.lab import calibration, published_today
-from ssdlab.lab.context import ReviewContext
-from ssdlab.lab.review import parse_suites, preset_for
+from ssdlab.lab.context import ReviewContext, duration_text
+from ssdlab.lab.review import at_a_glance, parse_suites, preset_for
 from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, SUITES, TODAY_SUITES, cache_recovery, fill, read_span
 
 SCALE = 0.05
+#: A user's model (tests/profiles/user_drives): a SATA drive whose 64 dies write natively as fast
+#: as the link carries, so its whole-drive fill has no cliff.
+MX500 = Path(__file__).parents[1] / "profiles" / "user_drives" / "crucial-mx500-2tb.toml"
 
 
 def run_suite(module, profile: str, tmp_path: Path, scale: float = SCALE):
@@ -75,7 +78,7 @@ def test_cache_recovery_grows_with_idle_time_and_saturates_at_the_full_cache(pro
     got = figures(result)
     piece_gb = fill.piece_bytes(ctx.info()) / 1e9
     fresh = got[("cache_speed_gb", "fresh drive")]
-    idles = [got[("cache_speed_gb", f"after {ctx.duration_label(s)} idle")] for s in cache_recovery.IDLE_SECONDS]
+    idles = [got[("cache_speed_gb", f"after {label} idle")] for _, label in cache_recovery.idle_periods(ctx)]
     assert idles == sorted(idles), idles  # more idle time, more cache back
     assert idles[0] < 0.6 * fresh, (idles, fresh)  # the shortest idle folds only part of it
     # The longest brings it all back, as far as the free space allows: a drive without a firmware
@@ -180,6 +183,53 @@ def test_a_read_span_of_a_dram_less_drive_reads_map_pages_a_dram_drive_does_not(
     assert all(v == 0 for (k, _), v in figures(dram).items() if k == "map_reads_per_1000")
 
 
+def test_a_fill_without_a_cliff_gives_no_cache_figure_and_says_what_went_into_slc(tmp_path):
+    # The fill rule without a cliff counts the whole fill as "cache" (the MX500's 2,000 GB at full
+    # scale) while the drive's counters put only its SLC cache's share into SLC: no cache
+    # figures, a note with the counters' figures, "none (no cliff)" among the headline figures.
+    ctx, result = run_suite(fill, str(MX500), tmp_path, scale=0.01)
+    got = figures(result)
+    series = result.tables["fill"]
+    capacity_gb = ctx.info()["usable_bytes"] / 1e9
+    opening = series["write_mbps"].iloc[:5].median()
+    assert (series["write_mbps"] >= calibration.CLIFF_FRACTION * opening).all()  # no cliff at all
+    slc_gb = series["slc_gb"].iloc[-1]
+    assert 0 < slc_gb < 0.2 * capacity_gb, (slc_gb, capacity_gb)  # SLC took part of the fill only
+    assert not {("cache_gb", ""), ("cache_write_mbps", ""), ("post_cache_mbps", "")} & set(got), got
+    assert got[("slc_host_gb", "")] == pytest.approx(slc_gb)
+    assert got[("average_mbps", "")] == pytest.approx(series["gb_written"].iloc[-1] * 1e3 / series["span_seconds"].sum())
+    (note,) = [n for n in result.notes if n.startswith("No cliff")]
+    assert f"{fill.size_text(slc_gb * 1e9)} of host data into SLC" in note, note
+    glance = {(row[0], row[1]): row[3] for row in at_a_glance([result]).rows}
+    assert glance[(fill.TITLE, fill.METRICS["cache_gb"])] == fill.NO_CLIFF, glance
+    assert glance[(fill.TITLE, fill.METRICS["post_cache_mbps"])] == fill.NO_CLIFF, glance
+    assert (tmp_path / "charts" / "fill.png").stat().st_size > 5000
+
+
+def test_cache_recovery_idle_periods_stay_distinct_and_true_at_the_smallest_scale(tmp_path):
+    # At scale 0.001 the one-second floor of scaled durations made 30 s and 5 min both 1 s: two
+    # rows "after 1 s idle" of the same measurement. The periods keep their ratios instead, and
+    # each row's label is the idle time it ran.
+    ctx, result = run_suite(cache_recovery, "wd-sn580-1tb", tmp_path, scale=0.001)
+    table = result.tables["cache_recovery"].iloc[1:]
+    assert table["idle_seconds"].tolist() == pytest.approx([s * 0.001 for s in cache_recovery.IDLE_SECONDS])
+    assert table["condition"].tolist() == [f"after {duration_text(s)} idle" for s in table["idle_seconds"]]
+    assert table["condition"].is_unique, table
+    conditions = [(m.key, m.condition) for m in result.metrics]
+    assert len(conditions) == len(set(conditions)), conditions
+
+
+def test_a_review_at_the_smallest_scale_records_each_figure_once(tmp_path):
+    command = [sys.executable, "-m", "ssdlab.cli", "review", "wd-sn580-1tb", "--scale", "0.001", "--out", str(tmp_path), "--quiet"]
+    r = subprocess.run(command, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        twice = db.execute(
+            "SELECT suite, metric, pattern, condition, COUNT(*) FROM results GROUP BY suite, metric, pattern, condition HAVING COUNT(*) > 1"
+        ).fetchall()
+    assert not twice, twice
+
+
 def test_cache_recovery_of_a_drive_without_a_cliff_reports_no_figure_not_zero(tmp_path):
     # A drive whose writes never slow (no SLC cache here; or a cache as fast as its native
     # writes behind a SATA link, as a user's Crucial MX500 2 TB model has) never exhausts its
@@ -192,3 +242,5 @@ def test_cache_recovery_of_a_drive_without_a_cliff_reports_no_figure_not_zero(tm
     assert set(got) == {("cache_speed_gb", "fresh drive"), ("recovered_fraction", "fresh drive")}, got
     assert result.tables["cache_recovery"]["gb_at_cache_speed"].iloc[1:].isna().all()
     assert any("no cliff" in n.lower() for n in result.notes), result.notes
+    # The headline figures say why there is none.
+    assert [row[3] for row in at_a_glance([result]).rows] == [fill.NO_CLIFF], at_a_glance([result]).rows

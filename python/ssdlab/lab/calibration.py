@@ -430,7 +430,10 @@ TODAYS_TITLES = {
 
 
 def fill_figures(series: pd.DataFrame) -> dict[str, float]:
-    """Cache size (GB), post-cache rate and average (MB/s) of a whole-drive fill's series."""
+    """Cache size (GB), post-cache rate and average (MB/s) of a whole-drive fill's series, and
+    "cliff": whether the rate fell below `CLIFF_FRACTION` of the opening rate at all (as the Rust
+    FillFigures' `cliff`). Without a cliff "cache_gb" is everything written (the rule finds no
+    end of a cache) and "post_cache_mbps" 0: callers that report a cache check "cliff"."""
     rates = series["write_mbps"].to_numpy(dtype=float)
     spans = series["span_seconds"].to_numpy(dtype=float)
     opening = float(pd.Series(rates[:5]).median()) if len(rates) else 0.0
@@ -451,6 +454,7 @@ def fill_figures(series: pd.DataFrame) -> dict[str, float]:
         "cache_gb": float(written[:cliff].sum() + (share * opening * 1e6 * spans[cliff] if share else 0.0)) / 1e9,
         "post_cache_mbps": post,
         "average_mbps": float(written.sum()) / 1e6 / float(spans.sum()) if spans.sum() > 0 else 0.0,
+        "cliff": cliff < len(rates),
     }
 
 

@@ -79,6 +79,10 @@ class SuiteResult:
     views: list[Table] = field(default_factory=list)
     #: Charts side by side on the page (2: pairs, e.g. two conditions of one plot).
     figure_columns: int = 1
+    #: Figures the suite ran for but gives no value of, with why in a few words ("none (no
+    #: cliff)"), by (metric key, pattern, condition): the headline figures show the reason in
+    #: the figure's place (see `withhold`).
+    withheld: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
     def add(self, key: str, value: float | None, unit: str, pattern: str = "", condition: str = "", run: dict | None = None) -> None:
         """Record a metric under one of the suite's keys (skipped when the value is missing);
@@ -88,6 +92,13 @@ class SuiteResult:
         if value is not None:
             utilization = run.get("utilization") if run else None
             self.metrics.append(Metric(key, self.catalogue[key], float(value), unit, pattern, condition, utilization))
+
+    def withhold(self, key: str, why: str, pattern: str = "", condition: str = "") -> None:
+        """Give no figure under one of the suite's keys, and say why in a few words (the headline
+        figures print `why` where the value would be; a note on the suite's page says more)."""
+        if key not in self.catalogue:
+            raise KeyError(f"suite {self.name} withholds metric {key!r}, which its METRICS table does not declare")
+        self.withheld[(key, pattern, condition)] = why
 
     def frame(self) -> pd.DataFrame:
         """The metrics as a data frame."""

@@ -197,7 +197,8 @@ def review(
 
 def at_a_glance(results: list[SuiteResult]) -> Table:
     """The headline figures (`headlines.HEADLINES`), and for suites without any there (today's
-    tests), the figures each suite draws as ranked charts."""
+    tests), the figures each suite draws as ranked charts; a figure the suite withheld
+    (`SuiteResult.withhold`) shows why in its place."""
     glance = headline_table(results)
     with_headlines = {suite for suite, *_ in HEADLINES}
     for result in results:
@@ -206,11 +207,15 @@ def at_a_glance(results: list[SuiteResult]) -> Table:
         shown = set()
         for ranked in result.ranked:
             for pattern, condition, _ in ranked.rows:
+                data = ", ".join(x for x in (pattern, condition) if x) or "-"
                 for m in result.metrics:
                     if (m.key, m.pattern, m.condition) == (ranked.key, pattern, condition) and (m.key, pattern, condition) not in shown:
                         shown.add((m.key, pattern, condition))
-                        data = ", ".join(x for x in (pattern, condition) if x) or "-"
                         glance.rows.append([result.title, m.title, data, tables.number(m.value, m.unit), m.unit])
+                why = result.withheld.get((ranked.key, pattern, condition))
+                if why is not None and (ranked.key, pattern, condition) not in shown:
+                    shown.add((ranked.key, pattern, condition))
+                    glance.rows.append([result.title, result.catalogue[ranked.key], data, why, ""])
     return glance
 
 

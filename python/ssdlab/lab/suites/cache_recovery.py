@@ -65,12 +65,21 @@ def gb_at_speed(pieces: list[fill.Piece], reference: float, fraction: float) -> 
     return sum(p.bytes for p in pieces if p.mbps >= fraction * reference) / 1e9
 
 
+def idle_periods(ctx: ReviewContext) -> list[tuple[float, str]]:
+    """This review's idle periods as (simulated seconds, label): `IDLE_SECONDS` times the scale,
+    without the one-second floor of other scaled durations, so they keep their ratios and stay
+    distinct at any scale (at scale 0.001: 0.03 s, 0.3 s and 1.8 s; with the floor the first
+    two were 1 s each, two rows "after 1 s idle" of the same measurement). The label is the
+    time as run, to three significant digits (docs/scaled-reviews.md)."""
+    return [(ctx.seconds(s, minimum=0.0), ctx.duration_label(s, minimum=0.0)) for s in IDLE_SECONDS]
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
     # (Imported here: the calibration module reads the suites' tables.)
     from ssdlab.lab.calibration import CLIFF_FRACTION
 
     piece = fill.piece_bytes(ctx.info())
-    idles = [(ctx.seconds(s), ctx.duration_label(s)) for s in IDLE_SECONDS]
+    idles = idle_periods(ctx)
     result = SuiteResult(NAME, TITLE, METHOD.format(piece=fill.size_text(piece), idles=" / ".join(label for _, label in idles)), METRICS)
     rows = []
     fresh_gb = None
@@ -109,6 +118,8 @@ def run(ctx: ReviewContext) -> SuiteResult:
             frames.append(f)
     for condition, _, gb in rows:
         result.add("cache_speed_gb", gb, "GB", "incompressible", condition)
+        if gb is None:
+            result.withhold("cache_speed_gb", fill.NO_CLIFF, "incompressible", condition)
         result.add("recovered_fraction", gb / fresh_gb if fresh_gb and gb is not None else None, "x", "incompressible", condition)
     result.tables["cache_recovery"] = pd.DataFrame(rows, columns=["condition", "idle_seconds", "gb_at_cache_speed"])
     result.tables["cache_recovery_pieces"] = pd.concat(frames, ignore_index=True)

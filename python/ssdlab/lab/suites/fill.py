@@ -28,8 +28,11 @@ METHOD = (
     "(fill_figures in lab/calibration.py) applied to the pieces: the opening rate is the median of the first five; "
     "the cliff is the first of two consecutive pieces below 85% of it; the SLC cache is what was written before "
     "the cliff; the post-cache rate is the median from the cliff on; the average is all bytes over all time. "
+    "Without a cliff the fill shows no cache: no cache size, cache or post-cache rate is given. "
     "Where the data landed (SLC, native blocks, folding) comes from the drive's own tier counters."
 )
+#: What the headline figures show for the cache's figures of a fill without a cliff.
+NO_CLIFF = "none (no cliff)"
 
 METRICS = {
     "cache_gb": "SLC cache written at full speed",
@@ -129,6 +132,38 @@ def size_text(bytes_: float) -> str:
     return f"{bytes_ / 1e9:,.3g} GB" if bytes_ >= 0.9995e9 else f"{bytes_ / 1e6:,.3g} MB"
 
 
+def no_cliff_note(series: pd.DataFrame, average_mbps: float) -> str:
+    """The note on a fill without a cliff (`series` as `frame` gives it): the speeds it ran at,
+    that it shows no cache, and where its data went by the drive's tier counters (and how fast
+    the pieces that went wholly into SLC and wholly into native blocks ran)."""
+    from ssdlab.lab.calibration import CLIFF_FRACTION
+
+    rates = series["write_mbps"]
+    opening = float(rates.iloc[:5].median())
+    # (The last piece may be a short one: its rate is left out of the range.)
+    whole = rates.iloc[:-1] if len(rates) > 1 else rates
+    low, high = f"{whole.min():,.0f}", f"{whole.max():,.0f}"
+    speed = f"at one speed, {low} MB/s" if low == high else f"at {low} to {high} MB/s a piece, {average_mbps:,.0f} MB/s on average"
+    text = (
+        f"No cliff: the write speed never fell below {CLIFF_FRACTION:.0%} of its opening rate ({opening:,.0f} MB/s) for two "
+        f"pieces in a row; the whole fill of {size_text(series['gb_written'].iloc[-1] * 1e9)} ran {speed}. It shows no SLC "
+        "cache, so no figure is given for the cache's size (the rule would count the whole fill), its write speed or the "
+        "speed after it. "
+    )
+    slc, native = series["slc_gb"].iloc[-1] * 1e9, series["native_gb"].iloc[-1] * 1e9
+    if slc <= 0:
+        return text + f"The drive's counters put no host data into SLC ({size_text(native)} directly into native blocks)."
+    text += f"The drive's counters put {size_text(slc)} of host data into SLC and {size_text(native)} directly into native blocks"
+    into_slc, into_native = series["slc_gb"].diff().fillna(series["slc_gb"]), series["native_gb"].diff().fillna(series["native_gb"])
+    gb = series["gb_written"].diff().fillna(series["gb_written"])
+    speeds = []
+    for tier, only in (("SLC", (into_slc > 0) & (into_native <= 0)), ("native blocks", (into_native > 0) & (into_slc <= 0))):
+        seconds = series["span_seconds"][only].sum()
+        if seconds > 0:
+            speeds.append(f"{gb[only].sum() * 1e3 / seconds:,.0f} MB/s into {tier}")
+    return text + (f" (pieces written wholly there: {' and '.join(speeds)})." if speeds else ".")
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
     # (Imported here: the calibration module reads the suites' tables.)
     from ssdlab.lab.calibration import fill_figures
@@ -140,30 +175,37 @@ def run(ctx: ReviewContext) -> SuiteResult:
     drive.secure_erase()
     series = frame(write_pieces(ctx, drive, 0, capacity, piece, "whole-drive fill"))
     figures = fill_figures(series)
+    cliff = figures["cliff"]
     pattern = "incompressible"
-    result.add("cache_gb", figures["cache_gb"], "GB", pattern)
-    result.add("cache_write_mbps", cache_rate(series, figures["cache_gb"]), "MB/s", pattern)
-    result.add("post_cache_mbps", figures["post_cache_mbps"] or None, "MB/s", pattern)
+    if cliff:
+        result.add("cache_gb", figures["cache_gb"], "GB", pattern)
+        result.add("cache_write_mbps", cache_rate(series, figures["cache_gb"]), "MB/s", pattern)
+        result.add("post_cache_mbps", figures["post_cache_mbps"] or None, "MB/s", pattern)
+    else:
+        # The rule finds no end of a cache: what it would call the cache is the whole fill, which
+        # is no measure of the SLC cache (the drive's counters say where the data went).
+        for key in ("cache_gb", "cache_write_mbps", "post_cache_mbps"):
+            result.withhold(key, NO_CLIFF, pattern)
     result.add("average_mbps", figures["average_mbps"], "MB/s", pattern)
     last = series.iloc[-1]
     result.add("slc_host_gb", last["slc_gb"], "GB", pattern)
     result.add("native_host_gb", last["native_gb"], "GB", pattern)
     result.add("fold_gb", last["fold_gb"], "GB", pattern)
     result.tables["fill"] = series
-    if figures["post_cache_mbps"] and figures["cache_gb"] * 1e9 < 5 * piece:
+    if cliff and figures["post_cache_mbps"] and figures["cache_gb"] * 1e9 < 5 * piece:
         result.notes.append(
             f"The cache found ({figures['cache_gb']:,.3g} GB) is under five pieces of {size_text(piece)}: the rule's opening rate "
             "is partly the post-cache rate, so these figures are not reliable at this scale."
         )
-    if not figures["post_cache_mbps"]:
-        result.notes.append("No cliff: the whole fill ran at the opening rate (no SLC cache, or one as large as the drive).")
+    if not cliff:
+        result.notes.append(no_cliff_note(series, figures["average_mbps"]))
     chart = today_charts.fill_chart(
         ctx.out_dir / "charts" / "fill.png",
         ctx.chart_title("Whole-drive fill: 128 KiB sequential writes QD32 from a secure-erased drive"),
         series["gb_written"].tolist(),
         series["write_mbps"].tolist(),
-        figures["cache_gb"] if figures["post_cache_mbps"] else None,
-        figures["post_cache_mbps"] or None,
+        figures["cache_gb"] if cliff else None,
+        (figures["post_cache_mbps"] or None) if cliff else None,
         figures["average_mbps"],
     )
     result.charts.append((chart, "Write speed against GB written; the SLC cache found and the post-cache rate marked"))
