@@ -4,11 +4,13 @@
 //! * [`time`]: simulated time in integer nanoseconds ([`time::Nanoseconds`]).
 //! * [`SimRng`]: the seeded random source; one seed drives every random choice of a run.
 //! * [`units`]: byte-size constants and human-readable size parsing.
+//! * [`content_key`]: identities of sectors named by a content hash, and the SplitMix64 mix.
 //! * [`input`]: opening input files as possibly huge, endless or hostile (regular files only,
 //!   bounded sizes and lines).
 
 #![warn(missing_docs)]
 
+pub mod content_key;
 pub mod error;
 pub mod fastdiv;
 pub mod field;

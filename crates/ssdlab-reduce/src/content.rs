@@ -4,6 +4,7 @@ use crate::codec::{compress_sector, fingerprint, Fingerprint};
 use crate::pattern::DataPattern;
 use crate::sizes::{measured_sizes, SAMPLES};
 use crate::SECTOR_BYTES;
+use ssdlab_core::content_key::{mix64 as mix, sector_identity};
 use ssdlab_core::SimRng;
 use std::sync::Arc;
 
@@ -133,21 +134,6 @@ pub struct ContentStream {
     named_sector: u64,
 }
 
-fn mix(mut x: u64) -> u64 {
-    // SplitMix64 finaliser.
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-/// The content identity of the `index`-th 4 KiB sector of a write whose content hash is
-/// `hash`.
-fn named_identity(hash: u128, index: u64) -> u64 {
-    let high = (hash >> 64) as u64;
-    let low = hash as u64;
-    mix(high ^ mix(low ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
-}
-
 impl ContentStream {
     /// A stream for `pattern`, seeded by `seed` (independent of the job's address choices).
     pub fn new(pattern: DataPattern, mode: ContentMode, seed: u64) -> Self {
@@ -236,7 +222,7 @@ impl ContentStream {
             Some(NamedContent::Hash(hash)) => {
                 let index = self.named_sector;
                 self.named_sector += 1;
-                named_identity(hash, index)
+                sector_identity(hash, index)
             }
         };
         if self.pattern.is_zeros() {

@@ -11,6 +11,7 @@
 //! to date by recovery from the journal's writes and TRIMs, so it is as durable as the map.
 
 use serde::{Deserialize, Serialize};
+use ssdlab_core::content_key::mix64 as mix;
 use ssdlab_core::{Error, Result};
 use ssdlab_ftl::DataLocation;
 use ssdlab_reduce::SECTOR_BYTES;
@@ -154,13 +155,6 @@ pub fn fill_sector(seed: u64, lba: u64, from: usize, out: &mut [u8]) {
 }
 
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
-
-#[inline]
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 #[cfg(test)]
 mod tests {

@@ -25,11 +25,9 @@ pub(crate) fn parse_md5(text: &str, what: &str) -> Result<u128, String> {
     u128::from_str_radix(t, 16).map_err(|_| format!("{what}: `{t}` is not an MD5 digest"))
 }
 
-/// The identity of the `index`-th 4 KiB sector of a write whose content hash is `hash`: equal
-/// for equal `(hash, index)`, the hash itself for the first sector.
-pub fn block_key(hash: u128, index: u64) -> u128 {
-    hash ^ (index as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835)
-}
+/// The identity of the `index`-th 4 KiB sector of a write whose content hash is `hash` (the
+/// key the engine's content identity is folded from: `ssdlab_core::content_key`).
+pub use ssdlab_core::content_key::sector_key as block_key;
 
 /// Distinct block contents remembered at most for the duplicate share (128 bits each, about
 /// 256 MiB at the limit); past it, blocks of contents not yet seen are counted as new without
