@@ -15,7 +15,7 @@ use crate::drive::{Drive, SectorSpan};
 use crate::engine::DataStream;
 use ssdlab_core::time::transfer_ns;
 use ssdlab_core::Nanoseconds;
-use ssdlab_nand::{OpKind, SECTOR_BYTES};
+use ssdlab_nand::{unit_key, SECTOR_BYTES};
 use ssdlab_workload::Io;
 
 /// What the flash delivered for a read.
@@ -102,8 +102,9 @@ impl Drive {
                 last_page = p.page;
                 next += 1;
             }
-            let sense_ns = self.profile.media.read_ns(self.translation.block_is_slc(head.block), head.unit);
-            let done_ns = self.flash.read_sensed(head.die, ready_ns, planes, bytes, OpKind::Host, sense_ns);
+            let slc = self.translation.block_is_slc(head.block);
+            let sense_ns = self.profile.media.read_ns(slc, head.unit);
+            let done_ns = self.flash.read_data(head.die, ready_ns, planes, bytes, sense_ns, self.program_key(head.block, head.unit, slc));
             self.counters.host_nand_reads += 1;
             channel_bytes += bytes;
             first_ns = first_ns.min(done_ns);
@@ -115,6 +116,14 @@ impl Drive {
             first_ns = ready_ns;
         }
         Fetched { stream: DataStream { first_ns, last_ns }, channel_bytes, stored_bytes }
+    }
+
+    /// The name of the program that wrote multi-plane page `unit` of `block` (a one-shot native
+    /// program writes several: it is named by its index, as the sink names it).
+    #[inline]
+    pub(crate) fn program_key(&self, block: u32, unit: u32, slc: bool) -> u64 {
+        let pages = if slc { 1 } else { self.profile.media.native_pages_per_program() };
+        unit_key(block, unit / pages)
     }
 
     /// Stage 3: the engine's back end decodes and decrypts what crossed the channel (with

@@ -7,7 +7,7 @@ use crate::drive::ProgramLog;
 use crate::engine::Engine;
 use ssdlab_core::Nanoseconds;
 use ssdlab_ftl::FlashSink;
-use ssdlab_nand::{FlashArray, Media, OpKind};
+use ssdlab_nand::{unit_key, FlashArray, Media, OpKind};
 
 /// Books FTL operations on the array at the right times.
 pub(crate) struct TimedSink<'a> {
@@ -127,7 +127,7 @@ impl FlashSink for TimedSink<'_> {
         let (plane_pages, bytes, prog_ns) = (self.planes * pages, self.unit_bytes * pages as u64, self.media.program_ns(slc));
         let done = match kind {
             OpKind::Host => {
-                let done = self.flash.program_cells(die, self.host_ready_ns, plane_pages, bytes, OpKind::Host, prog_ns, slc);
+                let done = self.flash.program_unit(die, self.host_ready_ns, plane_pages, bytes, OpKind::Host, prog_ns, slc, unit_key(block, unit));
                 self.buffer.release_pending(done);
                 self.host_program_done_ns = self.host_program_done_ns.max(done);
                 done
@@ -135,7 +135,7 @@ impl FlashSink for TimedSink<'_> {
             OpKind::Internal => {
                 let read_ready = if die == self.gc_die { self.gc_data_ready_ns } else { 0 };
                 let ready = self.internal_ready_ns.max(read_ready);
-                self.flash.program_cells(die, ready, plane_pages, bytes, OpKind::Internal, prog_ns, slc)
+                self.flash.program_unit(die, ready, plane_pages, bytes, OpKind::Internal, prog_ns, slc, unit_key(block, unit))
             }
         };
         self.log_program(block, unit, pages, done);

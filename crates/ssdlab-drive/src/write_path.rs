@@ -24,7 +24,7 @@ use crate::drive::{Drive, SectorSpan};
 use crate::engine::FrontEndPass;
 use ssdlab_core::time::transfer_ns;
 use ssdlab_core::{Nanoseconds, Result};
-use ssdlab_nand::{OpKind, SECTOR_BYTES};
+use ssdlab_nand::SECTOR_BYTES;
 use ssdlab_reduce::ContentSource;
 use ssdlab_workload::Io;
 
@@ -122,8 +122,10 @@ impl Drive {
                 self.counters.read_modify_writes += 1;
             }
             for piece in &pieces {
-                let sense_ns = self.profile.media.read_ns(self.translation.block_is_slc(piece.block), piece.unit);
-                ready_ns = ready_ns.max(self.flash.read_sensed(piece.die, located_ns, planes, piece.bytes, OpKind::Host, sense_ns));
+                let slc = self.translation.block_is_slc(piece.block);
+                let sense_ns = self.profile.media.read_ns(slc, piece.unit);
+                let key = self.program_key(piece.block, piece.unit, slc);
+                ready_ns = ready_ns.max(self.flash.read_data(piece.die, located_ns, planes, piece.bytes, sense_ns, key));
             }
             self.pieces = pieces;
         }

@@ -154,6 +154,8 @@ fn build(seed: u64, rng: &mut SimRng) -> Case {
         format!("reduction.enabled={reduction}"),
         format!("reduction.dedup_index_entries={}", 1 + rng.below(512)),
         format!("reduction.partial_page_reads={}", rng.below(2) == 0),
+        // Host reads first on half the drives: a read must still wait for its data's program.
+        format!("controller.reads_first={}", rng.below(2) == 0),
     ];
     let profile = load_profile("force-gs-240", &overrides).unwrap_or_else(|e| panic!("seed {seed}: drawn profile invalid: {e}"));
     // A third of the cases store their data in a data plane (as a served drive does).

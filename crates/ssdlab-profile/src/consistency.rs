@@ -70,7 +70,8 @@ pub(crate) fn reads_first_with_suspend(raw: &RawProfile, media: &Media) -> Field
         raw.controller.reads_first != Some(false),
         "controller",
         "reads_first",
-        "false contradicts media.suspend_latency_ns ({} ns): NAND that suspends a program or erase for a host read lets          host reads go first; remove one of the two",
+        "false contradicts media.suspend_latency_ns ({} ns): NAND that suspends a program or erase for a host read lets host \
+         reads go first; remove one of the two",
         sp.suspend_ns
     );
     Ok(())

@@ -138,5 +138,5 @@ fn reads_first_is_on_for_todays_drives_and_cannot_be_turned_off_beside_suspend()
     // NAND that suspends programs for host reads lets them go first: false beside it is refused.
     let text = edited("samsung-980-pro-1tb", "[controller]\n", "[controller]\nreads_first = false\n");
     let err = refused_at(&text, "controller.reads_first", "reads_first");
-    assert!(err.contains("media.suspend_latency_ns"), "{err}");
+    assert!(err.contains("media.suspend_latency_ns") && err.contains("lets host reads go first"), "{err}");
 }
