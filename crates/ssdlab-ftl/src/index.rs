@@ -196,8 +196,9 @@ impl FingerprintIndex {
         self.len >= self.bound
     }
 
-    /// Start loading the slot where `key` would be, and the two after it: a 12-byte slot can
-    /// straddle two cache lines (2 slots in 16), and a probe that does not stop at its home
+    /// Start loading the slot where `key` would be, and the line where the slot two after it
+    /// starts (so the next slot too, and a home slot that straddles two lines): a 12-byte slot
+    /// can straddle two cache lines (2 slots in 16), and a probe that does not stop at its home
     /// slot goes on to the next ones, often on the next line. A prefetch of a line already
     /// being loaded costs next to nothing.
     #[inline]
