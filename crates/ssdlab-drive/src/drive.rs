@@ -10,6 +10,7 @@ use crate::map_cache::MapCache;
 use crate::sink::TimedSink;
 use crate::throttle::SmallWriteCap;
 
+use crate::run_ahead::RunAhead;
 use ssdlab_core::{bail, Nanoseconds, Result, Timeline};
 use ssdlab_ftl::{ChunkFtl, DataLocation, Ftl, Piece, StoredSector, Translation};
 use ssdlab_nand::{FlashArray, SECTOR_BYTES};
@@ -506,7 +507,9 @@ impl Drive {
         // Only whole sectors inside the range are deallocated.
         let first = io.offset_bytes.div_ceil(SECTOR_BYTES);
         let end = (io.offset_bytes + io.len_bytes) / SECTOR_BYTES;
+        let ahead = RunAhead::new(first, end);
         for lba in first..end {
+            ahead.before(self.translation.as_ref(), lba);
             self.translation.trim(lba)?;
         }
         if let (Some(cache), true) = (self.map_cache.as_mut(), end > first) {
@@ -610,19 +613,21 @@ impl Drive {
         self.translation.prefetch_mapping(io.offset_bytes / SECTOR_BYTES);
     }
 
-    /// Prefetch stage 2, a few commands later: what overwriting its first sector touches.
+    /// Prefetch stage 2, a few commands later: what overwriting (or trimming) its first sectors
+    /// touches (the rest as it is served: `run_ahead.rs`).
     #[inline]
     pub fn prefetch_stage2(&self, io: &Io) {
-        if io.op == Op::Write {
-            self.translation.prefetch_old(io.offset_bytes / SECTOR_BYTES);
+        if let Some(run) = RunAhead::of_command(io) {
+            run.prefetch_start_old(self.translation.as_ref());
         }
     }
 
-    /// Prefetch stage 3, just before submission (data-reduction FTL: the old chunk's index slot).
+    /// Prefetch stage 3, just before submission (data-reduction FTL: the old chunks' index
+    /// slots and blocks' counts of its first sectors).
     #[inline]
     pub fn prefetch_stage3(&self, io: &Io) {
-        if io.op == Op::Write {
-            self.translation.prefetch_old_index_slot(io.offset_bytes / SECTOR_BYTES);
+        if let Some(run) = RunAhead::of_command(io) {
+            run.prefetch_start_slots(self.translation.as_ref());
         }
     }
 

@@ -51,6 +51,7 @@ mod precondition;
 mod read_path;
 mod replay;
 mod run;
+mod run_ahead;
 mod session;
 mod sink;
 mod thermal;

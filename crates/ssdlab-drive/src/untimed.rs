@@ -20,6 +20,7 @@
 use crate::buffer::WriteBuffer;
 use crate::drive::{Drive, SectorSpan};
 use crate::engine::Engine;
+use crate::run_ahead::RunAhead;
 use ssdlab_core::time::transfer_ns;
 use ssdlab_core::{bail, Nanoseconds, Result};
 use ssdlab_ftl::FlashSink;
@@ -209,7 +210,9 @@ impl Drive {
                 work.controller_ns += (c.trim_ns_per_mib as u128 * io.len_bytes as u128 / (1u128 << 20)) as u64;
                 let first = io.offset_bytes.div_ceil(SECTOR_BYTES);
                 let end = (io.offset_bytes + io.len_bytes) / SECTOR_BYTES;
+                let ahead = RunAhead::new(first, end);
                 for lba in first..end {
+                    ahead.before(self.translation.as_ref(), lba);
                     self.translation.trim(lba)?;
                 }
                 if let (Some(cache), true) = (self.map_cache.as_mut(), end > first) {
@@ -239,6 +242,7 @@ impl Drive {
         let needs_content = self.translation.needs_content();
         let planes = self.profile.geometry.planes_per_die;
         let unit_bytes = self.profile.geometry.unit_bytes();
+        let ahead = RunAhead::new(span.first, span.last + 1);
         for piece in self.pieces_of(io, span) {
             if piece.leading {
                 work.link_ns += self.profile.host.command_overhead_ns;
@@ -263,12 +267,14 @@ impl Drive {
             let tags = first_tag + (piece.first - span.first);
             if sink.engine.is_none() && self.translation.slot_per_sector() {
                 for index in 0..piece.sectors {
+                    ahead.before(self.translation.as_ref(), piece.first + index);
                     sink.buffer.push();
                     self.translation.write_slot(piece.first + index, tags + index, &mut sink)?;
                 }
                 continue;
             }
             for index in 0..piece.sectors {
+                ahead.before(self.translation.as_ref(), piece.first + index);
                 let sector = self.translation.prepare(tags + index, needs_content.then(|| content.next_content()))?;
                 let stored_bytes = sector.stored_bytes();
                 if stored_bytes > 0 {

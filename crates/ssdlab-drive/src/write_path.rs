@@ -22,6 +22,7 @@
 
 use crate::drive::{Drive, SectorSpan};
 use crate::engine::FrontEndPass;
+use crate::run_ahead::RunAhead;
 use ssdlab_core::time::transfer_ns;
 use ssdlab_core::{Nanoseconds, Result};
 use ssdlab_nand::SECTOR_BYTES;
@@ -73,13 +74,14 @@ impl Drive {
         }
         let mut completed_ns = admitted_ns;
         let mut link_free_ns = admitted_ns;
+        let ahead = RunAhead::new(span.first, span.last + 1);
         for piece in self.pieces_of(io, span) {
             let room_ns = self.buffer_room(piece, admitted_ns);
             let link = self.host_link(piece, room_ns.max(link_free_ns));
             link_free_ns = link.done_ns;
             let front = self.engine_front_end(piece, &link);
             let tags = first_tag + (piece.first - span.first);
-            let in_buffer_ns = self.encode_and_place(piece, &link, front, tags, content, old_data_ns, admitted_ns)?;
+            let in_buffer_ns = self.encode_and_place(piece, &link, front, tags, content, old_data_ns, admitted_ns, ahead)?;
             completed_ns = completed_ns.max(in_buffer_ns).max(link.done_ns);
         }
         self.counters.write_commands += 1;
@@ -183,6 +185,7 @@ impl Drive {
         content: &mut C,
         old_data_ns: Nanoseconds,
         admitted_ns: Nanoseconds,
+        ahead: RunAhead,
     ) -> Result<Nanoseconds> {
         let link_rate = self.profile.host.link_bytes_per_second;
         let needs_content = self.translation.needs_content();
@@ -197,11 +200,13 @@ impl Drive {
             // Every sector is a 4 KiB slot in the buffer once it crossed the link (the page FTL):
             // no preparation to time, nothing absorbed.
             for index in 0..piece.sectors {
+                ahead.before(translation, piece.first + index);
                 sink.buffer().push();
                 translation.write_slot(piece.first + index, first_tag + index, &mut sink)?;
             }
         } else {
             for index in 0..piece.sectors {
+                ahead.before(translation, piece.first + index);
                 let sector = translation.prepare(first_tag + index, needs_content.then(|| content.next_content()))?;
                 let stored_bytes = sector.stored_bytes();
                 let in_buffer_ns = match front {

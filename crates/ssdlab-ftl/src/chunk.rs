@@ -21,7 +21,7 @@ use crate::gc::{self, Collector};
 use crate::index::FingerprintIndex;
 use crate::metadata::{MetaWrite, Metadata, MetadataStats};
 use crate::pool::BlockPool;
-use crate::prefetch::prefetch;
+use crate::prefetch::{prefetch, prefetch_all};
 use crate::sink::FlashSink;
 use crate::translation::{DataLocation, Outcome, Piece, Prepared, StoredSector, Translation, STALE_PIECE};
 use crate::wear::WearSummary;
@@ -189,8 +189,8 @@ pub struct ChunkLocation {
     pub chunk: u32,
 }
 
-/// One chunk: where it is, how long, who uses it, and its fingerprint key (one cache line
-/// fetch per chunk touched).
+/// One chunk: where it is, how long, who uses it, and its fingerprint key (24 bytes: one cache
+/// line fetch per chunk touched, two for the 2 entries in 8 that straddle a line).
 #[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Chunk {
     /// First ECC unit (UNMAPPED until placed).
@@ -448,7 +448,7 @@ impl ChunkFtl {
     pub fn prefetch_old_chunk(&self, lba: u64) {
         if let Some(&chunk) = self.l2p.get(lba as usize) {
             if let Some(entry) = self.chunks.get(chunk as usize) {
-                prefetch(entry);
+                prefetch_all(entry);
             }
         }
     }
@@ -606,7 +606,17 @@ impl ChunkFtl {
     /// A free chunk id (reused first).
     fn new_chunk_id(&mut self) -> Result<u32> {
         Ok(match self.free_ids.pop() {
-            Some(id) => id,
+            Some(id) => {
+                // Start loading the entry of the id taken a few new chunks from now: after a
+                // TRIM of many sectors the free list holds their chunks' ids in the order they
+                // were dropped, random lines of the table.
+                if let Some(&soon) = self.free_ids.len().checked_sub(FREE_ID_AHEAD).and_then(|at| self.free_ids.get(at)) {
+                    if let Some(entry) = self.chunks.get(soon as usize) {
+                        prefetch_all(entry);
+                    }
+                }
+                id
+            }
             None => {
                 let id = self.chunks.len() as u32;
                 ensure!(id < STALE, Request, "chunk table full");
@@ -1042,6 +1052,9 @@ const LOG_PREFETCH_ENTRIES: usize = 128;
 /// Block-log entries (chunk ids) in one cache line.
 const LOG_LINE_ENTRIES: usize = 16;
 
+/// New chunks ahead of the one being created whose (reused) id's entry is loaded in advance.
+const FREE_ID_AHEAD: usize = 8;
+
 /// Start loading the chunk entries of `log[*ahead..to]` (clamped to the log), and the log's own
 /// line [`LOG_PREFETCH_ENTRIES`] further on at each line boundary; `*ahead` moves to `to`.
 #[inline]
@@ -1055,7 +1068,7 @@ fn prefetch_log_ahead(chunks: &[Chunk], log: &[u32], ahead: &mut usize, to: usiz
             }
         }
         if let Some(entry) = chunks.get(log[at] as usize) {
-            prefetch(entry);
+            prefetch_all(entry);
         }
         *ahead += 1;
     }

@@ -305,6 +305,21 @@ pub trait Translation: std::fmt::Debug + Send {
     /// Last hint before overwriting `lba` (data-reduction FTL: the old chunk's index slot).
     fn prefetch_old_index_slot(&self, _lba: u64) {}
 
+    /// [`Translation::prefetch_old`] for every sector of `first..end` (the sectors of a command
+    /// or a TRIM that covers many, a group at a time: one call, not one per sector).
+    fn prefetch_old_run(&self, first: u64, end: u64) {
+        for lba in first..end {
+            self.prefetch_old(lba);
+        }
+    }
+
+    /// [`Translation::prefetch_old_index_slot`] for every sector of `first..end`.
+    fn prefetch_old_index_slot_run(&self, first: u64, end: u64) {
+        for lba in first..end {
+            self.prefetch_old_index_slot(lba);
+        }
+    }
+
     /// Hint that content with this fingerprint will be written soon.
     fn prefetch_fingerprint(&self, _fingerprint: u128) {}
 
