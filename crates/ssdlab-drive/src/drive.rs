@@ -10,7 +10,7 @@ use crate::map_cache::MapCache;
 use crate::sink::TimedSink;
 use crate::throttle::SmallWriteCap;
 
-use crate::run_ahead::RunAhead;
+use crate::run_ahead::{RunAhead, GROUP_SECTORS};
 use ssdlab_core::{bail, Nanoseconds, Result, Timeline};
 use ssdlab_ftl::{ChunkFtl, DataLocation, Ftl, Piece, StoredSector, Translation};
 use ssdlab_nand::{FlashArray, SECTOR_BYTES};
@@ -614,11 +614,16 @@ impl Drive {
     }
 
     /// Prefetch stage 2, a few commands later: what overwriting (or trimming) its first sectors
-    /// touches (the rest as it is served: `run_ahead.rs`).
+    /// touches (the rest as it is served: `run_ahead.rs`), or where a read finds their data.
     #[inline]
     pub fn prefetch_stage2(&self, io: &Io) {
-        if let Some(run) = RunAhead::of_command(io) {
-            run.prefetch_start_old(self.translation.as_ref());
+        match RunAhead::of_command(io) {
+            Some(run) => run.prefetch_start_old(self.translation.as_ref()),
+            None if io.op == Op::Read && io.len_bytes > 0 => {
+                let span = SectorSpan::of(io);
+                self.translation.prefetch_location_run(span.first, (span.last + 1).min(span.first + 2 * GROUP_SECTORS));
+            }
+            None => {}
         }
     }
 
@@ -698,6 +703,12 @@ impl Drive {
             pieces.clear();
             let mut unmapped = 0;
             for lba in first..=last {
+                // Two groups ahead, where the data of the sectors read next is (the first two
+                // groups were prefetched before the command: stage 2).
+                if (lba - first).is_multiple_of(GROUP_SECTORS) && lba + 2 * GROUP_SECTORS <= last {
+                    let ahead = lba + 2 * GROUP_SECTORS;
+                    self.translation.prefetch_location_run(ahead, (last + 1).min(ahead + GROUP_SECTORS));
+                }
                 let before = pieces.len();
                 self.translation.pieces(lba, &mut pieces);
                 unmapped += u64::from(pieces.len() == before);

@@ -1282,6 +1282,12 @@ impl Translation for ChunkFtl {
         ChunkFtl::prefetch_old_index_slot(self, lba)
     }
 
+    fn prefetch_location_run(&self, first: u64, end: u64) {
+        for lba in first..end {
+            self.prefetch_old_chunk(lba);
+        }
+    }
+
     #[inline]
     fn prefetch_fingerprint(&self, fingerprint: u128) {
         ChunkFtl::prefetch_fingerprint(self, fingerprint)

@@ -305,6 +305,12 @@ pub trait Translation: std::fmt::Debug + Send {
     /// Last hint before overwriting `lba` (data-reduction FTL: the old chunk's index slot).
     fn prefetch_old_index_slot(&self, _lba: u64) {}
 
+    /// Hint that sectors `first..end` will be read soon (their mapping entries already loaded):
+    /// start loading what finding their data on the flash touches beyond the mapping
+    /// (data-reduction FTL: each sector's chunk entry; nothing for the page FTL, whose mapping
+    /// entry is the location).
+    fn prefetch_location_run(&self, _first: u64, _end: u64) {}
+
     /// [`Translation::prefetch_old`] for every sector of `first..end` (the sectors of a command
     /// or a TRIM that covers many, a group at a time: one call, not one per sector).
     fn prefetch_old_run(&self, first: u64, end: u64) {
