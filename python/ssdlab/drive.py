@@ -492,3 +492,15 @@ def profile_source(name_or_path: str, overrides: Sequence[str] = ()) -> str:
     if name_or_path not in profile_names() and ("/" in name_or_path or name_or_path.endswith(".toml")):
         paths.input_file("profile", name_or_path, paths.MAX_TEXT_FILE_BYTES)
     return _native.profile_source(name_or_path, overrides)
+
+
+def profile_info(name_or_path: str, overrides: Sequence[str] = (), content: str = "modeled") -> dict:
+    """The facts ``Drive(name_or_path, overrides, content=content).info`` holds (names,
+    capacities, spare ratios, geometry, idle power), without building the drive: a large drive's
+    tables take seconds and gigabytes to make."""
+    name_or_path = _text("profile_info", "name_or_path", name_or_path)
+    overrides = _strings("profile_info", "overrides", overrides)
+    content = _text("profile_info", "content", content)
+    if name_or_path not in profile_names() and ("/" in name_or_path or name_or_path.endswith(".toml")):
+        paths.input_file("profile", name_or_path, paths.MAX_TEXT_FILE_BYTES)
+    return _native.profile_info(name_or_path, overrides, content)

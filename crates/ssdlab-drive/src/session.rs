@@ -74,6 +74,46 @@ pub struct DriveInfo {
     pub source: String,
 }
 
+impl DriveInfo {
+    /// The facts of a drive built from `p` with content mode `content`, without building it
+    /// (its tables take seconds and gigabytes to make for a large drive).
+    pub fn of(p: &Profile, content: ContentMode) -> Self {
+        let g = &p.geometry;
+        Self {
+            name: p.name.clone(),
+            model: p.model.clone(),
+            origin: p.origin.clone(),
+            capacity_bytes_user: p.capacity_bytes_user,
+            usable_bytes: p.usable_bytes(),
+            raw_bytes: p.raw_bytes(),
+            reserved_user_fraction: p.reserved_user_fraction,
+            spare_over_user: p.spare_over_user(),
+            spare_over_raw: p.spare_over_raw(),
+            channels: g.channels,
+            dies: g.dies(),
+            planes_per_die: g.planes_per_die,
+            page_bytes: g.page_bytes,
+            pages_per_block: g.pages_per_block,
+            blocks_per_die: g.blocks_per_die(),
+            bus: p.timing.bus.name().to_string(),
+            bus_mbps: p.timing.bus_bytes_per_second as f64 / 1e6,
+            host_interface: p.host.interface.name().to_string(),
+            link_mbps: p.host.link_bytes_per_second as f64 / 1e6,
+            gc_policy: p.ftl.gc_policy.name().to_string(),
+            gc_schedule: p.ftl.gc_schedule.name().to_string(),
+            data_reduction: p.reduction.is_some(),
+            idle_watts: p.idle_watts(),
+            ecc_unit_bytes: p.reduction.as_ref().map(|r| r.chunk.ecc_unit_bytes),
+            content_mode: match content {
+                ContentMode::Modeled => "modeled",
+                ContentMode::Real => "real",
+            }
+            .to_string(),
+            source: p.source.clone(),
+        }
+    }
+}
+
 /// Wear summary.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct WearState {
@@ -488,40 +528,7 @@ impl Session {
 
     /// Facts about the drive.
     pub fn info(&self) -> DriveInfo {
-        let p = self.drive.profile();
-        let g = &p.geometry;
-        DriveInfo {
-            name: p.name.clone(),
-            model: p.model.clone(),
-            origin: p.origin.clone(),
-            capacity_bytes_user: p.capacity_bytes_user,
-            usable_bytes: p.usable_bytes(),
-            raw_bytes: p.raw_bytes(),
-            reserved_user_fraction: p.reserved_user_fraction,
-            spare_over_user: p.spare_over_user(),
-            spare_over_raw: p.spare_over_raw(),
-            channels: g.channels,
-            dies: g.dies(),
-            planes_per_die: g.planes_per_die,
-            page_bytes: g.page_bytes,
-            pages_per_block: g.pages_per_block,
-            blocks_per_die: g.blocks_per_die(),
-            bus: p.timing.bus.name().to_string(),
-            bus_mbps: p.timing.bus_bytes_per_second as f64 / 1e6,
-            host_interface: p.host.interface.name().to_string(),
-            link_mbps: p.host.link_bytes_per_second as f64 / 1e6,
-            gc_policy: p.ftl.gc_policy.name().to_string(),
-            gc_schedule: p.ftl.gc_schedule.name().to_string(),
-            data_reduction: p.reduction.is_some(),
-            idle_watts: p.idle_watts(),
-            ecc_unit_bytes: p.reduction.as_ref().map(|r| r.chunk.ecc_unit_bytes),
-            content_mode: match self.drive.options().content {
-                ContentMode::Modeled => "modeled",
-                ContentMode::Real => "real",
-            }
-            .to_string(),
-            source: p.source.clone(),
-        }
+        DriveInfo::of(self.drive.profile(), self.drive.options().content)
     }
 
     /// Cumulative state of the drive.

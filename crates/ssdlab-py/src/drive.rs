@@ -41,11 +41,7 @@ impl NativeDrive {
     #[new]
     #[pyo3(signature = (profile, overrides=Vec::new(), seed=1, track_tags=false, content="modeled", real_bytes_limit=ssdlab_drive::DEFAULT_REAL_BYTES_LIMIT))]
     fn new(py: Python<'_>, profile: &str, overrides: Vec<String>, seed: u64, track_tags: bool, content: &str, real_bytes_limit: u64) -> PyResult<Self> {
-        let content = match content {
-            "modeled" => ContentMode::Modeled,
-            "real" => ContentMode::Real,
-            other => return Err(WorkloadError::new_err(format!("unknown content mode `{other}` (expected modeled or real)"))),
-        };
+        let content = content_mode(content)?;
         let profile = ssdlab_profile::load_profile(profile, &overrides).map_err(to_py)?;
         let session =
             py.detach(|| Session::new(profile, DriveOptions { track_tags, content, real_bytes_limit, ..DriveOptions::default() }, seed)).map_err(to_py)?;
@@ -404,5 +400,14 @@ impl Iterator for CountingReader {
         self.counts.other_volume.store(self.reader.other_volume_requests(), Ordering::Relaxed);
         self.counts.no_direction.store(self.reader.requests_without_direction(), Ordering::Relaxed);
         item
+    }
+}
+
+/// A content mode by name (`modeled` or `real`).
+pub(crate) fn content_mode(content: &str) -> PyResult<ContentMode> {
+    match content {
+        "modeled" => Ok(ContentMode::Modeled),
+        "real" => Ok(ContentMode::Real),
+        other => Err(WorkloadError::new_err(format!("unknown content mode `{other}` (expected modeled or real)"))),
     }
 }

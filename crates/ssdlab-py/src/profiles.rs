@@ -17,6 +17,16 @@ pub fn profile_source(name_or_path: &str, overrides: Vec<String>) -> PyResult<St
     Ok(profile.source)
 }
 
+/// The facts `NativeDrive.info` gives for a drive of this profile (after `overrides`) and
+/// content mode, without building the drive.
+#[pyfunction]
+#[pyo3(signature = (name_or_path, overrides=Vec::new(), content="modeled"))]
+pub fn profile_info<'py>(py: Python<'py>, name_or_path: &str, overrides: Vec<String>, content: &str) -> PyResult<Bound<'py, PyAny>> {
+    let content = crate::drive::content_mode(content)?;
+    let profile = ssdlab_profile::load_profile(name_or_path, &overrides).map_err(to_py)?;
+    crate::convert::to_object(py, &ssdlab_drive::DriveInfo::of(&profile, content))
+}
+
 /// Steady-state write amplification of greedy GC under uniform random single-sector writes, by
 /// the finite-block analytic model (Desnoyers), for spare factor `(T - U) / T` and
 /// `slots_per_block` 4 KiB slots per block; with `slots_per_block = 0`, the asymptotic

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ssdlab.drive import Drive, RunResult, profile_source
+from ssdlab.drive import Drive, RunResult, profile_info, profile_source
 from ssdlab.lab.scaling import scaled_blocks_and_capacity
 
 GB = 1_000_000_000
@@ -75,9 +75,10 @@ class ReviewContext:
         return Drive(self.profile, self.scaled_overrides(extra) + list(extra), seed=self.seed, content=content, precondition_timing=self.precondition_timing)
 
     def info(self) -> dict:
-        """Profile facts (of the drive as reviewed, scaled if so)."""
+        """Profile facts (of the drive as reviewed, scaled if so), read from the profile: the
+        same as ``self.new_drive().info`` without building a drive."""
         if self._info is None:
-            self._info = self.new_drive().info
+            self._info = profile_info(self.profile, self.scaled_overrides())
         return self._info
 
     def drive_label(self) -> str:
