@@ -169,8 +169,7 @@ class Drive:
         if not isinstance(track_tags, bool):
             raise TypeError(f"Drive: track_tags must be True or False (got {type(track_tags).__name__})")
         _text("Drive", "content", content)
-        if profile not in profile_names() and ("/" in profile or profile.endswith(".toml")):
-            paths.input_file("profile", profile, paths.MAX_TEXT_FILE_BYTES)
+        _check_profile_file(profile)
         self._track_tags = track_tags
         self.precondition_timing = _timing("Drive", precondition_timing)
         self._native_drive = _native.NativeDrive(profile, overrides, seed, track_tags, content, real_bytes_limit)
@@ -480,6 +479,13 @@ def jobs_from_file(path: str, overrides: Sequence[str] = ()) -> list:
     return _native.jobs_from_file(checked, _strings("jobs_from_file", "overrides", overrides))
 
 
+def _check_profile_file(name_or_path: str) -> None:
+    """A profile given as a path (not a built-in name) must be a readable TOML file of sane
+    size: checked here (`paths.input_file`), with one clear error, before Rust reads it."""
+    if name_or_path not in profile_names() and ("/" in name_or_path or name_or_path.endswith(".toml")):
+        paths.input_file("profile", name_or_path, paths.MAX_TEXT_FILE_BYTES)
+
+
 def profile_names() -> list[str]:
     """Names of the built-in profiles."""
     return list(_native.profile_names())
@@ -489,8 +495,7 @@ def profile_source(name_or_path: str, overrides: Sequence[str] = ()) -> str:
     """TOML text of a profile after overrides (validated)."""
     name_or_path = _text("profile_source", "name_or_path", name_or_path)
     overrides = _strings("profile_source", "overrides", overrides)
-    if name_or_path not in profile_names() and ("/" in name_or_path or name_or_path.endswith(".toml")):
-        paths.input_file("profile", name_or_path, paths.MAX_TEXT_FILE_BYTES)
+    _check_profile_file(name_or_path)
     return _native.profile_source(name_or_path, overrides)
 
 
@@ -501,6 +506,5 @@ def profile_info(name_or_path: str, overrides: Sequence[str] = (), content: str 
     name_or_path = _text("profile_info", "name_or_path", name_or_path)
     overrides = _strings("profile_info", "overrides", overrides)
     content = _text("profile_info", "content", content)
-    if name_or_path not in profile_names() and ("/" in name_or_path or name_or_path.endswith(".toml")):
-        paths.input_file("profile", name_or_path, paths.MAX_TEXT_FILE_BYTES)
+    _check_profile_file(name_or_path)
     return _native.profile_info(name_or_path, overrides, content)

@@ -10,7 +10,7 @@ use crate::map_cache::MapCache;
 use crate::sink::TimedSink;
 use crate::throttle::SmallWriteCap;
 
-use crate::run_ahead::{RunAhead, GROUP_SECTORS};
+use crate::run_ahead::RunAhead;
 use ssdlab_core::{bail, Nanoseconds, Result, Timeline};
 use ssdlab_ftl::{ChunkFtl, DataLocation, Ftl, Piece, StoredSector, Translation};
 use ssdlab_nand::{FlashArray, SECTOR_BYTES};
@@ -618,11 +618,8 @@ impl Drive {
     #[inline]
     pub fn prefetch_stage2(&self, io: &Io) {
         match RunAhead::of_command(io) {
+            Some(run) if io.op == Op::Read => run.prefetch_start_locations(self.translation.as_ref()),
             Some(run) => run.prefetch_start_old(self.translation.as_ref()),
-            None if io.op == Op::Read && io.len_bytes > 0 => {
-                let span = SectorSpan::of(io);
-                self.translation.prefetch_location_run(span.first, (span.last + 1).min(span.first + 2 * GROUP_SECTORS));
-            }
             None => {}
         }
     }
@@ -631,6 +628,9 @@ impl Drive {
     /// slots and blocks' counts of its first sectors).
     #[inline]
     pub fn prefetch_stage3(&self, io: &Io) {
+        if io.op == Op::Read {
+            return;
+        }
         if let Some(run) = RunAhead::of_command(io) {
             run.prefetch_start_slots(self.translation.as_ref());
         }
@@ -702,13 +702,10 @@ impl Drive {
         for _ in 0..4 * self.profile.geometry.dies() + 8 {
             pieces.clear();
             let mut unmapped = 0;
+            // The first two groups were prefetched before the command (stage 2).
+            let ahead = RunAhead::new(first, last + 1);
             for lba in first..=last {
-                // Two groups ahead, where the data of the sectors read next is (the first two
-                // groups were prefetched before the command: stage 2).
-                if (lba - first).is_multiple_of(GROUP_SECTORS) && lba + 2 * GROUP_SECTORS <= last {
-                    let ahead = lba + 2 * GROUP_SECTORS;
-                    self.translation.prefetch_location_run(ahead, (last + 1).min(ahead + GROUP_SECTORS));
-                }
+                ahead.before_read(self.translation.as_ref(), lba);
                 let before = pieces.len();
                 self.translation.pieces(lba, &mut pieces);
                 unmapped += u64::from(pieces.len() == before);

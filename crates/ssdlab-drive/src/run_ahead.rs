@@ -1,4 +1,4 @@
-//! Prefetching along the sectors of one command that overwrites or trims many of them.
+//! Prefetching along the sectors of one command that reads, overwrites or trims many of them.
 //!
 //! The look-ahead (`lookahead.rs`) prefetches what a command touches before it is submitted,
 //! for its first sectors only. A command of many sectors (a 128 KiB write is 32, a TRIM of
@@ -8,8 +8,8 @@
 //! memory (a sequential write over a randomly written drive ran at 40% of its rate on a
 //! clean one). So while a command's sectors are served, [`RunAhead`] prefetches, a group of
 //! [`GROUP_SECTORS`] at a time, the old entries two groups ahead and the index slots and
-//! block counts (which need those entries) one group ahead. A prefetch is a hint: no result
-//! depends on it.
+//! block counts (which need those entries) one group ahead; a read, where the data of the
+//! sectors two groups ahead is. A prefetch is a hint: no result depends on it.
 
 use ssdlab_ftl::Translation;
 use ssdlab_nand::SECTOR_BYTES;
@@ -33,16 +33,34 @@ impl RunAhead {
         Self { first, end }
     }
 
-    /// The sectors a command overwrites (a write) or drops (a TRIM: whole sectors only);
-    /// `None` for a read or a command of no whole sector.
+    /// The sectors a command reads or overwrites (every sector it touches) or drops (a TRIM:
+    /// whole sectors only); `None` for a command of no such sector.
     #[inline]
     pub(crate) fn of_command(io: &Io) -> Option<Self> {
         let (first, end) = match io.op {
-            Op::Write => (io.offset_bytes / SECTOR_BYTES, (io.offset_bytes + io.len_bytes).div_ceil(SECTOR_BYTES)),
+            Op::Read | Op::Write => (io.offset_bytes / SECTOR_BYTES, (io.offset_bytes + io.len_bytes).div_ceil(SECTOR_BYTES)),
             Op::Trim => (io.offset_bytes.div_ceil(SECTOR_BYTES), (io.offset_bytes + io.len_bytes) / SECTOR_BYTES),
-            Op::Read => return None,
         };
         (end > first).then_some(Self { first, end })
+    }
+
+    /// Where the data of a read's first two groups is (the look-ahead's stage 2 for a read).
+    #[inline]
+    pub(crate) fn prefetch_start_locations(&self, translation: &dyn Translation) {
+        translation.prefetch_location_run(self.first, self.end.min(self.first + 2 * GROUP_SECTORS));
+    }
+
+    /// Call before reading sector `lba` (sectors in order from `first`): at the start of each
+    /// group, prefetch where the data of the sectors two groups ahead is.
+    #[inline]
+    pub(crate) fn before_read(&self, translation: &dyn Translation, lba: u64) {
+        if !(lba - self.first).is_multiple_of(GROUP_SECTORS) {
+            return;
+        }
+        let [ahead, _] = self.ranges_at_group(lba);
+        if !ahead.is_empty() {
+            translation.prefetch_location_run(ahead.start, ahead.end);
+        }
     }
 
     /// What the look-ahead prefetches before the command is submitted: the old entries of its
@@ -135,6 +153,8 @@ mod tests {
         let run = RunAhead::of_command(&trim).unwrap();
         assert_eq!((run.first, run.end), (1, 2), "a TRIM drops whole sectors only");
         assert!(RunAhead::of_command(&Io { op: Op::Trim, offset_bytes: 512, len_bytes: 4096 }).is_none());
-        assert!(RunAhead::of_command(&Io { op: Op::Read, offset_bytes: 0, len_bytes: 4096 }).is_none());
+        let read = RunAhead::of_command(&Io { op: Op::Read, offset_bytes: 512, len_bytes: 4096 }).unwrap();
+        assert_eq!((read.first, read.end), (0, 2), "a read reads both partial sectors");
+        assert!(RunAhead::of_command(&Io { op: Op::Read, offset_bytes: 4096, len_bytes: 0 }).is_none());
     }
 }

@@ -1283,9 +1283,8 @@ impl Translation for ChunkFtl {
     }
 
     fn prefetch_location_run(&self, first: u64, end: u64) {
-        for lba in first..end {
-            self.prefetch_old_chunk(lba);
-        }
+        // A sector's data is found through its chunk's entry: the entry an overwrite drops.
+        self.prefetch_old_run(first, end)
     }
 
     #[inline]
