@@ -508,3 +508,13 @@ def profile_info(name_or_path: str, overrides: Sequence[str] = (), content: str 
     content = _text("profile_info", "content", content)
     _check_profile_file(name_or_path)
     return _native.profile_info(name_or_path, overrides, content)
+
+
+def release_memory() -> int:
+    """Give the memory of dropped drives back to the system; returns the bytes given back.
+
+    A process keeps the large tables of the drives it dropped (blocks of 32 MiB and up, at
+    most 4 GiB in all) for the next drive it builds, which takes them instead of fresh pages the
+    kernel must zero (a review, a sweep or a calibration builds drive after drive in the same
+    worker processes). Call this when a long-lived process is done with drives for a while."""
+    return _native.release_memory()

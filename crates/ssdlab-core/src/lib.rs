@@ -7,6 +7,8 @@
 //! * [`content_key`]: identities of sectors named by a content hash, and the SplitMix64 mix.
 //! * [`input`]: opening input files as possibly huge, endless or hostile (regular files only,
 //!   bounded sizes and lines).
+//! * [`memory`]: large tables on huge pages; [`RecyclingAllocator`]: freed large tables kept
+//!   for the next drive.
 
 #![warn(missing_docs)]
 
@@ -16,6 +18,7 @@ pub mod fastdiv;
 pub mod field;
 pub mod input;
 pub mod memory;
+pub mod recycling_alloc;
 pub mod rng;
 pub mod time;
 pub mod timeline;
@@ -24,6 +27,7 @@ pub mod units;
 pub use error::{Error, Result};
 pub use fastdiv::FastDiv;
 pub use field::FieldError;
+pub use recycling_alloc::RecyclingAllocator;
 pub use rng::SimRng;
 pub use time::Nanoseconds;
 pub use timeline::Timeline;

@@ -51,8 +51,10 @@ pub fn fill<T: Clone + Send + Sync>(slice: &mut [T], value: T) {
     });
 }
 
+/// Advise the kernel to back the whole 2 MiB pages of `bytes` at `ptr` with huge pages (before
+/// they are first touched; small ranges are left alone).
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *const u8, bytes: usize) {
+pub(crate) fn advise_huge_pages(ptr: *const u8, bytes: usize) {
     const HUGE: usize = 2 << 20;
     if bytes < 4 * HUGE {
         return;
@@ -68,8 +70,9 @@ fn advise_huge_pages(ptr: *const u8, bytes: usize) {
     }
 }
 
+/// Huge pages are advised on Linux only.
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_ptr: *const u8, _bytes: usize) {}
+pub(crate) fn advise_huge_pages(_ptr: *const u8, _bytes: usize) {}
 
 #[cfg(test)]
 mod tests {

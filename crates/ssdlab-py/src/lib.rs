@@ -19,9 +19,23 @@ mod traces;
 
 use pyo3::prelude::*;
 
+/// The extension's allocator: a review, a sweep or a calibration builds drive after drive in
+/// the same process, and the next drive's tables take the freed memory of the last one instead
+/// of fresh pages the kernel must zero ([`ssdlab_core::recycling_alloc`]).
+#[global_allocator]
+static ALLOCATOR: ssdlab_core::RecyclingAllocator = ssdlab_core::RecyclingAllocator::new();
+
+/// Give the memory of freed drives' tables, kept for the next drive, back to the system;
+/// returns the bytes given back.
+#[pyfunction]
+fn release_memory() -> usize {
+    ALLOCATOR.release()
+}
+
 /// The `ssdlab._native` module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(release_memory, m)?)?;
     m.add_function(wrap_pyfunction!(profiles::profile_names, m)?)?;
     m.add_function(wrap_pyfunction!(profiles::profile_source, m)?)?;
     m.add_function(wrap_pyfunction!(profiles::profile_info, m)?)?;
