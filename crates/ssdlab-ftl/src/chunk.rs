@@ -29,6 +29,7 @@ use crate::UNMAPPED;
 use ssdlab_core::{bail, ensure, field_ensure, FastDiv, FieldError, Result};
 use ssdlab_nand::{Geometry, OpKind, SECTOR_BYTES};
 use ssdlab_reduce::SectorContent;
+use std::collections::BTreeMap;
 
 /// `l2p` value of a sector written with all zeros.
 pub const ZERO: u32 = u32::MAX - 1;
@@ -189,24 +190,85 @@ pub struct ChunkLocation {
     pub chunk: u32,
 }
 
-/// One chunk: where it is, how long, who uses it, and its fingerprint key (24 bytes: one cache
-/// line fetch per chunk touched, two for the 2 entries in 8 that straddle a line).
+/// One chunk: its fingerprint key, where it is, how long, who uses it, in 16 bytes aligned to
+/// 16: four to a cache line and none straddling two (GC and every overwrite load entries of
+/// this table at random, and 24-byte entries took 1.25 lines each).
 #[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[repr(C, align(16))]
 pub(crate) struct Chunk {
-    /// First ECC unit (UNMAPPED until placed).
-    pub addr: u32,
-    /// Logical sectors referencing it; 0 when the id is free.
-    pub refs: u32,
     /// Fingerprint key (low 64 bits of the fingerprint).
     pub key: u64,
+    /// First ECC unit (UNMAPPED until placed).
+    pub addr: u32,
+    /// The reference count's field (low [`REF_BITS`] bits: the logical sectors referencing the
+    /// chunk, 0 when the id is free; at [`ChunkFtl`]'s saturation value the count is kept in
+    /// `many_refs`), the length in ECC units (the next 7 bits) and whether the index holds the
+    /// chunk under its key (the top bit: it was stored while the index had room; a chunk that
+    /// is not indexed has no entry to remove when it is freed, so freeing it skips the index, a
+    /// random probe of a large table for nothing on a drive whose index is full).
+    bits: u32,
+}
+
+/// Bits of a chunk entry's reference count field.
+const REF_BITS: u32 = 24;
+/// The reference count field's mask, and the value at which the count moves to `many_refs`.
+const REF_MASK: u32 = (1 << REF_BITS) - 1;
+/// The length field's mask (after shifting by [`REF_BITS`]): a chunk is at most a 4 KiB sector
+/// of 64-byte ECC units (`ChunkFtlConfig::validate`), 64 units.
+const LEN_MASK: u32 = 0x7F;
+/// The entry's "indexed" bit.
+const INDEXED_BIT: u32 = 1 << 31;
+
+impl Chunk {
+    /// An entry with `refs` (below the saturation value) references.
+    fn new(addr: u32, key: u64, len: u32, refs: u32, indexed: bool) -> Self {
+        let mut chunk = Self { key, addr, bits: 0 };
+        chunk.set_len(len);
+        chunk.set_refs_field(refs);
+        chunk.set_indexed(indexed);
+        chunk
+    }
+
+    /// Whether any sector references the chunk (its id is in use).
+    #[inline]
+    pub fn live(&self) -> bool {
+        self.bits & REF_MASK != 0
+    }
+
+    /// The reference count's field (the count itself below the saturation value).
+    #[inline]
+    pub(crate) fn refs_field(&self) -> u32 {
+        self.bits & REF_MASK
+    }
+
+    #[inline]
+    fn set_refs_field(&mut self, refs: u32) {
+        debug_assert!(refs <= REF_MASK);
+        self.bits = (self.bits & !REF_MASK) | refs;
+    }
+
     /// Length in ECC units.
-    pub len: u16,
-    /// Whether the index holds this chunk under its key (it was stored while the index had
-    /// room). A chunk that is not indexed has no entry to remove when it is freed, so freeing
-    /// it skips the index, a random probe of a large table for nothing on a drive whose index
-    /// is full. Not saved: rebuilt from the index when the FTL is loaded.
-    #[serde(skip)]
-    pub indexed: bool,
+    #[inline]
+    pub fn len(&self) -> u32 {
+        (self.bits >> REF_BITS) & LEN_MASK
+    }
+
+    #[inline]
+    fn set_len(&mut self, len: u32) {
+        assert!(len <= LEN_MASK, "a chunk of {len} ECC units is longer than an entry holds");
+        self.bits = (self.bits & !(LEN_MASK << REF_BITS)) | (len << REF_BITS);
+    }
+
+    /// Whether the index holds this chunk under its key.
+    #[inline]
+    pub fn indexed(&self) -> bool {
+        self.bits & INDEXED_BIT != 0
+    }
+
+    #[inline]
+    fn set_indexed(&mut self, indexed: bool) {
+        self.bits = (self.bits & !INDEXED_BIT) | if indexed { INDEXED_BIT } else { 0 };
+    }
 }
 
 /// The data-reduction FTL's fixed divisors (see [`FastDiv`]): ECC units per block and per
@@ -270,6 +332,12 @@ pub struct ChunkFtl {
     /// chunk entries (a hint, not state: it changes no result).
     #[serde(skip)]
     gc_prefetched: Vec<(u32, u32)>,
+    /// Reference counts of the chunks whose entry's field is saturated (at least
+    /// `refs_saturation` references: one content written over 16.7 million sectors).
+    pub(crate) many_refs: BTreeMap<u32, u32>,
+    /// The value of a chunk entry's reference field at which the count moves to `many_refs`
+    /// ([`REF_MASK`]; lower in tests, so they meet it).
+    pub(crate) refs_saturation: u32,
 }
 
 /// Key of a metadata chunk (never indexed, never matched).
@@ -315,6 +383,8 @@ impl ChunkFtl {
             scratch: Vec::new(),
             div: ChunkDivisors::default(),
             gc_prefetched: Vec::new(),
+            many_refs: BTreeMap::new(),
+            refs_saturation: REF_MASK,
             config,
         }
         .with_divisors())
@@ -340,11 +410,6 @@ impl ChunkFtl {
             "the saved FTL state is for another geometry, capacity or ECC unit"
         );
         ftl.config = config;
-        for (_, chunk) in ftl.index.entries() {
-            if let Some(entry) = ftl.chunks.get_mut(chunk as usize) {
-                entry.indexed = true;
-            }
-        }
         Ok(ftl.with_divisors())
     }
 
@@ -406,7 +471,7 @@ impl ChunkFtl {
             return None;
         }
         let addr = self.chunks[chunk as usize].addr;
-        let len = self.chunks[chunk as usize].len as u32;
+        let len = self.chunks[chunk as usize].len();
         let block = self.div.units_per_block.div(addr);
         let offset = addr - block * self.units_per_block;
         let page_bytes = self.config.geometry.page_bytes;
@@ -459,8 +524,8 @@ impl ChunkFtl {
     pub fn prefetch_old_index_slot(&self, lba: u64) {
         if let Some(&chunk) = self.l2p.get(lba as usize) {
             if let Some(entry) = self.chunks.get(chunk as usize) {
-                if entry.refs == 1 {
-                    if entry.indexed {
+                if entry.refs_field() == 1 {
+                    if entry.indexed() {
                         self.index.prefetch(entry.key);
                     }
                     // Freeing it changes its block's valid count and GC key, one entry of the
@@ -532,10 +597,10 @@ impl ChunkFtl {
                 // Still the live chunk the index named when the sector was prepared: nothing
                 // has run in between.
                 assert!(
-                    self.chunks[chunk as usize].refs > 0 && self.chunks[chunk as usize].key == content.fingerprint as u64,
+                    self.chunks[chunk as usize].live() && self.chunks[chunk as usize].key == content.fingerprint as u64,
                     "duplicate of chunk {chunk} prepared, but the chunk changed before the write"
                 );
-                self.chunks[chunk as usize].refs += 1;
+                self.add_ref(chunk);
                 self.stats.dedup_hits += 1;
                 chunk
             }
@@ -590,7 +655,7 @@ impl ChunkFtl {
     fn write_metadata_sector<S: FlashSink + ?Sized>(&mut self, sector: u64, sink: &mut S) -> Result<()> {
         let len = self.full_chunk_units;
         let chunk = self.new_chunk_id()?;
-        self.chunks[chunk as usize] = Chunk { addr: UNMAPPED, refs: 1, key: META_KEY, len: len as u16, indexed: false };
+        self.chunks[chunk as usize] = Chunk::new(UNMAPPED, META_KEY, len, 1, false);
         self.live_chunks += 1;
         self.place(Stream::Host, self.pool.host_cursor_die, chunk, len, sink)?;
         let old = std::mem::replace(&mut self.l2p[sector as usize], chunk);
@@ -700,6 +765,7 @@ impl ChunkFtl {
     pub fn secure_erase(&mut self) {
         self.l2p.fill(UNMAPPED);
         self.chunks.clear();
+        self.many_refs.clear();
         self.payload.clear();
         self.payload_bytes = 0;
         self.free_ids.clear();
@@ -740,21 +806,17 @@ impl ChunkFtl {
         let chunk = self.new_chunk_id()?;
         // No address until placed: GC running during placement must not take a stale address
         // of this reused id for a live chunk in its victim.
-        self.chunks[chunk as usize].addr = UNMAPPED;
-        self.chunks[chunk as usize].len = len as u16;
-        self.chunks[chunk as usize].refs = 1;
-        self.chunks[chunk as usize].key = key;
+        let indexed = !self.index.is_full();
+        self.chunks[chunk as usize] = Chunk::new(UNMAPPED, key, len, 1, indexed);
         if self.config.keep_payloads {
             self.payload_bytes += payload.as_ref().map_or(0, |p| p.len() as u64);
             self.payload[chunk as usize] = payload.take().map(Vec::into_boxed_slice);
         }
-        let indexed = !self.index.is_full();
         if indexed {
             self.index.insert(key, chunk);
         } else {
             self.stats.index_full_skips += 1;
         }
-        self.chunks[chunk as usize].indexed = indexed;
         self.live_chunks += 1;
         self.stats.chunks_written += 1;
         self.stats.bytes_after_dedup += SECTOR_BYTES;
@@ -771,6 +833,66 @@ impl ChunkFtl {
         Ok(chunk)
     }
 
+    /// Sectors referencing `chunk` (0: its id is free).
+    pub(crate) fn refs(&self, chunk: u32) -> u32 {
+        match self.chunks[chunk as usize].refs_field() {
+            field if field == self.refs_saturation => self.many_refs[&chunk],
+            field => field,
+        }
+    }
+
+    /// One more sector references the live chunk `chunk`.
+    #[inline]
+    fn add_ref(&mut self, chunk: u32) {
+        let saturation = self.refs_saturation;
+        let entry = &mut self.chunks[chunk as usize];
+        let field = entry.refs_field();
+        if field + 1 < saturation {
+            entry.set_refs_field(field + 1);
+        } else if field + 1 == saturation {
+            entry.set_refs_field(saturation);
+            self.many_refs.insert(chunk, saturation);
+        } else {
+            *self.many_refs.get_mut(&chunk).expect("a saturated reference count is kept aside") += 1;
+        }
+    }
+
+    /// One sector less references `chunk`; whether any still does.
+    #[inline]
+    fn drop_ref(&mut self, chunk: u32) -> bool {
+        let saturation = self.refs_saturation;
+        let entry = &mut self.chunks[chunk as usize];
+        let field = entry.refs_field();
+        debug_assert!(field > 0, "chunk {chunk} released with no reference");
+        if field < saturation {
+            entry.set_refs_field(field - 1);
+            return field > 1;
+        }
+        let count = self.many_refs.get_mut(&chunk).expect("a saturated reference count is kept aside");
+        *count -= 1;
+        if *count < saturation {
+            let count = *count;
+            self.many_refs.remove(&chunk);
+            self.chunks[chunk as usize].set_refs_field(count);
+        }
+        true
+    }
+
+    /// Keep reference counts from `saturation` up aside (in a map) rather than in the chunk
+    /// entries' 24-bit field, which they reach only past 16.7 million references: tests set a
+    /// small value (at least 2) to exercise that path. Call before the first write.
+    #[doc(hidden)]
+    pub fn saturate_refs_at(&mut self, saturation: u32) {
+        assert!((2..=REF_MASK).contains(&saturation), "the saturation value must be 2 to {REF_MASK}");
+        assert!(self.live_chunks == 0, "set the saturation value before the first write");
+        self.refs_saturation = saturation;
+    }
+
+    /// Chunks whose reference count is kept aside (see [`ChunkFtl::saturate_refs_at`]).
+    pub fn chunks_with_many_refs(&self) -> usize {
+        self.many_refs.len()
+    }
+
     /// Drop one reference; free the chunk (its units become invalid, its index entry goes)
     /// when none is left.
     fn release(&mut self, chunk: u32) {
@@ -779,15 +901,12 @@ impl ChunkFtl {
                 meta.touched(self.config.user_sectors + chunk as u64);
             }
         }
-        let refs = &mut self.chunks[chunk as usize].refs;
-        debug_assert!(*refs > 0);
-        *refs -= 1;
-        if *refs > 0 {
+        if self.drop_ref(chunk) {
             return;
         }
-        let addr = self.chunks[chunk as usize].addr;
-        self.pool.sub_valid(self.div.units_per_block.div(addr), self.chunks[chunk as usize].len as u32);
-        let Chunk { key, indexed, .. } = self.chunks[chunk as usize];
+        let entry = self.chunks[chunk as usize];
+        self.pool.sub_valid(self.div.units_per_block.div(entry.addr), entry.len());
+        let (key, indexed) = (entry.key, entry.indexed());
         if indexed {
             self.index.remove_if(key, chunk);
         } else {
@@ -890,7 +1009,7 @@ impl ChunkFtl {
             log_push(log, chunk);
             let entry = &mut self.chunks[chunk as usize];
             entry.addr = addr;
-            addr += entry.len as u32;
+            addr += entry.len();
             let key = entry.key;
             if let Some(meta) = self.meta.as_mut() {
                 // The map of the metadata itself is small and kept in SRAM.
@@ -968,7 +1087,7 @@ impl ChunkFtl {
                 // Live here: referenced, and its address in the victim.
                 let c = self.chunks[chunk as usize];
                 // A reused chunk id can stand twice in one log; move it once.
-                if c.refs == 0 || c.addr < base || c.addr >= end || batch.contains(&chunk) {
+                if !c.live() || c.addr < base || c.addr >= end || batch.contains(&chunk) {
                     cursor += 1;
                     continue;
                 }
@@ -978,7 +1097,7 @@ impl ChunkFtl {
                 }
                 unit = u;
                 batch.push(chunk);
-                batch_units += c.len as u32;
+                batch_units += c.len();
                 cursor += 1;
                 if copied + batch_units >= quota_units {
                     break;
@@ -998,8 +1117,8 @@ impl ChunkFtl {
                 continue;
             }
             for &chunk in &batch {
-                let Chunk { addr: from, key, len, .. } = self.chunks[chunk as usize];
-                let len = len as u32;
+                let Chunk { addr: from, key, .. } = self.chunks[chunk as usize];
+                let len = self.chunks[chunk as usize].len();
                 self.place_gc(die, chunk, len, sink);
                 if self.config.store_data {
                     let unit = self.unit_bytes as u64;
@@ -1023,7 +1142,7 @@ impl ChunkFtl {
         if self.pool.valid(victim) == 0 {
             debug_assert!(log[cursor..].iter().all(|&c| {
                 let a = self.chunks[c as usize].addr;
-                self.chunks[c as usize].refs == 0 || a < base || a >= base + self.units_per_block
+                !self.chunks[c as usize].live() || a < base || a >= base + self.units_per_block
             }));
             let mut log = log;
             log.clear();
@@ -1254,7 +1373,7 @@ impl Translation for ChunkFtl {
             chunk => {
                 let c = &self.chunks[chunk as usize];
                 let unit = self.unit_bytes as u64;
-                DataLocation::At { addr_bytes: c.addr as u64 * unit, region_bytes: c.len as u64 * unit }
+                DataLocation::At { addr_bytes: c.addr as u64 * unit, region_bytes: c.len() as u64 * unit }
             }
         }
     }

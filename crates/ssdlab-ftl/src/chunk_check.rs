@@ -35,7 +35,7 @@ impl ChunkFtl {
         let mut per_block: BTreeMap<u32, Vec<(u32, u32, u32)>> = BTreeMap::new();
         let mut live = 0u64;
         for (chunk, (entry, &count)) in self.chunks.iter().zip(counted.iter()).enumerate() {
-            let refs = entry.refs;
+            let refs = self.refs(chunk as u32);
             if refs != count {
                 return Err(format!("chunk {chunk}: reference count {refs} but {count} sectors map to it"));
             }
@@ -43,11 +43,11 @@ impl ChunkFtl {
                 continue;
             }
             live += 1;
-            if entry.indexed != (self.index.get(entry.key) == Some(chunk as u32)) {
-                return Err(format!("chunk {chunk}: marked indexed {} but the index says otherwise", entry.indexed));
+            if entry.indexed() != (self.index.get(entry.key) == Some(chunk as u32)) {
+                return Err(format!("chunk {chunk}: marked indexed {} but the index says otherwise", entry.indexed()));
             }
             let addr = self.chunks[chunk].addr;
-            let len = self.chunks[chunk].len as u32;
+            let len = self.chunks[chunk].len();
             let block = addr / units_per_block;
             let offset = addr % units_per_block;
             if offset + len > units_per_block {
@@ -60,6 +60,11 @@ impl ChunkFtl {
                 return Err(format!("chunk {chunk} is missing from the log of block {block}"));
             }
             per_block.entry(block).or_default().push((offset, len, chunk as u32));
+        }
+        for (&chunk, &count) in &self.many_refs {
+            if self.chunks.get(chunk as usize).map(|c| c.refs_field()) != Some(self.refs_saturation) || count < self.refs_saturation {
+                return Err(format!("chunk {chunk}: a count of {count} kept aside, but its entry's field is not saturated"));
+            }
         }
         if live != self.live_chunks() {
             return Err(format!("{live} live chunks counted, {} recorded", self.live_chunks()));
@@ -74,7 +79,7 @@ impl ChunkFtl {
         }
         self.pool.check(&|b| per_block.get(&b).map(|c| c.iter().map(|x| x.1).sum()).unwrap_or(0))?;
         for (key, chunk) in self.index.entries() {
-            if self.chunks.get(chunk as usize).map(|c| c.refs).unwrap_or(0) == 0 {
+            if !self.chunks.get(chunk as usize).is_some_and(|c| c.live()) {
                 return Err(format!("index entry {key:#x} points at freed chunk {chunk}"));
             }
             if FingerprintIndex::stored_key(self.chunks[chunk as usize].key) != key {

@@ -58,7 +58,13 @@ fn build(rng: &mut SimRng) -> ChunkFtl {
         trim_keeps_stale_pointers: rng.below(2) == 0,
         metadata,
     };
-    ChunkFtl::new(config, "swarm").expect("generated config is valid")
+    let mut ftl = ChunkFtl::new(config, "swarm").expect("generated config is valid");
+    // Half the cases keep reference counts from 2 to 5 up aside, as a drive does past 16.7
+    // million references to one chunk.
+    if rng.below(2) == 0 {
+        ftl.saturate_refs_at(2 + rng.below(4) as u32);
+    }
+    ftl
 }
 
 fn read_back(ftl: &ChunkFtl, lba: u64) -> Vec<u8> {
@@ -68,7 +74,7 @@ fn read_back(ftl: &ChunkFtl, lba: u64) -> Vec<u8> {
     }
 }
 
-fn run_case(seed: u64, steps: u32) -> (u64, u64) {
+fn run_case(seed: u64, steps: u32) -> (u64, u64, u64) {
     let mut rng = SimRng::new(seed);
     let mut ftl = build(&mut rng);
     let user = ftl.user_sectors();
@@ -76,6 +82,7 @@ fn run_case(seed: u64, steps: u32) -> (u64, u64) {
     let mut sink = NullSink;
     let shared_seeds: Vec<u64> = (0..1 + rng.below(32)).map(|_| rng.next_u64()).collect();
     let hot = 1 + rng.below(user);
+    let mut saturated = 0u64;
     for step in 0..steps {
         let lba = if rng.below(2) == 0 { rng.below(hot) } else { rng.below(user) };
         match rng.below(100) {
@@ -118,6 +125,7 @@ fn run_case(seed: u64, steps: u32) -> (u64, u64) {
         }
         if step % 64 == 0 {
             ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
+            saturated += ftl.chunks_with_many_refs() as u64;
         }
     }
     for lba in 0..user {
@@ -141,8 +149,9 @@ fn run_case(seed: u64, steps: u32) -> (u64, u64) {
     assert_eq!(ftl.live_chunks(), meta, "seed {seed}: live chunks remain after trimming everything");
     assert_eq!(ftl.valid_units(), meta * (SECTOR_BYTES as u64 / ftl.unit_bytes() as u64), "seed {seed}: valid units remain after trimming everything");
     assert_eq!(ftl.index_entries(), 0, "seed {seed}: the index still points at freed chunks");
+    assert_eq!(ftl.chunks_with_many_refs(), 0, "seed {seed}: reference counts kept aside for freed chunks");
     ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} after full trim: {e}"));
-    (stats.gc_chunks_moved, stats.dedup_hits)
+    (stats.gc_chunks_moved, stats.dedup_hits, saturated)
 }
 
 #[test]
@@ -153,5 +162,7 @@ fn swarm_real_bytes_agree_with_reference_map() {
         let hits: u64 = results.iter().map(|r| r.1).sum();
         assert!(moved > common::cases() * 20, "GC moved only {moved} chunks over the swarm");
         assert!(hits > common::cases() * 20, "only {hits} dedup hits over the swarm");
+        let saturated: u64 = results.iter().map(|r| r.2).sum();
+        assert!(saturated > common::cases(), "reference counts were kept aside only {saturated} times over the swarm");
     }
 }

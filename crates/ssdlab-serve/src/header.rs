@@ -16,7 +16,7 @@ use ssdlab_core::{bail, Error, Result};
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"SSDLABBF";
 /// The version of the layout this ssdlab writes and reads.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Bytes of one header slot.
 pub const HEADER_BYTES: u64 = 4096;
 

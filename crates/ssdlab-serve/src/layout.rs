@@ -1,4 +1,4 @@
-//! Where each part of a backing file lives (format version 2; see docs/backing-file.md). The
+//! Where each part of a backing file lives (format version 4; see docs/backing-file.md). The
 //! file is sparse: only what has been written takes room.
 //!
 //! | file bytes | what |
