@@ -21,7 +21,7 @@ use crate::gc::{self, Collector};
 use crate::index::FingerprintIndex;
 use crate::metadata::{MetaWrite, Metadata, MetadataStats};
 use crate::pool::BlockPool;
-use crate::prefetch::{prefetch, prefetch_all};
+use crate::prefetch::prefetch;
 use crate::sink::FlashSink;
 use crate::translation::{DataLocation, Outcome, Piece, Prepared, StoredSector, Translation, STALE_PIECE};
 use crate::wear::WearSummary;
@@ -208,6 +208,9 @@ pub(crate) struct Chunk {
     /// random probe of a large table for nothing on a drive whose index is full).
     bits: u32,
 }
+
+// One line holds whole entries: a prefetch of an entry's address loads all of it.
+const _: () = assert!(std::mem::size_of::<Chunk>() == 16 && std::mem::align_of::<Chunk>() == 16);
 
 /// Bits of a chunk entry's reference count field.
 const REF_BITS: u32 = 24;
@@ -513,7 +516,7 @@ impl ChunkFtl {
     pub fn prefetch_old_chunk(&self, lba: u64) {
         if let Some(&chunk) = self.l2p.get(lba as usize) {
             if let Some(entry) = self.chunks.get(chunk as usize) {
-                prefetch_all(entry);
+                prefetch(entry);
             }
         }
     }
@@ -677,7 +680,7 @@ impl ChunkFtl {
                 // were dropped, random lines of the table.
                 if let Some(&soon) = self.free_ids.len().checked_sub(FREE_ID_AHEAD).and_then(|at| self.free_ids.get(at)) {
                     if let Some(entry) = self.chunks.get(soon as usize) {
-                        prefetch_all(entry);
+                        prefetch(entry);
                     }
                 }
                 id
@@ -1187,7 +1190,7 @@ fn prefetch_log_ahead(chunks: &[Chunk], log: &[u32], ahead: &mut usize, to: usiz
             }
         }
         if let Some(entry) = chunks.get(log[at] as usize) {
-            prefetch_all(entry);
+            prefetch(entry);
         }
         *ahead += 1;
     }
