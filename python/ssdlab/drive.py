@@ -516,5 +516,6 @@ def release_memory() -> int:
     A process keeps the large tables of the drives it dropped (blocks of 32 MiB and up, at
     most 4 GiB in all) for the next drive it builds, which takes them instead of fresh pages the
     kernel must zero (a review, a sweep or a calibration builds drive after drive in the same
-    worker processes). Call this when a long-lived process is done with drives for a while."""
+    worker processes); a table none of them fits gives them back first. Call this when a
+    long-lived process is done with drives for a while."""
     return _native.release_memory()

@@ -17,7 +17,10 @@
 //! What a program reads never depends on this: memory from `alloc` is uninitialised either way,
 //! and `alloc_zeroed` zeroes a recycled block. The cost is memory: a process keeps up to the
 //! limit of freed tables resident until a table takes them again or
-//! [`RecyclingAllocator::release`] gives them back.
+//! [`RecyclingAllocator::release`] gives them back. A large request that no kept block fits
+//! first gives back kept blocks (the oldest first) of at least its size, so drives of changing
+//! sizes one after another (a sweep over capacities) do not pile kept blocks up: the process
+//! holds no more than it would without keeping any, beyond the block it asked for.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
@@ -117,6 +120,13 @@ impl RecyclingAllocator {
         Some(ptr)
     }
 
+    /// Give back kept blocks (the oldest first) of at least `bytes` in all, or all of them: a
+    /// large request no kept block fits is about to take that much from the system.
+    fn make_room(&self, bytes: usize) {
+        let freed = self.shelf().take_oldest(bytes);
+        free_all(&freed);
+    }
+
     /// A new block from the system for a large `layout`: advised to use huge pages before it is
     /// touched, and remembered as one that may be kept.
     fn fresh_large(&self, ptr: *mut u8, layout: Layout) -> *mut u8 {
@@ -191,6 +201,18 @@ impl Shelf {
         out
     }
 
+    /// Remove the oldest kept blocks until at least `bytes` are removed or none is left.
+    fn take_oldest(&mut self, bytes: usize) -> [Kept; SLOTS] {
+        let mut out = [Kept { ptr: 0, bytes: 0, seq: 0 }; SLOTS];
+        let (mut n, mut removed) = (0, 0);
+        while self.len > 0 && removed < bytes {
+            out[n] = self.remove_oldest();
+            removed += out[n].bytes;
+            n += 1;
+        }
+        out
+    }
+
     /// Remove the oldest kept blocks until `room` more bytes fit under the limit.
     fn take_over_limit(&mut self, room: usize) -> [Kept; SLOTS] {
         let mut out = [Kept { ptr: 0, bytes: 0, seq: 0 }; SLOTS];
@@ -234,7 +256,10 @@ unsafe impl GlobalAlloc for RecyclingAllocator {
         }
         match self.take(layout) {
             Some(ptr) => ptr,
-            None => self.fresh_large(System.alloc(layout), layout),
+            None => {
+                self.make_room(layout.size());
+                self.fresh_large(System.alloc(layout), layout)
+            }
         }
     }
 
@@ -247,7 +272,10 @@ unsafe impl GlobalAlloc for RecyclingAllocator {
                 std::ptr::write_bytes(ptr, 0, layout.size());
                 ptr
             }
-            None => self.fresh_large(System.alloc_zeroed(layout), layout),
+            None => {
+                self.make_room(layout.size());
+                self.fresh_large(System.alloc_zeroed(layout), layout)
+            }
         }
     }
 
@@ -300,16 +328,19 @@ mod tests {
             p.write_bytes(0xAB, BIG);
             a.dealloc(p, layout(BIG));
             assert_eq!(a.kept_bytes(), BIG);
-            // Too small a request (more than an eighth to spare) does not take it.
-            let small = a.alloc(layout(BIG / 2 + BIG / 4));
-            assert_eq!(a.kept_bytes(), BIG);
-            a.dealloc(small, layout(BIG / 2 + BIG / 4));
             // A request it holds takes it, zeroed when asked.
             let q = a.alloc_zeroed(layout(BIG - 4096));
             assert_eq!(q, p);
             assert!(std::slice::from_raw_parts(q, BIG - 4096).iter().all(|&b| b == 0));
-            assert_eq!(a.kept_bytes(), BIG * 3 / 4, "only the smaller block is still kept");
+            assert_eq!(a.kept_bytes(), 0);
             a.dealloc(q, layout(BIG - 4096));
+            assert_eq!(a.kept_bytes(), BIG - 4096);
+            // A request more than an eighth smaller does not take it; it gives it back to the
+            // system and takes a new block.
+            let small = a.alloc(layout(BIG / 2 + BIG / 4));
+            assert!(!small.is_null());
+            assert_eq!(a.kept_bytes(), 0);
+            a.dealloc(small, layout(BIG / 2 + BIG / 4));
             a.release();
             assert_eq!(a.kept_bytes(), 0);
         }
@@ -329,12 +360,39 @@ mod tests {
             let q = a.alloc(layout(BIG));
             assert_eq!(q, blocks[2], "the last freed of the same size is taken first");
             a.dealloc(q, layout(BIG));
-            // A block larger than the limit is never kept.
+            // A request no kept block fits gives them back first; a block larger than the limit
+            // is never kept.
             let huge = a.alloc(layout(3 * BIG));
+            assert_eq!(a.kept_bytes(), 0);
             a.dealloc(huge, layout(3 * BIG));
-            assert_eq!(a.kept_bytes(), 2 * BIG);
+            assert_eq!(a.kept_bytes(), 0);
+            let p = a.alloc(layout(BIG));
+            a.dealloc(p, layout(BIG));
+            assert_eq!(a.kept_bytes(), BIG);
             a.set_limit(0);
             assert_eq!(a.kept_bytes(), 0);
+        }
+    }
+
+    #[test]
+    fn a_request_no_kept_block_fits_gives_back_kept_blocks_of_its_size_first() {
+        let a = RecyclingAllocator::new();
+        unsafe {
+            // Three blocks kept, of one size, freed in this order.
+            let blocks: Vec<*mut u8> = (0..3).map(|_| a.alloc(layout(BIG))).collect();
+            for &p in &blocks {
+                a.dealloc(p, layout(BIG));
+            }
+            assert_eq!(a.kept_bytes(), 3 * BIG);
+            // A request twice as large fits none: the two oldest go back to the system first.
+            let large = a.alloc(layout(2 * BIG));
+            assert_eq!(a.kept_bytes(), BIG);
+            // The one left is the last freed, and a request of its size still takes it.
+            assert_eq!(a.alloc(layout(BIG)), blocks[2]);
+            assert_eq!(a.kept_bytes(), 0);
+            a.dealloc(blocks[2], layout(BIG));
+            a.dealloc(large, layout(2 * BIG));
+            a.release();
         }
     }
 
