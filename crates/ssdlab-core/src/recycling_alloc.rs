@@ -96,10 +96,8 @@ impl RecyclingAllocator {
     pub fn release(&self) -> usize {
         let freed = {
             let mut shelf = self.shelf();
-            let limit = std::mem::replace(&mut shelf.limit, 0);
-            let freed = shelf.take_over_limit(0);
-            shelf.limit = limit;
-            freed
+            let all = shelf.bytes;
+            shelf.take_oldest(all)
         };
         free_all(&freed)
     }
@@ -120,16 +118,14 @@ impl RecyclingAllocator {
         Some(ptr)
     }
 
-    /// Give back kept blocks (the oldest first) of at least `bytes` in all, or all of them: a
-    /// large request no kept block fits is about to take that much from the system.
-    fn make_room(&self, bytes: usize) {
-        let freed = self.shelf().take_oldest(bytes);
+    /// A new block from the system for a large `layout` no kept block fits (zeroed when asked):
+    /// kept blocks (the oldest first) of at least its size are given back first, as it is
+    /// about to take that much from the system; the block is advised to use huge pages before
+    /// it is touched, and remembered as one that may be kept.
+    unsafe fn fresh_large(&self, layout: Layout, zeroed: bool) -> *mut u8 {
+        let freed = self.shelf().take_oldest(layout.size());
         free_all(&freed);
-    }
-
-    /// A new block from the system for a large `layout`: advised to use huge pages before it is
-    /// touched, and remembered as one that may be kept.
-    fn fresh_large(&self, ptr: *mut u8, layout: Layout) -> *mut u8 {
+        let ptr = if zeroed { System.alloc_zeroed(layout) } else { System.alloc(layout) };
         if !ptr.is_null() {
             crate::memory::advise_huge_pages(ptr, layout.size());
             self.shelf().remember(ptr);
@@ -215,13 +211,7 @@ impl Shelf {
 
     /// Remove the oldest kept blocks until `room` more bytes fit under the limit.
     fn take_over_limit(&mut self, room: usize) -> [Kept; SLOTS] {
-        let mut out = [Kept { ptr: 0, bytes: 0, seq: 0 }; SLOTS];
-        let mut n = 0;
-        while self.len > 0 && self.bytes + room > self.limit {
-            out[n] = self.remove_oldest();
-            n += 1;
-        }
-        out
+        self.take_oldest((self.bytes + room).saturating_sub(self.limit))
     }
 
     fn remove_oldest(&mut self) -> Kept {
@@ -256,10 +246,7 @@ unsafe impl GlobalAlloc for RecyclingAllocator {
         }
         match self.take(layout) {
             Some(ptr) => ptr,
-            None => {
-                self.make_room(layout.size());
-                self.fresh_large(System.alloc(layout), layout)
-            }
+            None => self.fresh_large(layout, false),
         }
     }
 
@@ -272,10 +259,7 @@ unsafe impl GlobalAlloc for RecyclingAllocator {
                 std::ptr::write_bytes(ptr, 0, layout.size());
                 ptr
             }
-            None => {
-                self.make_room(layout.size());
-                self.fresh_large(System.alloc_zeroed(layout), layout)
-            }
+            None => self.fresh_large(layout, true),
         }
     }
 

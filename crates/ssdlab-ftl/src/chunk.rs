@@ -1120,8 +1120,8 @@ impl ChunkFtl {
                 continue;
             }
             for &chunk in &batch {
-                let Chunk { addr: from, key, .. } = self.chunks[chunk as usize];
-                let len = self.chunks[chunk as usize].len();
+                let entry = self.chunks[chunk as usize];
+                let (from, key, len) = (entry.addr, entry.key, entry.len());
                 self.place_gc(die, chunk, len, sink);
                 if self.config.store_data {
                     let unit = self.unit_bytes as u64;
