@@ -132,3 +132,33 @@ fn flushes_follow_the_seed() {
     let b = write_job(&["iodepth=8", "fsync=3", "end_fsync=1"]);
     assert_eq!(RunSummary { wall_seconds: 0.0, ..a }, RunSummary { wall_seconds: 0.0, ..b });
 }
+
+/// A flush after every small write pads the GC block's partly filled unit as well as the
+/// host's; with the one-shot word lines of QLC (32 slots a program here) the padding once
+/// filled GC blocks faster than paced GC finished its victim, until GC had no free block to
+/// copy into and the drive panicked ("free pool empty"). A GC block taken as the die's last
+/// free block now finishes its victim at once: the job runs to its end.
+#[test]
+fn flushes_after_every_write_on_qlc_never_leave_gc_without_a_block() {
+    let profile = ssdlab_profile::load_profile(
+        "samsung-870-qvo-1tb",
+        &[
+            "nand.channels=1",
+            "nand.packages_per_channel=1",
+            "nand.dies_per_package=2",
+            "nand.blocks_per_plane=24",
+            "nand.pages_per_block=32",
+            "drive.capacity_bytes_user=33554432",
+            "slc_cache.static_bytes=1048576",
+            "slc_cache.dynamic_max_bytes=4194304",
+            "controller.write_buffer_bytes=1048576",
+        ]
+        .map(String::from),
+    )
+    .unwrap();
+    let mut drive = Drive::new(profile).unwrap();
+    let (summary, _) = common::run_job(&mut drive, &["rw=randwrite", "bsrange=512-8k", "size=32m", "io_size=256m", "iodepth=1", "fsync=1"], 1, 0);
+    assert!(summary.writes > 50_000, "{} writes", summary.writes);
+    // Every flush pads a 128 KiB word line for a write of at most 8 KiB.
+    assert!(summary.write_amplification.unwrap() > 10.0, "WA {:?}", summary.write_amplification);
+}

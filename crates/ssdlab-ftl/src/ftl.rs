@@ -417,7 +417,20 @@ impl Ftl {
 
     /// Program the partly filled program unit of the open `block` (host or GC), padding it with
     /// invalid slots. Returns the padding slots.
+    ///
+    /// A GC block that is its die's last free block taken, with a victim in progress, first
+    /// finishes the victim: padding takes GC's room, and with large program units (a one-shot
+    /// QLC word line is 32 slots here) flushes after every write could fill the GC block before
+    /// paced GC finished its victim, leaving no free block to copy the rest into. The victim's
+    /// remaining slots fit: the block was fresh when taken, and every slot copied since left
+    /// the victim.
     pub fn program_open_unit<S: FlashSink + ?Sized>(&mut self, block: u32, sink: &mut S) -> u32 {
+        if self.pool.blocks[block as usize].state == BlockState::OpenGc {
+            let die = self.div.blocks_per_die.div(block);
+            if self.pool.free_count(die) == 0 && self.pool.dies[die as usize].victim != UNMAPPED {
+                self.copy_victim_slots(die, u32::MAX, sink);
+            }
+        }
         let kind = match self.pool.blocks[block as usize].state {
             BlockState::OpenHost => OpKind::Host,
             BlockState::OpenGc => OpKind::Internal,

@@ -50,6 +50,17 @@ impl Pending {
         self.entries.push(Entry { end: self.body.len(), pushed, sectors });
     }
 
+    /// The records from `from` on are parts of one host request: a power cut keeps all of them
+    /// or none. Each takes the write-buffer position of the last, so [`Pending::programmed`]
+    /// counts them as programmed only once every part's data is.
+    pub fn share_fate(&mut self, from: usize) {
+        if let Some(last) = self.entries.last().map(|e| e.pushed) {
+            for e in self.entries.iter_mut().skip(from) {
+                e.pushed = last;
+            }
+        }
+    }
+
     /// Drop the open record (its operation failed).
     pub fn abort(&mut self) {
         if let Some(start) = self.open.take() {

@@ -205,6 +205,9 @@ struct State {
     next_seq: u64,
     /// Host writes served (for the seeded power cut).
     writes_seen: u64,
+    /// While a host request is done as several operations: where its records start in
+    /// `pending` (they share one fate at a power cut; durability.rs, `begin_request`).
+    request_from: Option<usize>,
     /// Set when power was cut: the process should end.
     powered_off: bool,
     /// Why the drive stopped taking writes after a failed operation.
@@ -316,6 +319,7 @@ impl Server {
             recent_writes: std::collections::VecDeque::new(),
             next_seq: restored.next_seq,
             writes_seen: 0,
+            request_from: None,
             powered_off: false,
             broken: None,
             recovery: restored.report,
@@ -753,25 +757,7 @@ impl Server {
         let (offset, len) = (start, end - start);
         let (done, jobs) = {
             let mut state = self.lock()?;
-            let done = (|| -> ServeResult<Nanoseconds> {
-                Self::fail_if_broken(&state)?;
-                let at = self.arrival(&mut state, arrived);
-                RecordEncoder::trim(Self::begin_record(&mut state, at), offset, len);
-                let mut done = state.session.trim_at(offset, len, at).map_err(|e| {
-                    state.pending.abort();
-                    Self::broke(&mut state, e)
-                })?;
-                if let Some(g) = state.generated.as_mut() {
-                    g.trimmed(offset, len);
-                }
-                self.end_record(&mut state, None)?;
-                if fua {
-                    done = self.make_durable(&mut state, done)?;
-                }
-                state.stats.record_trim(at, done, len);
-                state.last_done_ns = state.last_done_ns.max(done);
-                Ok(done)
-            })();
+            let done = self.trim_in(&mut state, offset, len, fua, arrived);
             (done, std::mem::take(&mut state.jobs))
         };
         let finished = self.finish_jobs(jobs);
@@ -781,11 +767,38 @@ impl Server {
         Ok(())
     }
 
+    /// The TRIM of whole 512-byte sectors `[offset, offset + len)`, under the drive's lock.
+    fn trim_in(&self, state: &mut State, offset: u64, len: u64, fua: bool, arrived: u64) -> ServeResult<Nanoseconds> {
+        Self::fail_if_broken(state)?;
+        let at = self.arrival(state, arrived);
+        RecordEncoder::trim(Self::begin_record(state, at), offset, len);
+        let mut done = state.session.trim_at(offset, len, at).map_err(|e| {
+            state.pending.abort();
+            Self::broke(state, e)
+        })?;
+        if let Some(g) = state.generated.as_mut() {
+            g.trimmed(offset, len);
+        }
+        self.end_record(state, None)?;
+        if fua {
+            done = self.make_durable(state, done)?;
+        }
+        state.stats.record_trim(at, done, len);
+        state.last_done_ns = state.last_done_ns.max(done);
+        Ok(done)
+    }
+
     /// WRITE ZEROES. A data-reduction drive stores nothing for zero sectors (always fast);
     /// another drive trims whole sectors when `may_trim` and writes zeros elsewhere; with
     /// `fast`, a zeroing that would write flash is refused (ENOTSUP) so the client can do it
     /// another way.
+    ///
+    /// The request is one operation for the durability rules: its TRIM and its writes of zeros
+    /// are done under one hold of the drive's lock, and a power cut keeps all of them or none
+    /// (docs/power-loss.md).
     pub fn zero(&self, len: u64, offset: u64, may_trim: bool, fast: bool, fua: bool) -> ServeResult<()> {
+        let visit = self.clock.visit();
+        let arrived = visit.arrived_ns();
         self.check_range(offset, len)?;
         let sector = SECTOR_BYTES as u64;
         let (inner_start, inner_end) = (offset.div_ceil(sector) * sector, (offset + len) / sector * sector);
@@ -794,29 +807,55 @@ impl Server {
         if fast && !self.reduction && written > 0 {
             return Err(ServeError::new(libc::ENOTSUP, "this drive writes zeros to flash: not a fast zero"));
         }
+        self.check_space(written)?;
+        // The pieces: a TRIM of the whole sectors inside, zeros written around it; or zeros
+        // written over all of it.
+        let mut pieces: Vec<(u64, u64, bool)> = Vec::new();
         if trims {
-            self.trim(inner_end - inner_start, inner_start, false)?;
-            if inner_start > offset {
-                self.write_zeros(offset, inner_start - offset, false)?;
-            }
-            if offset + len > inner_end {
-                self.write_zeros(inner_end, offset + len - inner_end, false)?;
-            }
-            if fua {
-                self.flush()?;
-            }
-            return Ok(());
+            pieces.push((inner_start, inner_end - inner_start, true));
+            pieces.extend([(offset, inner_start - offset, false), (inner_end, offset + len - inner_end, false)].into_iter().filter(|p| p.1 > 0));
+        } else {
+            pieces.push((offset, len, false));
         }
-        self.write_zeros(offset, len, fua)
-    }
-
-    fn write_zeros(&self, offset: u64, len: u64, fua: bool) -> ServeResult<()> {
-        let mut done = 0;
-        while done < len {
-            let piece = ZERO_PIECE_BYTES.min(len - done);
-            self.write(&vec![0u8; piece as usize], offset + done, fua && done + piece == len)?;
-            done += piece;
+        let (done, jobs) = {
+            let mut state = self.lock()?;
+            Self::begin_request(&mut state);
+            let done = (|| -> ServeResult<Nanoseconds> {
+                let mut done = 0;
+                for &(at, bytes, trim) in &pieces {
+                    if trim {
+                        done = self.trim_in(&mut state, at, bytes, false, arrived)?;
+                        continue;
+                    }
+                    let mut put = 0;
+                    while put < bytes {
+                        let piece = ZERO_PIECE_BYTES.min(bytes - put);
+                        done = self.write_in(&mut state, &vec![0u8; piece as usize], at + put, false, None, arrived)?;
+                        put += piece;
+                    }
+                }
+                Ok(done)
+            })();
+            let done = done.and_then(|done| {
+                self.end_request(&mut state)?;
+                if fua {
+                    return self.make_durable(&mut state, done);
+                }
+                Ok(done)
+            });
+            // A part that failed leaves the request's records to the next cut or commit.
+            state.request_from = None;
+            (done, std::mem::take(&mut state.jobs))
+        };
+        if let Err(e) = self.runs.drain() {
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = self.run_jobs(jobs);
+            return Err(Self::broke(&mut state, Error::Io(format!("cannot write data to the backing file: {e}"))));
         }
+        let finished = self.finish_jobs(jobs);
+        let done = done?;
+        finished?;
+        self.wait_until(done);
         Ok(())
     }
 

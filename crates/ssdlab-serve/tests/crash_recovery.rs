@@ -14,17 +14,22 @@
 
 mod common;
 
-use common::{apply, matching_prefix, read_image, sector_bytes, tiny, Change, TempDir, SECTOR};
+use common::{apply, matching_prefix, read_image, sector_bytes, tiny, tiny_today, Change, TempDir, SECTOR, TODAYS_DRIVES};
 use ssdlab_core::SimRng;
 use ssdlab_serve::Server;
 
-fn run_case(seed: u64) {
+/// One case on the tiny Force GS (`today`: `None`), or on the tiny form of one of today's drives.
+fn run_case(seed: u64, today: Option<&str>) {
     let mut rng = SimRng::new(seed);
     let dir = TempDir::new("crash");
     let reduction = rng.below(3) != 0;
     let protected = rng.below(4) == 0;
-    let cfg = tiny(&dir.path().join("drive.img"), reduction, protected);
-    let mut server = Server::start(&cfg).unwrap_or_else(|e| panic!("seed {seed}: start: {e}"));
+    let cfg = match today {
+        None => tiny(&dir.path().join("drive.img"), reduction, protected),
+        Some(profile) => tiny_today(&dir.path().join("drive.img"), profile, protected),
+    };
+    let drive = today.unwrap_or(if reduction { "force-gs-240" } else { "force-gs-240, reduction off" });
+    let mut server = Server::start(&cfg).unwrap_or_else(|e| panic!("seed {seed} ({drive}): start: {e}"));
     let sectors = server.size() / SECTOR;
     // The image as of the last durable point, and the changes issued since (with whether each
     // was acknowledged).
@@ -46,7 +51,7 @@ fn run_case(seed: u64) {
                     let data: Vec<u8> = ids.iter().flat_map(|&id| sector_bytes(id)).collect();
                     let fua = rng.below(15) == 0;
                     since.push(Change::Set { first, ids });
-                    server.write(&data, first * SECTOR, fua).unwrap_or_else(|e| panic!("seed {seed}: write: {}", e.message));
+                    server.write(&data, first * SECTOR, fua).unwrap_or_else(|e| panic!("seed {seed} ({drive}): write: {}", e.message));
                     if fua {
                         // FUA covers the write itself and, since it flushes the drive, all before.
                         since.drain(..).for_each(|c| apply(&mut durable, &c));
@@ -57,14 +62,16 @@ fn run_case(seed: u64) {
                     let first4 = first / 8 * 8;
                     let count4 = (count.div_ceil(8) * 8).min(sectors - first4);
                     since.push(Change::Zero { first: first4, count: count4 });
-                    server.trim(count4 * SECTOR, first4 * SECTOR, false).unwrap_or_else(|e| panic!("seed {seed}: trim: {}", e.message));
+                    server.trim(count4 * SECTOR, first4 * SECTOR, false).unwrap_or_else(|e| panic!("seed {seed} ({drive}): trim: {}", e.message));
                 }
                 80..=87 => {
                     since.push(Change::Zero { first, count });
-                    server.zero(count * SECTOR, first * SECTOR, rng.below(2) == 0, false, false).unwrap_or_else(|e| panic!("seed {seed}: zero: {}", e.message));
+                    server
+                        .zero(count * SECTOR, first * SECTOR, rng.below(2) == 0, false, false)
+                        .unwrap_or_else(|e| panic!("seed {seed} ({drive}): zero: {}", e.message));
                 }
                 _ => {
-                    server.flush().unwrap_or_else(|e| panic!("seed {seed}: flush: {}", e.message));
+                    server.flush().unwrap_or_else(|e| panic!("seed {seed} ({drive}): flush: {}", e.message));
                     since.drain(..).for_each(|c| apply(&mut durable, &c));
                 }
             }
@@ -84,27 +91,27 @@ fn run_case(seed: u64) {
         }
         let digest = server.mapping_digest();
         drop(server);
-        server = Server::start(&cfg).unwrap_or_else(|e| panic!("seed {seed} round {round}: restart after the cut: {e}"));
-        assert!(server.recovery().is_some(), "seed {seed}: an unclean stop is recovered");
+        server = Server::start(&cfg).unwrap_or_else(|e| panic!("seed {seed} ({drive}) round {round}: restart after the cut: {e}"));
+        assert!(server.recovery().is_some(), "seed {seed} ({drive}): an unclean stop is recovered");
         if mode == 2 {
-            assert_eq!(digest, server.mapping_digest(), "seed {seed} round {round}: a flushed drive comes back with the same map");
+            assert_eq!(digest, server.mapping_digest(), "seed {seed} ({drive}) round {round}: a flushed drive comes back with the same map");
         }
         let back = read_image(&server, sectors);
         if let Some(bad) = back.iter().position(|v| v.is_none()) {
-            panic!("seed {seed} round {round}: sector {bad} holds bytes that were never written");
+            panic!("seed {seed} ({drive}) round {round}: sector {bad} holds bytes that were never written");
         }
         let back: Vec<u64> = back.into_iter().map(|v| v.unwrap()).collect();
         // Find the prefix of the changes since the durable point that the drive came back with.
         let k = matching_prefix(&durable, &since, &back).unwrap_or_else(|diff| {
             panic!(
-                "seed {seed} round {round} (reduction {reduction}, protection {protected}, cut mode {mode}): the recovered image is no prefix of the {} operations since the last flush (first difference from the flushed image at sector {diff}: {} vs {})",
+                "seed {seed} ({drive}) round {round} (reduction {reduction}, protection {protected}, cut mode {mode}): the recovered image is no prefix of the {} operations since the last flush (first difference from the flushed image at sector {diff}: {} vs {})",
                 since.len(),
                 durable[diff],
                 back[diff]
             )
         });
         if protected {
-            assert_eq!(k, since.len(), "seed {seed} round {round}: with power-loss protection every acknowledged operation survives");
+            assert_eq!(k, since.len(), "seed {seed} ({drive}) round {round}: with power-loss protection every acknowledged operation survives");
         }
         durable = back;
         since.clear();
@@ -115,21 +122,72 @@ fn run_case(seed: u64) {
     let server = Server::start(&cfg).unwrap();
     assert!(server.recovery().is_none());
     let back: Vec<u64> = read_image(&server, sectors).into_iter().map(|v| v.expect("written data")).collect();
-    assert_eq!(back, durable, "seed {seed}: a clean restart keeps everything");
+    assert_eq!(back, durable, "seed {seed} ({drive}): a clean restart keeps everything");
     server.shutdown().unwrap();
 }
 
 #[test]
 fn every_flushed_write_survives_power_loss() {
-    let seeds: Vec<u64> = match std::env::var("SSDLAB_SEED") {
+    for seed in seeds(12) {
+        eprintln!("crash_recovery case seed {seed}");
+        run_case(seed, None);
+    }
+}
+
+/// The same on today's drives (SLC caches folding, one-shot TLC and QLC programs, a DRAM-less
+/// map cache). Rerun one case with `SSDLAB_SEED=<seed> SSDLAB_DRIVE=<profile>`.
+#[test]
+fn every_flushed_write_survives_power_loss_on_todays_drives() {
+    let only = std::env::var("SSDLAB_DRIVE").ok();
+    for profile in TODAYS_DRIVES.iter().filter(|p| only.as_deref().is_none_or(|o| o == **p)) {
+        for seed in seeds(4) {
+            eprintln!("crash_recovery case seed {seed} on {profile}");
+            run_case(seed, Some(profile));
+        }
+    }
+}
+
+/// The seeds to run: `SSDLAB_SEED` alone, else 1 to `SSDLAB_CRASH_CASES` (default `cases`).
+fn seeds(cases: u64) -> Vec<u64> {
+    match std::env::var("SSDLAB_SEED") {
         Ok(s) => vec![s.parse().expect("SSDLAB_SEED is a number")],
         Err(_) => {
-            let cases: u64 = std::env::var("SSDLAB_CRASH_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(12);
+            let cases: u64 = std::env::var("SSDLAB_CRASH_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(cases);
             (1..=cases).collect()
         }
-    };
-    for seed in seeds {
-        eprintln!("crash_recovery case seed {seed}");
-        run_case(seed);
+    }
+}
+
+/// A WRITE ZEROES that trims whole 4 KiB sectors and writes zeros into a partial one is one
+/// operation at a power cut: cut while its partial sector is still in the drive's write buffer,
+/// the drive comes back with none of it, not with the TRIM alone (it once kept the TRIM, which
+/// was done and recorded as an operation of its own).
+#[test]
+fn a_write_zeroes_is_kept_or_lost_whole() {
+    for today in [None, Some(TODAYS_DRIVES[0])] {
+        let dir = TempDir::new("zero");
+        let backing = dir.path().join("drive.img");
+        let cfg = match today {
+            None => tiny(&backing, false, false),
+            Some(profile) => tiny_today(&backing, profile, false),
+        };
+        let drive = today.unwrap_or("force-gs-240, reduction off");
+        let server = Server::start(&cfg).unwrap();
+        // 4 KiB sectors 10 and 11 (512-byte sectors 80 to 95) hold values 1 to 16, flushed.
+        let ids: Vec<u64> = (1..=16).collect();
+        let data: Vec<u8> = ids.iter().flat_map(|&id| sector_bytes(id)).collect();
+        server.write(&data, 80 * SECTOR, false).unwrap();
+        server.flush().unwrap();
+        // Zeros from 512-byte sector 86 to 95: the tail of 4 KiB sector 10 written, sector 11
+        // trimmed. Then the power goes.
+        server.zero(10 * SECTOR, 86 * SECTOR, true, false, false).unwrap();
+        let report = server.power_cut();
+        assert!(report.contains("1 sectors were in the write buffer"), "{drive}: the zeroed partial sector was still buffered: {report}");
+        drop(server);
+        let server = Server::start(&cfg).unwrap();
+        let back: Vec<u64> = read_image(&server, 96)[80..].iter().map(|v| v.expect("written data")).collect();
+        let zeroed: Vec<u64> = ids.iter().map(|&id| if id <= 6 { id } else { 0 }).collect();
+        assert!(back == ids || back == zeroed, "{drive}: the write zeroes came back in part: {back:?}");
+        server.shutdown().unwrap();
     }
 }

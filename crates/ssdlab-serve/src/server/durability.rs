@@ -28,6 +28,32 @@ impl Server {
         let pushed = state.session.drive().buffer_pushed();
         state.pending.finish(&extents, &check, pushed, sectors);
         state.next_seq += 1;
+        if state.request_from.is_some() {
+            // A part of a request of several operations: its commit waits for the last part
+            // (Server::end_request), so no commit or checkpoint holds some parts and not others.
+            return Ok(());
+        }
+        self.after_record(state)
+    }
+
+    /// Begin a host request done as several operations (a WRITE ZEROES that trims whole
+    /// sectors and writes zeros into partial ones): a power cut keeps all of its records or
+    /// none, as it does a single operation's.
+    pub(super) fn begin_request(state: &mut State) {
+        state.request_from = Some(state.pending.len());
+    }
+
+    /// End the request [`Server::begin_request`] began: its records share their fate, then
+    /// commit as the durability rules ask.
+    pub(super) fn end_request(&self, state: &mut State) -> ServeResult<()> {
+        let Some(from) = state.request_from.take() else { return Ok(()) };
+        state.pending.share_fate(from);
+        self.after_record(state)
+    }
+
+    /// After an operation's record (or a request's last one): commit as the durability rules
+    /// ask, and write a checkpoint when the journal has grown enough.
+    fn after_record(&self, state: &mut State) -> ServeResult<()> {
         if self.protected {
             // Capacitors let the drive finish what it acknowledged: each record and its data
             // are durable before the reply, so nothing acknowledged is lost, even when the
@@ -232,6 +258,11 @@ impl Server {
             } else {
                 programmed.max(flushed)
             }
+        };
+        // A request of several operations cut before its last one is lost whole.
+        let keep = match state.request_from.take() {
+            Some(from) => keep.min(from),
+            None => keep,
         };
         for (i, e) in state.pending.entries().iter().enumerate().skip(keep) {
             report.lost_operations += 1;

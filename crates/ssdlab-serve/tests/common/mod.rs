@@ -30,6 +30,37 @@ pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
     )
 }
 
+/// Today's drives the crash tests serve shrunk ([`tiny_today`]): TLC with a flushing SLC cache
+/// (DRAM), QLC with an SLC cache that writes natively when full, and a DRAM-less TLC drive with a
+/// small map cache in host memory.
+pub const TODAYS_DRIVES: [&str; 3] = ["samsung-980-pro-1tb", "samsung-870-qvo-1tb", "samsung-980-1tb"];
+
+/// Today's drive `profile` shrunk like [`tiny`] (two dies of 24 blocks, a 1 MiB write buffer, an
+/// SLC cache of 1 MiB static and up to 4 MiB dynamic), served from `backing`: about 36 to 48
+/// MiB raw, two thirds of it exported, so garbage collection and the cache's folding run all
+/// the time.
+pub fn tiny_today(backing: &Path, profile: &str, protected: bool) -> ServeConfig {
+    // A one-shot word line of 3 (TLC) or 4 (QLC) pages must divide the block's pages.
+    let (pages, user_bytes) = if profile.contains("qvo") { (32, 33_554_432) } else { (24, 25_165_824) };
+    let mut cfg = force_gs(
+        backing,
+        vec![
+            "nand.channels=1".into(),
+            "nand.packages_per_channel=1".into(),
+            "nand.dies_per_package=2".into(),
+            "nand.blocks_per_plane=24".into(),
+            format!("nand.pages_per_block={pages}"),
+            format!("drive.capacity_bytes_user={user_bytes}"),
+            "slc_cache.static_bytes=1048576".into(),
+            "slc_cache.dynamic_max_bytes=4194304".into(),
+            "controller.write_buffer_bytes=1048576".into(),
+            format!("controller.power_loss_protection={protected}"),
+        ],
+    );
+    cfg.profile = profile.into();
+    cfg
+}
+
 /// The Force GS 240 with `overrides`, served from `backing` with no emulated latency, seed 1,
 /// no faults, no power cut, no preconditioning, data written through the page cache.
 pub fn force_gs(backing: &Path, overrides: Vec<String>) -> ServeConfig {
