@@ -598,9 +598,14 @@ impl Server {
             let done = self.write_in(&mut state, data, offset, fua, prepared, arrived);
             (done, std::mem::take(&mut state.jobs))
         };
-        // The runs of data this and earlier writes completed are copied into the file here,
-        // outside the drive's lock (anything that needs them on file first writes them itself),
-        // then the commits this write took are done.
+        self.finish_write_request(done, jobs)
+    }
+
+    /// After a request that wrote data left the drive's lock: the runs of data it and earlier
+    /// writes completed are copied into the file here, outside the lock (anything that needs
+    /// them on file first writes them itself), then the commits it took are done, then the
+    /// reply waits for its simulated completion (emulated latency).
+    fn finish_write_request(&self, done: ServeResult<Nanoseconds>, jobs: Vec<CommitJob>) -> ServeResult<()> {
         if let Err(e) = self.runs.drain() {
             // Data the journal will point at did not reach the file: no more writes.
             let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -847,16 +852,7 @@ impl Server {
             state.request_from = None;
             (done, std::mem::take(&mut state.jobs))
         };
-        if let Err(e) = self.runs.drain() {
-            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = self.run_jobs(jobs);
-            return Err(Self::broke(&mut state, Error::Io(format!("cannot write data to the backing file: {e}"))));
-        }
-        let finished = self.finish_jobs(jobs);
-        let done = done?;
-        finished?;
-        self.wait_until(done);
-        Ok(())
+        self.finish_write_request(done, jobs)
     }
 
     /// The extents of `[offset, offset + len)`: runs of data and of holes that read as zeros.

@@ -13,21 +13,21 @@ pub const SECTOR: u64 = 512;
 /// A tiny drive (12 MiB raw in 48 blocks of 256 KiB, 8 MiB exported), so garbage collection
 /// runs all the time, served from `backing`.
 pub fn tiny(backing: &Path, reduction: bool, protected: bool) -> ServeConfig {
-    force_gs(
-        backing,
-        vec![
-            "nand.channels=1".into(),
-            "nand.packages_per_channel=1".into(),
-            "nand.dies_per_package=2".into(),
-            "nand.blocks_per_plane=24".into(),
-            "nand.pages_per_block=16".into(),
-            "drive.capacity_bytes_user=8388608".into(),
-            format!("reduction.enabled={reduction}"),
-            format!("controller.power_loss_protection={protected}"),
-            "controller.map_cache_bytes=0".into(),
-            "reduction.dedup_index_entries=65536".into(),
-        ],
-    )
+    let mut overrides = tiny_array();
+    overrides.extend([
+        "nand.pages_per_block=16".into(),
+        "drive.capacity_bytes_user=8388608".into(),
+        format!("reduction.enabled={reduction}"),
+        format!("controller.power_loss_protection={protected}"),
+        "controller.map_cache_bytes=0".into(),
+        "reduction.dedup_index_entries=65536".into(),
+    ]);
+    force_gs(backing, overrides)
+}
+
+/// The array of the tiny drives: two dies of 24 blocks on one channel.
+fn tiny_array() -> Vec<String> {
+    ["nand.channels=1", "nand.packages_per_channel=1", "nand.dies_per_package=2", "nand.blocks_per_plane=24"].map(String::from).to_vec()
 }
 
 /// Today's drives the crash tests serve shrunk ([`tiny_today`]): TLC with a flushing SLC cache
@@ -40,23 +40,21 @@ pub const TODAYS_DRIVES: [&str; 3] = ["samsung-980-pro-1tb", "samsung-870-qvo-1t
 /// MiB raw, two thirds of it exported, so garbage collection and the cache's folding run all
 /// the time.
 pub fn tiny_today(backing: &Path, profile: &str, protected: bool) -> ServeConfig {
-    // A one-shot word line of 3 (TLC) or 4 (QLC) pages must divide the block's pages.
-    let (pages, user_bytes) = if profile.contains("qvo") { (32, 33_554_432) } else { (24, 25_165_824) };
-    let mut cfg = force_gs(
-        backing,
-        vec![
-            "nand.channels=1".into(),
-            "nand.packages_per_channel=1".into(),
-            "nand.dies_per_package=2".into(),
-            "nand.blocks_per_plane=24".into(),
-            format!("nand.pages_per_block={pages}"),
-            format!("drive.capacity_bytes_user={user_bytes}"),
-            "slc_cache.static_bytes=1048576".into(),
-            "slc_cache.dynamic_max_bytes=4194304".into(),
-            "controller.write_buffer_bytes=1048576".into(),
-            format!("controller.power_loss_protection={protected}"),
-        ],
-    );
+    let full = ssdlab_profile::load_profile(profile, &[]).unwrap();
+    // Eight one-shot word lines a block (24 pages of TLC, 32 of QLC), two thirds of the raw
+    // array exported.
+    let pages = 8 * full.media.native_pages_per_program();
+    let raw_bytes = 2 * 24 * full.geometry.planes_per_die as u64 * pages as u64 * full.geometry.page_bytes as u64;
+    let mut overrides = tiny_array();
+    overrides.extend([
+        format!("nand.pages_per_block={pages}"),
+        format!("drive.capacity_bytes_user={}", raw_bytes * 2 / 3 / 4096 * 4096),
+        "slc_cache.static_bytes=1048576".into(),
+        "slc_cache.dynamic_max_bytes=4194304".into(),
+        "controller.write_buffer_bytes=1048576".into(),
+        format!("controller.power_loss_protection={protected}"),
+    ]);
+    let mut cfg = force_gs(backing, overrides);
     cfg.profile = profile.into();
     cfg
 }
