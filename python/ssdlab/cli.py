@@ -189,6 +189,10 @@ class _RunCommand(click.Command):
         self.help = _run_help()
         return super().get_help(ctx)
 
+    def get_short_help_str(self, limit: int = 45) -> str:
+        """The line `ssdlab --help` lists (the full help is built only when asked for)."""
+        return "Run a workload (fio options or job file)."
+
 
 @cli.command(
     "run",

@@ -21,6 +21,17 @@ def test_profiles_and_profile_show():
     assert r.returncode == 0 and "[nand]" in r.stdout and "t_prog_ns" in r.stdout
 
 
+def test_every_command_has_a_summary_in_the_help():
+    r = ssdlab("--help")
+    assert r.returncode == 0
+    commands = r.stdout.split("Commands:")[1].splitlines()
+    names = [line.split()[0] for line in commands if line.startswith("  ") and not line.startswith("   ")]
+    assert "run" in names and "review" in names
+    for line in commands:
+        if line.startswith("  ") and not line.startswith("   "):
+            assert len(line.split()) > 1, f"no summary: {line!r}"
+
+
 def test_run_writes_json_and_series(tmp_path):
     series = tmp_path / "s.csv"
     r = ssdlab(
