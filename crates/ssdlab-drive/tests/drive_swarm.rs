@@ -13,10 +13,13 @@
 //! unit must be programmed before it is read). At the end everything is trimmed: nothing may
 //! stay live. `SSDLAB_DRIVE_SWARM_CASES` sets the number of cases (default 250, 100,000
 //! commands); `SSDLAB_SEED=<seed>` replays one case. A failure names its seed.
+//!
+//! A second swarm does the same on today's drives shrunk (page FTL with an SLC cache and one-shot
+//! word lines, DRAM-less drives with their map cache in host memory).
 
 use ssdlab_core::SimRng;
 use ssdlab_drive::{DataPlane, Drive, DriveOptions};
-use ssdlab_profile::load_profile;
+use ssdlab_profile::{load_profile, Profile};
 use ssdlab_reduce::{fingerprint, ContentMode, ContentSource, DataPattern, PatternKind, SectorContent};
 use ssdlab_workload::{Io, Op};
 
@@ -158,7 +161,60 @@ fn build(seed: u64, rng: &mut SimRng) -> Case {
         format!("controller.reads_first={}", rng.below(2) == 0),
     ];
     let profile = load_profile("force-gs-240", &overrides).unwrap_or_else(|e| panic!("seed {seed}: drawn profile invalid: {e}"));
-    // A third of the cases store their data in a data plane (as a served drive does).
+    with_drive(profile, reduction, rng)
+}
+
+/// Today's drives (page FTL, SLC cache, one-shot word lines; DRAM-less ones with a map cache in
+/// host memory) the second swarm draws from.
+const TODAYS_DRIVES: [&str; 6] =
+    ["samsung-980-pro-1tb", "samsung-970-evo-500", "samsung-980-1tb", "wd-sn580-1tb", "samsung-870-evo-4tb", "samsung-870-qvo-1tb"];
+
+/// One of today's drives, shrunk: its own cells, page size, planes and timing, on 1 to 4 dies
+/// of 24 to 39 blocks of 4 to 8 one-shot word lines, with an SLC cache of a few blocks static
+/// and up to a few more dynamic (as drawn), a small write buffer and map cache, and 10 to 45%
+/// spare.
+fn build_today(seed: u64, rng: &mut SimRng) -> Case {
+    let name = TODAYS_DRIVES[rng.below(TODAYS_DRIVES.len() as u64) as usize];
+    let full = load_profile(name, &[]).unwrap();
+    let channels = 1 + rng.below(2);
+    let dies_per_package = 1 + rng.below(2);
+    let blocks_per_plane = 24 + rng.below(16);
+    let pages_per_block = full.media.native_pages_per_program() as u64 * (4 + rng.below(5));
+    let (planes, page_bytes) = (full.geometry.planes_per_die as u64, full.geometry.page_bytes as u64);
+    let dies = channels * dies_per_package;
+    let block_bytes = planes * pages_per_block * page_bytes;
+    let raw = dies * blocks_per_plane * block_bytes;
+    let spare = 0.10 + rng.below(36) as f64 / 100.0;
+    let user = ((raw as f64 * (1.0 - spare)) as u64).min(raw - (full.ftl.gc_low_free_blocks_per_die as u64 + 6) * block_bytes * dies) / SECTOR * SECTOR;
+    let slc_block_bytes = block_bytes / full.media.pslc_ratio() as u64;
+    let mut overrides = vec![
+        format!("nand.channels={channels}"),
+        "nand.packages_per_channel=1".to_string(),
+        format!("nand.dies_per_package={dies_per_package}"),
+        format!("nand.blocks_per_plane={blocks_per_plane}"),
+        format!("nand.pages_per_block={pages_per_block}"),
+        format!("drive.capacity_bytes_user={user}"),
+        format!("controller.write_buffer_bytes={}", planes * page_bytes * full.media.native_pages_per_program() as u64 * (1 + rng.below(4))),
+        format!("slc_cache.static_bytes={}", slc_block_bytes * dies * rng.below(3)),
+        format!("slc_cache.dynamic_max_bytes={}", slc_block_bytes * dies * rng.below(6)),
+        format!("slc_cache.when_full={}", ["native", "fold", "flush"][rng.below(3) as usize]),
+        format!("slc_cache.idle_fold={}", rng.below(2) == 0),
+        format!("ftl.gc_policy={}", ["greedy", "cost-benefit", "windowed"][rng.below(3) as usize]),
+    ];
+    // NAND that suspends programs for reads always lets reads go first.
+    if full.media.suspend.is_none() && rng.below(2) == 0 {
+        overrides.push("controller.reads_first=false".into());
+    }
+    if full.controller.map_cache_bytes > 0 {
+        overrides.push(format!("controller.map_cache_bytes={}", page_bytes * (1 + rng.below(4))));
+    }
+    let profile = load_profile(name, &overrides).unwrap_or_else(|e| panic!("seed {seed}: drawn profile of {name} invalid: {e}"));
+    with_drive(profile, false, rng)
+}
+
+/// The case's drive from `profile`: a third of the cases store their data in a data plane (as a
+/// served drive does), the others keep content tags unless the drive reduces data.
+fn with_drive(profile: Profile, reduction: bool, rng: &mut SimRng) -> Case {
     let store_data = rng.below(3) == 0;
     let options =
         DriveOptions { track_tags: !reduction && !store_data, content: ContentMode::Real, store_data, record_programs: true, ..DriveOptions::default() };
@@ -228,7 +284,7 @@ struct CaseStats {
     reads_of_programmed_data: u64,
 }
 
-fn run_case(seed: u64, commands: usize) -> CaseStats {
+fn run_case(seed: u64, commands: usize, build: fn(u64, &mut SimRng) -> Case) -> CaseStats {
     let mut stats = CaseStats { commands: commands as u64, ..CaseStats::default() };
     let mut rng = SimRng::new(seed);
     let mut case = build(seed, &mut rng);
@@ -323,16 +379,16 @@ fn run_case(seed: u64, commands: usize) -> CaseStats {
     stats
 }
 
-#[test]
-fn swarm_timed_drive_agrees_with_shadow_map() {
+/// Run the swarm's cases of drives from `build`, or only `SSDLAB_SEED` (a longer case) when set.
+fn swarm(name: &str, first_seed: u64, build: fn(u64, &mut SimRng) -> Case) {
     if let Some(seed) = std::env::var("SSDLAB_SEED").ok().and_then(|v| v.parse().ok()) {
-        run_case(seed, 3000);
+        run_case(seed, 3000, build);
         return;
     }
     let cases: u64 = std::env::var("SSDLAB_DRIVE_SWARM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(250);
     let mut total = CaseStats::default();
-    for seed in 1..=cases {
-        match std::panic::catch_unwind(|| run_case(seed, 400)) {
+    for seed in first_seed..first_seed + cases {
+        match std::panic::catch_unwind(|| run_case(seed, 400, build)) {
             Ok(stats) => {
                 total.commands += stats.commands;
                 total.reads_of_programmed_data += stats.reads_of_programmed_data;
@@ -340,7 +396,7 @@ fn swarm_timed_drive_agrees_with_shadow_map() {
             Err(e) => {
                 let message = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()));
                 panic!(
-                    "drive swarm case failed; reproduce with SSDLAB_SEED={seed} cargo nextest run -p ssdlab-drive --test drive_swarm: {}",
+                    "drive swarm case failed; reproduce with SSDLAB_SEED={seed} cargo nextest run -p ssdlab-drive --test drive_swarm {name}: {}",
                     message.unwrap_or_default()
                 );
             }
@@ -350,4 +406,16 @@ fn swarm_timed_drive_agrees_with_shadow_map() {
         "{cases} cases, {} commands; {} sectors read from the flash, none before its data's program ended",
         total.commands, total.reads_of_programmed_data
     );
+}
+
+#[test]
+fn swarm_timed_drive_agrees_with_shadow_map() {
+    swarm("swarm_timed_drive_agrees_with_shadow_map", 1, build);
+}
+
+/// The same on today's drives, shrunk ([`build_today`]); seeds from 1,000,001 so a seed names
+/// one case of one swarm.
+#[test]
+fn swarm_todays_drives_agree_with_shadow_map() {
+    swarm("swarm_todays_drives_agree_with_shadow_map", 1_000_001, build_today);
 }
