@@ -360,7 +360,7 @@ def serve(options: ServeOptions, echo) -> int:
         # line of our own.
         for line in process.stderr:  # type: ignore[union-attr]
             errors.append(line)
-            if ready.is_set() or "ssdlab: recovered" in line or "ssdlab: precondition " in line:
+            if ready.is_set() or any(said in line for said in ("ssdlab: recovered", "ssdlab: precondition ", "ssdlab: the drive is dead")):
                 sys.stderr.write(line)
 
     reader = threading.Thread(target=relay, daemon=True)

@@ -162,6 +162,12 @@ impl Server for Connection {
         if let Some(report) = server.recovery() {
             eprintln!("ssdlab: recovered {} after an unclean stop: {report}", config.backing);
         }
+        if server.is_dead() {
+            eprintln!(
+                "ssdlab: the drive is dead since its power cut (the dead-device fault): every read and write of {} fails with EIO; serve it with --secure-erase to use it again, empty",
+                config.backing
+            );
+        }
         let _ = SERVER.set(Arc::new(server));
         Ok(())
     }

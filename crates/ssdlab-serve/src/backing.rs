@@ -511,6 +511,12 @@ impl BackingFile {
         }
         let k = rng.below(self.batches.len() as u64) as usize;
         let (offset, first_seq) = self.batches[k];
+        // The batches from k on are gone, not only cut off by the end marker: an intact batch
+        // after the marker would look like later damage (not a torn tail) and recovery would
+        // refuse the file.
+        let old_tail = self.journal_tail.min(JOURNAL_BYTES);
+        let zeros = vec![0u8; (old_tail - offset) as usize];
+        self.file.write_all_at(&zeros, JOURNAL_OFFSET + offset).map_err(|e| io(&self.path, "roll back the journal", e))?;
         self.batches.truncate(k);
         self.journal_tail = offset;
         self.next_batch = k as u64;
@@ -593,12 +599,11 @@ impl BackingFile {
         // torn tail: later operations were acknowledged as durable and blocks were released
         // after them, so the shorter journal no longer matches the data.
         if let Some(later) = self.later_batch(epoch, scan.batches, offset, file_len)? {
-            bail!(
-                Io,
-                "{}: journal batch {} is damaged but batch {later} after it is intact (not a torn tail); the journal cannot be replayed consistently, refusing",
-                self.path,
-                scan.batches
-            );
+            let stop = match &scan.discarded {
+                Some(_) => format!("journal batch {} is damaged", scan.batches),
+                None => format!("the journal ends before batch {}", scan.batches),
+            };
+            bail!(Io, "{}: {stop} but batch {later} after it is intact (not a torn tail); the journal cannot be replayed consistently, refusing", self.path);
         }
         scan.bytes_read = offset;
         self.next_batch = scan.batches;

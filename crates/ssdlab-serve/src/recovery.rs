@@ -217,6 +217,9 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
             // The drive lost power here; the operations it lost are not in the journal.
             report.power_cut = Some(cut.clone());
         } else {
+            // Nothing is journaled after a cut until a start recovered from it: a record after
+            // the cut means that start reported it, and this recovery follows a later stop.
+            report.power_cut = None;
             let plane = *hash.lock().unwrap_or_else(|p| p.into_inner());
             let got = check_of(&session, plane, &record.extents, written(&record.op));
             if got.placement != record.check.placement {

@@ -373,6 +373,12 @@ impl Server {
         mapping_digest_of(&state.session)
     }
 
+    /// Whether the drive died at its last power cut (the dead-device fault): every read and
+    /// write fails until it is served with a secure erase.
+    pub fn is_dead(&self) -> bool {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).dead
+    }
+
     /// What recovery found, when this start followed an unclean stop.
     pub fn recovery(&self) -> Option<RecoveryReport> {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).recovery.clone()
@@ -901,6 +907,7 @@ impl Server {
         }
         .into();
         summary["recovery"] = serde_json::to_value(&state.recovery).unwrap_or_default();
+        summary["dead"] = state.dead.into();
         summary["latency_mode"] = if self.clock.emulates() { "emulate" } else { "none" }.into();
         let (transport, late) = self.clock.stats();
         summary["transport_round_trip_us"] = transport;
