@@ -128,6 +128,8 @@ def verify_line(v: dict) -> str:
     head = f"verify ({v['method']}{jobs}): {v['blocks_verified']:,} blocks ({_bytes(v['bytes_verified'])}) read back"
     if v["method"] == "null":
         return head + " and not checked (verify=null only pretends)"
+    if v["blocks_verified"] == 0 and not v.get("do_verify", True):
+        return head + "; do_verify=0: written with verify headers, not read back"
     if v["blocks_verified"] == 0:
         return head + "; no verify phase ran (the write phase ended at its runtime, as fio ends such a job)"
     if not v["failures"]:

@@ -130,3 +130,18 @@ def test_a_verify_failure_is_a_result_stated_plainly_with_fio_error_eilseq(tmp_p
     r = ssdlab("run", *jobs, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "VERIFY FAILED for 16 blocks, the first at offset 0" in r.stdout, r.stdout
+
+
+def test_a_job_with_do_verify_0_says_why_nothing_was_read_back(tmp_path):
+    r = ssdlab("run", "--name=w", "--rw=write", "--size=1m", "--verify=md5", "--do_verify=0", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "do_verify=0: written with verify headers, not read back" in r.stdout and "runtime" not in r.stdout, r.stdout
+
+
+def test_backwards_read_moves_the_jobs_size_as_fio(tmp_path):
+    # fio's backwards-read.fio (rw=read:-8k, bs=4k): fio reads `size` bytes, stepping back 4 KiB
+    # per read and wrapping to the end, not one 12 KiB stride per read.
+    r = ssdlab("run", str(EXAMPLES / "backwards-read.fio"), "--size=1m", "--output-format=json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    job = json.loads(r.stdout)["jobs"][0]
+    assert (job["read"]["total_ios"], job["read"]["io_bytes"]) == (256, 1 << 20), job["read"]

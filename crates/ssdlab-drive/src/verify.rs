@@ -206,6 +206,9 @@ pub struct VerifyReport {
     /// Whether a writing job's verify phase ran (a job whose write phase ended at its runtime
     /// has none, as in fio).
     pub phase_ran: bool,
+    /// Whether any job reads its blocks back (fio's `do_verify`, 1 unless set to 0): with
+    /// `do_verify=0` blocks are written with verify headers and not read back.
+    pub do_verify: bool,
     /// Blocks read back and checked (the verify phase's reads, and a read-only job's reads).
     pub blocks_verified: u64,
     /// Bytes of those blocks.
@@ -229,6 +232,7 @@ impl VerifyReport {
                 method: job.method().to_string(),
                 jobs: 0,
                 phase_ran: false,
+                do_verify: false,
                 blocks_verified: 0,
                 bytes_verified: 0,
                 failures: 0,
@@ -237,6 +241,7 @@ impl VerifyReport {
             });
             r.jobs += 1;
             r.phase_ran |= c.phase_ran;
+            r.do_verify |= job.spec.do_verify;
             r.blocks_verified += c.blocks;
             r.bytes_verified += c.bytes;
             r.failures += c.failures;

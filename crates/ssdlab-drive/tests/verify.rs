@@ -58,6 +58,7 @@ fn randwrite_then_verify(reduction: bool) {
             method: "crc32c".into(),
             jobs: 1,
             phase_ran: true,
+            do_verify: true,
             blocks_verified: distinct,
             bytes_verified: distinct * 4096,
             failures: 0,

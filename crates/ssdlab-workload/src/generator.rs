@@ -133,9 +133,11 @@ impl IoGenerator {
         // As fio, a job transfers `io_size` (default: the span, `loops` times) and stops;
         // `time_based` lifts that limit. `number_ios` stops it earlier, never later (fio: "this
         // does not extend the amount of I/O that will be done"). A sequential job that skips
-        // (`rw=write:4k`) makes one pass over the span, as fio does.
+        // (`rw=write:4k`) makes one pass over the span, as fio does; one that steps back
+        // (`rw=read:-8k`) wraps from the start to the end and moves the span's bytes, as fio's
+        // (it ends on its byte count, not at an end of the span).
         let one_pass_bytes = match job.rw_step {
-            step if step != 0 && !job.rw.is_random() => {
+            step if step > 0 && !job.rw.is_random() => {
                 let stride = job.max_block_bytes() + step.unsigned_abs();
                 (span_bytes / stride).max(1) * job.max_block_bytes()
             }
@@ -143,8 +145,9 @@ impl IoGenerator {
         };
         // fio's io_size=N% is a share of the job's size (its span).
         let io_size_bytes = job.io_size_bytes.or(job.io_size_percent.map(|p| (span_bytes as f64 * p / 100.0) as u64));
+        // fio multiplies both limits by `loops` (backend.c: io_bytes_exceeded, exceeds_number_ios).
         let limit_bytes = match (io_size_bytes, job.time_based) {
-            (Some(bytes), false) => Some(bytes),
+            (Some(bytes), false) => Some(bytes.saturating_mul(job.loops)),
             (None, false) => Some(one_pass_bytes.saturating_mul(job.loops)),
             (_, true) => None,
         };
@@ -152,7 +155,7 @@ impl IoGenerator {
         // double.
         let twice = if job.rw.trims_then_writes() { 2 } else { 1 };
         let limit_bytes = limit_bytes.map(|b| b.saturating_mul(twice));
-        let ios_limit = job.number_ios.map(|n| n.saturating_mul(twice));
+        let ios_limit = job.number_ios.map(|n| n.saturating_mul(job.loops).saturating_mul(twice));
         let zipf = match job.distribution {
             Distribution::Zipf(theta) if job.rw.is_random() => {
                 let blocks = (span_bytes / align_bytes).max(1);
@@ -443,7 +446,8 @@ impl IoGenerator {
     /// Next sequential `(offset, length)`. As fio, the last block of the span is cut short when
     /// the block size does not divide the span; the one after starts over at the beginning. A
     /// step (`rw=read:8k`, `rw=read:-8k`) moves the next offset by that much beyond (or before)
-    /// the block's end; stepping out of the span wraps to its other end.
+    /// the block's end; stepping out of the span wraps to its other end (stepping back past
+    /// the start: to the end plus the step, as fio).
     fn sequential_offset(&mut self, len_bytes: u64) -> (u64, u64) {
         let start = self.span_start_bytes;
         let end = start + self.span_bytes;
@@ -454,8 +458,9 @@ impl IoGenerator {
         let offset = self.cursor_bytes;
         let next = offset as i128 + len as i128 + self.job.rw_step as i128;
         self.cursor_bytes = if next < start as i128 {
-            // Stepping back past the start wraps to the last whole block.
-            end.saturating_sub(len_bytes).max(start)
+            // Stepping back past the start wraps to the end, stepped back once (fio's
+            // get_next_seq_offset: the span's end plus the negative step).
+            (end as i128 + self.job.rw_step as i128).clamp(start as i128, end.saturating_sub(len_bytes).max(start) as i128) as u64
         } else {
             next.min(u64::MAX as i128) as u64
         };

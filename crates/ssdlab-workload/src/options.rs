@@ -1484,14 +1484,17 @@ impl JobSpec {
         self.block_sizes = Self::every_size(by_op.iter().zip(issued).filter(|(_, used)| *used).map(|(sizes, _)| sizes));
     }
 
-    /// fio's `bsrange=MIN-MAX`: sizes between the two, multiples of the smallest, equally likely.
+    /// fio's `bsrange=MIN-MAX` (or `MIN:MAX`, as fio's range parser takes when there is no
+    /// `-`): sizes between the two, multiples of the smallest, equally likely. As fio, the two
+    /// are swapped when the first is the larger.
     fn parse_bsrange(&self, t: &str, at: &str) -> Result<Vec<(u64, u32)>> {
-        let (low, high) = t.split_once('-').ok_or_else(|| Error::Workload(format!("{at}: bsrange: expected MIN-MAX (e.g. 4k-64k), got `{t}`")))?;
+        let (low, high) = t
+            .split_once('-')
+            .or_else(|| t.split_once(':'))
+            .ok_or_else(|| Error::Workload(format!("{at}: bsrange: expected MIN-MAX (e.g. 4k-64k), got `{t}`")))?;
         let low = self.sector_size("bsrange", low, at)?;
         let high = self.sector_size("bsrange", high, at)?;
-        if high < low {
-            return Err(Error::Workload(format!("{at}: bsrange: {high} is smaller than {low}")));
-        }
+        let (low, high) = (low.min(high), low.max(high));
         let count = high / low;
         if count > MAX_BSRANGE_SIZES {
             return Err(Error::Workload(format!("{at}: bsrange: {low}-{high} spans more than {MAX_BSRANGE_SIZES} sizes")));
@@ -1941,8 +1944,8 @@ mod tests {
         assert!(err.contains("creates directories") && err.contains("moves no data"), "{err}");
         // An option ssdlab does not know is named as such, whatever its value (an unset
         // variable in it was reported first); fio's alias nr_files changes nothing, as nrfiles.
-        let err = parse_options("cli", &["pool=${SSDLAB_SURELY_UNSET_VARIABLE}".into()]).unwrap_err().to_string();
-        assert!(err.contains("unknown fio option `pool`"), "{err}");
+        let err = parse_options("cli", &["frobnicate=${SSDLAB_SURELY_UNSET_VARIABLE}".into()]).unwrap_err().to_string();
+        assert!(err.contains("unknown fio option `frobnicate`"), "{err}");
         // exit_what=stonewall is group's when one group runs at a time; all is refused.
         assert!(parse_options("cli", &["exit_what=stonewall".into()]).is_ok());
         assert!(parse_options("cli", &["exit_what=all".into()]).is_err());

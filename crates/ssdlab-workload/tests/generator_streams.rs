@@ -303,3 +303,39 @@ fn a_command_starting_in_a_strided_zone_keeps_its_length() {
     assert!(ios.iter().all(|io| io.len_bytes == 65536), "{ios:?}");
     assert_eq!(ios.iter().map(|io| io.offset_bytes >> 10).collect::<Vec<_>>(), vec![0, 64, 128, 192]);
 }
+
+#[test]
+fn backwards_sequential_walks_back_from_the_end_and_moves_the_jobs_bytes_as_fio() {
+    // fio's examples/backwards-read.fio at 40 KiB: the first read at the start, then from the
+    // end plus the step (-8k: each read 4 KiB before the last), wrapping, until `size` is read.
+    let j = job(&["rw=read:-8k", "bs=4k", "size=40k"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    let offsets: Vec<u64> = std::iter::from_fn(|| g.next_io()).map(|io| io.offset_bytes / 1024).collect();
+    assert_eq!(offsets, vec![0, 32, 28, 24, 20, 16, 12, 8, 4, 0]);
+    // A forward step makes one pass (fio's t/jobs/t0007: 85 reads of 1 MiB over 128 MiB).
+    let j = job(&["rw=read:512k", "bs=1m", "size=128m"]);
+    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
+    assert_eq!(std::iter::from_fn(|| g.next_io()).count(), 85);
+}
+
+#[test]
+fn loops_multiply_io_size_and_number_ios_as_fio() {
+    let count = |items: &[&str]| {
+        let mut g = IoGenerator::new(&job(items), 1 << 30, 1).unwrap();
+        std::iter::from_fn(|| g.next_io()).count()
+    };
+    assert_eq!(count(&["rw=write", "bs=4k", "size=8m", "io_size=4m"]), 1024);
+    assert_eq!(count(&["rw=write", "bs=4k", "size=8m", "io_size=4m", "loops=2"]), 2048);
+    assert_eq!(count(&["rw=write", "bs=4k", "size=8m", "number_ios=100", "loops=2"]), 200);
+    assert_eq!(count(&["rw=write", "bs=4k", "size=1m", "loops=3"]), 768);
+}
+
+#[test]
+fn bsrange_takes_fios_colon_and_swapped_bounds() {
+    // fio's range parser splits at `-`, else at `:`, and swaps a larger first bound.
+    for text in ["bsrange=4k-16k", "bsrange=4k:16k", "bsrange=16k-4k"] {
+        let j = job(&["rw=read", text, "size=1m"]);
+        let sizes: Vec<u64> = j.block_sizes.iter().map(|(bytes, _)| *bytes).collect();
+        assert_eq!(sizes, vec![4096, 8192, 12288, 16384], "{text}");
+    }
+}
