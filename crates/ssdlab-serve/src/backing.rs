@@ -239,9 +239,16 @@ impl BackingFile {
             || header.capacity_bytes_user != identity.capacity_bytes_user
             || header.block_bytes != identity.block_bytes
         {
+            // The same name with another hash: the profile as given now differs from the one the
+            // file was made with (other `--set` values, or an edited profile file).
+            let hint = if header.profile_name == identity.profile_name {
+                "; the name is the same, so the settings differ: give the --set values it was served with (or the profile file as it was then)"
+            } else {
+                ""
+            };
             bail!(
                 Config,
-                "{path}: the backing file was made for profile `{}` (hash {:016x}, {} raw bytes, {} user bytes), not for `{}` (hash {:016x}, {} raw bytes, {} user bytes); serve it with its own profile or use another file",
+                "{path}: the backing file was made for profile `{}` (hash {:016x}, {} raw bytes, {} user bytes), not for `{}` (hash {:016x}, {} raw bytes, {} user bytes){hint}; serve it with its own profile or use another file",
                 header.profile_name,
                 header.profile_hash,
                 header.raw_bytes,

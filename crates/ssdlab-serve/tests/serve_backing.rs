@@ -129,7 +129,7 @@ fn a_file_in_use_or_of_another_profile_is_refused_and_an_unclean_stop_recovered(
     let mut other = cfg.clone();
     other.overrides.push("ftl.gc_policy=cost-benefit".into());
     let err = Server::start(&other).err().unwrap().to_string();
-    assert!(err.contains("was made for profile `force-gs-240`") && err.contains("not for `force-gs-240`"), "{err}");
+    assert!(err.contains("was made for profile `force-gs-240`") && err.contains("not for `force-gs-240`") && err.contains("give the --set values"), "{err}");
     let junk = dir.path().join("junk.img");
     std::fs::write(&junk, vec![7u8; 8192]).unwrap();
     let mut junk_cfg = cfg.clone();
