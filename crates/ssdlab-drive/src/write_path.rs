@@ -119,6 +119,17 @@ impl Drive {
             if !partial {
                 continue;
             }
+            // Old data still in a unit being filled is in the controller's buffer: the new bytes
+            // merge with it there, with no program and no read of the flash.
+            let mut pieces = std::mem::take(&mut self.pieces);
+            pieces.clear();
+            self.translation.pieces(lba, &mut pieces);
+            let buffered = !pieces.is_empty() && pieces.iter().all(|p| self.translation.first_unprogrammed(std::slice::from_ref(p)).is_some());
+            self.pieces = pieces;
+            if buffered {
+                self.counters.read_modify_writes += 1;
+                continue;
+            }
             let (pieces, _) = self.pieces_on_flash(lba, lba, located_ns);
             if !pieces.is_empty() {
                 self.counters.read_modify_writes += 1;
