@@ -806,8 +806,15 @@ def trace_replay_command(
     if lat:
         click.echo(
             f"  latency us: p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}; "
-            f"WA {s['write_amplification'] or 0:.3f}"
+            + (f"WA {s['write_amplification']:.3f}" if s.get("write_amplification") is not None else "WA n/a (no writes)")
         )
+    from ssdlab import fio
+
+    warning = fio.unwritten_read_warning(
+        [{"unmapped_read_bytes": s.get("unmapped_read_bytes", 0), "host_read_bytes": s["read_bytes"]}], "fill the drive first with --precondition seq-fill"
+    )
+    if warning:
+        click.echo(f"ssdlab: warning: {warning}", err=True)
     if s.get("remapped"):
         click.echo(f"  {s['remapped']:,} requests remapped into the drive")
     if s.get("skipped_lines"):

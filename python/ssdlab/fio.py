@@ -129,8 +129,8 @@ def pre_read(drive, job, progress=None) -> None:
         drive.run(["rw=read", f"bs={bs}", "iodepth=32", f"offset={start}", f"size={length}"], name="pre_read", progress=progress)
 
 
-def unwritten_read_warning(summaries: list[dict]) -> str | None:
-    """One warning line when the jobs read sectors nobody wrote, or ``None``."""
+def unwritten_read_warning(summaries: list[dict], remedy: str = "lay the span out first with --precondition layout (as fio does) or seq-fill") -> str | None:
+    """One warning line when the jobs (or a replay) read sectors nobody wrote, or ``None``."""
     unmapped = sum(s.get("unmapped_read_bytes", 0) for s in summaries)
     read = sum(s.get("host_read_bytes", 0) for s in summaries)
     if unmapped == 0:
@@ -138,8 +138,7 @@ def unwritten_read_warning(summaries: list[dict]) -> str | None:
     share = unmapped / read * 100 if read else 100.0
     return (
         f"{unmapped / 1e9:,.3f} GB of the {read / 1e9:,.3f} GB read ({share:.0f}%) were never written (or were trimmed): "
-        "a drive answers those from its map without touching NAND, so these reads measure the link, not the flash; "
-        "lay the span out first with --precondition layout (as fio does) or seq-fill"
+        f"a drive answers those from its map without touching NAND, so these reads measure the link, not the flash; {remedy}"
     )
 
 

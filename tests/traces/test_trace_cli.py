@@ -154,3 +154,14 @@ def test_a_trace_without_requests_is_refused_by_replay_as_by_stats(tmp_path):
     for command in (["stats", str(path)], ["replay", str(path), *small_args()]):
         r = ssdlab("trace", *command)
         assert r.returncode == 2 and r.stderr.strip() == f"ssdlab: error: {path}: the trace has no requests", r.stderr
+
+
+def test_a_replay_of_reads_of_a_fresh_drive_warns_and_has_no_write_amplification(tmp_path):
+    trace = tmp_path / "reads.csv"
+    trace.write_text("128166372003061629,hm,0,Read,383496192,32768,1331\n128166372016853707,hm,0,Read,1048576,4096,26866\n")
+    r = ssdlab("trace", "replay", str(trace), *small_args())
+    assert r.returncode == 0, r.stderr
+    assert "WA n/a (no writes)" in r.stdout and "WA 0.000" not in r.stdout, r.stdout
+    assert "were never written" in r.stderr and "--precondition seq-fill" in r.stderr, r.stderr
+    r = ssdlab("trace", "replay", str(trace), *small_args(), "--precondition", "seq-fill")
+    assert r.returncode == 0 and "never written" not in r.stderr, r.stderr

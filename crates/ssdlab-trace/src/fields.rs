@@ -27,7 +27,16 @@ pub(crate) struct Fields<'a> {
 }
 
 fn whole(text: &str, what: &str) -> Result<u64, String> {
-    text.trim().parse::<u64>().map_err(|_| format!("{what}: `{}` is not a whole number", text.trim()))
+    whole_number(text, what)
+}
+
+/// `text` as a whole number, or what is wrong with it (not a whole number, or too large).
+pub(crate) fn whole_number(text: &str, what: &str) -> Result<u64, String> {
+    let t = text.trim();
+    t.parse::<u64>().map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => format!("{what}: `{t}` is too large (at most {})", u64::MAX),
+        _ => format!("{what}: `{t}` is not a whole number"),
+    })
 }
 
 fn comma_fields<'a>(line: &'a str, names: &str) -> Result<Vec<&'a str>, String> {
@@ -112,7 +121,7 @@ pub(crate) fn fiu(line: &str, unit_ns: u64) -> Result<Fields<'_>, String> {
     let op = match f[n - 4].to_ascii_lowercase().as_str() {
         "r" | "read" => TraceOp::Read,
         "w" | "write" => TraceOp::Write,
-        other => return Err(format!("op: `{other}` is neither R nor W")),
+        _ => return Err(format!("op: `{}` is neither R nor W", f[n - 4])),
     };
     let major = whole(f[n - 3], "major")?;
     let minor = whole(f[n - 2], "minor")?;

@@ -333,7 +333,8 @@ impl TraceReader {
                 Some(rest) if line_no == 1 => rest.to_string(),
                 _ => text,
             };
-            if !text.trim().is_empty() {
+            // Blank lines and `#` comments before the first request are skipped, as after it.
+            if !text.trim().is_empty() && !text.trim_start().starts_with('#') {
                 break text;
             }
         };
@@ -489,7 +490,7 @@ impl TraceReader {
         if t.is_empty() || t.starts_with('#') {
             return Ok(None);
         }
-        let num = |s: &str, what: &str| s.trim().parse::<u64>().map_err(|_| format!("{what}: `{}` is not a whole number", s.trim()));
+        let num = |s: &str, what: &str| fields::whole_number(s, what);
         let float = |s: &str, what: &str| s.trim().parse::<f64>().map_err(|_| format!("{what}: `{}` is not a number", s.trim()));
         match self.format {
             TraceFormat::Alibaba => self.record_of(fields::alibaba(t, self.unit_ns)?),
@@ -504,7 +505,7 @@ impl TraceReader {
                 let op = match f[3].trim().to_ascii_lowercase().as_str() {
                     "read" => TraceOp::Read,
                     "write" => TraceOp::Write,
-                    other => return Err(format!("Type: `{other}` is neither Read nor Write")),
+                    _ => return Err(format!("Type: `{}` is neither Read nor Write", f[3].trim())),
                 };
                 // Hostname,DiskNumber: the text between the first and the third comma.
                 if !self.same_device(&t[f[0].len() + 1..f[0].len() + 1 + f[1].len() + 1 + f[2].len()])? {
@@ -653,6 +654,7 @@ impl Iterator for TraceReader {
                 }
                 Err(e) => return Some(Err(e)),
             };
+            self.volumes.line_start();
             let parsed = self.parse_line(&line).and_then(|r| match r {
                 Some(rec) if rec.len_bytes == 0 && rec.op != TraceOp::Trim => Err("zero-length request".to_string()),
                 Some(rec) if rec.time_ns < self.last_time_ns => Err(format!("timestamps go backwards ({} ns after {} ns)", rec.time_ns, self.last_time_ns)),
@@ -669,6 +671,10 @@ impl Iterator for TraceReader {
                 Ok(None) => continue,
                 Err(_) if self.skip_bad => {
                     self.skipped += 1;
+                    // A bad line is no request of the volume it names.
+                    if self.volumes.retract() == Some(false) {
+                        self.other_volume -= 1;
+                    }
                     continue;
                 }
                 Err(message) => return Some(Err(bad(&self.origin, self.line_no, message))),

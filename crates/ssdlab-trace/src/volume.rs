@@ -46,6 +46,9 @@ pub(crate) struct Volumes {
     untallied: u64,
     /// Requests of the chosen volume (all volumes with `All`).
     kept: u64,
+    /// Whether the line being read was admitted, and kept (undone by [`Volumes::retract`] when
+    /// the rest of the line turns out bad).
+    this_line: Option<bool>,
 }
 
 impl Volumes {
@@ -54,6 +57,10 @@ impl Volumes {
     }
 
     fn add(tally: &mut BTreeMap<String, u64>, untallied: &mut u64, id: String, n: u64) {
+        if n == 0 {
+            // A run whose only line was bad (retracted).
+            return;
+        }
         if let Some(total) = tally.get_mut(&id) {
             *total += n;
         } else if tally.len() < MAX_TALLIED_VOLUMES {
@@ -72,6 +79,7 @@ impl Volumes {
             if last == id {
                 *n += 1;
                 self.kept += *keep as u64;
+                self.this_line = Some(*keep);
                 return Ok(*keep);
             }
         }
@@ -96,13 +104,30 @@ impl Volumes {
         }
         self.run = Some((id.to_string(), 1, keep));
         self.kept += keep as u64;
+        self.this_line = Some(keep);
         Ok(keep)
+    }
+
+    /// A new line begins: nothing of it admitted yet.
+    pub(crate) fn line_start(&mut self) {
+        self.this_line = None;
+    }
+
+    /// The line admitted last was bad after all (skipped with --skip-bad): it is not a request
+    /// of its volume. Returns whether it had been kept (`None`: nothing was admitted).
+    pub(crate) fn retract(&mut self) -> Option<bool> {
+        let keep = self.this_line.take()?;
+        if let Some((_, n, _)) = &mut self.run {
+            *n = n.saturating_sub(1);
+        }
+        self.kept -= keep as u64;
+        Some(keep)
     }
 
     /// Requests by volume, by identifier, and the requests of volumes past the tally's limit.
     pub(crate) fn tally(&self) -> (Vec<(String, u64)>, u64) {
         let (mut tally, mut untallied) = (self.tally.clone(), self.untallied);
-        if let Some((id, n, _)) = &self.run {
+        if let Some((id, n, _)) = self.run.as_ref().filter(|(_, n, _)| *n > 0) {
             Self::add(&mut tally, &mut untallied, id.clone(), *n);
         }
         (tally.into_iter().collect(), untallied)

@@ -129,7 +129,7 @@ fn a_bad_line_names_its_line_and_field() {
         ("100 7 gzip 16 8 W 8 1 56f11b711d91a065a2b6458eca924523\n200 7 gzip 16 8 W 8 1 56f11b711d91\n", "sample:2: md5: `56f11b711d91` is not an MD5 digest"),
         (
             "100 7 gzip 16 8 W 8 1 56f11b711d91a065a2b6458eca924523\n200 7 gzip 16 8 X 8 1 56f11b711d91a065a2b6458eca924523\n",
-            "sample:2: op: `x` is neither R nor W",
+            "sample:2: op: `X` is neither R nor W",
         ),
         (
             "100 7 gzip 16 8 W 8 1 56f11b711d91a065a2b6458eca924523\n50 7 gzip 16 8 W 8 1 56f11b711d91a065a2b6458eca924523\n",
@@ -234,4 +234,25 @@ fn a_tar_archive_is_named_as_one() {
     let reader = TraceReader::from_reader_with("cbs.tgz", Box::new(BufReader::new(Cursor::new(archive))), ReadOptions::default());
     let err = reader.err().expect("refused").to_string();
     assert!(err.starts_with("cbs.tgz: a tar archive, not a trace") && err.contains("tar -xzf"), "{err}");
+}
+
+#[test]
+fn skipped_bad_lines_are_no_requests_of_their_volume_and_messages_quote_the_file() {
+    let msr = "128166372003061629,hm,0,Read,383496192,4096,1331\n\
+               128166372016853709,hm,0,Write,8192,0,5\n\
+               128166372016853710,hm,0,Write,8192,4096,5\n\
+               128166372016853711,hm,0,Write,8192,4096,-5\n\
+               128166372016853712,hm,1,Write,8192,0,5\n";
+    let r = read_with(msr, ReadOptions { volume: VolumeChoice::All, skip_bad: true, ..ReadOptions::default() }).unwrap();
+    assert_eq!(r.records.len(), 2);
+    assert_eq!(r.reader.volumes().0, vec![("hm,0".to_string(), 2)]);
+    // The value as the file spells it; a number too large said to be so; comments before the
+    // first request skipped, as after it.
+    let first = "128166372003061629,hm,0,Read,383496192,4096,1331\n";
+    let err = error(&format!("{first}128166372003061630,hm,0,Wrte,383496192,4096,1331\n"), ReadOptions::default());
+    assert!(err.contains("`Wrte` is neither Read nor Write"), "{err}");
+    let err = error(&format!("{first}128166372003061630,hm,0,Read,99999999999999999999,4096,1331\n"), ReadOptions::default());
+    assert!(err.contains("is too large"), "{err}");
+    let r = read(&format!("# captured on hm\n{msr}").lines().take(2).collect::<Vec<_>>().join("\n")).unwrap();
+    assert_eq!((r.format, r.records.len()), (TraceFormat::Msr, 1));
 }
