@@ -714,6 +714,11 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
     click.echo(f"wrote {n:,} requests to {out_path}")
 
 
+#: A trace file up to this size is read through before the replay's drive is built (about a
+#: million requests of a text trace; a few seconds).
+TRACE_PRECHECK_BYTES = 64 << 20
+
+
 @trace_group.command("replay")
 @click.argument("path")
 @click.option("--profile", default=DEFAULT_PROFILE, show_default=True, help="Built-in profile name or TOML path.")
@@ -775,6 +780,12 @@ def trace_replay_command(
             {"--json": json_path},
             text_inputs=("--profile",),
         )
+        if os.path.getsize(path) <= TRACE_PRECHECK_BYTES:
+            # Read through once before the drive is built and preconditioned, so a bad line fails
+            # in seconds, not after them (a longer trace is checked as it replays).
+            from ssdlab import traces
+
+            traces.stats(path, fmt, skip_bad, time_unit, volume)
         drive = Drive(profile, overrides, seed=seed, precondition_timing=precondition_timing)
         for step in steps:
             drive.precondition(step)

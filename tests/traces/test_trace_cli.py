@@ -165,3 +165,13 @@ def test_a_replay_of_reads_of_a_fresh_drive_warns_and_has_no_write_amplification
     assert "were never written" in r.stderr and "--precondition seq-fill" in r.stderr, r.stderr
     r = ssdlab("trace", "replay", str(trace), *small_args(), "--precondition", "seq-fill")
     assert r.returncode == 0 and "never written" not in r.stderr, r.stderr
+
+
+def test_a_bad_line_of_a_replayed_trace_is_found_before_the_drive_is_built(tmp_path):
+    # The trace is read through first: its bad line 3 is reported, not the drive's bad setting
+    # (which building the drive would have found first), and no preconditioning runs before it.
+    trace = tmp_path / "bad.csv"
+    trace.write_text("128166372003061629,hm,0,Read,4096,4096,1\n128166372003061630,hm,0,Read,8192,4096,1\n128166372003061631,hm,0,Rxad,8192,4096,1\n")
+    r = ssdlab("trace", "replay", str(trace), "--set", "nand.channels=0", "--precondition", "seq-fill")
+    assert r.returncode == 2, r.stderr
+    assert ":3: Type: `Rxad` is neither Read nor Write" in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -740,9 +740,13 @@ impl JobSpec {
                 Ok(text)
             }
         };
+        // fio reads its integer options as it reads sizes (parse.c: check_str_bytes), so
+        // `number_ios=1k` is 1024 (1000 with kb_base=1000).
+        let kb_base = self.kb_base;
         let int = |max: u64| -> Result<u64> {
             let t = need()?;
-            let n: u64 = t.parse().map_err(|_| Error::Workload(format!("{at}: {key}: `{t}` is not a whole number")))?;
+            let n: u64 =
+                t.parse().or_else(|_| parse_size_bytes_with(t, kb_base)).map_err(|_| Error::Workload(format!("{at}: {key}: `{t}` is not a whole number")))?;
             if n > max {
                 return Err(Error::Workload(format!("{at}: {key}: must be 0 to {max} (got {n})")));
             }
@@ -871,8 +875,12 @@ impl JobSpec {
             }
             "rate_iops" => {
                 let t = need()?;
-                let values = per_direction(t, |part| part.parse::<u64>().map_err(|_| format!("`{part}` is not a whole number of IOs per second")))
-                    .map_err(|m| Error::Workload(format!("{at}: rate_iops: {m}")))?;
+                let values = per_direction(t, |part| {
+                    part.parse::<u64>()
+                        .or_else(|_| parse_size_bytes_with(part, kb_base))
+                        .map_err(|_| format!("`{part}` is not a whole number of IOs per second"))
+                })
+                .map_err(|m| Error::Workload(format!("{at}: rate_iops: {m}")))?;
                 self.rate_iops_given = Some((values, t.to_string()));
             }
             "rate" => {
@@ -924,8 +932,12 @@ impl JobSpec {
             }
             "rate_iops_min" => {
                 let t = need()?;
-                let values = per_direction(t, |part| part.parse::<u64>().map_err(|_| format!("`{part}` is not a whole number of IOs per second")))
-                    .map_err(|m| Error::Workload(format!("{at}: rate_iops_min: {m}")))?;
+                let values = per_direction(t, |part| {
+                    part.parse::<u64>()
+                        .or_else(|_| parse_size_bytes_with(part, kb_base))
+                        .map_err(|_| format!("`{part}` is not a whole number of IOs per second"))
+                })
+                .map_err(|m| Error::Workload(format!("{at}: rate_iops_min: {m}")))?;
                 self.given_limits.rate_iops_min = Some((values, t.to_string()));
             }
             "rate_cycle" | "ratecycle" => self.given_limits.rate_cycle_ms = Some(int(u32::MAX as u64)?),

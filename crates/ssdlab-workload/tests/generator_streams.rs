@@ -339,3 +339,13 @@ fn bsrange_takes_fios_colon_and_swapped_bounds() {
         assert_eq!(sizes, vec![4096, 8192, 12288, 16384], "{text}");
     }
 }
+
+#[test]
+fn integer_options_take_fios_size_suffixes() {
+    // fio reads its integer options as sizes (parse.c: check_str_bytes): 1k is 1024, or 1000
+    // with kb_base=1000.
+    assert_eq!(job(&["rw=write", "number_ios=1k"]).number_ios, Some(1024));
+    assert_eq!(job(&["kb_base=1000", "rw=write", "number_ios=1k"]).number_ios, Some(1000));
+    assert_eq!(job(&["rw=randwrite", "iodepth=0x20"]).iodepth, 32);
+    assert!(parse_options("t", &["rw=write".into(), "number_ios=many".into()]).unwrap_err().to_string().contains("`many` is not a whole number"));
+}
