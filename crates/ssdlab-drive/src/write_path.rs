@@ -121,16 +121,21 @@ impl Drive {
             }
             // Old data still in a unit being filled is in the controller's buffer: the new bytes
             // merge with it there, with no program and no read of the flash.
+            // Old data partly in such a unit is programmed first (`pieces_on_flash`); old data
+            // all on the flash is read as it was looked up.
             let mut pieces = std::mem::take(&mut self.pieces);
             pieces.clear();
             self.translation.pieces(lba, &mut pieces);
-            let buffered = !pieces.is_empty() && pieces.iter().all(|p| self.translation.first_unprogrammed(std::slice::from_ref(p)).is_some());
-            self.pieces = pieces;
-            if buffered {
+            let waiting = pieces.iter().filter(|p| self.translation.first_unprogrammed(std::slice::from_ref(p)).is_some()).count();
+            if waiting > 0 && waiting == pieces.len() {
+                self.pieces = pieces;
                 self.counters.read_modify_writes += 1;
                 continue;
             }
-            let (pieces, _) = self.pieces_on_flash(lba, lba, located_ns);
+            if waiting > 0 {
+                self.pieces = pieces;
+                pieces = self.pieces_on_flash(lba, lba, located_ns).0;
+            }
             if !pieces.is_empty() {
                 self.counters.read_modify_writes += 1;
             }

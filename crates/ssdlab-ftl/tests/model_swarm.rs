@@ -10,7 +10,6 @@ mod common;
 
 use ssdlab_core::SimRng;
 use ssdlab_ftl::{Ftl, FtlConfig, NullSink};
-use ssdlab_nand::Geometry;
 
 struct Case {
     ftl: Ftl,
@@ -18,16 +17,7 @@ struct Case {
 }
 
 fn build(rng: &mut SimRng) -> Case {
-    let geometry = Geometry {
-        channels: 1 + rng.below(2) as u32,
-        packages_per_channel: 1,
-        dies_per_package: 1 + rng.below(2) as u32,
-        planes_per_die: 1 + rng.below(2) as u32,
-        blocks_per_plane: 12 + rng.below(20) as u32,
-        pages_per_block: 2 + rng.below(7) as u32,
-        page_bytes: if rng.below(2) == 0 { 4096 } else { 8192 },
-        spare_bytes_per_page: 64,
-    };
+    let geometry = common::draw_geometry(rng, |rng| 2 + rng.below(7) as u32);
     let (low, user_sectors) = common::draw_low_and_user_sectors(rng, &geometry);
     let gc_schedule = common::draw_gc_schedule(rng, &geometry, low, user_sectors);
     let (metadata, user_sectors) = common::draw_metadata(rng, &geometry, user_sectors, 1);
@@ -97,29 +87,7 @@ fn run_case(seed: u64, steps: u32) -> u64 {
             case.ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
         }
     }
-    for lba in 0..user {
-        assert_eq!(case.ftl.read_tag(lba), case.reference[lba as usize], "seed {seed}: final read of sector {lba}");
-    }
-    case.ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} at end: {e}"));
-    // Trim everything, collect everything: nothing may stay valid.
-    for lba in 0..user {
-        case.ftl.trim(lba).unwrap();
-    }
-    for die in 0..case.ftl.config().geometry.dies() {
-        let mut rounds = 0;
-        while case.ftl.collect_one(die, &mut sink) {
-            rounds += 1;
-            assert!(rounds < 100_000, "seed {seed}: GC does not terminate");
-        }
-    }
-    // Only the firmware's metadata stays (map pages and journal).
-    use ssdlab_ftl::Translation;
-    assert_eq!(case.ftl.live_data_sectors(), 0, "seed {seed}: user data remains after trimming everything");
-    assert_eq!(case.ftl.valid_slots(), case.ftl.metadata_sectors_mapped(), "seed {seed}: valid slots remain after trimming everything");
-    for lba in 0..user {
-        assert!(case.ftl.lookup(lba).is_none(), "seed {seed}: sector {lba} still mapped after TRIM");
-    }
-    case.ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} after full trim: {e}"));
+    common::check_then_trim_everything(&mut case.ftl, &case.reference, seed, |_| {});
     case.ftl.stats().gc_sectors_moved
 }
 

@@ -16,7 +16,6 @@ mod common;
 
 use ssdlab_core::SimRng;
 use ssdlab_ftl::{Ftl, FtlConfig, NullSink, SlcCacheConfig, Translation, WhenCacheFull};
-use ssdlab_nand::Geometry;
 
 struct Case {
     ftl: Ftl,
@@ -28,16 +27,7 @@ struct Case {
 fn build(seed: u64, rng: &mut SimRng) -> Case {
     let ratio = 2 + rng.below(3) as u32;
     let one_shot = rng.below(2) == 0;
-    let geometry = Geometry {
-        channels: 1 + rng.below(2) as u32,
-        packages_per_channel: 1,
-        dies_per_package: 1 + rng.below(2) as u32,
-        planes_per_die: 1 + rng.below(2) as u32,
-        blocks_per_plane: 12 + rng.below(20) as u32,
-        pages_per_block: ratio * (1 + rng.below(4) as u32),
-        page_bytes: if rng.below(2) == 0 { 4096 } else { 8192 },
-        spare_bytes_per_page: 64,
-    };
+    let geometry = common::draw_geometry(rng, |rng| ratio * (1 + rng.below(4) as u32));
     let (low, user_sectors) = common::draw_low_and_user_sectors(rng, &geometry);
     let gc_schedule = common::draw_gc_schedule(rng, &geometry, low, user_sectors);
     let (metadata, user_sectors) = common::draw_metadata(rng, &geometry, user_sectors, 1);
@@ -68,12 +58,12 @@ fn build(seed: u64, rng: &mut SimRng) -> Case {
 }
 
 /// The host pauses: idle GC and folding run on every die until it has nothing left to do.
-fn idle(case: &mut Case, seed: u64, step: u32, sink: &mut NullSink) {
-    case.ftl.idle_began();
-    let dies = case.ftl.config().geometry.dies();
+fn idle(ftl: &mut Ftl, seed: u64, step: u32, sink: &mut NullSink) {
+    ftl.idle_began();
+    let dies = ftl.config().geometry.dies();
     for die in 0..dies {
         let mut rounds = 0;
-        while case.ftl.wants_idle_gc(die) && case.ftl.collect_one(die, sink) {
+        while ftl.wants_idle_gc(die) && ftl.collect_one(die, sink) {
             rounds += 1;
             assert!(rounds < 100_000, "seed {seed} step {step}: idle GC on die {die} does not finish");
         }
@@ -128,7 +118,7 @@ fn run_case(seed: u64, steps: u32) -> (u64, u64) {
             91..=95 => {
                 Translation::program_open_units(&mut case.ftl, &mut sink);
             }
-            96..=98 => idle(&mut case, seed, step, &mut sink),
+            96..=98 => idle(&mut case.ftl, seed, step, &mut sink),
             _ => {
                 if rng.below(10) == 0 {
                     case.ftl.secure_erase();
@@ -141,28 +131,7 @@ fn run_case(seed: u64, steps: u32) -> (u64, u64) {
             case.ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
         }
     }
-    for lba in 0..user {
-        assert_eq!(case.ftl.read_tag(lba), case.reference[lba as usize], "seed {seed}: final read of sector {lba}");
-    }
-    case.ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} at end: {e}"));
-    // Trim everything, collect everything: nothing may stay valid.
-    for lba in 0..user {
-        case.ftl.trim(lba).unwrap();
-    }
-    idle(&mut case, seed, steps, &mut sink);
-    for die in 0..case.ftl.config().geometry.dies() {
-        let mut rounds = 0;
-        while case.ftl.collect_one(die, &mut sink) {
-            rounds += 1;
-            assert!(rounds < 100_000, "seed {seed}: GC does not terminate");
-        }
-    }
-    assert_eq!(case.ftl.live_data_sectors(), 0, "seed {seed}: user data remains after trimming everything");
-    assert_eq!(case.ftl.valid_slots(), case.ftl.metadata_sectors_mapped(), "seed {seed}: valid slots remain after trimming everything");
-    for lba in 0..user {
-        assert!(case.ftl.lookup(lba).is_none(), "seed {seed}: sector {lba} still mapped after TRIM");
-    }
-    case.ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} after full trim: {e}"));
+    common::check_then_trim_everything(&mut case.ftl, &case.reference, seed, |ftl| idle(ftl, seed, steps, &mut sink));
     let stats = case.ftl.stats();
     (stats.fold_sectors_moved + stats.gc_sectors_moved, most_slc)
 }

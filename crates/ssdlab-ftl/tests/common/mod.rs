@@ -2,7 +2,7 @@
 //! both make.
 
 use ssdlab_core::SimRng;
-use ssdlab_ftl::{GcPolicy, GcSchedule, MetadataConfig};
+use ssdlab_ftl::{Ftl, GcPolicy, GcSchedule, MetadataConfig, NullSink, Translation};
 use ssdlab_nand::Geometry;
 
 /// Number of cases (`SSDLAB_SWARM_CASES`, default 2000).
@@ -83,4 +83,52 @@ pub fn draw_gc_schedule(rng: &mut SimRng, geometry: &Geometry, low: u32, user_se
     } else {
         GcSchedule::Background { start_free: high, units_per_host_unit: 1 + rng.below(4) as u32 }
     }
+}
+
+/// Draw a small page-FTL array: 1 or 2 channels, 1 or 2 dies a package, 1 or 2 planes, 12 to 31
+/// blocks a plane, `pages_per_block` (drawn in its place, after the blocks), 4 or 8 KiB pages.
+#[allow(dead_code)]
+pub fn draw_geometry(rng: &mut SimRng, pages_per_block: impl FnOnce(&mut SimRng) -> u32) -> Geometry {
+    Geometry {
+        channels: 1 + rng.below(2) as u32,
+        packages_per_channel: 1,
+        dies_per_package: 1 + rng.below(2) as u32,
+        planes_per_die: 1 + rng.below(2) as u32,
+        blocks_per_plane: 12 + rng.below(20) as u32,
+        pages_per_block: pages_per_block(rng),
+        page_bytes: if rng.below(2) == 0 { 4096 } else { 8192 },
+        spare_bytes_per_page: 64,
+    }
+}
+
+/// The end of a page-FTL case: every sector reads its last tag (`reference`, 0 for none) and
+/// the structures agree with a recount; then everything is trimmed, `settle` runs (idle
+/// folding, for a drive with an SLC cache), GC collects everything it can, and nothing may stay
+/// valid or mapped but the firmware's metadata.
+#[allow(dead_code)]
+pub fn check_then_trim_everything(ftl: &mut Ftl, reference: &[u64], seed: u64, settle: impl FnOnce(&mut Ftl)) {
+    let user = ftl.user_sectors();
+    for lba in 0..user {
+        assert_eq!(ftl.read_tag(lba), reference[lba as usize], "seed {seed}: final read of sector {lba}");
+    }
+    ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} at end: {e}"));
+    for lba in 0..user {
+        ftl.trim(lba).unwrap();
+    }
+    settle(ftl);
+    let mut sink = NullSink;
+    for die in 0..ftl.config().geometry.dies() {
+        let mut rounds = 0;
+        while ftl.collect_one(die, &mut sink) {
+            rounds += 1;
+            assert!(rounds < 100_000, "seed {seed}: GC does not terminate");
+        }
+    }
+    // Only the firmware's metadata stays (map pages and journal).
+    assert_eq!(ftl.live_data_sectors(), 0, "seed {seed}: user data remains after trimming everything");
+    assert_eq!(ftl.valid_slots(), ftl.metadata_sectors_mapped(), "seed {seed}: valid slots remain after trimming everything");
+    for lba in 0..user {
+        assert!(ftl.lookup(lba).is_none(), "seed {seed}: sector {lba} still mapped after TRIM");
+    }
+    ftl.check_invariants().unwrap_or_else(|e| panic!("seed {seed} after full trim: {e}"));
 }
