@@ -27,10 +27,10 @@ TODAY_SMALL = [
 
 
 def _state_without_clock(drive):
-    """The drive's state less what follows the clock (the time, the base power's energy over
-    it, the temperatures: compared apart)."""
+    """The drive's state less what follows the clock (the time, when the flash is next idle,
+    the base power's energy over it, the temperatures: compared apart)."""
     state = drive.state()
-    for key in ("now_seconds", "state_energy_joules", "thermal"):
+    for key in ("now_seconds", "flash_idle_seconds", "state_energy_joules", "thermal"):
         state.pop(key, None)
     return state
 

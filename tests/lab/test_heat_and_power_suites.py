@@ -88,3 +88,14 @@ def test_presets_pick_the_heat_and_power_suites_where_the_profile_has_the_models
     bare = preset_for(ReviewContext(str(text), scale=SCALE, out_dir=tmp_path).info())
     assert "thermal" not in bare.suites and "power-states" not in bare.suites
     assert dict(bare.left_out)["thermal"].startswith("needs the profile's [thermal] model")
+
+
+def test_idle_power_is_measured_once_a_slowly_folding_drive_is_at_rest(tmp_path):
+    # Native programs 30 ms long: the drive folds the SLC data it was given for far longer
+    # than the minimum rest (a minute, scaled). Idle power is measured once it is at rest, so
+    # an operational state's idle power is the controller's idle power, not idle plus folding.
+    ctx, result = run_suite(power_states, "samsung-980-pro-1tb", tmp_path, overrides=["media.t_prog_ns=30000000", "nand.t_prog_ns=30000000"])
+    states = result.tables["power_states"].set_index("state")
+    for ps in (0, 1, 2):
+        assert states.loc[f"PS{ps}", "idle_w"] == pytest.approx(ctx.info()["idle_watts"], rel=0.01), states
+    assert not any("still doing NAND work" in n for n in result.notes), result.notes

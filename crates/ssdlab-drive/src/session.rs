@@ -150,6 +150,9 @@ pub struct DriveState {
     pub operation_energy_joules: f64,
     /// Allocation units moved by GC.
     pub gc_moved: u64,
+    /// Simulated time at which every die and channel has finished the NAND work booked so far
+    /// (host commands, GC, folding), seconds; at or before `now_seconds` when the flash is idle.
+    pub flash_idle_seconds: f64,
     /// The power state now (drives with power states only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power_state: Option<crate::PowerStateNow>,
@@ -549,6 +552,7 @@ impl Session {
             block_erases: f.block_erases,
             operation_energy_joules: f.energy_nj / 1e9,
             gc_moved: t.gc_moved(),
+            flash_idle_seconds: seconds(self.drive.flash().all_idle_ns()),
             power_state: self.drive.power_state_at(self.now_ns),
             state_energy_joules: self.drive.state_energy_nj(self.now_ns).map(|e| e / 1e9),
             thermal: self.drive.thermal_state_at(self.now_ns),

@@ -55,6 +55,9 @@ class Piece:
     slc_bytes: int
     native_bytes: int
     fold_bytes: int
+    #: The firmware's throttling step when the piece ended (0: not throttling); None for a
+    #: drive without a thermal model.
+    throttle_step: int | None = None
 
     @property
     def mbps(self) -> float:
@@ -87,11 +90,21 @@ def write_pieces(
         size = min(piece, end - offset)
         before = drive.now_seconds
         run = drive.run([*options, f"offset={offset}", f"size={size}"], name=label)
-        tiers = run.summary.get("tiers") or {}
+        tiers = run.summary.get("tiers")
+        if tiers is None:
+            # A drive without an SLC cache reports no tiers: every host byte went to native blocks.
+            tiers = {"native_write_bytes": run.summary.get("host_write_bytes", 0)}
+        thermal = drive.state().get("thermal")
         offset += size
         pieces.append(
             Piece(
-                offset, drive.now_seconds - before, size, tiers.get("slc_write_bytes", 0), tiers.get("native_write_bytes", 0), tiers.get("fold_write_bytes", 0)
+                offset,
+                drive.now_seconds - before,
+                size,
+                tiers.get("slc_write_bytes", 0),
+                tiers.get("native_write_bytes", 0),
+                tiers.get("fold_write_bytes", 0),
+                int(thermal["throttle_step"]) if thermal else None,
             )
         )
         done = offset >= end or (stop is not None and stop(pieces))
@@ -104,17 +117,19 @@ def write_pieces(
 
 def frame(pieces: list[Piece], start_bytes: int = 0) -> pd.DataFrame:
     """The pieces as a series: GB written (at each piece's end, from `start_bytes`), MB/s, the
-    seconds each took (`span_seconds`, as fill_figures reads it), cumulative tier counters."""
-    return pd.DataFrame(
-        {
-            "gb_written": [(p.end_bytes - start_bytes) / 1e9 for p in pieces],
-            "write_mbps": [p.mbps for p in pieces],
-            "span_seconds": [p.seconds for p in pieces],
-            "slc_gb": pd.Series([p.slc_bytes for p in pieces], dtype="float64").cumsum() / 1e9,
-            "native_gb": pd.Series([p.native_bytes for p in pieces], dtype="float64").cumsum() / 1e9,
-            "fold_gb": pd.Series([p.fold_bytes for p in pieces], dtype="float64").cumsum() / 1e9,
-        }
-    )
+    seconds each took (`span_seconds`, as fill_figures reads it), cumulative tier counters, and
+    (for a drive with a thermal model) the throttling step each piece ended in."""
+    columns = {
+        "gb_written": [(p.end_bytes - start_bytes) / 1e9 for p in pieces],
+        "write_mbps": [p.mbps for p in pieces],
+        "span_seconds": [p.seconds for p in pieces],
+        "slc_gb": pd.Series([p.slc_bytes for p in pieces], dtype="float64").cumsum() / 1e9,
+        "native_gb": pd.Series([p.native_bytes for p in pieces], dtype="float64").cumsum() / 1e9,
+        "fold_gb": pd.Series([p.fold_bytes for p in pieces], dtype="float64").cumsum() / 1e9,
+    }
+    if any(p.throttle_step is not None for p in pieces):
+        columns["throttle_step"] = [p.throttle_step or 0 for p in pieces]
+    return pd.DataFrame(columns)
 
 
 def cache_rate(series: pd.DataFrame, cache_gb: float) -> float | None:
@@ -164,6 +179,56 @@ def no_cliff_note(series: pd.DataFrame, average_mbps: float) -> str:
     return text + (f" (pieces written wholly there: {' and '.join(speeds)})." if speeds else ".")
 
 
+def throttling(series: pd.DataFrame) -> str | None:
+    """Where a write's throttling began (`series` as `frame` gives it, with a `throttle_step`
+    column for a drive with a thermal model), as a phrase, or None when the drive did not
+    throttle: where the first piece that ended throttled ended and the share of such pieces."""
+    if "throttle_step" not in series or not (series["throttle_step"] > 0).any():
+        return None
+    throttled = series["throttle_step"] > 0
+    first = int(throttled.to_numpy().argmax())
+    seconds = float(series["span_seconds"].iloc[: first + 1].sum())
+    return (
+        f"the first piece that ended throttled ended at {size_text(series['gb_written'].iloc[first] * 1e9)} "
+        f"({seconds:,.1f} s in), and {throttled.mean():.0%} of the pieces ended throttled"
+    )
+
+
+def counters_note(series: pd.DataFrame, cache_gb: float, piece: int) -> str | None:
+    """A note when the drive's tier counters disagree with the cache the write speed shows
+    (`cache_gb`, what the fill rule found before its cliff): host data still going into SLC well
+    after the cliff (the slowdown was not the cache running out), or far less host data in SLC
+    than was written at full speed (native writes kept the cache's speed). None when they agree
+    within a tenth of the cache or two pieces."""
+    from ssdlab.lab.calibration import CLIFF_FRACTION
+
+    slc = series["slc_gb"]
+    total = float(slc.iloc[-1])
+    margin = max(0.1 * cache_gb, 2 * piece / 1e9)
+    at_cliff = int((series["gb_written"] < cache_gb).sum())  # the piece the cliff falls in
+    before = float(slc.iloc[min(at_cliff, len(slc) - 1)])
+    found = f"The write speed shows {size_text(cache_gb * 1e9)} written at cache speed"
+    if total - before > margin:
+        steps = series["throttle_step"] if "throttle_step" in series else None
+        hot = steps is not None and bool((steps.iloc[: at_cliff + 2] > 0).any())
+        why = "the drive throttling (see the note on throttling), not" if hot else "not"
+        return (
+            f"{found}, but the drive's counters show it still writing host data into SLC after that "
+            f"({size_text((total - before) * 1e9)} more, {size_text(total * 1e9)} in all): the slowdown at the cliff is "
+            f"{why} the SLC cache running out, and the cache figures here measure that slowdown."
+        )
+    if total < cache_gb - margin:
+        folds = series["fold_gb"]
+        folding = at_cliff < len(folds) and float(folds.iloc[at_cliff]) > float(folds.iloc[max(at_cliff - 2, 0)])
+        where = " it is where the drive began folding SLC data into native blocks while writing" if folding else " it is a later slowdown"
+        return (
+            f"{found}, but the drive's counters put only {size_text(total * 1e9)} of host data into SLC: after that its writes "
+            f"to native blocks ran at {CLIFF_FRACTION:.0%} of the opening rate or faster, so the cliff at "
+            f"{size_text(cache_gb * 1e9)} is not the cache's end;{where}."
+        )
+    return None
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
     # (Imported here: the calibration module reads the suites' tables.)
     from ssdlab.lab.calibration import fill_figures
@@ -199,6 +264,16 @@ def run(ctx: ReviewContext) -> SuiteResult:
         )
     if not cliff:
         result.notes.append(no_cliff_note(series, figures["average_mbps"]))
+    else:
+        disagree = counters_note(series, figures["cache_gb"], piece)
+        if disagree:
+            result.notes.append(disagree)
+    throttled = throttling(series)
+    if throttled:
+        result.notes.append(
+            f"The drive throttled during the fill (its thermal model at the profile's ambient temperature): {throttled}. "
+            "The speeds from there on are the throttled drive's."
+        )
     chart = today_charts.fill_chart(
         ctx.out_dir / "charts" / "fill.png",
         ctx.chart_title("Whole-drive fill: 128 KiB sequential writes QD32 from a secure-erased drive"),

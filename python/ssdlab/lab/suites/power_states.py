@@ -22,11 +22,16 @@ PROFILE_SECTIONS = ("power",)
 IDLE_SECONDS = 10.0
 APST_SECONDS = 5.0
 LOAD_SECONDS = 60
+#: Full-scale idle before the measurements: at least REST_SECONDS, on until the drive is at
+#: rest, at most REST_LIMIT_SECONDS.
+REST_SECONDS = 60.0
+REST_LIMIT_SECONDS = 1800.0
 #: Time step of the APST walk's power trace, seconds.
 APST_STEP = 0.01
 METHOD = (
-    "Secure erase, 16 GB written sequentially (data to read), a minute of idle (the drive folds its SLC cache and "
-    "comes to rest). Idle power per state: the host puts the drive in the state with Set Features (APST off), it "
+    "Secure erase, 16 GB written sequentially (data to read), then idle until the drive is at rest: at least {rest}, "
+    "and on until a second passes with no NAND operation (the drive has folded its SLC cache and finished its "
+    "background work), at most {rest_limit}. Idle power per state: the host puts the drive in the state with Set Features (APST off), it "
     "idles {idle}, power = the drive's energy over the window / its length. APST walk: APST on, one 4 KiB read, then "
     "{apst} of idle, power and state every 10 ms (the host's APST table of the profile). Wake-up latency: for an "
     "operational state, the host sets it, idles 1 s, sets PS0 and reads one 4 KiB block at QD1; for a "
@@ -86,6 +91,27 @@ def _reach(drive, state: int, limit_s: float = 60.0) -> bool:
     return False
 
 
+def _idle_to_rest(drive, at_least_s: float, limit_s: float) -> tuple[float, bool]:
+    """Idle `at_least_s`, and on in steps of a second until the drive is at rest: a second that
+    began and ended with the flash idle (every die and channel done with the work booked) and
+    booked no NAND operation (no folding, no GC started), at most `limit_s` in all. Returns the
+    seconds idled and whether the drive came to rest. (The last second of the first stretch is
+    the first test: a drive at rest within `at_least_s` idles exactly that long.)"""
+    first = max(at_least_s - 1.0, 0.0)
+    drive.idle(first)
+    waited = first
+    while True:
+        before = drive.state()
+        drive.idle(1.0)
+        waited += 1.0
+        after = drive.state()
+        quiet = float(after["operation_energy_joules"]) == float(before["operation_energy_joules"])
+        if quiet and before["flash_idle_seconds"] <= before["now_seconds"] and after["flash_idle_seconds"] <= after["now_seconds"]:
+            return waited, True
+        if waited >= limit_s:
+            return waited, False
+
+
 def _apst_limit_s(power: dict) -> float:
     """Longest APST's walk can take to reach its deepest state, plus a second."""
     return sum(power.get("apst_idle_ms", [])) / 1e3 + sum(power["entry_latency_us"]) / 1e6 + 1.0
@@ -97,7 +123,14 @@ def run(ctx: ReviewContext) -> SuiteResult:
     result = SuiteResult(
         NAME,
         TITLE,
-        METHOD.format(idle=ctx.duration_label(IDLE_SECONDS), apst=ctx.duration_label(APST_SECONDS), load=ctx.duration_label(LOAD_SECONDS)),
+        METHOD.format(
+            rest=ctx.duration_label(REST_SECONDS),
+            rest_limit=ctx.duration_label(REST_LIMIT_SECONDS),
+            idle=ctx.duration_label(IDLE_SECONDS),
+            # (The APST walk is not scaled: its steps are the profile's APST idle times.)
+            apst=f"{APST_SECONDS:g} s",
+            load=ctx.duration_label(LOAD_SECONDS),
+        ),
         METRICS,
     )
     if not power:
@@ -107,7 +140,10 @@ def run(ctx: ReviewContext) -> SuiteResult:
     drive.secure_erase()
     span = ctx.span_bytes(16 * GB)
     ctx.run(drive, ["rw=write", "bs=128k", "iodepth=32", f"size={span}", f"data_pattern={INCOMPRESSIBLE}"], "data to read")
-    drive.idle(ctx.seconds(60))
+    rest_s = ctx.seconds(REST_LIMIT_SECONDS)
+    idled_s, at_rest = _idle_to_rest(drive, ctx.seconds(REST_SECONDS), rest_s)
+    if not at_rest:
+        result.notes.append(f"The drive was still doing NAND work (folding or GC) after {idled_s:,.0f} s of idle: the idle power figures include that work.")
 
     # Idle power in each state, the host's choice (APST off).
     idle_s = ctx.seconds(IDLE_SECONDS)
