@@ -15,6 +15,7 @@ import signal
 import sys
 import time
 import tomllib
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -353,6 +354,12 @@ def run_command(
         _write_output(fio_output, captured.getvalue(), "--output")
 
 
+#: Longest --label: it names the drive in chart titles, legends and table headers.
+LABEL_MAX_CHARS = 80
+#: Reviews and PTS runs store their seed in the results database (an SQLite integer: signed 64 bits).
+_DB_SEED_HELP = "Seed of every random choice (0 to 2^63-1: the results database stores it)."
+
+
 @cli.command("review")
 @click.argument("profile", default=DEFAULT_PROFILE)
 @click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
@@ -371,7 +378,7 @@ def run_command(
     metavar="A,B",
     help="Run these suites (names, or 2012 / 2020s for an era's preset, pts for the SNIA tests); default: the preset of the drive's era.",
 )
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, help=_DB_SEED_HELP)
 @click.option(
     "--label", default=None, metavar="NAME", help="The drive's name in the results database and charts (default: the profile's name, plus any --set overrides)."
 )
@@ -485,6 +492,12 @@ def _run_lab(
     _profile_input(profile)
     if label is not None and not label.strip():
         raise SsdlabError("--label: must not be empty")
+    if label is not None and any(unicodedata.category(c) == "Cc" for c in label):
+        raise SsdlabError("--label: must not hold control characters (a newline, a tab, ...)")
+    if label is not None and len(label) > LABEL_MAX_CHARS:
+        raise SsdlabError(f"--label: at most {LABEL_MAX_CHARS} characters (got {len(label)}): it names the drive in charts and tables")
+    if ambient_c is not None and not math.isfinite(ambient_c):
+        raise SsdlabError(f"--ambient-c: expected a temperature from -40 to 100 C (got {ambient_c})")
     bars = ProgressBars(enabled=not quiet)
     ctx = ReviewContext(
         profile,
@@ -499,7 +512,7 @@ def _run_lab(
         ambient_c=ambient_c,
     )
     model = ctx.info()["model"]
-    preset = preset_for(ctx.info()) if names is None else chosen_suites(names)
+    preset = preset_for(ctx.info()) if names is None else chosen_suites(names, ctx.info())
     names = list(preset.suites)
     if not quiet:
         click.echo(heading(model, names, preset.label))
@@ -532,7 +545,7 @@ def _run_lab(
     show_default=True,
     help="Data written: random (incompressible, as the specification requires) or a compressible pattern.",
 )
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, help=_DB_SEED_HELP)
 @click.option("--label", default=None, metavar="NAME", help="The drive's name in the results database (default: the profile's name, plus any --set overrides).")
 @click.option("--quiet", is_flag=True, help="No progress output.")
 @_JOBS

@@ -274,3 +274,77 @@ def claim_socket(option: str, path: str) -> None:
     if state == "live":
         raise InputOutputError(f"{option} {shown(text)}: a running server answers on this socket; stop it or give another path")
     raise InputOutputError(f"{option} {shown(text)}: is {state}; only a stale socket is replaced, give another path")
+
+
+#: The file in an output folder listing the files ssdlab wrote there (one name a line): only
+#: those are replaced by a later run; anything else at an output's name is refused.
+OUTPUTS_MANIFEST = ".ssdlab-outputs"
+#: The manifest's first line: a file of that name without it is not ssdlab's, and is refused.
+_MANIFEST_HEADER = "# ssdlab outputs: the files ssdlab wrote in this folder (only these are replaced)"
+
+
+def written_outputs(folder: str | os.PathLike) -> set[str]:
+    """The names of the files ssdlab wrote in `folder` (its :data:`OUTPUTS_MANIFEST`; none
+    when there is no manifest)."""
+    manifest = Path(folder) / OUTPUTS_MANIFEST
+    try:
+        info = os.lstat(manifest)
+    except FileNotFoundError:
+        return set()
+    except OSError as error:
+        raise InputOutputError(f"{shown(manifest)}: {why(error)}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputOutputError(f"{shown(manifest)}: is {kind_of(info.st_mode)}; ssdlab keeps the list of the files it wrote there")
+    if info.st_size > MAX_TEXT_FILE_BYTES:
+        raise InputOutputError(f"{shown(manifest)}: {info.st_size:,} bytes; not a list of the files ssdlab wrote")
+    try:
+        text = manifest.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = why(error) if isinstance(error, OSError) else "not UTF-8 text"
+        raise InputOutputError(f"{shown(manifest)}: cannot read the list of the files ssdlab wrote: {reason}") from None
+    lines = text.splitlines()
+    if not lines or lines[0] != _MANIFEST_HEADER:
+        raise InputOutputError(f"{shown(manifest)}: not the list of written files ssdlab keeps there (a file of yours?); move it away")
+    return {line for line in lines[1:] if line and "/" not in line}
+
+
+def check_replaceable(option: str, folder: str | os.PathLike, names: list[str], inputs: dict[str, str | None] | None = None) -> None:
+    """Before any work: every file `names` (in `folder`) that a command will write may be
+    written. Nothing there is fine; a regular file listed in the folder's manifest (written by
+    ssdlab) is replaced; anything else is refused naming the file: a folder, FIFO or other
+    non-file, a file ssdlab did not write, or one of the command's `inputs` (option -> path),
+    which is never replaced even when ssdlab wrote it."""
+    folder = Path(folder)
+    taken = {_identity(path): name for name, path in (inputs or {}).items() if path and path != "-"}
+    for name in [OUTPUTS_MANIFEST, *names]:
+        what = taken.get(_identity(str(folder / name)))  # also an input not made yet (a database to create)
+        if what is not None:
+            raise InputOutputError(
+                f"{option} {shown(folder)}: {name} is {what}, an input of this command; ssdlab never replaces an input: give another {option}"
+            )
+    owned = written_outputs(folder)
+    for name in names:
+        target = folder / name
+        try:
+            info = os.lstat(target)
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            raise InputOutputError(f"{option} {shown(folder)}: {name}: {why(error)}") from None
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+            kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else kind_of(info.st_mode)
+            raise InputOutputError(f"{option} {shown(folder)}: {name} is {kind}, where this command writes a file; move it away or give another {option}")
+        if name not in owned:
+            raise InputOutputError(
+                f"{option} {shown(folder)}: {name} already exists and was not written by ssdlab (not listed in {OUTPUTS_MANIFEST}); "
+                f"move it away or give another {option}"
+            )
+
+
+def record_outputs(folder: str | os.PathLike, names: list[str]) -> None:
+    """Add `names` to the manifest of the files ssdlab wrote in `folder` (call it just before
+    writing them, so a run stopped between the two never leaves an unlisted file of its own)."""
+    owned = written_outputs(folder)
+    if set(names) <= owned:
+        return
+    write_atomic(Path(folder) / OUTPUTS_MANIFEST, "".join(f"{n}\n" for n in [_MANIFEST_HEADER, *sorted(owned | set(names))]), "list of written files")

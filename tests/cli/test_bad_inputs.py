@@ -104,6 +104,20 @@ def test_real_bytes_memory_is_bounded_with_a_clear_error():
         drive.run(["rw=write", "bs=128k", "size=64m", "data_pattern=random"])
 
 
+def test_a_write_refused_for_the_real_bytes_limit_changes_nothing():
+    # The limit was checked chunk by chunk: a refused 64 KiB write had already replaced the
+    # first sectors' data (and the message said "0 MiB" for a 16 KiB limit).
+    drive = Drive("force-gs-240", ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=7499997184"], content="real", real_bytes_limit=16384)
+    old = bytes(range(256)) * 32
+    drive.write(0, old)
+    before = drive.state()
+    with pytest.raises(RequestError, match=r"limit of 16 KiB; nothing of it was written"):
+        drive.write(0, os.urandom(65536))
+    after = drive.state()
+    assert after["host_write_bytes"] == before["host_write_bytes"] and after["nand_write_bytes"] == before["nand_write_bytes"]
+    assert drive.read(0, 8192) == old
+
+
 def test_real_bytes_go_through_the_engine_and_read_back():
     drive = Drive("force-gs-240", ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=7499997184"], content="real")
     text = (b"the quick brown fox jumps over the lazy dog. " * 400)[:12288]

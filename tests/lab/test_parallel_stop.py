@@ -2,11 +2,15 @@
 stopped with jobs running and jobs waiting, and neither its threads nor its workers fail."""
 
 import multiprocessing
+import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import _ExecutorManagerThread
+from pathlib import Path
 
 import pytest
 
@@ -47,6 +51,30 @@ def test_an_interrupted_parallel_review_stops_its_pool_without_a_failing_thread(
 
 def test_workers_leave_ctrl_c_to_the_parent():
     context = multiprocessing.get_context("spawn")
-    initargs = (context.Queue(), context.Value("i", 0))
+    initargs = (context.Queue(), context.Value("i", 0), os.getpid())
     with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=parallel._init_worker, initargs=initargs) as pool:
         assert pool.submit(signal.getsignal, signal.SIGINT).result(timeout=60) == signal.SIG_IGN
+
+
+def test_workers_die_with_a_review_killed_by_sigkill(tmp_path):
+    # A review killed with SIGKILL cannot stop its workers: they slept on, reparented to init,
+    # each holding its drive. Each worker asks the kernel to kill it when its parent dies.
+    review = subprocess.Popen(
+        [sys.executable, "-m", "ssdlab.cli", "review", "conventional-240", "--scale", "0.05", "--out", str(tmp_path / "r"), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    workers: list[str] = []
+    while time.monotonic() < deadline and len(workers) < 2:
+        time.sleep(0.5)
+        workers = subprocess.run(["pgrep", "-P", str(review.pid)], capture_output=True, text=True).stdout.split()
+    assert workers, "the review started no worker"
+    review.kill()
+    review.wait()
+    deadline = time.monotonic() + 30
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = [pid for pid in workers if Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]
+    assert not alive, f"workers {alive} outlived the review"

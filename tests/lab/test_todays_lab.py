@@ -162,6 +162,12 @@ def test_review_of_an_nvme_drive_runs_todays_preset_with_charts_and_database_row
     assert runs == [("samsung-980-pro-1tb", SCALE)]
     for name in TODAY_SUITES:
         assert (out / "data" / f"{name}_metrics.csv").stat().st_size > 100
+    # Every link and image of the page is a file the review wrote (the power-states tables
+    # linked data/power_states.csv.csv).
+    targets = set(re.findall(r"(?:href|src)=['\"]([^'\"#:]+)['\"]", page))
+    missing = sorted(t for t in targets if not (out / t).exists())
+    assert not missing, missing
+    assert '<meta name="generator" content="ssdlab review">' in page
 
 
 def test_the_review_finds_every_fill_figure_published_for_its_drive(review_980_pro):

@@ -51,7 +51,7 @@ def write(tmp_path, text, name="tiny"):
     [
         (('field = "ftl.gc_policy"', 'field = "ftl.gc_polcy"'), "gc_polcy"),
         (('values = ["greedy", "cost-benefit", "windowed"]', "values = []"), "values must be a non-empty list"),
-        (("values = [1, 16]", 'values = [1, "deep"]'), "iodepth='deep'"),
+        (("values = [1, 16]", 'values = ["1", "deep"]'), "iodepth='deep'"),
         (('values = ["greedy", "cost-benefit", "windowed"]', 'values = ["greedy", "lazy"]'), "gc_policy='lazy'"),
         (('"nand.blocks_per_plane=64"', '"nand.blocks_per_plane=64", "drive.bogus=1"'), "bogus"),
         (("seeds = [1, 2]", 'seeds = "one"'), "seeds"),

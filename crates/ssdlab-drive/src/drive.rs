@@ -385,7 +385,9 @@ impl Drive {
         self.flash.all_idle_ns().max(self.controller_free_ns).max(self.link.free_from_ns()).max(engine)
     }
 
-    /// Refuse a command that is empty, not in whole 512-byte sectors, or beyond the capacity.
+    /// Refuse a command that is empty, not in whole 512-byte sectors, or beyond the capacity,
+    /// and a write the translation has no room for (real-bytes mode's memory limit), before any
+    /// of it is done.
     pub fn check_range(&self, io: &Io) -> Result<()> {
         let capacity = self.profile.capacity_bytes_user;
         if io.len_bytes == 0 {
@@ -396,6 +398,11 @@ impl Drive {
         }
         if io.offset_bytes.checked_add(io.len_bytes).is_none_or(|end| end > capacity) {
             bail!(Request, "command at byte {} of {} bytes reaches beyond the capacity of {capacity} bytes", io.offset_bytes, io.len_bytes);
+        }
+        // (Only real-bytes drives keep payloads: the modeled drive's hot path skips the call.)
+        if io.op == Op::Write && self.options.content == ContentMode::Real {
+            let sectors = (io.offset_bytes + io.len_bytes).div_ceil(SECTOR_BYTES) - io.offset_bytes / SECTOR_BYTES;
+            self.translation.check_room_for_write(sectors)?;
         }
         Ok(())
     }

@@ -40,6 +40,15 @@ pub const ZERO: u32 = u32::MAX - 1;
 /// [`ChunkFtlConfig::trim_keeps_stale_pointers`]).
 pub const STALE: u32 = 1 << 31;
 
+/// A byte count as a message gives it: whole MiB from 1 MiB up, else KiB or bytes.
+fn bytes_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
 /// Whether an `l2p` value refers to a live chunk (not unmapped, zeros or a stale pointer).
 #[inline]
 fn is_chunk(entry: u32) -> bool {
@@ -584,9 +593,9 @@ impl ChunkFtl {
             ensure!(
                 self.payload_bytes + kept <= self.config.payload_limit_bytes,
                 Request,
-                "real-bytes mode keeps every stored chunk in memory, and this write would keep more than the limit of {} MiB; \
+                "real-bytes mode keeps every stored chunk in memory, and this write would keep more than the limit of {}; \
                  write less data, use a smaller drive or span, or use modeled content",
-                self.config.payload_limit_bytes >> 20
+                bytes_text(self.config.payload_limit_bytes)
             );
         }
         self.stats.host_sectors_written += 1;
@@ -1226,6 +1235,26 @@ impl Translation for ChunkFtl {
 
     fn needs_content(&self) -> bool {
         true
+    }
+
+    fn check_room_for_write(&self, sectors: u64) -> Result<()> {
+        if !self.config.keep_payloads {
+            return Ok(());
+        }
+        // At most a sector's bytes kept per sector written (a new chunk keeps its stored bytes;
+        // zeros and duplicates keep none): the bound is checked before the first sector, so a
+        // write that could pass the limit is refused whole.
+        let most = sectors.saturating_mul(SECTOR_BYTES);
+        ensure!(
+            self.payload_bytes.saturating_add(most) <= self.config.payload_limit_bytes,
+            Request,
+            "real-bytes mode keeps every stored chunk in memory: {} kept, and this write of {} could take the drive past \
+             the limit of {}; nothing of it was written. Write less data, use a smaller drive or span, or use modeled content",
+            bytes_text(self.payload_bytes),
+            bytes_text(most),
+            bytes_text(self.config.payload_limit_bytes)
+        );
+        Ok(())
     }
 
     #[inline]

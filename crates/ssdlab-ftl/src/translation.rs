@@ -164,6 +164,14 @@ pub trait Translation: std::fmt::Debug + Send {
     /// Whether writes need each sector's content (the data-reduction FTL) or only a tag.
     fn needs_content(&self) -> bool;
 
+    /// Refuse, before any of its sectors is written, a write of `sectors` sectors that could
+    /// take more memory than the translation allows (real-bytes mode keeps each stored chunk's
+    /// bytes, up to a limit): a command is refused whole, never applied in part. Default: room.
+    fn check_room_for_write(&self, sectors: u64) -> Result<()> {
+        let _ = sectors;
+        Ok(())
+    }
+
     /// Decide what writing a sector with `content` (and content tag `tag`) takes, changing
     /// nothing. The data-reduction FTL refuses a sector without content.
     fn prepare(&self, tag: u64, content: Option<SectorContent>) -> Result<Prepared>;

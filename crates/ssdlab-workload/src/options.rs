@@ -569,9 +569,30 @@ pub struct JobSpec {
     compress_chunk_bytes: u32,
 }
 
-/// Whether an option's value switches it on (`time_based`, `time_based=1`).
-fn truthy(value: Option<&str>) -> bool {
-    value.map(|v| !matches!(v.trim(), "0" | "false" | "no" | "off")).unwrap_or(true)
+/// A value that switches an option off (`verify=0`, `verify=none` is checked apart).
+fn is_off(value: Option<&str>) -> bool {
+    value.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | "off"))
+}
+
+/// The value of one of fio's boolean options (`time_based`, `time_based=1`): as fio's
+/// `check_int`, a whole number (decimal or `0x` hex; 0 is off, any other on); also the words
+/// true/false, yes/no and on/off in any case. No value (or an empty one) is on. Anything else is
+/// refused (fio refuses it too): `time_based=False` must not switch the option on.
+fn flag(key: &str, value: Option<&str>, at: &str) -> Result<bool> {
+    let Some(text) = value.map(str::trim) else { return Ok(true) };
+    match text.to_ascii_lowercase().as_str() {
+        "" | "true" | "yes" | "on" => return Ok(true),
+        "false" | "no" | "off" => return Ok(false),
+        _ => {}
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let number = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => digits.parse::<u64>().ok(),
+    };
+    number
+        .map(|n| n != 0)
+        .ok_or_else(|| Error::Workload(format!("{at}: {key}: `{text}` is not a boolean (expected 0 or 1; true/false, yes/no and on/off are also taken)")))
 }
 
 impl JobSpec {
@@ -945,7 +966,7 @@ impl JobSpec {
             "fsync" => self.flushes.fsync_every = int(u32::MAX as u64)?,
             "fdatasync" => self.flushes.fdatasync_every = int(u32::MAX as u64)?,
             "end_fsync" | "fsync_on_close" => {
-                let on = truthy(value);
+                let on = flag(key, value, at)?;
                 if key == "end_fsync" {
                     self.flushes.end_fsync = on;
                 } else {
@@ -963,7 +984,7 @@ impl JobSpec {
                 self.continue_on_error = !matches!(text.to_ascii_lowercase().as_str(), "" | "none" | "0" | "false" | "no" | "off");
                 self.note_no_effect(key);
             }
-            "time_based" => self.time_based = truthy(value),
+            "time_based" => self.time_based = flag(key, value, at)?,
             "number_ios" => {
                 let n = int(u64::MAX)?;
                 if n == 0 {
@@ -1002,7 +1023,7 @@ impl JobSpec {
                 Extent::Bytes(b) => (self.offset_increment_bytes, self.offset_increment_percent) = (b, None),
                 Extent::Percent(p) => (self.offset_increment_bytes, self.offset_increment_percent) = (0, Some(p)),
             },
-            "stonewall" | "wait_for_previous" => self.stonewall = truthy(value),
+            "stonewall" | "wait_for_previous" => self.stonewall = flag(key, value, at)?,
             "wait_for" => self.wait_for = Some((need()?.to_string(), at.to_string())),
             "zonemode" => match need()? {
                 mode @ ("none" | "strided") => self.zone_mode = Some(mode.to_string()),
@@ -1023,8 +1044,8 @@ impl JobSpec {
                 }
                 self.zone_at = Some(format!("{at}: {key}"));
             }
-            "exitall" => self.exitall = truthy(value),
-            "exitall_on_error" => self.exitall_on_error = truthy(value),
+            "exitall" => self.exitall = flag(key, value, at)?,
+            "exitall_on_error" => self.exitall_on_error = flag(key, value, at)?,
             "filename" => {
                 self.filename = Some((need()?.to_string(), at.to_string()));
                 self.note_no_effect(key);
@@ -1047,8 +1068,8 @@ impl JobSpec {
                 }
                 self.percentage_random = p;
             }
-            "fill_device" | "fill_fs" => self.fill_device = truthy(value),
-            "pre_read" => self.pre_read = truthy(value),
+            "fill_device" | "fill_fs" => self.fill_device = flag(key, value, at)?,
+            "pre_read" => self.pre_read = flag(key, value, at)?,
             "write_bw_log" => self.logs.bw = Some(log_prefix(value, &self.name)),
             "write_lat_log" => self.logs.lat = Some(log_prefix(value, &self.name)),
             "write_iops_log" => self.logs.iops = Some(log_prefix(value, &self.name)),
@@ -1083,7 +1104,7 @@ impl JobSpec {
                 });
             }
             "zero_buffers" => {
-                if truthy(value) {
+                if flag(key, value, at)? {
                     self.named_pattern = Some(PatternKind::Zeros);
                 }
             }
@@ -1106,7 +1127,7 @@ impl JobSpec {
             }
             "dedupe_percentage" => self.pattern.dedupe_percent = int(100)? as u32,
             "kb_base" => self.set_kb_base(value, at)?,
-            "verify" if !truthy(value) || text == "none" => {
+            "verify" if is_off(value) || text == "none" => {
                 self.verify_method = None;
                 self.note_no_effect(key);
             }
@@ -1118,8 +1139,8 @@ impl JobSpec {
                 self.verify_method = Some(t.to_string());
                 self.no_effect.retain(|k| k != "verify");
             }
-            "do_verify" => self.do_verify = truthy(value),
-            "verify_fatal" => self.verify_fatal = truthy(value),
+            "do_verify" => self.do_verify = flag(key, value, at)?,
+            "verify_fatal" => self.verify_fatal = flag(key, value, at)?,
             "verify_pattern" => self.verify_pattern = Some(need()?.to_string()),
             "verify_backlog" => self.verify_backlog = Some(int(u32::MAX as u64)?),
             "verify_backlog_batch" => self.verify_backlog_batch = Some(int(u32::MAX as u64)?),
@@ -1727,6 +1748,26 @@ mod tests {
         assert_eq!(job.block_sizes, vec![(4096, 10), (65536, 90)]);
         let job = parse_options("cli", &["bssplit=4k:8k:16k".into()]).unwrap();
         assert_eq!(job.block_sizes, vec![(4096, 33), (8192, 33), (16384, 34)]);
+    }
+
+    #[test]
+    fn boolean_options_take_fio_integers_and_words_and_refuse_the_rest() {
+        let on = |v: &str| parse_options("cli", &[format!("time_based={v}"), "runtime=1".into()]).map(|j| j.time_based);
+        for v in ["1", "2", "0x1", "true", "True", "YES", "on", ""] {
+            assert!(on(v).unwrap(), "time_based={v}");
+        }
+        for v in ["0", "0x0", "false", "False", "NO", "off"] {
+            assert!(!on(v).unwrap(), "time_based={v}");
+        }
+        // fio refuses these; they switched the option on before.
+        for v in ["nonsense", "1.5", "tru"] {
+            let message = on(v).unwrap_err().to_string();
+            assert!(message.contains("time_based") && message.contains("not a boolean"), "{message}");
+        }
+        assert!(parse_options("cli", &["time_based".into(), "runtime=1".into()]).unwrap().time_based);
+        // zero_buffers=False leaves the buffers alone (it wrote zeros before).
+        assert_eq!(parse_options("cli", &["zero_buffers=False".into()]).unwrap().named_pattern, None);
+        assert!(parse_options("cli", &["zero_buffers=nonsense".into()]).is_err());
     }
 
     #[test]

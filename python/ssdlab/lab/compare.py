@@ -14,16 +14,18 @@ from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import headline_charts
 from ssdlab.lab.parallel import run_reviews
-from ssdlab.lab.report import comparison_page
+from ssdlab.lab.report import check_report_folder, comparison_page
 from ssdlab.lab.review import run_review
 
 
 def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | None, include_scaled: bool) -> Path:
     """Bar charts of the headline figures across drives; returns the page's path."""
-    paths.output_folder(out_dir)
+    check_report_folder(out_dir, "comparison", db_path)
     db = ResultsDatabase(db_path, create=False)
-    frame = db.latest(drives or None, include_scaled)
-    db.close()
+    try:
+        frame = db.latest(drives or None, include_scaled)
+    finally:
+        db.close()
     if frame.empty:
         raise SsdlabError(f"{db_path}: no {'' if include_scaled else 'full-scale '}results for {', '.join(drives) or 'any drive'}")
     known = sorted(set(frame["drive"]))
@@ -32,6 +34,7 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
         raise SsdlabError(f"{db_path}: no {'' if include_scaled else 'full-scale '}results for {missing[0]!r} (drives there: {', '.join(known)})")
     if highlight is not None and highlight not in known:
         raise SsdlabError(f"--highlight {highlight!r}: no such drive among the results (drives there: {', '.join(known)})")
+    paths.output_folder(out_dir)  # (created once the results are known good: no empty folder after an error)
     made = headline_charts(frame, out_dir / "charts", "compare", highlight)
     table = frame.pivot_table(index=["suite", "metric", "title", "pattern", "condition"], columns="drive", values="value", sort=False).reset_index()
     with paths.atomic_output(out_dir / "comparison.csv", "comparison") as temp:

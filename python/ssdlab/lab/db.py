@@ -133,7 +133,17 @@ class ResultsDatabase:
         frame = pd.read_sql_query(query, self.conn, params=(1 if include_scaled else 0,))
         if drives:
             frame = frame[frame["drive"].isin(drives)]
-        return frame
+        # ssdlab stores finite numbers only: anything else was put there by another program.
+        values = pd.to_numeric(frame["value"], errors="coerce")
+        bad = frame[values.isna() | values.abs().eq(float("inf"))]
+        if len(bad):
+            row = bad.iloc[0]
+            shown = repr(row["value"]) if isinstance(row["value"], str) else row["value"]
+            raise ResultsDatabaseError(
+                f"{self.path}: the result {row['drive']} / {row['suite']} / {row['metric']} ({row['condition'] or 'no condition'}) "
+                f"is {shown}, not a finite number (the database was changed outside ssdlab)"
+            )
+        return frame.assign(value=values.astype(float))
 
     def sweep_done_keys(self, sweep: str) -> set[str]:
         """Keys of the points of `sweep` that have a result (failed points run again)."""

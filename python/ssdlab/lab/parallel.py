@@ -16,11 +16,13 @@ on a terminal (a line per job in a log).
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import multiprocessing
 import os
 import queue as queues
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -99,11 +101,27 @@ _QUEUE = None
 _SLOT = 0
 
 
-def _init_worker(queue, counter) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to kill this worker when its parent dies (`prctl(PR_SET_PDEATHSIG)`): a review
+    killed with SIGKILL cannot stop its workers, which slept on for good, each holding its
+    drive's memory. Elsewhere nothing is asked."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _init_worker(queue, counter, parent: int) -> None:
     """Each worker takes the next slot number (its progress bar's line). Ctrl-C, which reaches
     the workers too, is left to the parent: it stops them (``_stop_workers``), so no worker
-    prints a traceback of its own."""
+    prints a traceback of its own. A worker dies with its parent (``_die_with_parent``)."""
     global _QUEUE, _SLOT
+    _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _QUEUE = queue
     with counter.get_lock():
@@ -203,7 +221,7 @@ def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, 
     walls: dict[tuple[int, str], float] = {}
     out: list[dict[str, SuiteResult]] = [{} for _ in reviews]
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(queue, counter)) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(queue, counter, os.getpid())) as pool:
             futures = {pool.submit(_work, fields[job.review], job.suite, job.part, progress is not None): job for job in planned}
             try:
                 remaining = set(futures)

@@ -3,6 +3,7 @@ one page per review, and a comparison page across drives."""
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -12,6 +13,7 @@ import jinja2
 import pandas as pd
 
 from ssdlab import paths
+from ssdlab.errors import SsdlabError
 from ssdlab.lab import tables
 from ssdlab.lab.results import SuiteResult, Table
 
@@ -98,6 +100,7 @@ def review_page(
     preset that ran is named from `meta` (``preset``, ``preset_reason``, ``left_out``)."""
     scale = meta["scale"]
     page = _ENV.get_template("review.html").render(
+        page_kind="review",
         title=f"{info['model']}: ssdlab review",
         model=info["model"],
         profile=info["name"],
@@ -119,9 +122,59 @@ def review_page(
     return path
 
 
+#: What marks a page ssdlab wrote (in base.html): ``<meta name="generator" content="ssdlab KIND">``.
+_GENERATOR = re.compile(r'<meta name="generator" content="ssdlab ([a-z]+)">')
+#: What each kind of page writes beside its index.html.
+_FOLDER_OUTPUTS = {"review": ("data", "charts"), "comparison": ("comparison.csv", "charts")}
+
+
+def page_kind(page: Path) -> str | None:
+    """What kind of page ssdlab wrote at `page` ("review", "comparison"; "" for an ssdlab page
+    written before pages carried the mark, known by its title), or None when it is not a page
+    ssdlab wrote. Reads at most 64 KiB."""
+    try:
+        with page.open("rb") as f:
+            head = f.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = _GENERATOR.search(head)
+    if found:
+        return found.group(1)
+    titled = re.search(r"<title>[^<]*ssdlab (review|comparison)</title>", head)
+    return "" if head.lstrip().lower().startswith("<!doctype html") and titled else None
+
+
+def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -> None:
+    """Before any work: refuse to write a `kind` page ("review", "comparison") into a folder
+    that holds a page ssdlab did not write, another kind of ssdlab page (a comparison into a
+    review's folder would replace the review), or this page's companions (``data/``,
+    ``charts/``, ``comparison.csv``) without an ssdlab page beside them: ssdlab replaces only
+    what it wrote. And refuse a results database (`db_path`) that is one of the page's outputs
+    (it would be overwritten by the report)."""
+    outputs = _FOLDER_OUTPUTS[kind]
+    if db_path is not None:
+        db, out = Path(db_path).absolute(), out_dir.absolute()
+        if db == out / "index.html" or db.parent in {out / name for name in outputs} or db in {out / name for name in outputs}:
+            raise SsdlabError(f"--db {db_path}: is where the {kind} writes its page or data; give a path outside them")
+    if not out_dir.is_dir():
+        return
+    page = out_dir / "index.html"
+    if page.exists() or page.is_symlink():
+        found = page_kind(page) if page.is_file() else None
+        if found is None:
+            raise SsdlabError(f"--out {out_dir}: holds an index.html ssdlab did not write; not replacing it (give another folder)")
+        if found and found != kind:
+            raise SsdlabError(f"--out {out_dir}: holds an ssdlab {found} page, which a {kind} would replace (give another folder)")
+        return
+    for name in outputs:
+        if (out_dir / name).exists() or (out_dir / name).is_symlink():
+            raise SsdlabError(f"--out {out_dir}: has {name} but no page ssdlab wrote beside it; not writing into it (give another folder)")
+
+
 def comparison_page(out_dir: Path, charts: list[tuple[str, str]], table: pd.DataFrame, highlight: str | None = None, include_scaled: bool = False) -> Path:
     """Write `index.html` comparing drives."""
     page = _ENV.get_template("comparison.html").render(
+        page_kind="comparison",
         title="ssdlab comparison",
         figures=[figure(out_dir, f, c) for f, c in charts],
         comparison=tables.from_frame("Headline and other figures, one column per drive", table, csv="../comparison"),

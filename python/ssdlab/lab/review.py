@@ -17,7 +17,7 @@ from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import HEADLINES, headline_charts, headline_table
 from ssdlab.lab.parallel import run_reviews
-from ssdlab.lab.report import review_page
+from ssdlab.lab.report import check_report_folder, review_page
 from ssdlab.lab.results import SuiteResult, Table
 from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, why_not
 
@@ -91,9 +91,22 @@ def preset_for(info: dict) -> Preset:
     return Preset(era, chosen, f"chosen from the profile: {why}", left)
 
 
-def chosen_suites(names: Sequence[str]) -> Preset:
-    """The `Preset` of suites named by hand (``--suites``)."""
-    return Preset("", tuple(names), f"suites chosen with --suites: {', '.join(names)}")
+def chosen_suites(names: Sequence[str], info: dict | None = None) -> Preset:
+    """The `Preset` of suites named by hand (``--suites``). With the drive's facts (`info`),
+    a suite named that does not apply to it (another interface, or a model its profile has not:
+    the thermal suite on a drive without ``[thermal]``) is left out and the report says why, as
+    a preset does; when none of them applies, that is the user's error."""
+    reason = f"suites chosen with --suites: {', '.join(names)}"
+    if info is None:
+        return Preset("", tuple(names), reason)
+    family = interface_family(str(info["host_interface"]))
+    sections = set(tomllib.loads(info["source"]))
+    reasons = {n: why_not(n, family, sections) for n in names}
+    chosen = tuple(n for n, why in reasons.items() if why is None)
+    left = tuple((n, why) for n, why in reasons.items() if why is not None)
+    if not chosen:
+        raise SsdlabError("--suites: none of the suites named applies to this drive: " + "; ".join(f"{n} {why}" for n, why in left))
+    return Preset("", chosen, reason, left)
 
 
 @dataclass
@@ -133,9 +146,12 @@ def review(
         preset = preset_for(ctx.info())
         suites = list(preset.suites)
     elif preset is None:
-        preset = chosen_suites(suites)
+        preset = chosen_suites(suites, ctx.info())
+        suites = list(preset.suites)
+    check_report_folder(ctx.out_dir, "review", db_path)
     paths.output_folder(ctx.out_dir)
     db = ResultsDatabase(db_path)
+    db.latest(include_scaled=True)  # refuses, before any suite runs, results ssdlab did not store
     info = ctx.info()
     meta = {"version": __version__, "profile_hash": ctx.profile_hash(), "seed": ctx.seed, "scale": ctx.scale}
     meta["overrides"] = list(ctx.overrides)

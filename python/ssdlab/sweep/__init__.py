@@ -6,19 +6,30 @@ local process pool by default or on an existing Dask cluster (``ssdlab.sweep.exe
 result is stored in the results database as it arrives, so an interrupted sweep started again
 runs only what is missing. At the end every point is written as Parquet (one file per sweep)
 and the plots a paper would show are drawn with an HTML index (``ssdlab.sweep.plots``).
+
+The outputs hold the points of the spec as it is now: rows the database keeps from an earlier
+version of the spec (same name, other points) stay stored but are left out. Before any point
+runs, every file the sweep will write in the output folder is checked: a file there that ssdlab
+did not write (not listed in the folder's ``.ssdlab-outputs``), a folder or FIFO at an output's
+name, or an input (the spec, the profile, the database, the scheduler file) is refused; a run
+of the same sweep into the same folder replaces its own files.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from ssdlab import paths
-from ssdlab.lab.db import ResultsDatabase
+from ssdlab.errors import SsdlabError
+from ssdlab.lab.db import ResultsDatabase, check_results_file
 from ssdlab.sweep import execute as _execute
 from ssdlab.sweep.spec import Spec, load
 
-__all__ = ["SweepResult", "load", "run_sweep", "write_outputs"]
+__all__ = ["SweepResult", "check_outputs", "load", "run_sweep", "write_outputs"]
 
 
 @dataclass
@@ -33,19 +44,63 @@ class SweepResult:
     page: Path
 
 
-def write_outputs(spec: Spec, db_path: Path, out: Path) -> tuple[Path, Path]:
-    """Parquet of every stored point and the plots with their HTML index."""
-    out.mkdir(parents=True, exist_ok=True)
+def output_names(spec: Spec) -> list[str]:
+    """The files a sweep may write in its output folder (besides the default database)."""
+    # Imported here: workers unpickle points from ssdlab.sweep and need no matplotlib.
+    from ssdlab.sweep import plots as _plots
+
+    return [f"sweep-{spec.name}.parquet", "index.html", *_plots.planned(spec)]
+
+
+def check_outputs(spec: Spec, out: Path, db_path: Path, dask_scheduler_file: str | None = None) -> None:
+    """Before any point runs: the database can be one, and no output of the sweep would
+    replace a file ssdlab did not write, a non-file, or an input."""
+    if str(db_path) == "-":
+        raise SsdlabError("--db -: the results database cannot be standard output; give a file name")
+    try:
+        info = os.stat(db_path)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise SsdlabError(f"results database {paths.shown(db_path)}: {paths.why(error)}") from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise SsdlabError(f"results database {paths.shown(db_path)}: is {paths.kind_of(info.st_mode)}; give a regular file (--db FILE)")
+    check_results_file(db_path, "results database")
+    inputs = {
+        "the sweep spec": str(spec.path),
+        "the sweep's profile": spec.profile_file,
+        "the results database": str(db_path),
+        "the Dask scheduler file": dask_scheduler_file,
+    }
+    paths.check_replaceable("--out", out, output_names(spec), inputs)
+
+
+def _stored_points(spec: Spec, db_path: Path):
+    """The stored rows of the spec's points only (by key), with each point's index, axes and
+    seed as the spec gives them now."""
     db = ResultsDatabase(db_path)
     try:
-        points = db.sweep_points(spec.name)
+        stored = db.sweep_points(spec.name)
     finally:
         db.close()
-    # Imported here: workers unpickle points from ssdlab.sweep and need no matplotlib.
+    current = {p.key: p for p in spec.points}
+    rows = stored[stored["point_key"].isin(current)].copy()
+    rows["point_index"] = [current[k].index for k in rows["point_key"]]
+    rows["axes"] = [json.dumps(current[k].axes) for k in rows["point_key"]]
+    rows["seed"] = [current[k].seed for k in rows["point_key"]]
+    return rows.sort_values("point_index").reset_index(drop=True)
+
+
+def write_outputs(spec: Spec, db_path: Path, out: Path, dask_scheduler_file: str | None = None) -> tuple[Path, Path]:
+    """Parquet of the spec's stored points and the plots with their HTML index."""
+    out.mkdir(parents=True, exist_ok=True)
+    check_outputs(spec, out, db_path, dask_scheduler_file)  # again: something may have appeared while the points ran
+    points = _stored_points(spec, db_path)
     from ssdlab.sweep import plots as _plots
 
     df = _plots.frame(points)
     parquet = out / f"sweep-{spec.name}.parquet"
+    paths.record_outputs(out, [parquet.name])
     with paths.atomic_output(parquet, "sweep data") as temp:
         df.to_parquet(temp, index=False)
     made = _plots.draw(spec, df, out)
@@ -65,6 +120,9 @@ def run_sweep(
     """Run what is missing of `spec`, then write its Parquet file and plots into `out`."""
     paths.output_folder(out)  # a folder that can be written (created if missing), before any point runs
     db_path = db_path or out / "results.sqlite"
+    check_outputs(spec, out, db_path, dask_scheduler_file)
+    if echo and spec.duplicates:
+        echo(f"{spec.duplicates} sampled draw(s) repeated an earlier point: each point runs once")
     progress = _execute.execute(spec, db_path, workers, dask_address, dask_scheduler_file, echo, bar)
-    parquet, page = write_outputs(spec, db_path, out)
+    parquet, page = write_outputs(spec, db_path, out, dask_scheduler_file)
     return SweepResult(spec, progress.done, len(progress.failures), progress.points_per_minute, parquet, page)

@@ -1,11 +1,18 @@
 """Running a sweep's points: on a local process pool by default, on an existing Dask cluster
 when one is named; results are stored as they arrive, so an interrupted sweep started again
-runs only the points not yet stored."""
+runs only the points not yet stored.
+
+A Dask address is ``[PROTOCOL://]HOST:PORT`` (protocol tcp, tls, ws, wss or ucx; default tcp),
+checked before anything runs; ssdlab waits at most ``DASK_CONNECT_SECONDS`` (10 s) for the
+scheduler to answer. A cluster started here (``--dask local:N``) has no dashboard, and its
+worker processes ignore Ctrl-C: the sweep stops them itself."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -150,6 +157,33 @@ def check_scheduler_file(path: str) -> str:
     address = document.get("address") if isinstance(document, dict) else None
     if not isinstance(address, str) or "://" not in address:
         raise SsdlabError(f'--dask-scheduler-file {paths.shown(path)}: not a Dask scheduler file (expected JSON with an "address" such as tcp://host:8786)')
+    check_dask_address(address, f"--dask-scheduler-file {paths.shown(path)}: its address")
+    return address
+
+
+#: Seconds ssdlab waits for a Dask scheduler to answer.
+DASK_CONNECT_SECONDS = 10
+
+_DASK_ADDRESS = re.compile(
+    r"(?:(?P<protocol>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?):(?P<port>[0-9]{1,5})"
+)
+DASK_PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def check_dask_address(address: str, option: str = "--dask") -> str:
+    """A scheduler's address is ``[PROTOCOL://]HOST:PORT`` with a Dask protocol and a port from
+    1 to 65535; anything else is refused naming `option` (before anything runs)."""
+    match = _DASK_ADDRESS.fullmatch(address)
+    expected = f"expected a Dask scheduler address [PROTOCOL://]HOST:PORT (such as tcp://10.0.0.5:8786; protocol {', '.join(DASK_PROTOCOLS)})" + (
+        ", or local[:N]" if option == "--dask" else ""
+    )
+    if match is None:
+        raise SsdlabError(f"{option} {address!r}: {expected}")
+    protocol = (match["protocol"] or "tcp").lower()
+    if protocol not in DASK_PROTOCOLS:
+        raise SsdlabError(f"{option} {address!r}: unknown protocol {protocol!r}; {expected}")
+    if not 1 <= int(match["port"]) <= 65535:
+        raise SsdlabError(f"{option} {address!r}: port {match['port']} is not from 1 to 65535")
     return address
 
 
@@ -160,7 +194,10 @@ MAX_LOCAL_DASK_WORKERS = 1024
 def local_dask_workers(address: str | None) -> int | None:
     """The worker count when `address` asks for a cluster started here (``local`` or
     ``local:N``), or None for the address of a running scheduler."""
-    if address is None or not (address == "local" or address.startswith("local:")):
+    if address is None:
+        return None
+    if not (address == "local" or address.startswith("local:")):
+        check_dask_address(address)
         return None
     count = address.removeprefix("local").removeprefix(":")
     if not count:
@@ -178,14 +215,36 @@ def _dask(points: list[Point], address: str | None, scheduler_file: str | None) 
     local_workers = local_dask_workers(address)
     cluster = None
     if local_workers is not None:
-        # A cluster of worker processes on this machine, on loopback only, stopped with the sweep
-        # (also on Ctrl-C: the generator's `finally` runs as the interrupt unwinds).
-        cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None)
-        client = Client(cluster, timeout="30s")
-    elif address:
-        client = Client(address, scheduler_file=scheduler_file, timeout="30s")
+        # A cluster of worker processes on this machine, on loopback only, with no dashboard,
+        # stopped with the sweep (also on Ctrl-C: the generator's `finally` runs as the interrupt
+        # unwinds). The worker processes start with Ctrl-C ignored (a Python started so keeps
+        # it ignored): the interrupt is the sweep's to handle, not a traceback in each worker.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+        try:
+            cluster = LocalCluster(
+                n_workers=local_workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                # No dashboard, and the scheduler's HTTP server on a free loopback port, not 8787
+                # (in use by another cluster: a warning).
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+            )
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        client = Client(cluster, timeout=f"{DASK_CONNECT_SECONDS}s")
+        # A point cancelled by Ctrl-C is no news: the workers' warning about it is not shown.
+        client.run(_quiet_cancelled_tasks)
     else:
-        client = Client(scheduler_file=scheduler_file, timeout="30s")
+        option = f"--dask {address}" if address else f"--dask-scheduler-file {scheduler_file}"
+        try:
+            client = Client(address, scheduler_file=scheduler_file, timeout=f"{DASK_CONNECT_SECONDS}s")
+        except (OSError, TimeoutError, ValueError) as error:
+            raise SsdlabError(
+                f"{option}: cannot reach the Dask scheduler within {DASK_CONNECT_SECONDS} s ({error}); is it running, and is the address right?"
+            ) from None
     try:
         futures = client.map(run_point, points, pure=False)
         by_key = {f.key: p for f, p in zip(futures, points, strict=True)}
@@ -200,6 +259,18 @@ def _dask(points: list[Point], address: str | None, scheduler_file: str | None) 
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _quiet_cancelled_tasks() -> None:
+    import logging
+
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def default_workers() -> int:

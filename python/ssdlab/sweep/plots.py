@@ -30,9 +30,27 @@ from ssdlab import _native, paths  # noqa: E402
 from ssdlab.sweep.spec import Spec  # noqa: E402
 
 
+def planned(spec: Spec) -> list[str]:
+    """The names of the plot files `draw` may write for this spec's axes (whether it does
+    depends on the results): checked before any point runs, so none replaces a file ssdlab
+    did not write."""
+    targets = {a.target for a in spec.axes}
+    names = []
+    if "spare_factor" in targets:
+        names += ["wa_vs_spare", "iops_vs_spare"]
+    names += [f"wa_rate_vs_{option}" for option in ("buffer_compress_percentage", "dedupe_percentage") if option in targets]
+    if "spare_factor" in targets or "iodepth" in targets:
+        names.append("p999_vs_utilisation")
+    heat = spec.plots.get("heatmap") or [a.name for a in spec.axes[:2]]
+    if len(heat) == 2 and heat[0] != heat[1]:
+        names.append("heatmap")
+    return [f"{name}.{suffix}" for name in names for suffix in ("png", "svg")]
+
+
 def frame(points: pd.DataFrame) -> pd.DataFrame:
     """Stored points flattened: one row per point, its axes as `axis.NAME` columns and its
-    summary's keys (nested ones joined with dots) as columns."""
+    summary's keys (nested ones joined with dots) as columns. `seed` is the point's seed (the
+    spec's); the run summary's own seed (derived from it for the job) is `run_seed`."""
     rows = []
     for r in points.itertuples(index=False):
         row = {
@@ -49,13 +67,30 @@ def frame(points: pd.DataFrame) -> pd.DataFrame:
             row[f"axis.{k}"] = v
         if isinstance(r.summary, str):
             flat = pd.json_normalize(json.loads(r.summary), sep=".").iloc[0].to_dict()
-            row.update(flat)
+            if "seed" in flat:
+                flat["run_seed"] = flat.pop("seed")
+            row.update({k: v for k, v in flat.items() if k not in row})
         rows.append(row)
-    return pd.DataFrame(rows)
+    return _one_type_per_column(pd.DataFrame(rows))
+
+
+def _one_type_per_column(df: pd.DataFrame) -> pd.DataFrame:
+    """A column whose values are of several types (not just whole numbers and decimals) is
+    written as text, so Parquet can store it (a spec refuses such an axis; this keeps the output
+    whole whatever the rows hold)."""
+    for column in df.columns:
+        if df[column].dtype != object:
+            continue
+        values = df[column].dropna()
+        kinds = {"number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__ for v in values}
+        if len(kinds) > 1:
+            df[column] = df[column].map(lambda v: v if v is None or (isinstance(v, float) and v != v) else str(v))
+    return df
 
 
 def _save(fig, out: Path, name: str) -> list[str]:
     fig.tight_layout()
+    paths.record_outputs(out, [f"{name}.png", f"{name}.svg"])
     with paths.atomic_output(out / f"{name}.png", "plot") as temp:
         fig.savefig(temp, dpi=110, format="png")
     with paths.atomic_output(out / f"{name}.svg", "plot") as temp:
@@ -181,5 +216,6 @@ def index_page(spec: Spec, df: pd.DataFrame, made: list[tuple[str, list[str]]], 
     parts.append("<h2>Points</h2>" + df[columns].to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep=""))
     parts.append("</body></html>")
     page = out / "index.html"
+    paths.record_outputs(out, [page.name])
     paths.write_atomic(page, "\n".join(parts), "sweep page")
     return page

@@ -16,6 +16,9 @@ MAX_POINTS = 10_000
 
 Value = bool | int | float | str
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+#: Largest seed: the results database stores seeds as SQLite INTEGER (signed 64-bit).
+MAX_SEED = 2**63 - 1
+Seed = Annotated[int, msgspec.Meta(ge=0, le=MAX_SEED)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 
 
@@ -38,7 +41,7 @@ class SweepSchema(msgspec.Struct, forbid_unknown_fields=True):
     profile: Name = "force-gs-240"
     overrides: list[str] = msgspec.field(default_factory=list)
     preconditions: list[str] = msgspec.field(default_factory=list)
-    seeds: Annotated[list[NonNegative], msgspec.Meta(min_length=1, max_length=MAX_POINTS)] = msgspec.field(default_factory=lambda: [1])
+    seeds: Annotated[list[Seed], msgspec.Meta(min_length=1, max_length=MAX_POINTS)] = msgspec.field(default_factory=lambda: [1])
     sample: Literal["grid", "random", "lhs"] = "grid"
     points: Annotated[int, msgspec.Meta(ge=1, le=MAX_POINTS)] | None = None
     sample_seed: NonNegative = 1

@@ -28,7 +28,28 @@ steps = 5
 ```
 
 Every point's profile and job are validated before anything runs; a bad axis or value is
-refused naming the axis and the value.
+refused naming the axis and the value. The rules, all checked when the spec is loaded:
+
+- `name` (default: the spec file's name without `.toml`) names the database rows, the output
+  files and the default output folder `sweep-NAME`, so it is a plain file name: not empty,
+  not `.` or `..`, no `/`, `\\`, `..` or control characters (such as NUL).
+- `profile` is a built-in profile name, or a TOML file: a value that is not a built-in name and
+  contains `/` or ends in `.toml` is a path, relative to the spec file's folder (not the
+  current folder). Points carry it as an absolute path, so Dask workers on other machines need
+  the file at the same path.
+- `seeds`: whole numbers from 0 to 2^63 - 1 (the results database stores signed 64-bit
+  integers), each given once.
+- The values of an axis are of one type: all numbers (whole numbers and decimals may mix), all
+  text, or all booleans (a workload option's boolean is passed as `true`/`false`). Each value is
+  given once; a whole-number `range` whose `steps` would round two steps to the same number is
+  refused.
+- Two axes may not set the same profile field or workload option (`spare_factor` sets
+  `drive.capacity_bytes_user`).
+- Two grid points that are the same simulation (spare factors that round to the same user
+  capacity, say) are refused naming both. A random or LHS sample that draws the same point
+  more than once keeps it once, and the sweep says how many draws were dropped: a sample may
+  have fewer than `points` points.
+- A spec nested too deeply for the TOML reader is refused as not valid TOML.
 """
 
 from __future__ import annotations
@@ -36,6 +57,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,6 +136,13 @@ class Spec:
     #: The base profile with the spec's overrides, as TOML (with the smallest user capacity when
     #: a spare-factor axis sets it per point).
     base_source: str = ""
+    #: Sampled draws dropped because an earlier draw was the same point (random, lhs).
+    duplicates: int = 0
+
+    @property
+    def profile_file(self) -> str | None:
+        """The base profile's file (an absolute path), or None for a built-in profile."""
+        return self.profile if os.path.isabs(self.profile) else None
 
 
 def _fail(path: Path, message: str) -> SsdlabError:
@@ -138,6 +167,12 @@ def _axis(path: Path, i: int, raw: dict) -> Axis:
         values = raw["values"]
         if not isinstance(values, list) or not values:
             raise _fail(path, f"axis {name!r}: values must be a non-empty list")
+        kinds = {_type_of(v) for v in values}
+        if len(kinds) > 1:
+            raise _fail(
+                path, f"axis {name!r}: values mix {' and '.join(sorted(kinds))} ({values!r}); give one type per axis (whole numbers and decimals may mix)"
+            )
+        _no_repeats(path, name, values, "values")
         return Axis(name, kind, target, tuple(values))
     if "range" in raw:
         r = raw["range"]
@@ -151,9 +186,48 @@ def _axis(path: Path, i: int, raw: dict) -> Axis:
             values = [r[0] + (r[1] - r[0]) * k / (steps - 1) for k in range(steps)]
             if all(isinstance(x, int) for x in r):
                 values = [int(round(v)) for v in values]
+            _no_repeats(path, name, values, f"range {r!r} in {steps} steps (whole numbers)")
             return Axis(name, kind, target, tuple(values), r[0], r[1])
         return axis
     raise _fail(path, f"axis {name!r}: give values or range")
+
+
+def _type_of(value: Any) -> str:
+    """The type of an axis value, in words: an axis has values of one type."""
+    if isinstance(value, bool):
+        return "booleans"
+    return "numbers" if isinstance(value, (int, float)) else "text"
+
+
+def _no_repeats(path: Path, name: str, values: list, what: str) -> None:
+    seen: list = []
+    for v in values:
+        if v in seen:
+            raise _fail(path, f"axis {name!r}: {what} gives {v!r} twice; each value of an axis must differ (the points would be the same)")
+        seen.append(v)
+
+
+def _check_name(path: Path, name: str) -> None:
+    """The sweep's name is part of file and folder names: a plain name, nothing that leads out
+    of the output folder."""
+    where = "[sweep] name" if name != path.stem else f"the sweep's name (the spec's file name {path.name!r}; give [sweep] name)"
+    if not name or name in (".", "..") or ".." in name or "/" in name or "\\" in name or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise _fail(path, f"{where}: {name!r} cannot name files: give a name without '/', '\\', '..' or control characters")
+
+
+def _resolve_profile(path: Path, profile: str) -> str:
+    """A built-in profile name as is; a path (not a built-in name, with '/' or ending in
+    '.toml') relative to the spec's folder, made absolute and checked as an input."""
+    if profile in _native.profile_names() or not ("/" in profile or profile.endswith(".toml")):
+        return profile
+    if "\0" in profile:
+        raise _fail(path, "[sweep] profile: the path contains a NUL byte")
+    resolved = os.path.abspath(os.path.join(path.parent, profile))
+    try:
+        paths.input_file("[sweep] profile", resolved, paths.MAX_TEXT_FILE_BYTES)
+    except SsdlabError as error:
+        raise _fail(path, f"{error} (a profile path is relative to the spec's folder)") from None
+    return resolved
 
 
 def _set(value: Any) -> str:
@@ -179,7 +253,8 @@ def point_settings(spec: Spec, axes_values: dict, raw_bytes: int | None) -> tupl
             overrides.append(f"{axis.target}={_set(value)}")
         else:
             workload = [w for w in workload if not w.startswith(f"{axis.target}=") and w != axis.target]
-            workload.append(f"{axis.target}={value}")
+            text = ("true" if value else "false") if isinstance(value, bool) else value  # fio's words, not Python's True
+            workload.append(f"{axis.target}={text}")
     return overrides, workload
 
 
@@ -203,6 +278,8 @@ def load(path: str | Path) -> Spec:
     try:
         text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
         data = tomllib.loads(text)
+    except RecursionError:
+        raise _fail(path, "not valid TOML: arrays or tables nested too deeply") from None
     except UnicodeDecodeError:
         raise _fail(path, "not UTF-8 text (is this a binary file?)") from None
     except tomllib.TOMLDecodeError as error:
@@ -219,16 +296,22 @@ def load(path: str | Path) -> Spec:
         checked = schema.validate(data)
     except ValueError as error:
         raise _fail(path, str(error)) from None
+    except RecursionError:
+        raise _fail(path, "nested too deeply") from None
     s = {k: v for k, v in msgspec.structs.asdict(checked.sweep).items() if v is not None}
     data = {
         "sweep": s,
         "axis": [{k: v for k, v in msgspec.structs.asdict(a).items() if v is not None} for a in checked.axis],
         "plot": {k: v for k, v in msgspec.structs.asdict(checked.plot).items() if v is not None},
     }
-    name = s.get("name") or path.stem
+    name = s["name"] if "name" in s else path.stem
+    _check_name(path, name)
     seeds = s.get("seeds", [1])
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**64 for x in seeds):
-        raise _fail(path, f"[sweep] seeds: expected a non-empty list of whole numbers (got {seeds!r})")
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= schema.MAX_SEED for x in seeds):
+        raise _fail(path, f"[sweep] seeds: expected a non-empty list of whole numbers from 0 to 2^63 - 1 (got {seeds!r})")
+    repeated = next((x for i, x in enumerate(seeds) if x in seeds[:i]), None)
+    if repeated is not None:
+        raise _fail(path, f"[sweep] seeds: {repeated} is given twice; each seed must differ (its points would be the same)")
     sample = s.get("sample", "grid")
     if sample not in SAMPLES:
         raise _fail(path, f"[sweep] sample: expected one of {', '.join(SAMPLES)} (got {sample!r})")
@@ -241,7 +324,7 @@ def load(path: str | Path) -> Spec:
     spec = Spec(
         name=str(name),
         path=path,
-        profile=str(s.get("profile", "force-gs-240")),
+        profile=_resolve_profile(path, str(s.get("profile", "force-gs-240"))),
         overrides=list(s.get("overrides", [])),
         preconditions=list(s.get("preconditions", [])),
         workload=list(workload),
@@ -253,13 +336,22 @@ def load(path: str | Path) -> Spec:
     names = [a.name for a in spec.axes]
     if len(set(names)) != len(names):
         raise _fail(path, "two axes have the same name")
-    for step in spec.preconditions:
-        pre.parse(step)
+    sets: dict[str, str] = {}
+    for a in spec.axes:
+        target = "drive.capacity_bytes_user" if a.kind == "derived" else (f"workload option {a.target}" if a.kind == "option" else a.target)
+        if target in sets:
+            raise _fail(path, f"axes {sets[target]!r} and {a.name!r} both set {target}; give one axis per profile field or workload option")
+        sets[target] = a.name
+    for i, step in enumerate(spec.preconditions):
+        try:
+            pre.parse(step)
+        except SsdlabError as error:
+            raise _fail(path, f"[sweep] preconditions[{i}] {step!r}: {error}") from None
     # The base profile first: its errors name no axis.
-    # A spare-factor axis sets the user capacity of every point, so the base is checked with the
-    # smallest capacity (the profile's own may not fit the swept NAND geometry).
+    # A spare-factor or user-capacity axis sets the user capacity of every point, so the base is
+    # checked with the smallest capacity (the profile's own may not fit the swept NAND geometry).
     base_overrides = list(spec.overrides)
-    if any(a.kind == "derived" for a in spec.axes):
+    if any(a.kind == "derived" or a.target == "drive.capacity_bytes_user" for a in spec.axes):
         base_overrides.append("drive.capacity_bytes_user=4096")
     try:
         base = _native.profile_source(spec.profile, base_overrides)
@@ -284,6 +376,7 @@ def load(path: str | Path) -> Spec:
             raise _fail(path, f"{n:,} points x {len(spec.seeds)} seeds; at most {schema.MAX_POINTS:,} are accepted")
         combos = _sample(spec, n, int(s.get("sample_seed", 1)))
     hashes: dict[tuple, str] = {}
+    simulations: dict[tuple, dict] = {}  # (profile hash, workload) -> the first combo that is it
     for combo in combos:
         overrides, workload_options = point_settings(spec, combo, raw_bytes)
         key = tuple(overrides)
@@ -297,6 +390,14 @@ def load(path: str | Path) -> Spec:
             _native.job_from_options(spec.name, workload_options)
         except SsdlabError as error:
             raise _fail(path, f"point {_describe(combo)}: {error}") from None
+        same = simulations.setdefault((hashes[key], tuple(workload_options)), combo)
+        if same is not combo:
+            if sample == "grid":
+                raise _fail(
+                    path, f"points {_describe(same)} and {_describe(combo)} are the same simulation (same profile and job); give axis values that differ"
+                )
+            spec.duplicates += 1
+            continue
         for seed in spec.seeds:
             spec.points.append(
                 Point(spec.name, len(spec.points), combo, spec.profile, tuple(overrides), tuple(spec.preconditions), tuple(workload_options), seed, hashes[key])

@@ -260,7 +260,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
                 for r in rows
             ],
             [False, False, True, True, True, True, True, True, False],
-            csv="power_states.csv",
+            csv="power_states",
         )
     )
     result.views.append(
@@ -269,7 +269,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
             ["load", "MB/s", "power, W", "energy, J/GB"],
             [[a["load"], f"{a['mbps']:,.0f}", f"{a['power_w']:.2f}", f"{a['energy_j_per_gb']:.3g}" if a["energy_j_per_gb"] else ""] for a in active],
             [False, True, True, True],
-            csv="power_active.csv",
+            csv="power_active",
         )
     )
     labels = [r["state"] for r in rows]
