@@ -12,6 +12,7 @@ import json
 import math
 import os
 import signal
+import stat
 import sys
 import time
 import tomllib
@@ -102,7 +103,7 @@ def profile_group() -> None:
 def profile_show(name: str, overrides: tuple[str, ...]) -> None:
     """Print a profile's TOML (built-in NAME or a path)."""
     try:
-        _profile_input(name)
+        _profile_input(name, "PROFILE")
         click.echo(profile_source(name, overrides), nl=False)
     except SsdlabError as error:
         _fail(str(error))
@@ -113,12 +114,14 @@ def _refuse_empty_profile(profile: str) -> None:
         raise InputOutputError("profile: empty name; give a built-in profile's name or a TOML file")
 
 
-def _profile_input(profile: str) -> None:
-    """A profile given as a path is an input file like any other (built-in names are not)."""
+def _profile_input(profile: str, option: str = "--profile") -> None:
+    """A profile given as a path is an input file like any other (built-in names are not).
+    `option` names it in messages: ``--profile`` for `run`, ``PROFILE`` where it is the
+    command's argument (`review`, `pts`, `profile show`)."""
     _refuse_empty_profile(profile)
     if profile not in profile_names():
         if os.path.sep in profile or profile.endswith(".toml") or os.path.lexists(profile):
-            paths.input_file("--profile", profile, paths.MAX_TEXT_FILE_BYTES)
+            paths.input_file(option, profile, paths.MAX_TEXT_FILE_BYTES)
 
 
 def _io(inputs: dict[str, str | None], outputs: dict[str, str | None], text_inputs: tuple[str, ...] = ()) -> None:
@@ -453,6 +456,14 @@ def _check_db(db_path: str, folder_made_by_run: bool = False) -> None:
     new one) that is, or can become, a results database. With `folder_made_by_run` (calibrate,
     whose run creates the database's folder), a missing folder is accepted when its nearest
     existing folder is a writable folder; nothing is created here."""
+    if db_path == "-":
+        raise InputOutputError("--db -: a results database is a file (it is read and appended to), not standard output; give a file name")
+    try:
+        mode = os.stat(db_path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise InputOutputError(f"--db {paths.shown(db_path)}: is {paths.kind_of(mode)}; give a regular file (an SQLite results database)")
     folder = Path(db_path).absolute().parent
     if folder.is_dir() or not folder_made_by_run:
         paths.output_file("--db", db_path)
@@ -489,7 +500,7 @@ def _run_lab(
 
     if db_path is not None:
         _check_db(db_path)
-    _profile_input(profile)
+    _profile_input(profile, "PROFILE")
     if label is not None and not label.strip():
         raise SsdlabError("--label: must not be empty")
     if label is not None and any(unicodedata.category(c) == "Cc" for c in label):

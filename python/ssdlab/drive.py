@@ -260,6 +260,9 @@ class Drive:
         which the summary's ``data_file`` says), so real files go through the data-reduction
         engine. Releases the GIL while
         simulating; Ctrl-C raises ``KeyboardInterrupt`` between slices."""
+        if progress is not None and not callable(progress):
+            # (Checked before the run: it failed after the first slice had been simulated.)
+            raise TypeError(f"Drive.run: progress must be a callable (label, fraction, simulated_seconds, completed) or None (got {type(progress).__name__})")
         with self._turn:
             return self._run(options, job, name, seed, progress, data_file)
 

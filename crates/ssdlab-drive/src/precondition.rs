@@ -139,10 +139,9 @@ fn not_seconds(step: &str) -> ssdlab_core::Error {
 
 /// The error of an idle time beyond what the simulated clock can count.
 fn too_long(seconds: f64) -> ssdlab_core::Error {
-    ssdlab_core::Error::Workload(format!(
-        "idle time must be a non-negative number of seconds no larger than {:.0} (got {seconds})",
-        MAX_SIMULATED_NS as f64 / 1e9
-    ))
+    // (Past 1e15 as a power of ten: `idle(1e300)` printed all 301 digits.)
+    let got = if seconds.abs() < 1e15 { format!("{seconds}") } else { format!("{seconds:e}") };
+    ssdlab_core::Error::Workload(format!("idle time must be a non-negative number of seconds no larger than {:.0} (got {got})", MAX_SIMULATED_NS as f64 / 1e9))
 }
 
 impl Session {
@@ -210,7 +209,7 @@ mod tests {
             let e = ns(bad).unwrap_err().to_string();
             assert_eq!(e, format!("precondition '{bad}': expected idle:SECONDS with a non-negative number"));
         }
-        for (long, got) in [("idle:2e10", "20000000000"), ("idle:inf", "inf"), ("idle:200000d", "17280000000")] {
+        for (long, got) in [("idle:2e10", "20000000000"), ("idle:inf", "inf"), ("idle:200000d", "17280000000"), ("idle:1e300", "1e300")] {
             let e = ns(long).unwrap_err().to_string();
             assert_eq!(e, format!("idle time must be a non-negative number of seconds no larger than 9223372037 (got {got})"));
         }

@@ -35,6 +35,15 @@ pub(crate) fn power(p: Option<&RawPower>) -> FieldResult<Option<PowerSettings>> 
     for i in 0..n {
         let mw = p.state_mw[i];
         field_ensure!(mw > 0.0 && mw <= 1e6, "power", "state_mw", "PS{i}: must be more than 0 and at most 1000000 mW (got {mw})");
+        // A non-operational state is a rest: drawing more there than PS0's maximum is a typo
+        // (a lab's "idle power with APST" of 50 W for a 50,000 mW PS4 beside an 8,490 mW PS0).
+        field_ensure!(
+            p.operational[i] || mw <= p.state_mw[0],
+            "power",
+            "state_mw",
+            "PS{i}: a non-operational state draws at most PS0's {} mW (got {mw})",
+            p.state_mw[0]
+        );
         for (key, value) in [("entry_latency_us", p.entry_latency_us[i]), ("exit_latency_us", p.exit_latency_us[i])] {
             field_ensure!(value <= MAX_LATENCY_US, "power", key, "PS{i}: must be at most {MAX_LATENCY_US} us (got {value})");
         }

@@ -132,6 +132,7 @@ fn power_state_and_thermal_errors_name_their_field() {
         ("power.operational=[false, true, true, false, false]", "power.operational", "PS0 must be an operational state"),
         ("power.apst_idle_ms=[0, 0, 100, 160, 500]", "power.apst_idle_ms", "APST only enters non-operational states"),
         ("power.state_mw=[8490.0, 4480.0, 3180.0, 40.0, -5.0]", "power.state_mw", "PS4"),
+        ("power.state_mw=[8490.0, 4480.0, 3180.0, 40.0, 50000.0]", "power.state_mw", "PS4: a non-operational state draws at most PS0's"),
         ("thermal.nand_k_per_w=0", "thermal.nand_k_per_w", "more than 0"),
         ("thermal.throttle_nand_duty=[0.75]", "thermal.throttle_nand_duty", "one duty per throttle temperature"),
         ("thermal.throttle_c=[85.0, 82.0]", "thermal.throttle_c", "above the step before"),

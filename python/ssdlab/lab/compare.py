@@ -27,7 +27,8 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     finally:
         db.close()
     if frame.empty:
-        raise SsdlabError(f"{db_path}: no {'' if include_scaled else 'full-scale '}results for {', '.join(drives) or 'any drive'}")
+        hint = "" if include_scaled else " (reviews at --scale below 1 are left out: add --include-scaled to compare them)"
+        raise SsdlabError(f"{db_path}: no {'' if include_scaled else 'full-scale '}results for {', '.join(drives) or 'any drive'}{hint}")
     known = sorted(set(frame["drive"]))
     missing = [d for d in drives if d not in known]
     if missing:

@@ -7,6 +7,7 @@ intact. A file that is not an ssdlab results database is refused, never modified
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import uuid
@@ -58,6 +59,15 @@ def check_results_file(path: Path, option: str = "") -> None:
         with open(path, "rb") as f:
             if f.read(16) != b"SQLite format 3\x00":
                 raise ResultsDatabaseError(f"{name}: not an SQLite database (corrupt, or not an ssdlab results file); left untouched")
+        # Another application's SQLite file is refused here too, read-only (calibrate found it
+        # only when it stored its first results, after minutes of work).
+        try:
+            with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=30)) as conn:
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as error:
+            raise ResultsDatabaseError(f"{name}: cannot read the results database: {error}; left untouched") from None
+        if tables and not {"meta", "runs", "results"} <= tables:
+            raise ResultsDatabaseError(f"{name}: an SQLite file but not an ssdlab results database; left untouched")
 
 
 class ResultsDatabase:
@@ -69,6 +79,8 @@ class ResultsDatabase:
         if not self.path.exists() and not create:
             raise ResultsDatabaseError(f"{self.path}: no such results database")
         try:
+            if not create and self._current_schema_read_only():
+                return
             self.conn = sqlite3.connect(self.path, timeout=30)
             existing = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if existing and not {"meta", "runs", "results"} <= existing:
@@ -90,6 +102,26 @@ class ResultsDatabase:
                 self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
         except sqlite3.DatabaseError as error:
             raise ResultsDatabaseError(f"{self.path}: cannot use the results database: {error}") from None
+
+    def _current_schema_read_only(self) -> bool:
+        """Open a database of the current schema read-only (a reader, such as compare, needs
+        no write: a read-only file is read, and nothing is changed). False when it needs the
+        writable open (an older schema to bring up to date, or a check to fail there)."""
+        conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, timeout=30)
+        try:
+            existing = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not {"meta", "runs", "results"} <= existing:
+                conn.close()
+                return False
+            columns = {r[1] for r in conn.execute("PRAGMA table_info(results)")}
+            if not {"title", "utilization"} <= columns or conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                conn.close()
+                return False
+        except sqlite3.DatabaseError:
+            conn.close()
+            return False
+        self.conn = conn
+        return True
 
     def start_run(self, drive: str, model: str, profile_hash: str, version: str, seed: int, scale: float, out_dir: Path) -> str:
         """Record a new review run; returns its id."""

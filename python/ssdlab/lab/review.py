@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sys
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -91,6 +93,21 @@ def preset_for(info: dict) -> Preset:
     return Preset(era, chosen, f"chosen from the profile: {why}", left)
 
 
+#: The temporary files `paths.atomic_output` makes (`.NAME.XXXXXXXX.tmp.SUFFIX`).
+_TEMPORARY = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp(\.[A-Za-z0-9]+)?$")
+
+
+def _remove_stale_temporaries(out_dir: Path) -> None:
+    """Remove what an interrupted review left of its temporary files in its `charts/` and
+    `data/` (a worker stopped mid-write does not clean up): only names of the form ssdlab's
+    atomic writes give them, in a folder this review is allowed to write (checked before)."""
+    for folder in (out_dir / "charts", out_dir / "data"):
+        if folder.is_dir() and not folder.is_symlink():
+            for entry in folder.iterdir():
+                if _TEMPORARY.match(entry.name) and entry.is_file() and not entry.is_symlink():
+                    entry.unlink(missing_ok=True)
+
+
 def chosen_suites(names: Sequence[str], info: dict | None = None) -> Preset:
     """The `Preset` of suites named by hand (``--suites``). With the drive's facts (`info`),
     a suite named that does not apply to it (another interface, or a model its profile has not:
@@ -159,6 +176,15 @@ def review(
     meta["preset_reason"] = preset.reason
     meta["left_out"] = [f"{SUITES[n].TITLE}: {why}" for n, why in preset.left_out]
     drive = meta["drive"] = ctx.drive_label()
+    earlier = db.conn.execute("SELECT profile_hash, model FROM runs WHERE drive = ? ORDER BY rowid DESC LIMIT 1", (drive,)).fetchone()
+    if earlier is not None and earlier[0] != meta["profile_hash"]:
+        # Each drive's latest run is the one compared and ranked: this review takes the name's
+        # place. Said, not refused (a profile changed on purpose is reviewed again this way).
+        sys.stderr.write(
+            f"ssdlab: warning: {db_path} holds results of another drive named {drive!r} ({earlier[1]}, another profile); "
+            "this review's figures replace them in comparisons (name this drive with another --label to keep both)\n"
+        )
+    _remove_stale_temporaries(ctx.out_dir)
     run_id = db.start_run(drive, info["model"], meta["profile_hash"], __version__, ctx.seed, ctx.scale, ctx.out_dir)
     data_dir = ctx.out_dir / "data"
     data_dir.mkdir(exist_ok=True)

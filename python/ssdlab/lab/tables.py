@@ -25,6 +25,9 @@ def number(value, unit: str = "") -> str:
     decimals = DECIMALS.get(unit)
     if decimals is None:
         return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    if value and abs(value) < 10.0**-decimals:
+        # Too small for the unit's precision (PS4's 0.005 W read "0.00 W"): significant digits.
+        return f"{value:.2g}"
     return f"{value:,.{decimals}f}"
 
 

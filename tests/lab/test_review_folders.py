@@ -1,0 +1,135 @@
+"""What a review, PTS run or comparison may write over, and the inputs it refuses before any work
+(found by probing the lab's commands as a user would, 2026-11-29): a review replaces only what
+ssdlab wrote, a database is never one of the report's files, errors from the worker processes
+reach the user as one line, values ssdlab did not store are refused."""
+
+import pickle
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ssdlab.errors import ConfigError, SsdlabError
+from ssdlab.lab.report import page_kind
+from ssdlab.lab.tables import number
+
+QUICK = ["vertex3-120", "--scale", "0.02", "--suites", "power", "--quiet"]
+
+
+def ssdlab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def one_error(r: subprocess.CompletedProcess, says: str) -> None:
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ssdlab: error: ") and says in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_review_replaces_only_what_ssdlab_wrote(tmp_path):
+    # A user's page and data in the folder are kept; a folder of data without a page is refused;
+    # a review's own folder is written again; a comparison never replaces a review's page.
+    mine = tmp_path / "mine"
+    (mine / "data").mkdir(parents=True)
+    (mine / "index.html").write_text("<p>mine</p>")
+    (mine / "data" / "power_metrics.csv").write_text("mine\n")
+    one_error(ssdlab("review", *QUICK, "--out", "mine", cwd=tmp_path), "holds an index.html ssdlab did not write")
+    assert (mine / "index.html").read_text() == "<p>mine</p>" and (mine / "data" / "power_metrics.csv").read_text() == "mine\n"
+    loose = tmp_path / "loose"
+    (loose / "charts").mkdir(parents=True)
+    one_error(ssdlab("review", *QUICK, "--out", "loose", cwd=tmp_path), "has charts but no page ssdlab wrote")
+    for _ in range(2):
+        r = ssdlab("review", *QUICK, "--out", "r", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    assert page_kind(tmp_path / "r" / "index.html") == "review"
+    one_error(ssdlab("compare", "--db", "r/results.sqlite", "--include-scaled", "--out", "r", cwd=tmp_path), "holds an ssdlab review page")
+    r = ssdlab("compare", "--db", "r/results.sqlite", "--include-scaled", "--out", "c", cwd=tmp_path)
+    assert r.returncode == 0 and page_kind(tmp_path / "c" / "index.html") == "comparison", r.stderr
+    one_error(ssdlab("review", *QUICK, "--out", "c", cwd=tmp_path), "holds an ssdlab comparison page")
+    # A page written before pages carried the mark is still known as ssdlab's by its title.
+    old = tmp_path / "old.html"
+    old.write_text("<!doctype html>\n<html><head><title>OCZ Vertex 3: ssdlab review</title></head></html>")
+    assert page_kind(old) == "" and page_kind(tmp_path / "mine" / "index.html") is None
+
+
+def test_a_database_is_never_one_of_the_reports_files(tmp_path):
+    # `--db out/index.html` made the database there, then the report replaced it (exit 0).
+    (tmp_path / "new").mkdir()
+    one_error(ssdlab("review", *QUICK, "--out", "new", "--db", "new/index.html", cwd=tmp_path), "is where the review writes")
+    (tmp_path / "out" / "data").mkdir(parents=True)
+    (tmp_path / "out" / "index.html").write_text("<!doctype html>\n<title>x: ssdlab review</title>")
+    one_error(ssdlab("review", *QUICK, "--out", "out", "--db", "out/data/power_metrics.csv", cwd=tmp_path), "is where the review writes")
+    one_error(ssdlab("review", *QUICK, "--out", "out", "--db", "-", cwd=tmp_path), "not standard output")
+    assert not any((tmp_path / "new").iterdir()) and not (tmp_path / "-").exists()
+    assert not (tmp_path / "out" / "data" / "power_metrics.csv").exists()
+
+
+def test_errors_of_worker_processes_and_suites_that_do_not_apply(tmp_path):
+    # A ConfigError raised in a review's worker came back as a PicklingError traceback.
+    error = pickle.loads(pickle.dumps(ConfigError("x: bad")))
+    assert isinstance(error, ConfigError) and isinstance(error, SsdlabError) and str(error) == "x: bad"
+    # The thermal suite on a drive without [thermal] is left out with the reason, or is the
+    # user's error when it is the only suite named.
+    one_error(ssdlab("review", "vertex3-120", "--scale", "0.02", "--suites", "thermal", "--out", "t1", cwd=tmp_path), "needs the profile's [thermal]")
+    r = ssdlab("review", "vertex3-120", "--scale", "0.02", "--suites", "thermal,power", "--out", "t2", "--quiet", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "needs the profile&#39;s [thermal] model" in (tmp_path / "t2" / "index.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (["--seed", str(2**63)], "--seed"),
+        (["--ambient-c", "nan"], "--ambient-c"),
+        (["--label", "two\nlines"], "control characters"),
+        (["--label", "x" * 81], "at most 80 characters"),
+    ],
+)
+def test_review_options_out_of_range_are_one_line(tmp_path, options, says):
+    r = ssdlab("review", *QUICK, "--out", "o", *options, cwd=tmp_path)
+    assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_results_ssdlab_did_not_store_are_refused_before_any_work(tmp_path):
+    r = ssdlab("review", *QUICK, "--out", "r", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(tmp_path / "r" / "results.sqlite") as db:
+        db.execute("UPDATE results SET value = 'abc' WHERE rowid = (SELECT MAX(rowid) FROM results)")
+    one_error(ssdlab("compare", "--db", "r/results.sqlite", "--include-scaled", "--out", "c", cwd=tmp_path), "is 'abc', not a finite number")
+    assert not (tmp_path / "c").exists()
+    one_error(ssdlab("review", *QUICK, "--out", "r2", "--db", "r/results.sqlite", cwd=tmp_path), "not a finite number")
+    # Another application's SQLite file is refused at once (calibrate found it after its runs).
+    with sqlite3.connect(tmp_path / "foo.db") as db:
+        db.execute("CREATE TABLE foo (x)")
+    one_error(ssdlab("calibrate", "--scale", "0.02", "--db", "foo.db", cwd=tmp_path), "not an ssdlab results database")
+
+
+def test_a_label_taken_by_another_drive_is_said(tmp_path):
+    r = ssdlab("review", *QUICK, "--out", "a", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = ssdlab(
+        "review",
+        "agility3-120",
+        "--scale",
+        "0.02",
+        "--suites",
+        "power",
+        "--quiet",
+        "--label",
+        "vertex3-120",
+        "--db",
+        "a/results.sqlite",
+        "--out",
+        "b",
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0 and "holds results of another drive named 'vertex3-120'" in r.stderr, r.stderr
+
+
+def test_tiny_figures_keep_their_digits():
+    # PS4's 0.005 W read "0.00 W" among the headline figures.
+    assert number(0.005, "W") == "0.005" and number(1.02, "W") == "1.02" and number(0.0, "W") == "0.00"
