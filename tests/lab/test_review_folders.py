@@ -133,3 +133,17 @@ def test_a_label_taken_by_another_drive_is_said(tmp_path):
 def test_tiny_figures_keep_their_digits():
     # PS4's 0.005 W read "0.00 W" among the headline figures.
     assert number(0.005, "W") == "0.005" and number(1.02, "W") == "1.02" and number(0.0, "W") == "0.00"
+
+
+def test_compare_ranks_todays_drives_on_their_figures(tmp_path):
+    # The headline list held the articles' figures only: a comparison of today's drives wrote a
+    # table and no chart, and their reviews got no charts against the other drives.
+    for profile in ("samsung-980-pro-1tb", "wd-sn580-1tb"):
+        r = ssdlab("review", profile, "--scale", "0.02", "--suites", "fill,power-states", "--db", "shared.db", "--out", profile, "--quiet", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    page = (tmp_path / "wd-sn580-1tb" / "index.html").read_text()
+    assert "against_" in page, "no chart against the other drive"
+    r = ssdlab("compare", "--db", "shared.db", "--include-scaled", "--out", "c", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    charts = sorted(p.name for p in (tmp_path / "c" / "charts").glob("compare_*.png"))
+    assert len(charts) >= 4, charts  # the fill's average, cache and post-cache rate, PS0 idle power, active power

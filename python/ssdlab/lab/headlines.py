@@ -39,6 +39,28 @@ HEADLINES = [
     ("storage-bench", "busy", "text", "light2011"),
 ]
 
+#: Figures of today's tests (the 2020s preset) and of the SNIA PTS that `compare` and a review's
+#: charts against the other drives rank as well (charts only: a review's figures at a glance
+#: come from each suite's ranked figures, `review.at_a_glance`). Conditions that depend on the
+#: scale (cache-recovery's idle periods, read-span's spans but the whole drive) and on the
+#: ambient temperature (thermal) are left out: they match only within one scale.
+COMPARED = [
+    ("fill", "average_mbps", "incompressible", ""),
+    ("fill", "cache_gb", "incompressible", ""),
+    ("fill", "post_cache_mbps", "incompressible", ""),
+    ("sustained", "steady_iops_mean", "incompressible", "after a full fill"),
+    ("sustained", "mixed_iops", "incompressible", "QD32"),
+    ("read-span", "iops", "incompressible", "whole drive"),
+    ("power-states", "idle_w", "", "PS0"),
+    ("power-states", "active_w", "incompressible", "128K sequential write QD32"),
+    ("pts-iops", "iops_4k_write", "random", "steady state"),
+    ("pts-iops", "iops_4k_read", "random", "steady state"),
+    ("pts-throughput", "seq_write_128k", "random", "steady state"),
+    ("pts-throughput", "seq_read_128k", "random", "steady state"),
+    ("pts-latency", "lat_4k_read_mean", "random", "QD1"),
+    ("pts-wsat", "wsat_steady_iops", "random", ""),
+]
+
 
 #: Short test names for the headline table (where the suite's title is long).
 SHORT_TITLES = {"resiliency": "Resiliency", "storage-bench": "Storage Bench 2011", "as-ssd": "AS-SSD", "four-corners": "Four corners"}
@@ -56,9 +78,10 @@ def headline_charts(frame: pd.DataFrame, charts_dir: Path, prefix: str, highligh
     made = []
     scales = sorted(set(frame["scale"])) if "scale" in frame else [1.0]
     scale = "full scale" if scales == [1.0] else "scale " + ", ".join(f"{s:g}" for s in scales) + (" (not comparable)" if min(scales) < 1 else "")
-    for i, (suite, metric, pattern, condition) in enumerate(HEADLINES):
+    # (Numbered in one sequence, HEADLINES first, so the articles' charts keep their files.)
+    for i, (suite, metric, pattern, condition) in enumerate(HEADLINES + COMPARED):
         rows = frame[(frame["suite"] == suite) & (frame["metric"] == metric) & (frame["pattern"] == pattern) & (frame["condition"] == condition)]
-        if rows.empty:
+        if rows.empty or (i >= len(HEADLINES) and highlight is not None and highlight not in set(rows["drive"])):
             continue
         caption = _title(suite, metric, pattern, condition)
         unit = rows["unit"].iloc[0]
