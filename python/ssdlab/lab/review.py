@@ -168,7 +168,9 @@ def review(
     check_report_folder(ctx.out_dir, "review", db_path)
     paths.output_folder(ctx.out_dir)
     db = ResultsDatabase(db_path)
-    db.latest(include_scaled=True)  # refuses, before any suite runs, results ssdlab did not store
+    # Read once, before any suite runs: it refuses results ssdlab did not store, and the ranked
+    # charts below compare with it (this review's own run has no results until its suites end).
+    latest = db.latest(include_scaled=True)
     info = ctx.info()
     meta = {"version": __version__, "profile_hash": ctx.profile_hash(), "seed": ctx.seed, "scale": ctx.scale}
     meta["overrides"] = list(ctx.overrides)
@@ -206,8 +208,7 @@ def review(
     # which this review does not change: read them once, so each suite's charts are drawn as
     # soon as the suite is done (while later jobs still run, in a parallel review) from its own
     # figures, the rows the database will hold for it.
-    same_scale = db.latest(include_scaled=True)
-    others = same_scale[(same_scale["scale"] == ctx.scale) & (same_scale["drive"] != drive)]
+    others = latest[(latest["scale"] == ctx.scale) & (latest["drive"] != drive)]
 
     def done(_review: int, name: str, wall: float, result: SuiteResult) -> None:
         ranked[name] = ranked_charts.draw(ctx, result, ranked_charts.with_rows(others, drive, result), drive)
