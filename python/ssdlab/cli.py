@@ -12,7 +12,6 @@ import json
 import math
 import os
 import signal
-import stat
 import sys
 import time
 import tomllib
@@ -456,14 +455,7 @@ def _check_db(db_path: str, folder_made_by_run: bool = False) -> None:
     new one) that is, or can become, a results database. With `folder_made_by_run` (calibrate,
     whose run creates the database's folder), a missing folder is accepted when its nearest
     existing folder is a writable folder; nothing is created here."""
-    if db_path == "-":
-        raise InputOutputError("--db -: a results database is a file (it is read and appended to), not standard output; give a file name")
-    try:
-        mode = os.stat(db_path).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        raise InputOutputError(f"--db {paths.shown(db_path)}: is {paths.kind_of(mode)}; give a regular file (an SQLite results database)")
+    check_results_file(Path(db_path), "--db")  # standard output, a non-file, not a database
     folder = Path(db_path).absolute().parent
     if folder.is_dir() or not folder_made_by_run:
         paths.output_file("--db", db_path)
@@ -471,7 +463,6 @@ def _check_db(db_path: str, folder_made_by_run: bool = False) -> None:
         existing = next(p for p in (folder, *folder.parents) if p.exists())
         if not existing.is_dir() or not os.access(existing, os.W_OK):
             raise InputOutputError(f"--db {db_path}: its folder {folder} cannot be created ({existing} is not a writable folder)")
-    check_results_file(Path(db_path), "--db")
 
 
 def _run_lab(

@@ -147,3 +147,19 @@ def test_compare_ranks_todays_drives_on_their_figures(tmp_path):
     assert r.returncode == 0, r.stderr
     charts = sorted(p.name for p in (tmp_path / "c" / "charts").glob("compare_*.png"))
     assert len(charts) >= 4, charts  # the fill's average, cache and post-cache rate, PS0 idle power, active power
+
+
+def test_a_review_stopped_before_any_suite_leaves_no_empty_run(tmp_path, monkeypatch):
+    from ssdlab.lab import review as review_module
+    from ssdlab.lab.context import ReviewContext
+
+    def stopped(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(review_module, "run_reviews", stopped)
+    db_path = tmp_path / "results.sqlite"
+    ctx = ReviewContext("vertex3-120", (), scale=0.02, seed=1, out_dir=tmp_path / "r")
+    with pytest.raises(KeyboardInterrupt):
+        review_module.review(ctx, ["power"], db_path)
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0

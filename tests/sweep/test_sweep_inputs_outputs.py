@@ -319,7 +319,7 @@ def test_a_fifo_or_folder_at_the_default_database_is_refused_before_any_point_ru
     (tmp_path / "d" / "results.sqlite").mkdir(parents=True)
     with pytest.raises(SsdlabError, match="is a folder"):
         run_sweep(spec, tmp_path / "d", workers=1)
-    with pytest.raises(SsdlabError, match="--db -: the results database cannot be standard output"):
+    with pytest.raises(SsdlabError, match="results database -: a results database is a file .* not standard output"):
         run_sweep(spec, tmp_path / "o", db_path=Path("-"), workers=1)
     assert not Path("-").exists()
 

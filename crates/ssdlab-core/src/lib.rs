@@ -8,7 +8,7 @@
 //! * [`input`]: opening input files as possibly huge, endless or hostile (regular files only,
 //!   bounded sizes and lines).
 //! * [`memory`]: large tables on huge pages; [`RecyclingAllocator`]: freed large tables kept
-//!   for the next drive.
+//!   for the next drive; [`memory_room`]: whether a drive's tables fit before they are built.
 
 #![warn(missing_docs)]
 
@@ -18,6 +18,7 @@ pub mod fastdiv;
 pub mod field;
 pub mod input;
 pub mod memory;
+pub mod memory_room;
 pub mod recycling_alloc;
 pub mod rng;
 pub mod time;

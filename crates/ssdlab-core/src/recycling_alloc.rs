@@ -23,6 +23,7 @@
 //! holds no more than it would without keeping any, beyond the block it asked for.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Smallest block kept when freed (smaller ones go back to the system allocator at once).
@@ -34,6 +35,16 @@ const SLOTS: usize = 32;
 /// Most live blocks asked for at [`RECYCLE_MIN_BYTES`] or more that are remembered (as blocks
 /// that may be kept when freed); more live at once are not kept.
 const BORN_LARGE: usize = 128;
+
+/// Bytes kept by every recycling allocator of the process ([`kept_bytes_in_process`]).
+static KEPT_IN_PROCESS: AtomicUsize = AtomicUsize::new(0);
+
+/// Bytes of freed blocks that the process's recycling allocators keep now: memory the process
+/// holds but the next large tables take again (so it counts as room for a new drive,
+/// [`crate::memory_room`]).
+pub fn kept_bytes_in_process() -> usize {
+    KEPT_IN_PROCESS.load(Ordering::Relaxed)
+}
 
 /// A freed block kept for reuse.
 #[derive(Clone, Copy)]
@@ -174,6 +185,7 @@ impl Shelf {
         self.blocks[best] = self.blocks[self.len - 1];
         self.len -= 1;
         self.bytes -= block.bytes;
+        KEPT_IN_PROCESS.fetch_sub(block.bytes, Ordering::Relaxed);
         Some(block.ptr as *mut u8)
     }
 
@@ -194,6 +206,7 @@ impl Shelf {
         self.blocks[self.len] = Kept { ptr: ptr as usize, bytes, seq: self.seq };
         self.len += 1;
         self.bytes += bytes;
+        KEPT_IN_PROCESS.fetch_add(bytes, Ordering::Relaxed);
         out
     }
 
@@ -220,6 +233,7 @@ impl Shelf {
         self.blocks[oldest] = self.blocks[self.len - 1];
         self.len -= 1;
         self.bytes -= block.bytes;
+        KEPT_IN_PROCESS.fetch_sub(block.bytes, Ordering::Relaxed);
         block
     }
 }

@@ -52,6 +52,9 @@ const UNKNOWN: u32 = u32::MAX;
 use std::cell::Cell;
 
 impl BlockCounts {
+    /// Bytes of one block's entry.
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
     /// Counts of `blocks` blocks (`blocks_per_die` to a die), all empty, none a candidate.
     pub fn new(blocks: usize, blocks_per_die: u32) -> Self {
         let entries = ssdlab_core::memory::huge_vec(Entry { valid: 0, key: NO_KEY }, blocks, blocks);

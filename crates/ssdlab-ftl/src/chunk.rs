@@ -373,6 +373,15 @@ impl ChunkFtl {
             "{origin}: {total_units} ECC units are more than the {} supported; use a larger reduction.ecc_unit_bytes",
             ZERO
         );
+        ssdlab_core::memory_room::check_room(
+            origin,
+            &[
+                ("mapping table", logical * std::mem::size_of::<u32>() as u64),
+                ("chunk table when full", (logical + 1) * std::mem::size_of::<Chunk>() as u64),
+                ("fingerprint index", FingerprintIndex::table_bytes(config.dedup_index_entries)),
+                ("block tables", BlockPool::table_bytes(g.total_blocks() as u64)),
+            ],
+        )?;
         Ok(Self {
             unit_bytes,
             units_per_program,

@@ -176,8 +176,19 @@ fn normalize(key: u64) -> u64 {
 impl FingerprintIndex {
     /// An empty index for at most `bound` entries (the table is at least twice that).
     pub fn new(bound: u64) -> Self {
-        let slots = (bound.max(8) as usize * 2).next_power_of_two();
+        let slots = Self::slots_for(bound);
         Self { slots: ssdlab_core::memory::huge_vec(Slot { key: EMPTY, value: 0 }, slots, slots), mask: slots - 1, len: 0, bound: bound as usize }
+    }
+
+    /// Slots of the table of an index for at most `bound` entries.
+    fn slots_for(bound: u64) -> usize {
+        (bound.max(8) as usize * 2).next_power_of_two()
+    }
+
+    /// Bytes of the table of an index for at most `bound` entries (what [`FingerprintIndex::new`]
+    /// allocates).
+    pub fn table_bytes(bound: u64) -> u64 {
+        (Self::slots_for(bound) * std::mem::size_of::<Slot>()) as u64
     }
 
     #[inline]

@@ -37,6 +37,11 @@ pub(crate) struct BlockPool {
 }
 
 impl BlockPool {
+    /// Bytes of the per-block tables of a pool of `blocks` blocks (block records and counts).
+    pub fn table_bytes(blocks: u64) -> u64 {
+        blocks * (std::mem::size_of::<Block>() + BlockCounts::ENTRY_BYTES) as u64
+    }
+
     pub fn new(dies: u32, blocks_per_die: u32, capacity: u32, policy: GcPolicy) -> Self {
         Self {
             // Huge pages where the OS allows (8 MiB of block entries at 1 TiB, touched at random

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
+import stat
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
+from ssdlab import paths
 from ssdlab.errors import SsdlabError
 from ssdlab.lab.results import SuiteResult
 
@@ -47,12 +50,25 @@ class ResultsDatabaseError(SsdlabError):
 
 
 def check_results_file(path: Path, option: str = "") -> None:
-    """Refuse a results-database path that cannot be one, without opening or writing it: a
-    folder, or an existing non-empty file that is not SQLite. Commands call this before they
+    """Refuse a results-database path that cannot be one, without opening or writing it:
+    standard output (``-``), a folder, a FIFO, device or socket, or an existing non-empty file
+    that is not SQLite (or another application's SQLite file). The one check of every
+    database path (review, pts, calibrate, compare, sweeps). Commands call this before they
     run anything, so a bad `--db` fails in a second, not after a review's work. `option` (such
     as ``--db``) starts the message when given."""
+    if str(path) == "-":
+        name = option or "results database"
+        raise ResultsDatabaseError(f"{name} -: a results database is a file (it is read and appended to), not standard output; give a file name")
     path = Path(path)
-    name = f"{option} {path}" if option else str(path)
+    name = f"{option} {paths.shown(path)}" if option else paths.shown(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise ResultsDatabaseError(f"{name}: {paths.why(error)}") from None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise ResultsDatabaseError(f"{name}: is {paths.kind_of(mode)}; give a regular file (an SQLite results database)")
     if path.is_dir():
         raise ResultsDatabaseError(f"{name}: is a folder; give the results database's file name (e.g. {path / 'results.sqlite'})")
     if path.is_file() and path.stat().st_size > 0:
@@ -130,6 +146,12 @@ class ResultsDatabase:
         with self.conn:
             self.conn.execute("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?)", (run_id, drive, model, profile_hash, version, seed, scale, started, str(out_dir)))
         return run_id
+
+    def drop_run_if_empty(self, run_id: str) -> None:
+        """Remove the record of run `run_id` when it has no results (a review stopped before its
+        first suite was stored), so no empty run is left behind."""
+        with self.conn:
+            self.conn.execute("DELETE FROM runs WHERE run_id = ? AND NOT EXISTS (SELECT 1 FROM results WHERE run_id = ?)", (run_id, run_id))
 
     def add_suite(self, run_id: str, drive: str, result: SuiteResult) -> None:
         """Store one suite's metrics, all or nothing."""

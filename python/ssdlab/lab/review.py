@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import tomllib
@@ -218,11 +219,18 @@ def review(
         if on_suite is not None:
             on_suite(name, wall)
 
-    if precomputed is None:
-        run_reviews([(ctx, order)], jobs, done)
-    else:
-        for name in order:
-            done(0, name, 0.0, precomputed[name])
+    try:
+        if precomputed is None:
+            run_reviews([(ctx, order)], jobs, done)
+        else:
+            for name in order:
+                done(0, name, 0.0, precomputed[name])
+    except BaseException:
+        # Stopped (Ctrl-C, a failed suite): the suites stored so far stay; a run with none is
+        # not left behind as an empty record.
+        with contextlib.suppress(Exception):
+            db.drop_run_if_empty(run_id)
+        raise
     results = stored
     cal = None
     if ctx.comparable:

@@ -18,13 +18,10 @@ of the same sweep into the same folder replaces its own files.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from ssdlab import paths
-from ssdlab.errors import SsdlabError
 from ssdlab.lab.db import ResultsDatabase, check_results_file
 from ssdlab.sweep import execute as _execute
 from ssdlab.sweep.spec import Spec, load
@@ -55,16 +52,6 @@ def output_names(spec: Spec) -> list[str]:
 def check_outputs(spec: Spec, out: Path, db_path: Path, dask_scheduler_file: str | None = None) -> None:
     """Before any point runs: the database can be one, and no output of the sweep would
     replace a file ssdlab did not write, a non-file, or an input."""
-    if str(db_path) == "-":
-        raise SsdlabError("--db -: the results database cannot be standard output; give a file name")
-    try:
-        info = os.stat(db_path)
-    except FileNotFoundError:
-        info = None
-    except OSError as error:
-        raise SsdlabError(f"results database {paths.shown(db_path)}: {paths.why(error)}") from None
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        raise SsdlabError(f"results database {paths.shown(db_path)}: is {paths.kind_of(info.st_mode)}; give a regular file (--db FILE)")
     check_results_file(db_path, "results database")
     inputs = {
         "the sweep spec": str(spec.path),

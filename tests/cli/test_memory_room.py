@@ -1,0 +1,56 @@
+"""A drive too large for the memory this process may take is refused before its tables are
+built: one line with the sizes and the limit, exit status 2 (it used to be Rust's
+allocation-failure abort, exit 134, under ``ulimit -v``, or the kernel's out-of-memory kill)."""
+
+import resource
+import subprocess
+import sys
+
+# A 4 TiB conventional drive: about 7.7 GiB of tables.
+FOUR_TIB = ["--profile", "conventional-240", "--set", "nand.blocks_per_plane=32768", "--set", "drive.capacity_bytes_user=3840000000000"]
+
+
+def limited(gib: float):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (int(gib * (1 << 30)), resource.RLIM_INFINITY))
+
+    return limit
+
+
+def test_a_drive_over_the_address_space_limit_is_refused_with_its_sizes():
+    r = subprocess.run(
+        [sys.executable, "-m", "ssdlab.cli", "run", *FOUR_TIB, "--rw=randwrite", "--bs=4k", "--number_ios=1000", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited(4),
+    )
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, r.stderr
+    assert "the drive's tables need at least 7.65 GiB of memory (mapping table 3.50 GiB, reverse map 4.00 GiB" in lines[0], lines[0]
+    assert "under the address-space limit (ulimit -v)" in lines[0], lines[0]
+
+
+def test_the_api_refuses_it_with_the_configuration_error():
+    code = (
+        "import ssdlab\n"
+        "try:\n"
+        "    ssdlab.Drive('conventional-240', overrides=['nand.blocks_per_plane=32768', 'drive.capacity_bytes_user=3840000000000'])\n"
+        "except ssdlab.ConfigError as e:\n"
+        "    print('refused:', e)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, preexec_fn=limited(4))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith("refused: profile `conventional-240`: the drive's tables need at least"), r.stdout
+
+
+def test_a_drive_that_fits_under_the_limit_runs():
+    r = subprocess.run(
+        [sys.executable, "-m", "ssdlab.cli", "run", "--rw=randwrite", "--bs=4k", "--number_ios=1000", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited(4),
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
