@@ -3,7 +3,9 @@
 ssdlab wrote, a database is never one of the report's files, errors from the worker processes
 reach the user as one line, values ssdlab did not store are refused."""
 
+import os
 import pickle
+import re
 import sqlite3
 import subprocess
 import sys
@@ -163,3 +165,28 @@ def test_a_review_stopped_before_any_suite_leaves_no_empty_run(tmp_path, monkeyp
         review_module.review(ctx, ["power"], db_path)
     with sqlite3.connect(db_path) as db:
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+
+
+def test_a_review_again_into_its_folder_leaves_only_the_new_pages_files(tmp_path):
+    # The first review runs two tests, the second one: the other test's charts and data go
+    # (they were the first page's files); a file the user put there, and one of the first
+    # page's files changed after it, stay.
+    r = ssdlab("review", "vertex3-120", "--scale", "0.02", "--suites", "power,atto", "--quiet", "--out", "r", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "r"
+    atto = sorted(p.name for p in (out / "data").iterdir() if p.name.startswith("atto"))
+    assert atto, sorted(p.name for p in (out / "data").iterdir())
+    (out / "data" / "notes.txt").write_text("mine\n")
+    changed = out / "data" / atto[0]
+    later = (out / "index.html").stat().st_mtime_ns + 10**9
+    os.utime(changed, ns=(later, later))
+    r = ssdlab("review", *QUICK, "--out", "r", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    left = sorted(p.name for p in (out / "data").iterdir())
+    assert "notes.txt" in left and changed.name in left, left
+    assert not [n for n in left if n.startswith("atto") and n != changed.name], left
+    assert not [p.name for p in (out / "charts").iterdir() if p.name.startswith("atto")]
+    assert "power_metrics.csv" in left
+    page = (out / "index.html").read_text()
+    for link in re.findall(r'(?:href|src)="((?:charts|data)/[^"]+)"', page):
+        assert (out / link).is_file(), link

@@ -14,7 +14,7 @@ from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import headline_charts
 from ssdlab.lab.parallel import run_reviews
-from ssdlab.lab.report import check_report_folder, comparison_page
+from ssdlab.lab.report import check_report_folder, comparison_page, linked_outputs, remove_stale_outputs
 from ssdlab.lab.review import run_review
 
 
@@ -36,6 +36,7 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     if highlight is not None and highlight not in known:
         raise SsdlabError(f"--highlight {highlight!r}: no such drive among the results (drives there: {', '.join(known)})")
     paths.output_folder(out_dir)  # (created once the results are known good: no empty folder after an error)
+    earlier = linked_outputs(out_dir)
     made = headline_charts(frame, out_dir / "charts", "compare", highlight)
     table = frame.pivot_table(index=["suite", "metric", "title", "pattern", "condition"], columns="drive", values="value", sort=False).reset_index()
     with paths.atomic_output(out_dir / "comparison.csv", "comparison") as temp:
@@ -43,7 +44,9 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     shown = table.drop(columns=["metric"]).rename(columns={"suite": "test", "title": "figure", "pattern": "data"})
     units = frame.drop_duplicates(["suite", "metric"]).set_index(["suite", "metric"])["unit"]
     shown.insert(4, "unit", units.reindex(list(zip(table["suite"], table["metric"], strict=True))).to_numpy())
-    return comparison_page(out_dir, made, shown, highlight, include_scaled)
+    page = comparison_page(out_dir, made, shown, highlight, include_scaled)
+    remove_stale_outputs(out_dir, earlier)
+    return page
 
 
 def calibration_runs() -> list[tuple[str, tuple[str, ...], list[str]]]:

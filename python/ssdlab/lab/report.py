@@ -7,7 +7,9 @@ import re
 import struct
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from html.parser import HTMLParser
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
 
 import jinja2
 import pandas as pd
@@ -169,6 +171,72 @@ def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -
     for name in outputs:
         if (out_dir / name).exists() or (out_dir / name).is_symlink():
             raise SsdlabError(f"--out {out_dir}: has {name} but no page ssdlab wrote beside it; not writing into it (give another folder)")
+
+
+#: Folders beside a page whose files the page links (charts, data tables).
+_LINKED_FOLDERS = ("charts", "data")
+#: Most bytes of a page read for its links (ssdlab's largest pages are a few hundred KiB).
+_PAGE_READ_BYTES = 16 << 20
+
+
+class _Links(HTMLParser):
+    """The `href` and `src` values of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.extend(value for name, value in attrs if name in ("href", "src") and value)
+
+
+def linked_outputs(out_dir: Path) -> set[Path]:
+    """The files under ``charts/`` and ``data/`` that the ssdlab page in `out_dir` links to and
+    that were written no later than the page: what that review or comparison wrote there (a
+    file changed after the page, or one the page does not link, is not counted). Empty when
+    the folder holds no ssdlab page."""
+    page = out_dir / "index.html"
+    if page.is_symlink() or not page.is_file() or page_kind(page) is None:
+        return set()
+    try:
+        written = page.stat().st_mtime_ns
+        with page.open("rb") as f:
+            text = f.read(_PAGE_READ_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return set()
+    parser = _Links()
+    parser.feed(text)
+    found = set()
+    for link in parser.found:
+        parts = urlsplit(link)
+        if parts.scheme or parts.netloc:
+            continue
+        rel = PurePosixPath(unquote(parts.path))
+        if rel.is_absolute() or len(rel.parts) != 2 or rel.parts[0] not in _LINKED_FOLDERS or rel.parts[1] in ("", ".", ".."):
+            continue
+        path = out_dir / rel.parts[0] / rel.parts[1]
+        try:
+            if not path.is_symlink() and path.is_file() and path.stat().st_mtime_ns <= written:
+                found.add(path)
+        except OSError:
+            continue
+    return found
+
+
+def remove_stale_outputs(out_dir: Path, earlier: set[Path]) -> list[Path]:
+    """After a page is written again into `out_dir`: remove the files the page before linked
+    (`earlier`, from `linked_outputs` before the run) that the new page does not link (charts
+    and data of tests not run this time), so the folder holds only the new page's files.
+    Returns what was removed."""
+    now = linked_outputs(out_dir)
+    removed = []
+    for path in sorted(earlier - now):
+        try:
+            path.unlink()
+            removed.append(path)
+        except FileNotFoundError:
+            continue
+    return removed
 
 
 def comparison_page(out_dir: Path, charts: list[tuple[str, str]], table: pd.DataFrame, highlight: str | None = None, include_scaled: bool = False) -> Path:

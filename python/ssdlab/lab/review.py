@@ -16,6 +16,7 @@ from ssdlab import __version__, paths
 from ssdlab.errors import SsdlabError
 from ssdlab.lab import calibration, published_today, tables
 from ssdlab.lab import ranked as ranked_charts
+from ssdlab.lab import report as report_files
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import HEADLINES, headline_charts, headline_table
@@ -168,6 +169,7 @@ def review(
         suites = list(preset.suites)
     check_report_folder(ctx.out_dir, "review", db_path)
     paths.output_folder(ctx.out_dir)
+    earlier_files = report_files.linked_outputs(ctx.out_dir)  # what a review before this one wrote here
     db = ResultsDatabase(db_path)
     # Read once, before any suite runs: it refuses results ssdlab did not store, and the ranked
     # charts below compare with it (this review's own run has no results until its suites end).
@@ -243,6 +245,7 @@ def review(
     db.close()
     glance = at_a_glance(results)
     report = review_page(ctx.out_dir, info, meta, results, cal, against, ranked, glance, methodology(results))
+    report_files.remove_stale_outputs(ctx.out_dir, earlier_files)
     return Review(report, db_path, glance)
 
 
