@@ -66,3 +66,21 @@ def test_profile_show_prints_no_source_tree_paths():
         assert r.returncode == 0, r.stderr
         for path in ("docs/", "../", "crates/", "python/ssdlab"):
             assert path not in r.stdout, (name, path)
+
+
+def test_calibrate_runs_end_to_end_and_again(tmp_path):
+    # The suites write their charts into the review folders as they run; the folder check ran
+    # after them and refused calibrate's own charts ("has charts but no page ssdlab wrote").
+    for _ in range(2):
+        r = ssdlab("calibrate", "--scale", "0.01", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr[-2000:]
+        page = (tmp_path / "calibration.md").read_text()
+        assert page.startswith("# Calibration: published figures beside simulated ones"), page[:200]
+    folders = sorted(p.name for p in (tmp_path / "calibration").iterdir() if p.is_dir())
+    assert folders and all((tmp_path / "calibration" / f / "index.html").is_file() for f in folders), folders
+    # A folder holding charts of another program is still refused before any run.
+    stray = tmp_path / "other"
+    (stray / "calibration" / folders[0] / "charts").mkdir(parents=True)
+    r = ssdlab("calibrate", "--scale", "0.01", cwd=stray)
+    assert r.returncode == 2 and "has charts but no page ssdlab wrote" in r.stderr, r.stderr[-2000:]
+    assert not (stray / "calibration.md").exists()

@@ -86,6 +86,9 @@ def calibrate(
             profile, overrides, scale=scale, out_dir=db_path.parent / f"review-{folder}", progress=progress, precondition_timing=precondition_timing
         )
         reviews.append((ctx, list(suites)))
+    for ctx, _ in reviews:
+        # Before any run: the suites write their charts into these folders as they go.
+        check_report_folder(ctx.out_dir, "review", db_path)
     for (ctx, suites), results in zip(reviews, run_reviews(reviews, jobs), strict=True):
         run_review(ctx, suites, db_path, precomputed=results)
     todays = {}

@@ -160,14 +160,17 @@ def review(
     process); each suite is stored once it and every suite before it are done, so the database
     holds what a serial run stores, in its order. `precomputed` (suite name -> result) skips
     running: the suites were run already (a calibration runs several reviews' suites on one
-    pool)."""
+    pool), and the caller checked the output folder (`check_report_folder`) before it ran them."""
     if suites is None:
         preset = preset_for(ctx.info())
         suites = list(preset.suites)
     elif preset is None:
         preset = chosen_suites(suites, ctx.info())
         suites = list(preset.suites)
-    check_report_folder(ctx.out_dir, "review", db_path)
+    if precomputed is None:
+        # (With results run already, the caller checked the folder before running them: the
+        # suites have written their charts into it since.)
+        check_report_folder(ctx.out_dir, "review", db_path)
     paths.output_folder(ctx.out_dir)
     earlier_files = report_files.linked_outputs(ctx.out_dir)  # what a review before this one wrote here
     db = ResultsDatabase(db_path)
