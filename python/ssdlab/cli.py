@@ -682,7 +682,7 @@ def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: s
     click.echo("  sizes: " + ", ".join(f"{size // 1024 if size % 1024 == 0 else size / 1024:g}K {n / total * 100:.1f}%" for size, n in top))
     click.echo("  queue depths: " + ", ".join(f"{d}: {n / total * 100:.1f}%" for d, n in s["queue_depths"][:8]))
     if s["skipped_lines"]:
-        click.echo(f"  skipped {s['skipped_lines']:,} malformed lines")
+        click.echo(f"  skipped {s['skipped_lines']:,} malformed line{'' if s['skipped_lines'] == 1 else 's'}")
     if s["queue_depth_saturated"]:
         click.echo(f"  {s['queue_depth_saturated']:,} requests arrived with the deepest tracked queue outstanding (implausible response times)")
     _print_trace_volumes_and_content(s)
@@ -844,7 +844,7 @@ def trace_replay_command(
     if s.get("remapped"):
         click.echo(f"  {s['remapped']:,} requests remapped into the drive")
     if s.get("skipped_lines"):
-        click.echo(f"  skipped {s['skipped_lines']:,} malformed lines")
+        click.echo(f"  skipped {s['skipped_lines']:,} malformed line{'' if s['skipped_lines'] == 1 else 's'}")
     if s.get("other_volume_requests"):
         click.echo(f"  passed over {s['other_volume_requests']:,} requests of other volumes")
     if s.get("requests_without_direction"):

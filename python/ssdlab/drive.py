@@ -93,7 +93,10 @@ def _strings(where: str, name: str, value: object) -> list[str]:
     if value is None:
         return []
     if isinstance(value, (str, bytes)):
-        raise TypeError(f"{where}: {name} must be a list of strings, not a single string (write [{value!r:.60}])")
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        # The fix shown is the one that works: one item per option ("rw=randwrite bs=4k" is two).
+        hint = repr(text.split()[:4])[:80] if text.split() else repr([text])
+        raise TypeError(f"{where}: {name} must be a list of strings, one item per option, not a single string (write {hint})")
     try:
         items = list(value)  # type: ignore[call-overload]
     except TypeError:

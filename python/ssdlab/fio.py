@@ -8,6 +8,7 @@ fio does around it.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -78,7 +79,9 @@ def takes_next_word(option: str) -> bool:
 
 def split_job_file(args: list[str]) -> tuple[str | None, list[str]]:
     """The job file given as ``ssdlab run job.fio`` (fio's own form), and the other arguments."""
-    files = [a for a in args if not a.startswith("-") and (a.endswith((".fio", ".job", ".ini")) or Path(a).is_file())]
+    # Anything that exists counts (a folder or FIFO given as the job file is then refused as
+    # such by the input check, not taken for a stray argument).
+    files = [a for a in args if not a.startswith("-") and (a.endswith((".fio", ".job", ".ini")) or os.path.lexists(a))]
     # A value written after its option (`--bs 4k`) is not a job file.
     candidates = []
     for index, arg in enumerate(args):

@@ -60,7 +60,9 @@ def run_summary(s: dict) -> str:
         lines.append(f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}")
     wa = s["write_amplification"]
     lines.append(f"  write amplification {wa:.3f}" if wa is not None else "  write amplification n/a (no writes)")
-    lines[-1] += f"  (host {_bytes(s['host_write_bytes'])} -> NAND {_bytes(s['nand_write_bytes'])}, GC {_bytes(s['nand_write_bytes_gc'])})"
+    folded = (s.get("tiers") or {}).get("fold_write_bytes") or 0
+    internal = f"GC and folding {_bytes(s['nand_write_bytes_gc'])}, of it folding {_bytes(folded)}" if folded else f"GC {_bytes(s['nand_write_bytes_gc'])}"
+    lines[-1] += f"  (host {_bytes(s['host_write_bytes'])} -> NAND {_bytes(s['nand_write_bytes'])}, {internal})"
     red = s.get("reduction")
     if red:
 

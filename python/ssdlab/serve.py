@@ -144,7 +144,10 @@ def check(options: ServeOptions) -> None:
         raise SsdlabError(f"--latency: expected none or emulate (got {options.latency})")
     if options.port is not None and not 1 <= options.port <= 65535:
         raise SsdlabError(f"--port: expected 1 to 65535 (got {options.port})")
-    if not _is_builtin(options.profile):
+    looks_like_a_path = os.path.sep in options.profile or options.profile.endswith(".toml") or os.path.lexists(options.profile)
+    if not _is_builtin(options.profile) and looks_like_a_path:
+        # (A name that is neither a built-in profile nor a path gets the list of built-in
+        # profiles from profile_source below, as `run` and `review` give it.)
         paths.input_file("profile", options.profile, paths.MAX_TEXT_FILE_BYTES)
     profile_source(options.profile, options.overrides)
     backing = Path(options.backing)

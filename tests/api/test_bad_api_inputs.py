@@ -55,11 +55,14 @@ def test_wrong_types_and_negative_numbers_name_the_parameter(call, error, name):
 
 
 def test_a_string_where_a_list_belongs_is_refused():
-    with pytest.raises(TypeError, match="overrides must be a list of strings, not a single string"):
+    with pytest.raises(TypeError, match="overrides must be a list of strings, one item per option, not a single string"):
         Drive(overrides="nand.blocks_per_plane=64")
     drive = Drive("force-gs-240", SMALL)
-    with pytest.raises(TypeError, match="options must be a list of strings, not a single string"):
+    with pytest.raises(TypeError, match="options must be a list of strings, one item per option, not a single string"):
         drive.run("rw=read")
+    # The list the message shows is one that works: one item per option.
+    with pytest.raises(TypeError, match=r"\(write \['rw=randwrite', 'bs=4k'\]\)"):
+        drive.run("rw=randwrite bs=4k")
     with pytest.raises(TypeError, match="every item of options must be a string"):
         drive.run(["rw=read", 4])
     with pytest.raises(TypeError, match="overrides must be a list"):

@@ -67,3 +67,16 @@ def test_a_scaled_run_says_what_it_does_not_represent():
     assert len(below) == 2 and "Below scale 0.05" in below[0] and "28 one-second samples" in below[1]
     assert scaling.not_representative(base, 0.5, 300) == []
     assert scaling.not_representative(profile("neutron-240"), 0.02, 300) == []
+
+
+def test_a_scaled_review_names_the_spans_it_used():
+    # A scaled four-corners page said "over an 8 GB span" while the runs used 0.05 of it.
+    from ssdlab.lab.suites import four_corners
+
+    full = ReviewContext("vertex3-120", scale=1.0)
+    scaled = ReviewContext("vertex3-120", scale=0.05)
+    assert full.span_label(8e9, "8 GB") == "8 GB"
+    assert scaled.span_bytes(8e9) == 381 << 20 and scaled.span_label(8e9, "8 GB") == "400 MB"
+    assert ReviewContext("vertex3-120", scale=0.01).span_label(1e9, "1 GB") == "67.1 MB"  # the 64 MiB floor
+    assert "over a span of 400 MB written beforehand" in four_corners._method(scaled)
+    assert "over a span of 8 GB written beforehand" in four_corners._method(full)

@@ -41,12 +41,20 @@ pub fn parse_profile(name: &str, origin: &str, source: &str, overrides: &[String
         let effective = toml::to_string(&table).map_err(|e| Error::Config(format!("{origin}: cannot write the profile back: {e}")))?;
         let raw = match RawProfile::deserialize_table(table) {
             Ok(raw) => raw,
-            Err(message) => {
+            Err(error) => {
                 // Is the file itself at fault? Then report it at its line.
                 if let Err(e) = toml::from_str::<RawProfile>(source) {
                     return Err(toml_error(origin, source, &e));
                 }
-                bail!(Config, "{origin} with --set {}: {message}", overrides.join(" --set "))
+                // Else an override is: name it, as `place` does for a field error.
+                let (field, message) = describe(&error);
+                match field {
+                    Some(field) if overrides.iter().any(|o| o.split('=').next().map(str::trim) == Some(field.as_str())) => {
+                        bail!(Config, "--set {field}: {message}")
+                    }
+                    Some(field) => bail!(Config, "{origin} with --set {}: {field}: {message}", overrides.join(" --set ")),
+                    None => bail!(Config, "{origin} with --set {}: {message}", overrides.join(" --set ")),
+                }
             }
         };
         (raw, effective)
@@ -120,23 +128,90 @@ fn place(origin: &str, source: &str, overrides: &[String], error: &FieldError) -
 /// `[power]` and `[thermal]`, are optional).
 const REQUIRED_SECTIONS: [&str; 6] = ["drive", "nand", "host", "controller", "ftl", "energy"];
 
+/// A TOML error placed at its line: a syntax error as toml words it, a type error, unknown field
+/// or missing field as `section.field: what is wrong`.
 fn toml_error(origin: &str, source: &str, error: &toml::de::Error) -> Error {
     let line = error.span().map(|span| line_of_offset(source, span.start));
-    let mut message = error.message().replace('\n', " ");
+    let (field, mut message) = describe(error);
     // toml says "duplicate key" without the key: name it from the span it points at.
     if message.trim() == "duplicate key" {
         if let Some(key) = error.span().and_then(|span| source.get(span)).map(|t| t.split('=').next().unwrap_or(t).trim()).filter(|k| !k.is_empty()) {
             message = format!("duplicate key `{}`", key.chars().take(80).collect::<String>());
         }
     }
-    // serde names a missing top-level section a "field": name it as the section it is.
-    if let Some(section) = message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')).filter(|s| REQUIRED_SECTIONS.contains(s)) {
-        message = format!("missing section [{section}] (every profile has [{}])", REQUIRED_SECTIONS.join("], ["));
+    let place = match line {
+        Some(line) => format!("{origin}:{line}"),
+        None => origin.to_string(),
+    };
+    match field {
+        Some(field) => Error::Config(format!("{place}: {field}: {message}")),
+        None => Error::Config(format!("{place}: {message}")),
     }
-    match line {
-        Some(line) => Error::Config(format!("{origin}:{line}: {message}")),
-        None => Error::Config(format!("{origin}: {message}")),
+}
+
+/// The `section.field` a deserialization error is about (none for a syntax error or a whole
+/// section), and what is wrong in words a profile's author knows (no Rust type names).
+fn describe(error: &toml::de::Error) -> (Option<String>, String) {
+    let keys = error_keys(error);
+    let message = error.message().replace('\n', " ");
+    let message = message.trim();
+    // Unknown and missing fields: serde names the field in the message, toml the section.
+    let named = |prefix: &str| message.strip_prefix(prefix).and_then(|rest| rest.split_once('`'));
+    if let Some((name, rest)) = named("unknown field `") {
+        if keys.is_empty() {
+            return (None, format!("unknown section [{name}]{rest}"));
+        }
+        return (Some(format!("{}.{name}", keys.join("."))), message.to_string());
     }
+    if let Some((name, _)) = named("missing field `") {
+        if keys.is_empty() {
+            // serde names a missing top-level section a "field": name it as the section it is.
+            let message = match REQUIRED_SECTIONS.contains(&name) {
+                true => format!("missing section [{name}] (every profile has [{}])", REQUIRED_SECTIONS.join("], [")),
+                false => message.to_string(),
+            };
+            return (None, message);
+        }
+        let section = keys.join(".");
+        return (Some(format!("{section}.{name}")), format!("missing field `{name}` (required in [{section}])"));
+    }
+    let field = (!keys.is_empty()).then(|| keys.join("."));
+    (field, plain_expected(message))
+}
+
+/// The path toml attached to a deserialization error, outermost first (`["nand", "channels"]`).
+/// `toml::de::Error` keeps it private and shows it, as a last line "in `nand.channels`", only
+/// when it is displayed without the TOML text: display a copy that way and read it back.
+fn error_keys(error: &toml::de::Error) -> Vec<String> {
+    let mut bare = error.clone();
+    bare.set_input(None);
+    let shown = bare.to_string();
+    shown
+        .strip_prefix(error.message())
+        .and_then(|rest| rest.trim().strip_prefix("in `"))
+        .and_then(|rest| rest.strip_suffix('`'))
+        .map(|keys| keys.split('.').map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// serde's "expected u32" (a Rust type) said as what to write in the file.
+fn plain_expected(message: &str) -> String {
+    let Some((what, expected)) = message.rsplit_once(", expected ") else {
+        return message.to_string();
+    };
+    let plain = match expected.trim() {
+        "u8" => "a whole number from 0 to 255".to_string(),
+        "u16" => "a whole number from 0 to 65535".to_string(),
+        "u32" => format!("a whole number from 0 to {}", u32::MAX),
+        "u64" | "usize" => "a whole number, 0 or more".to_string(),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_string(),
+        "f32" | "f64" => "a number".to_string(),
+        "a sequence" => "an array".to_string(),
+        "option" => "a value".to_string(),
+        struct_name if struct_name.starts_with("struct ") => "a table".to_string(),
+        other => other.to_string(),
+    };
+    format!("{what}, expected {plain}")
 }
 
 fn apply_override(table: &mut toml::Table, item: &str) -> Result<()> {

@@ -266,10 +266,10 @@ pub(crate) struct RawEnergy {
 }
 
 impl RawProfile {
-    /// The sections of an already parsed (and overridden) table. The error message names the
-    /// field at fault.
-    pub(crate) fn deserialize_table(table: toml::Table) -> Result<Self, String> {
+    /// The sections of an already parsed (and overridden) table. The error carries the keys of
+    /// the field at fault (no line: the table has none).
+    pub(crate) fn deserialize_table(table: toml::Table) -> Result<Self, toml::de::Error> {
         use serde::Deserialize as _;
-        RawProfile::deserialize(toml::Value::Table(table)).map_err(|e| e.message().replace('\n', " "))
+        RawProfile::deserialize(toml::Value::Table(table))
     }
 }

@@ -147,3 +147,86 @@ fn power_state_and_thermal_errors_name_their_field() {
     let line = source.lines().position(|l| l.starts_with("throttle_hysteresis_c")).unwrap() + 1;
     assert!(e.starts_with(&format!("p.toml:{line}: thermal.throttle_hysteresis_c:")), "{e}");
 }
+
+/// The error of `name` with `find` replaced by `replace`, and the 1-based line of `marker` in
+/// the edited text (the first line starting with it: where the error must be placed).
+fn error_at(name: &str, find: &str, replace: &str, marker: &str) -> (String, usize) {
+    let text = builtin_source(name).unwrap();
+    assert!(text.contains(find), "{name}: {find}");
+    let text = text.replacen(find, replace, 1);
+    let line = text.lines().position(|l| l.starts_with(marker)).unwrap_or_else(|| panic!("{marker}")) + 1;
+    (parse_profile("x", "bad.toml", &text, &[]).map(|_| ()).unwrap_err().to_string(), line)
+}
+
+#[test]
+fn type_errors_name_the_field_and_what_was_expected() {
+    // Regression: serde's type errors gave the line but not the field, and a Rust type
+    // ("invalid type: string \"four\", expected u32").
+    for (find, replace, field, says) in [
+        ("channels = 8", "channels = \"four\"", "nand.channels", "invalid type: string \"four\", expected a whole number from 0 to 4294967295"),
+        ("channels = 8", "channels = 5000000000", "nand.channels", "expected a whole number from 0 to 4294967295"),
+        ("t_read_ns = 50_000", "t_read_ns = -5", "nand.t_read_ns", "integer `-5`, expected a whole number, 0 or more"),
+        ("t_read_ns = 50_000", "t_read_ns = 50.5", "nand.t_read_ns", "floating point `50.5`, expected a whole number"),
+        (
+            "capacity_bytes_user = 240_000_000_000",
+            "capacity_bytes_user = \"480 GB\"",
+            "drive.capacity_bytes_user",
+            "string \"480 GB\", expected a whole number",
+        ),
+        ("active_mw = 1_200.0", "active_mw = \"1.2 W\"", "controller.active_mw", "expected a number"),
+        ("enabled = true", "enabled = \"yes\"", "reduction.enabled", "expected a boolean"),
+    ] {
+        let marker = replace.split('=').next().unwrap();
+        let (err, line) = error_at("force-gs-240", find, replace, marker);
+        assert!(err.starts_with(&format!("bad.toml:{line}: {field}: ")) && err.contains(says), "{replace}: {err}");
+    }
+}
+
+#[test]
+fn type_errors_in_optional_sections_and_arrays_name_the_field() {
+    // [power]: one entry of a list, on a line of its own, is placed at that line.
+    let (err, line) = error_at("samsung-980-pro-1tb", "state_mw = [8_490.0, 4_480.0,", "state_mw = [8_490.0,\n\"4.48 W\",", "\"4.48 W\"");
+    assert!(err.starts_with(&format!("bad.toml:{line}: power.state_mw: invalid type: string \"4.48 W\", expected a number")), "{err}");
+    for (find, replace, field, says) in [
+        ("t_read_page_ns = [40_000, 50_000, 60_000]", "t_read_page_ns = 50_000", "media.t_read_page_ns", "expected an array"),
+        ("one_shot = true", "one_shot = 1", "media.one_shot", "expected a boolean"),
+        ("idle_fold = true", "idle_fold = \"yes\"", "slc_cache.idle_fold", "expected a boolean"),
+        ("lanes = 4", "lanes = \"x4\"", "host.lanes", "expected a whole number from 0 to 4294967295"),
+        ("throttle_hysteresis_c = 2.0", "throttle_hysteresis_c = [2.0]", "thermal.throttle_hysteresis_c", "expected a number"),
+    ] {
+        let marker = replace.split('=').next().unwrap();
+        let (err, line) = error_at("samsung-980-pro-1tb", find, replace, marker);
+        assert!(err.starts_with(&format!("bad.toml:{line}: {field}: ")) && err.contains(says), "{replace}: {err}");
+    }
+}
+
+#[test]
+fn unknown_and_missing_fields_name_section_and_field() {
+    // Regression: "unknown field `bogus`" without its section.
+    let (err, line) = error_at("force-gs-240", "reserved_user_fraction = 0.0", "reserved_user_fraction = 0.0\nbogus = 1", "bogus");
+    assert!(err.starts_with(&format!("bad.toml:{line}: drive.bogus: unknown field `bogus`, expected one of `model`")), "{err}");
+    let (err, line) = error_at("samsung-980-pro-1tb", "suspend_max_per_op = 4", "suspend_max_per_op = 4\nsuspend_max = 4", "suspend_max =");
+    assert!(err.starts_with(&format!("bad.toml:{line}: media.suspend_max: unknown field `suspend_max`")), "{err}");
+    let (err, line) = error_at("force-gs-240", "[nand]\nchannels = 8", "[nand]", "[nand]");
+    assert!(err.starts_with(&format!("bad.toml:{line}: nand.channels: missing field `channels`")), "{err}");
+    let (err, line) = error_at("force-gs-240", "[drive]", "[drvie]", "[drvie]");
+    assert!(err.starts_with(&format!("bad.toml:{line}: unknown section [drvie], expected one of `drive`")), "{err}");
+}
+
+#[test]
+fn type_errors_and_unknown_fields_given_with_set_name_the_override() {
+    for (item, says) in [
+        ("nand.channels=four", "--set nand.channels: invalid type: string \"four\", expected a whole number from 0 to 4294967295"),
+        ("nand.bogus=1", "--set nand.bogus: unknown field `bogus`, expected one of `channels`"),
+        ("controller.power_loss_protection=maybe", "--set controller.power_loss_protection: invalid type: string \"maybe\", expected a boolean"),
+        ("power.state_mw=[8490.0, \"x\"]", "--set power.state_mw: invalid type: string \"x\", expected a number"),
+    ] {
+        let err = load_profile("samsung-980-pro-1tb", &[item.to_string()]).unwrap_err().to_string();
+        assert!(err.starts_with(says), "{item}: {err}");
+    }
+    // A mistake in the file is still placed at its line when overrides are given.
+    let text = builtin_source("force-gs-240").unwrap().replacen("channels = 8", "channels = \"8\"", 1);
+    let line = text.lines().position(|l| l.starts_with("channels")).unwrap() + 1;
+    let err = parse_profile("x", "bad.toml", &text, &["ftl.gc_policy=greedy".into()]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("bad.toml:{line}: nand.channels: invalid type")), "{err}");
+}

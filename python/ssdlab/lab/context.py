@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ssdlab.drive import Drive, RunResult, profile_info, profile_source
 from ssdlab.lab.scaling import scaled_blocks_and_capacity
+from ssdlab.lab.tables import size_text
 
 GB = 1_000_000_000
 GIB = 1 << 30
@@ -115,6 +116,12 @@ class ReviewContext:
     def span_bytes(self, full: float) -> int:
         """A span in bytes, scaled, a whole number of MiB."""
         return max(64 << 20, int(full * self.scale) // (1 << 20) * (1 << 20))
+
+    def span_label(self, full: float, nominal: str) -> str:
+        """How a span that is `nominal` ("8 GB") at full scale reads in this review's text: the
+        nominal size at full scale (the articles' names), else the size this review used
+        (`span_bytes`, "400 MB" at scale 0.05)."""
+        return nominal if self.scale >= 1.0 else size_text(self.span_bytes(full))
 
     def run(self, drive: Drive, options: list[str], name: str) -> RunResult:
         """Run one job with progress reporting under `name` (prefixed with the suite's)."""

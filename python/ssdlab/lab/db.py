@@ -63,8 +63,8 @@ def check_results_file(path: Path, option: str = "") -> None:
     name = f"{option} {paths.shown(path)}" if option else paths.shown(path)
     try:
         mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        mode = None
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # (a path that cannot exist is the output check's to name)
     except OSError as error:
         raise ResultsDatabaseError(f"{name}: {paths.why(error)}") from None
     if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):

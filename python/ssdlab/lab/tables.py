@@ -63,3 +63,11 @@ def metrics_table(result: SuiteResult, caption: str | None = None, title: Callab
         row = rows.setdefault((name, m.pattern), [name, m.pattern or "-", *(["-"] * len(conditions)), m.unit])
         row[2 + conditions.index(m.condition)] = number(m.value, m.unit)
     return Table(caption or f"{result.title}: figures", columns, list(rows.values()), numeric, f"{result.name}_metrics")
+
+
+def size_text(bytes_: float) -> str:
+    """A size as a review writes it, three significant digits (whole GB from 100 GB up): GB from
+    1 GB up (rounded), else MB."""
+    if bytes_ >= 99.95e9:
+        return f"{bytes_ / 1e9:,.0f} GB"
+    return f"{bytes_ / 1e9:,.3g} GB" if bytes_ >= 0.9995e9 else f"{bytes_ / 1e6:,.3g} MB"

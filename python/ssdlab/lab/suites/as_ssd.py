@@ -10,7 +10,7 @@ NAME = "as-ssd"
 ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "AS-SSD incompressible sequential"
 METHOD = (
-    "AS-SSD writes a 1 GB test file of incompressible data, reads it back sequentially in 16 MiB transfers at "
+    "AS-SSD writes a {size} test file of incompressible data, reads it back sequentially in 16 MiB transfers at "
     "QD1, then rewrites it; MB/s of the read and the write. Clean: on a secure-erased drive."
 )
 
@@ -30,7 +30,7 @@ METRICS = {"seq_read": "sequential read", "seq_write": "sequential write"}
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(size=ctx.span_label(1 * GB, "1 GB")), METRICS)
     drive = ctx.new_drive()
     drive.secure_erase()
     figures = measure(ctx, drive, "clean")

@@ -13,7 +13,7 @@ NAME = "atto"
 ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "ATTO"
 METHOD = (
-    "ATTO writes then reads a 256 MB file in each transfer size from 0.5 KiB to 8 MiB, overlapped I/O at QD4, with highly compressible data; MB/s per size."
+    "ATTO writes then reads a {size} file in each transfer size from 0.5 KiB to 8 MiB, overlapped I/O at QD4, with highly compressible data; MB/s per size."
 )
 
 SIZES = [512 << i for i in range(15)]  # 0.5 KiB .. 8 MiB
@@ -56,7 +56,7 @@ def chart(ctx: ReviewContext, frames: list[pd.DataFrame], name: str, title: str)
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(size=ctx.span_label(256e6, "256 MB")), METRICS)
     drive = ctx.new_drive()
     drive.secure_erase()
     frame = measure(ctx, drive, "clean")

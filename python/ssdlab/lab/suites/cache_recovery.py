@@ -9,6 +9,7 @@ from ssdlab.lab import charts
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.results import Ranked, SuiteResult
 from ssdlab.lab.suites import fill
+from ssdlab.lab.tables import size_text
 
 NAME = "cache-recovery"
 ERA = "2020s"
@@ -80,7 +81,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
 
     piece = fill.piece_bytes(ctx.info())
     idles = idle_periods(ctx)
-    result = SuiteResult(NAME, TITLE, METHOD.format(piece=fill.size_text(piece), idles=" / ".join(label for _, label in idles)), METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(piece=size_text(piece), idles=" / ".join(label for _, label in idles)), METRICS)
     rows = []
     fresh_gb = None
     frames = []

@@ -13,6 +13,7 @@ from ssdlab.drive import Drive
 from ssdlab.lab import today_charts
 from ssdlab.lab.context import INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import Ranked, SuiteResult
+from ssdlab.lab.tables import size_text
 
 NAME = "fill"
 ERA = "2020s"
@@ -137,14 +138,6 @@ def cache_rate(series: pd.DataFrame, cache_gb: float) -> float | None:
     inside = series[series["gb_written"] <= cache_gb]
     seconds = inside["span_seconds"].sum()
     return float(inside["gb_written"].iloc[-1] * 1e3 / seconds) if len(inside) and seconds > 0 else None
-
-
-def size_text(bytes_: float) -> str:
-    """A size as a review writes it, three significant digits (whole GB from 100 GB up): GB from
-    1 GB up (rounded), else MB."""
-    if bytes_ >= 99.95e9:
-        return f"{bytes_ / 1e9:,.0f} GB"
-    return f"{bytes_ / 1e9:,.3g} GB" if bytes_ >= 0.9995e9 else f"{bytes_ / 1e6:,.3g} MB"
 
 
 def no_cliff_note(series: pd.DataFrame, average_mbps: float) -> str:

@@ -15,8 +15,8 @@ NAME = "four-corners"
 ERA = "2012"  # the review era (and preset) this test belongs to
 TITLE = "Four corners (Iometer)"
 METHOD = (
-    "Secure erase per data pattern. 4 KiB random reads (QD3, {three}) over an 8 GB span written beforehand; "
-    "4 KiB random writes over 8 GB at QD3 for {three} and at QD32; 4K-aligned and 512 B-aligned. "
+    "Secure erase per data pattern. 4 KiB random reads (QD3, {three}) over a span of {span} written beforehand; "
+    "4 KiB random writes over {span} at QD3 for {three} and at QD32; 4K-aligned and 512 B-aligned. "
     "128 KiB sequential writes then reads over the whole span at QD1 for {one} each; 2 MiB sequential for {three}. "
     "Iometer's compressible ('normal', repeating bytes) and incompressible ('random') data. Every command carries the "
     "test bed's own time (27.7 us, lab/host.py)."
@@ -42,16 +42,24 @@ METRICS = {
     **{f"{key}.{suffix}": f"{title} ({alignment})" for key, title in TESTS for alignment, suffix in ALIGNMENTS.items()},
     **{f"{key}_iops.{suffix}": f"{title} IOPS ({alignment})" for key, title in TESTS if key in IOPS_TESTS for alignment, suffix in ALIGNMENTS.items()},
 }
-#: Each test's settings, as the ranked charts' headings name them.
+#: Each test's settings, as the ranked charts' headings name them (`{span}`: the random tests'
+#: span, `span_label`).
 SETTINGS = {
-    "rand_read_4k": "QD3, 8 GB span",
-    "rand_write_4k": "QD3, 8 GB span",
-    "rand_write_4k_qd32": "8 GB span",
+    "rand_read_4k": "QD3, {span} span",
+    "rand_write_4k": "QD3, {span} span",
+    "rand_write_4k_qd32": "{span} span",
     "seq_write_128k": "QD1, whole span",
     "seq_read_128k": "QD1, whole span",
     "seq_read_2m": "QD1, whole span",
     "seq_write_2m": "QD1, whole span",
 }
+#: The random tests' span at full scale.
+SPAN_BYTES = 8 * GB
+
+
+def span_label(ctx: ReviewContext) -> str:
+    """The random tests' span as this review's text names it ("8 GB" at full scale)."""
+    return ctx.span_label(SPAN_BYTES, "8 GB")
 
 
 def metric_key(test: str, alignment: str) -> str:
@@ -66,7 +74,7 @@ PATTERNS = {"compressible": COMPRESSIBLE, "incompressible": INCOMPRESSIBLE}
 
 
 def _method(ctx: ReviewContext) -> str:
-    return METHOD.format(three=ctx.duration_label(180), one=ctx.duration_label(60))
+    return METHOD.format(three=ctx.duration_label(180), one=ctx.duration_label(60), span=span_label(ctx))
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
@@ -77,7 +85,7 @@ def run_part(ctx: ReviewContext, label: str) -> dict:
     """The tests of one data pattern on its own drive: metrics and table rows."""
     result = SuiteResult(NAME, TITLE, "", METRICS)
     pattern = PATTERNS[label]
-    span = ctx.span_bytes(8 * GB)
+    span = ctx.span_bytes(SPAN_BYTES)
     three_min = f"runtime={ctx.seconds(180)}"
     one_min = f"runtime={ctx.seconds(60)}"
     rows = []
@@ -86,7 +94,7 @@ def run_part(ctx: ReviewContext, label: str) -> dict:
     data = f"data_pattern={pattern}"
     drive = ctx.new_drive()
     drive.secure_erase()
-    ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", f"size={span}", data], f"prepare 8 GB ({label})")
+    ctx.precondition(drive, ["rw=write", "bs=128k", "iodepth=32", f"size={span}", data], f"prepare {span_label(ctx)} ({label})")
     tests = [
         ("4K random read", "4k-aligned", ["rw=randread", "bs=4k", "iodepth=3", f"size={span}", three_min, "time_based"]),
         ("4K random read", "512b-aligned", ["rw=randread", "bs=4k", "blockalign=512", "iodepth=3", f"size={span}", three_min, "time_based"]),
@@ -128,7 +136,7 @@ def assemble(ctx: ReviewContext, parts: dict[str, dict]) -> SuiteResult:
     result.views.append(view(table))
     both = (("compressible", "", "compressible"), ("incompressible", "", "incompressible"))
     for key, title in TESTS:
-        heading = f"Iometer {title}, 4K-aligned, {SETTINGS[key]}"
+        heading = f"Iometer {title}, 4K-aligned, {SETTINGS[key].format(span=span_label(ctx))}"
         result.ranked.append(Ranked(f"{key}.aligned_4k", f"{heading}: MB/s", both))
         if key in IOPS_TESTS:
             result.ranked.append(Ranked(f"{key}_iops.aligned_4k", f"{heading}: IOPS", both))

@@ -14,7 +14,7 @@ TITLE = "Power"
 METHOD = (
     "Mean power from the energy model (energy per page read and program, per block erase, per byte on the "
     "channels, controller active power, idle power of controller and array): idle for {d}, 128 KiB "
-    "sequential writes at QD32 for {d}, 4 KiB random writes at QD32 over 8 GB for {d} (incompressible). "
+    "sequential writes at QD32 for {d}, 4 KiB random writes at QD32 over {span} for {d} (incompressible). "
     "Idle is measured twice: on the secure-erased drive, where idle GC has nothing to do, and on a drive "
     "tortured first (filled, then one drive write of 4 KiB random writes, both untimed), where the firmware's "
     "idle GC runs in the idle time and its reads, programs and erases count in the mean power."
@@ -39,7 +39,7 @@ def idle_watts(drive, seconds: float) -> float:
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD.format(d=ctx.duration_label(60)), METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(d=ctx.duration_label(60), span=ctx.span_label(8 * GB, "8 GB")), METRICS)
     drive = ctx.new_drive()
     drive.secure_erase()
     seconds = ctx.seconds(60)

@@ -29,7 +29,7 @@ REST_LIMIT_SECONDS = 1800.0
 #: Time step of the APST walk's power trace, seconds.
 APST_STEP = 0.01
 METHOD = (
-    "Secure erase, 16 GB written sequentially (data to read), then idle until the drive is at rest: at least {rest}, "
+    "Secure erase, {span} written sequentially (data to read), then idle until the drive is at rest: at least {rest}, "
     "and on until a second passes with no NAND operation (the drive has folded its SLC cache and finished its "
     "background work), at most {rest_limit}. Idle power per state: the host puts the drive in the state with Set Features (APST off), it "
     "idles {idle}, power = the drive's energy over the window / its length. APST walk: APST on, one 4 KiB read, then "
@@ -38,7 +38,7 @@ METHOD = (
     "non-operational state, the drive idles until APST has taken it there (or the host sets it when APST does "
     "not), then the read arrives; latency from the host's request to the read's completion, against the same read "
     "in PS0 (the drive's own first-command time). Active power in PS0: 128 KiB sequential read and write at QD32, "
-    "4 KiB random read at QD32 and a 70/30 4 KiB random mix at QD32 over 16 GB, {load} each (incompressible); energy "
+    "4 KiB random read at QD32 and a 70/30 4 KiB random mix at QD32 over {span}, {load} each (incompressible); energy "
     "per GB: the drive's energy over the bytes moved. Power levels are modelled (state descriptors, energy per "
     "NAND operation, controller active and idle power), not measured on hardware."
 )
@@ -130,6 +130,7 @@ def run(ctx: ReviewContext) -> SuiteResult:
             # (The APST walk is not scaled: its steps are the profile's APST idle times.)
             apst=f"{APST_SECONDS:g} s",
             load=ctx.duration_label(LOAD_SECONDS),
+            span=ctx.span_label(16 * GB, "16 GB"),
         ),
         METRICS,
     )

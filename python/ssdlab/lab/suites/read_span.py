@@ -11,7 +11,7 @@ import pandas as pd
 from ssdlab.lab import charts
 from ssdlab.lab.context import GB, INCOMPRESSIBLE, ReviewContext
 from ssdlab.lab.results import Ranked, SuiteResult
-from ssdlab.lab.suites.fill import size_text
+from ssdlab.lab.tables import size_text
 
 NAME = "read-span"
 ERA = "2020s"
