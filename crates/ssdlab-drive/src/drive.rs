@@ -72,6 +72,15 @@ pub struct DriveCounters {
     /// Map pages read from flash because the map cache did not hold them (controllers without
     /// DRAM).
     pub map_page_reads: u64,
+    /// Sectors read from the source of a GC or folding copy whose program was still queued on
+    /// its die (drives whose reads go first; `Translation::moved_from`).
+    #[serde(default)]
+    pub reads_of_queued_copies: u64,
+    /// Sectors read from the controller's memory: their program was still queued and no source
+    /// was on the flash (host data in the write buffer, a copy whose source GC had read;
+    /// drives whose reads go first).
+    #[serde(default)]
+    pub reads_from_controller_memory: u64,
 }
 
 /// The 4 KiB logical sectors a command touches.
@@ -652,17 +661,26 @@ impl Drive {
     }
 
     /// When the data sector `lba` holds was programmed (drives built with
-    /// [`DriveOptions::record_programs`]): the latest program end of the units holding it.
-    /// `Ok(None)` when it holds no data on the flash (never written, trimmed, zeros); an error
-    /// when a unit holding its data has never been programmed, or programs are not recorded.
-    pub fn data_programmed_ns(&self, lba: u64) -> Result<Option<Nanoseconds>> {
+    /// [`DriveOptions::record_programs`]): the latest program end of the units holding it. On
+    /// a drive whose reads go first, a piece whose program is still queued at `at_ns` (a read
+    /// arriving then does not wait for it) counts from its source's program when GC or
+    /// folding copied it and the source is on the flash (`Translation::moved_from`; 0 when
+    /// that block's program is no longer recorded), and not at all otherwise (the read is
+    /// served from the controller's memory). `Ok(None)` when it holds no data
+    /// on the flash (never written, trimmed, zeros); an error when a unit holding its data has
+    /// never been programmed, or programs are not recorded.
+    pub fn data_programmed_ns(&self, lba: u64, at_ns: Nanoseconds) -> Result<Option<Nanoseconds>> {
         let Some(log) = self.program_log.as_ref() else { bail!(Request, "this drive does not record programs (DriveOptions::record_programs)") };
         let mut pieces = Vec::new();
         self.translation.pieces(lba, &mut pieces);
         let mut latest = None;
         for piece in pieces.iter().filter(|p| !p.is_stale_pointer()) {
+            let queued = self.flash.reads_go_first() && log.get(&(piece.block, piece.unit)).is_some_and(|&end| end > at_ns);
+            let source = if queued { self.translation.moved_from(piece, &mut |block| self.flash.erase_queued(piece.die, block, at_ns)) } else { None };
+            // (Queued with no source: served from memory, no program to wait for.)
+            let from_source = if queued { Some(source.map_or(0, |s| log.get(&(s.block, s.unit)).copied().unwrap_or(0))) } else { None };
             match log.get(&(piece.block, piece.unit)) {
-                Some(&done) => latest = Some(latest.unwrap_or(0).max(done)),
+                Some(&done) => latest = Some(latest.unwrap_or(0).max(from_source.map_or(done, |s| s.min(done)))),
                 None => bail!(Request, "sector {lba}: its data is in unit {} of block {}, which was never programmed", piece.unit, piece.block),
             }
         }

@@ -15,6 +15,7 @@ use crate::drive::{Drive, SectorSpan};
 use crate::engine::DataStream;
 use ssdlab_core::time::transfer_ns;
 use ssdlab_core::Nanoseconds;
+use ssdlab_ftl::Piece;
 use ssdlab_nand::{unit_key, SECTOR_BYTES};
 use ssdlab_workload::Io;
 
@@ -72,8 +73,9 @@ impl Drive {
     /// transfer. With partial-page reads only the needed bytes cross the channel (a chunk
     /// shared by consecutive sectors once); otherwise every page touched is transferred whole.
     fn sense_and_transfer(&mut self, span: SectorSpan, ready_ns: Nanoseconds) -> Fetched {
-        let (pieces, unmapped) = self.pieces_on_flash(span.first, span.last, ready_ns);
+        let (mut pieces, unmapped) = self.pieces_on_flash(span.first, span.last, ready_ns);
         self.counters.unmapped_sector_reads += unmapped;
+        self.read_sources_of_queued_copies(&mut pieces, ready_ns);
         let planes = self.profile.geometry.planes_per_die;
         let partial = self.translation.partial_page_reads();
         let page_bytes = self.profile.geometry.page_bytes as u64;
@@ -116,6 +118,43 @@ impl Drive {
             first_ns = ready_ns;
         }
         Fetched { stream: DataStream { first_ns, last_ns }, channel_bytes, stored_bytes }
+    }
+
+    /// Where reads go first, a piece whose program is still queued on its die is not waited
+    /// for: data GC or folding copied is read from the copy's source (the map points at the
+    /// copy once it is programmed, as firmware does), and data that has no source on the flash
+    /// any more (host data in the write buffer, or a copy whose source's erase has begun, so
+    /// GC read it into the controller already) is served from the controller's memory, with no
+    /// NAND read. So the read need not wait for the work queued ahead of that program.
+    /// Elsewhere reads are first come, first served and nothing changes (the era's drives are
+    /// calibrated that way).
+    fn read_sources_of_queued_copies(&mut self, pieces: &mut Vec<Piece>, ready_ns: Nanoseconds) {
+        if !self.flash.reads_go_first() {
+            return;
+        }
+        let mut kept = 0;
+        for i in 0..pieces.len() {
+            let mut piece = pieces[i];
+            if !piece.is_stale_pointer() {
+                let slc = self.translation.block_is_slc(piece.block);
+                if self.flash.program_pending(piece.die, self.program_key(piece.block, piece.unit, slc), ready_ns) {
+                    let (flash, die) = (&self.flash, piece.die);
+                    match self.translation.moved_from(&piece, &mut |block| flash.erase_queued(die, block, ready_ns)) {
+                        Some(source) => {
+                            piece = source;
+                            self.counters.reads_of_queued_copies += 1;
+                        }
+                        None => {
+                            self.counters.reads_from_controller_memory += 1;
+                            continue;
+                        }
+                    }
+                }
+            }
+            pieces[kept] = piece;
+            kept += 1;
+        }
+        pieces.truncate(kept);
     }
 
     /// The name of the program that wrote multi-plane page `unit` of `block` (a one-shot native

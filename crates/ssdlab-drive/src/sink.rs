@@ -170,7 +170,7 @@ impl FlashSink for TimedSink<'_> {
 
     #[inline]
     fn erase(&mut self, die: u32, block: u32) {
-        self.flash.erase(die, self.internal_ready_ns, self.planes);
+        self.flash.erase_block(die, self.internal_ready_ns, self.planes, block);
         if let Some(log) = self.program_log.as_deref_mut() {
             log.retain(|&(b, _), _| b != block);
         }

@@ -320,7 +320,7 @@ fn run_case(seed: u64, commands: usize, build: fn(u64, &mut SimRng) -> Case) -> 
                 assert!(done > case.now_ns, "step {step}: read completes at {done}, not after it arrived at {}", case.now_ns);
                 for lba in offset / SECTOR..=(offset + len - 1) / SECTOR {
                     case.check_sector(lba, step);
-                    let programmed = case.drive.data_programmed_ns(lba).unwrap_or_else(|e| panic!("step {step}: read of sector {lba}: {e}"));
+                    let programmed = case.drive.data_programmed_ns(lba, case.now_ns).unwrap_or_else(|e| panic!("step {step}: read of sector {lba}: {e}"));
                     if let Some(programmed) = programmed {
                         assert!(done >= programmed, "step {step}: read of sector {lba} completes at {done}, before its data's program ends at {programmed}");
                         stats.reads_of_programmed_data += 1;

@@ -99,7 +99,16 @@ pub struct Ftl {
     /// current victim; a hint, not state: it changes no result).
     #[serde(skip)]
     gc_prefetched: Vec<u32>,
+    /// Per die: the last victims GC or folding emptied, newest first (`UNMAPPED`: none), where
+    /// [`Translation::moved_from`] looks for a moved sector's source. Read timing only; not
+    /// saved (a drive loaded from a saved state starts with none).
+    #[serde(skip)]
+    recent_victims: Vec<[u32; RECENT_VICTIMS]>,
 }
+
+/// Emptied victims remembered per die ([`Translation::moved_from`]): how far behind the die's
+/// collection the copies it booked may still wait for their programs.
+const RECENT_VICTIMS: usize = 4;
 
 /// The FTL's fixed divisors: slots per block, blocks per die, and the slots of a program unit
 /// in each mode.
@@ -176,6 +185,7 @@ impl Ftl {
             stats: FtlStats::default(),
             div: Divisors::default(),
             gc_prefetched: Vec::new(),
+            recent_victims: Vec::new(),
             config,
         }
         .with_divisors())
@@ -188,6 +198,7 @@ impl Ftl {
             meta.derive();
         }
         self.gc_prefetched = vec![0; self.pool.dies.len()];
+        self.recent_victims = vec![[UNMAPPED; RECENT_VICTIMS]; self.pool.dies.len()];
         let slots = self.p2l.len();
         if !self.valid.covers(slots) {
             // Loaded from a saved state: the valid slots are those mapped.
@@ -250,8 +261,22 @@ impl Ftl {
         if slot == UNMAPPED {
             return None;
         }
+        Some(self.location_of(slot))
+    }
+
+    /// Where physical `slot` is.
+    #[inline]
+    fn location_of(&self, slot: u32) -> Location {
         let block = self.div.slots_per_block.div(slot);
-        Some(Location { die: self.div.blocks_per_die.div(block), block, unit: (slot - block * self.slots_per_block) / self.slots_per_unit, slot })
+        Location { die: self.div.blocks_per_die.div(block), block, unit: (slot - block * self.slots_per_block) / self.slots_per_unit, slot }
+    }
+
+    /// The read piece of the sector in `loc` (a whole 4 KiB sector in one page).
+    #[inline]
+    fn piece_at(&self, loc: Location) -> Piece {
+        let slot_in_block = loc.slot % self.slots_per_block;
+        let page = (slot_in_block as u64 * SECTOR_BYTES / self.config.geometry.page_bytes as u64) as u32;
+        Piece { die: loc.die, block: loc.block, unit: loc.unit, page, bytes: SECTOR_BYTES, chunk: loc.slot as u64 }
     }
 
     /// The content tag last written to `lba` (0 when unmapped or when tags are not tracked).
@@ -608,6 +633,9 @@ impl Ftl {
         self.gc_prefetched[die as usize] = ahead;
         if self.pool.valid(victim) == 0 {
             self.pool.dies[die as usize].victim = UNMAPPED;
+            let recent = &mut self.recent_victims[die as usize];
+            recent.copy_within(0..RECENT_VICTIMS - 1, 1);
+            recent[0] = victim;
             self.erase_block(victim, sink);
             if folding {
                 self.stats.slc_blocks_folded += 1;
@@ -860,10 +888,7 @@ impl Translation for Ftl {
     #[inline]
     fn pieces(&self, lba: u64, out: &mut Vec<Piece>) {
         if let Some(loc) = self.lookup(lba) {
-            let g = &self.config.geometry;
-            let slot_in_block = loc.slot % self.slots_per_block;
-            let page = (slot_in_block as u64 * SECTOR_BYTES / g.page_bytes as u64) as u32;
-            out.push(Piece { die: loc.die, block: loc.block, unit: loc.unit, page, bytes: SECTOR_BYTES, chunk: loc.slot as u64 });
+            out.push(self.piece_at(loc));
         }
     }
 
@@ -943,6 +968,36 @@ impl Translation for Ftl {
     #[inline]
     fn block_is_slc(&self, block: u32) -> bool {
         self.pool.blocks[block as usize].slc
+    }
+
+    fn moved_from(&self, piece: &Piece, erase_queued: &mut dyn FnMut(u32) -> bool) -> Option<Piece> {
+        let slot = u32::try_from(piece.chunk).ok()?;
+        if !self.valid.get(slot) {
+            return None;
+        }
+        let lba = self.p2l[slot as usize];
+        let die = piece.die as usize;
+        let victim = self.pool.dies[die].victim;
+        let recent = self.recent_victims.get(die)?;
+        // The victim being collected (not erased before its last copy is booked), then the
+        // emptied ones, newest first, still erased only in the FTL's books (free, their stale
+        // reverse-map entries intact) and not yet on the die.
+        for (i, &block) in std::iter::once(&victim).chain(recent.iter()).enumerate() {
+            if block == UNMAPPED || block == piece.block {
+                continue;
+            }
+            let state = self.pool.blocks[block as usize].state;
+            let readable = if i == 0 { state == BlockState::Victim } else { state == BlockState::Free && erase_queued(block) };
+            if !readable {
+                continue;
+            }
+            let base = block * self.slots_per_block;
+            // The last copy of the sector in the block is the one that was valid when it moved.
+            if let Some(old) = (base..base + self.slots_per_block).rev().find(|&s| self.p2l[s as usize] == lba && !self.valid.get(s)) {
+                return Some(self.piece_at(self.location_of(old)));
+            }
+        }
+        None
     }
 
     fn free_blocks_total(&self) -> u64 {

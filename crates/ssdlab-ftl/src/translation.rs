@@ -267,6 +267,16 @@ pub trait Translation: std::fmt::Debug + Send {
         false
     }
 
+    /// Where the data of `piece` was before GC or folding copied it there: the copy's source in
+    /// the victim its die is collecting, or in one it emptied lately whose erase has not begun
+    /// (`erase_queued(block)`, asked of the array: an emptied victim's erase can be booked
+    /// before a copy's program, when the copy waited in a partly filled unit). The drive reads
+    /// there while the copy's program is still queued, as firmware that points its map at a
+    /// copy only once it is programmed does. `None` when no such source is known.
+    fn moved_from(&self, _piece: &Piece, _erase_queued: &mut dyn FnMut(u32) -> bool) -> Option<Piece> {
+        None
+    }
+
     /// Bytes per ECC unit (the data-reduction FTL only).
     fn ecc_unit_bytes(&self) -> Option<u32> {
         None

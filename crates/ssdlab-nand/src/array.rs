@@ -93,6 +93,12 @@ pub fn unit_key(block: u32, unit: u32) -> u64 {
     ((block as u64) << 32) | unit as u64
 }
 
+/// The name of the erase of block `block` in a die's queue (no program unit has this number).
+#[inline]
+fn erase_key(block: u32) -> u64 {
+    unit_key(block, u32::MAX)
+}
+
 /// An operation booked on a die, for reads that go ahead of programs and erases.
 #[derive(Debug, Clone, Copy)]
 struct BookedOp {
@@ -369,6 +375,22 @@ impl FlashArray {
         self.read_scheduled(die, ready_ns, planes, bytes_out, OpKind::Host, true, sense_ns, unit)
     }
 
+    /// Whether host reads go ahead of the work queued on their die (`controller.reads_first`,
+    /// or NAND with suspend).
+    pub fn reads_go_first(&self) -> bool {
+        self.suspend.is_some()
+    }
+
+    /// Whether the program of `unit` (named as for [`FlashArray::read_data`]) is booked on die
+    /// `die` and not over at `at_ns`: its data is not on the flash yet. Known only on NAND
+    /// whose reads go first (the die's queue is kept there); `false` elsewhere.
+    pub fn program_pending(&self, die: u32, unit: u64, at_ns: Nanoseconds) -> bool {
+        let d = die as usize;
+        // (Nothing is pending on a die that is free by then.)
+        self.die_free_ns.get(d).is_some_and(|&free| at_ns < free)
+            && self.booked.get(d).is_some_and(|ops| ops.iter().any(|o| o.long && o.unit == unit && o.end_ns > at_ns))
+    }
+
     /// A read a host command waits for that is counted as internal: a map page a DRAM-less
     /// controller must read before it knows where the command's data is (one sense of `die`
     /// at the array's read time, `bytes_out` moved). It is scheduled as the host read it serves
@@ -486,11 +508,29 @@ impl FlashArray {
     /// Erase one block group (`planes` blocks with one multi-plane erase) on `die`.
     /// Returns the time the erase ends.
     pub fn erase(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32) -> Nanoseconds {
+        self.erase_named(die, ready_ns, planes, NO_UNIT)
+    }
+
+    /// [`FlashArray::erase`] of FTL block `block`, named so that [`FlashArray::erase_queued`]
+    /// can tell whether it has started.
+    pub fn erase_block(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, block: u32) -> Nanoseconds {
+        self.erase_named(die, ready_ns, planes, erase_key(block))
+    }
+
+    /// Whether the erase of `block` ([`FlashArray::erase_block`]) is booked on die `die` and
+    /// has not started at `at_ns`: a read that goes first still finds the block's data. Known
+    /// only on NAND whose reads go first; `false` elsewhere, or once the erase has begun.
+    pub fn erase_queued(&self, die: u32, block: u32, at_ns: Nanoseconds) -> bool {
+        let key = erase_key(block);
+        self.booked.get(die as usize).is_some_and(|ops| ops.iter().any(|o| o.long && o.unit == key && o.start_ns > at_ns))
+    }
+
+    fn erase_named(&mut self, die: u32, ready_ns: Nanoseconds, planes: u32, unit: u64) -> Nanoseconds {
         let d = die as usize;
         let start = ready_ns.max(self.die_free_ns[d]);
         let done = start + self.timing.command_overhead_ns + self.timing.t_erase_ns;
         self.die_free_ns[d] = self.free_after(start, done);
-        self.note_booked(d, start, done, self.die_free_ns[d], true, false, NO_UNIT);
+        self.note_booked(d, start, done, self.die_free_ns[d], true, false, unit);
         self.die_busy_ns[d] += done - start;
         self.tally_erase(planes);
         done
