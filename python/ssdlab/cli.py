@@ -679,13 +679,22 @@ def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: s
     click.echo(f"  bytes read {s['bytes_read']:,}, written {s['bytes_written']:,}, trimmed {s['bytes_trimmed']:,}; span {s['span_bytes']:,} bytes")
     click.echo(f"  sequential {s['sequential_share'] * 100:.1f}%, mean queue depth {s['mean_queue_depth']:.3f}, at QD1 {s['qd1_share'] * 100:.1f}%")
     top = sorted(s["sizes"], key=lambda x: -x[1])[:8]
-    click.echo("  sizes: " + ", ".join(f"{size // 1024 if size % 1024 == 0 else size / 1024:g}K {n / total * 100:.1f}%" for size, n in top))
-    click.echo("  queue depths: " + ", ".join(f"{d}: {n / total * 100:.1f}%" for d, n in s["queue_depths"][:8]))
+    sizes = [f"{size // 1024 if size % 1024 == 0 else size / 1024:g}K {n / total * 100:.1f}%" for size, n in top]
+    click.echo("  sizes: " + ", ".join(sizes + _rest(total, top)))
+    depths = s["queue_depths"][:8]
+    click.echo("  queue depths: " + ", ".join([f"{d}: {n / total * 100:.1f}%" for d, n in depths] + _rest(total, depths, "deeper")))
     if s["skipped_lines"]:
         click.echo(f"  skipped {s['skipped_lines']:,} malformed line{'' if s['skipped_lines'] == 1 else 's'}")
     if s["queue_depth_saturated"]:
         click.echo(f"  {s['queue_depth_saturated']:,} requests arrived with the deepest tracked queue outstanding (implausible response times)")
     _print_trace_volumes_and_content(s)
+
+
+def _rest(total: int, shown: list, name: str = "other") -> list[str]:
+    """The share of `total` the listed (value, count) pairs leave out, as one more item (none
+    when they cover everything), so a list cut to its first entries still adds up to 100%."""
+    rest = total - sum(n for _, n in shown)
+    return [f"{name} {rest / total * 100:.1f}%"] if total and rest > 0 else []
 
 
 def _print_trace_volumes_and_content(s: dict) -> None:

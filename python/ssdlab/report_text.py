@@ -25,14 +25,19 @@ def drive_header(info: dict) -> str:
 
 def run_summary(s: dict) -> str:
     """A few lines about one job."""
+    group = s.get("jobs_in_group", 1)
+    if group > 1:
+        # The summary is the group's (every job's IOs), named after its first job.
+        who = f"jobs {s['job']} and {group - 1} more, side by side (first: {s['rw']}), QD{s['iodepth']} in all"
+        seed = f"seed {s['seed']}, the first job's"
+    else:
+        who, seed = f"job {s['job']}: {s['rw']} QD{s['iodepth']}", f"seed {s['seed']}"
     lines = [
-        f"job {s['job']}: {s['rw']} QD{s['iodepth']}, {s['simulated_seconds']:,.2f} s simulated in {s['wall_seconds']:,.2f} s wall (seed {s['seed']})",
+        f"{who}, {s['simulated_seconds']:,.2f} s simulated in {s['wall_seconds']:,.2f} s wall ({seed})",
         f"  {s['iops']:,.0f} IOPS   read {s['read_mbps']:,.1f} MB/s   write {s['write_mbps']:,.1f} MB/s   "
         f"({s['ios']:,} IOs: {s['reads']:,} reads, {s['writes']:,} writes, {s['trims']:,} trims)",
     ]
     extras = []
-    if s.get("jobs_in_group", 1) > 1:
-        extras.append(f"{s['jobs_in_group']} jobs side by side")
     if s.get("host_queued_max"):
         extras.append(f"up to {s['host_queued_max']:,} commands held in the host's queue (drive queue full)")
     if s.get("ramp_seconds"):

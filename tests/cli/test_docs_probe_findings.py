@@ -45,3 +45,26 @@ def test_the_run_summary_says_when_internal_writes_are_folding():
     plain = Drive("force-gs-240", small).run(["rw=randwrite", "bs=4k", "number_ios=1000"]).summary
     line = next(line for line in run_summary(plain).splitlines() if "write amplification" in line)
     assert ", GC " in line and "folding" not in line, line
+
+
+def test_trace_stats_lists_add_up_to_all_requests(tmp_path):
+    # Queue depths were cut to the first eight with no word of the rest (76.5% shown of the
+    # Storage Bench trace); sizes likewise.
+    trace = tmp_path / "deep.csv"
+    # Twenty requests arriving 1 us apart, each taking 1 s: queue depths 1 to 20.
+    trace.write_text("".join(f"{128166372000000000 + i * 10},h,0,Read,{i * 4096},{4096 * (1 + i % 10)},10000000\n" for i in range(20)))
+    r = ssdlab("trace", "stats", str(trace))
+    assert r.returncode == 0, r.stderr
+    depths = next(line for line in r.stdout.splitlines() if "queue depths:" in line)
+    sizes = next(line for line in r.stdout.splitlines() if "sizes:" in line)
+    assert depths.endswith("deeper 60.0%"), depths
+    assert sizes.endswith("other 20.0%"), sizes
+
+
+def test_a_group_of_jobs_is_named_as_one():
+    r = ssdlab("run", "--size=64m", "--bs=4k", "--name=w", "--rw=randwrite", "--number_ios=100", "--name=r", "--rw=randread", "--number_ios=50")
+    assert r.returncode == 0, r.stderr
+    head = next(line for line in r.stdout.splitlines() if "simulated in" in line)
+    # It read "job w: randwrite QD2", though the figures are of both jobs.
+    assert head.startswith("jobs w and 1 more, side by side (first: randwrite), QD2 in all"), head
+    assert "the first job's)" in head, head
