@@ -54,14 +54,14 @@ pub fn check_room(what: &str, parts: &[(&str, u64)]) -> Result<()> {
         return Ok(());
     }
     match room() {
-        Some(room) if needed > room.bytes => bail!(Config, "{}", refusal(what, parts, &room)),
+        Some(room) if needed > room.bytes => bail!(Config, "{}", refusal(what, parts, needed, &room)),
         _ => Ok(()),
     }
 }
 
-/// The message of a refusal: what the tables take, part by part, and the room left.
-fn refusal(what: &str, parts: &[(&str, u64)], room: &Room) -> String {
-    let needed: u64 = parts.iter().map(|&(_, bytes)| bytes).sum();
+/// The message of a refusal: what the tables take (`needed` in all), part by part, and the
+/// room left.
+fn refusal(what: &str, parts: &[(&str, u64)], needed: u64, room: &Room) -> String {
     let listed: Vec<String> = parts.iter().filter(|&&(_, bytes)| bytes > 0).map(|&(name, bytes)| format!("{name} {}", gib(bytes))).collect();
     format!(
         "{what}: the drive's tables need at least {} of memory ({}) and only {} is left under {}; \
@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn a_refusal_names_the_parts_and_the_limit() {
         let room = Room { bytes: 3 << 30, limit: "the address-space limit (ulimit -v)".into() };
-        let text = refusal("profile x", &[("mapping table", 4 << 30), ("reverse map", 1 << 29), ("empty", 0)], &room);
+        let text = refusal("profile x", &[("mapping table", 4 << 30), ("reverse map", 1 << 29), ("empty", 0)], (4 << 30) + (1 << 29), &room);
         assert!(text.starts_with("profile x: the drive's tables need at least 4.50 GiB of memory (mapping table 4.00 GiB, reverse map 512.0 MiB)"), "{text}");
         assert!(text.contains("only 3.00 GiB is left under the address-space limit (ulimit -v)"), "{text}");
     }

@@ -675,14 +675,18 @@ impl Drive {
         self.translation.pieces(lba, &mut pieces);
         let mut latest = None;
         for piece in pieces.iter().filter(|p| !p.is_stale_pointer()) {
-            let queued = self.flash.reads_go_first() && log.get(&(piece.block, piece.unit)).is_some_and(|&end| end > at_ns);
-            let source = if queued { self.translation.moved_from(piece, &mut |block| self.flash.erase_queued(piece.die, block, at_ns)) } else { None };
-            // (Queued with no source: served from memory, no program to wait for.)
-            let from_source = if queued { Some(source.map_or(0, |s| log.get(&(s.block, s.unit)).copied().unwrap_or(0))) } else { None };
-            match log.get(&(piece.block, piece.unit)) {
-                Some(&done) => latest = Some(latest.unwrap_or(0).max(from_source.map_or(done, |s| s.min(done)))),
-                None => bail!(Request, "sector {lba}: its data is in unit {} of block {}, which was never programmed", piece.unit, piece.block),
-            }
+            let Some(&done) = log.get(&(piece.block, piece.unit)) else {
+                bail!(Request, "sector {lba}: its data is in unit {} of block {}, which was never programmed", piece.unit, piece.block)
+            };
+            let found = if self.flash.reads_go_first() && done > at_ns {
+                // Queued: the source's program, or none at all when the read is served from
+                // memory (no source on the flash).
+                let source = self.translation.moved_from(piece, &mut |block| self.flash.erase_queued(piece.die, block, at_ns));
+                source.map_or(0, |s| log.get(&(s.block, s.unit)).copied().unwrap_or(0)).min(done)
+            } else {
+                done
+            };
+            latest = Some(latest.unwrap_or(0).max(found));
         }
         Ok(latest)
     }

@@ -75,7 +75,7 @@ impl Drive {
     fn sense_and_transfer(&mut self, span: SectorSpan, ready_ns: Nanoseconds) -> Fetched {
         let (mut pieces, unmapped) = self.pieces_on_flash(span.first, span.last, ready_ns);
         self.counters.unmapped_sector_reads += unmapped;
-        self.read_sources_of_queued_copies(&mut pieces, ready_ns);
+        self.read_around_queued_programs(&mut pieces, ready_ns);
         let planes = self.profile.geometry.planes_per_die;
         let partial = self.translation.partial_page_reads();
         let page_bytes = self.profile.geometry.page_bytes as u64;
@@ -128,7 +128,7 @@ impl Drive {
     /// NAND read. So the read need not wait for the work queued ahead of that program.
     /// Elsewhere reads are first come, first served and nothing changes (the era's drives are
     /// calibrated that way).
-    fn read_sources_of_queued_copies(&mut self, pieces: &mut Vec<Piece>, ready_ns: Nanoseconds) {
+    fn read_around_queued_programs(&mut self, pieces: &mut Vec<Piece>, ready_ns: Nanoseconds) {
         if !self.flash.reads_go_first() {
             return;
         }

@@ -158,6 +158,14 @@ fn error_at(name: &str, find: &str, replace: &str, marker: &str) -> (String, usi
     (parse_profile("x", "bad.toml", &text, &[]).map(|_| ()).unwrap_err().to_string(), line)
 }
 
+/// `name` with `find` replaced by `replace` is refused at the replaced line, naming `field` and
+/// saying `says`.
+fn assert_field_error(name: &str, find: &str, replace: &str, field: &str, says: &str) {
+    let marker = replace.split('=').next().unwrap();
+    let (err, line) = error_at(name, find, replace, marker);
+    assert!(err.starts_with(&format!("bad.toml:{line}: {field}: ")) && err.contains(says), "{replace}: {err}");
+}
+
 #[test]
 fn type_errors_name_the_field_and_what_was_expected() {
     // Regression: serde's type errors gave the line but not the field, and a Rust type
@@ -176,9 +184,7 @@ fn type_errors_name_the_field_and_what_was_expected() {
         ("active_mw = 1_200.0", "active_mw = \"1.2 W\"", "controller.active_mw", "expected a number"),
         ("enabled = true", "enabled = \"yes\"", "reduction.enabled", "expected a boolean"),
     ] {
-        let marker = replace.split('=').next().unwrap();
-        let (err, line) = error_at("force-gs-240", find, replace, marker);
-        assert!(err.starts_with(&format!("bad.toml:{line}: {field}: ")) && err.contains(says), "{replace}: {err}");
+        assert_field_error("force-gs-240", find, replace, field, says);
     }
 }
 
@@ -194,9 +200,7 @@ fn type_errors_in_optional_sections_and_arrays_name_the_field() {
         ("lanes = 4", "lanes = \"x4\"", "host.lanes", "expected a whole number from 0 to 4294967295"),
         ("throttle_hysteresis_c = 2.0", "throttle_hysteresis_c = [2.0]", "thermal.throttle_hysteresis_c", "expected a number"),
     ] {
-        let marker = replace.split('=').next().unwrap();
-        let (err, line) = error_at("samsung-980-pro-1tb", find, replace, marker);
-        assert!(err.starts_with(&format!("bad.toml:{line}: {field}: ")) && err.contains(says), "{replace}: {err}");
+        assert_field_error("samsung-980-pro-1tb", find, replace, field, says);
     }
 }
 

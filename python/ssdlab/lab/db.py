@@ -62,28 +62,29 @@ def check_results_file(path: Path, option: str = "") -> None:
     path = Path(path)
     name = f"{option} {paths.shown(path)}" if option else paths.shown(path)
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
-        mode = None  # (a path that cannot exist is the output check's to name)
+        return  # (a path that cannot exist is the output check's to name)
     except OSError as error:
         raise ResultsDatabaseError(f"{name}: {paths.why(error)}") from None
-    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        raise ResultsDatabaseError(f"{name}: is {paths.kind_of(mode)}; give a regular file (an SQLite results database)")
-    if path.is_dir():
+    if stat.S_ISDIR(info.st_mode):
         raise ResultsDatabaseError(f"{name}: is a folder; give the results database's file name (e.g. {path / 'results.sqlite'})")
-    if path.is_file() and path.stat().st_size > 0:
-        with open(path, "rb") as f:
-            if f.read(16) != b"SQLite format 3\x00":
-                raise ResultsDatabaseError(f"{name}: not an SQLite database (corrupt, or not an ssdlab results file); left untouched")
-        # Another application's SQLite file is refused here too, read-only (calibrate found it
-        # only when it stored its first results, after minutes of work).
-        try:
-            with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=30)) as conn:
-                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.DatabaseError as error:
-            raise ResultsDatabaseError(f"{name}: cannot read the results database: {error}; left untouched") from None
-        if tables and not {"meta", "runs", "results"} <= tables:
-            raise ResultsDatabaseError(f"{name}: an SQLite file but not an ssdlab results database; left untouched")
+    if not stat.S_ISREG(info.st_mode):
+        raise ResultsDatabaseError(f"{name}: is {paths.kind_of(info.st_mode)}; give a regular file (an SQLite results database)")
+    if info.st_size == 0:
+        return
+    with open(path, "rb") as f:
+        if f.read(16) != b"SQLite format 3\x00":
+            raise ResultsDatabaseError(f"{name}: not an SQLite database (corrupt, or not an ssdlab results file); left untouched")
+    # Another application's SQLite file is refused here too, read-only (calibrate found it only
+    # when it stored its first results, after minutes of work).
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=30)) as conn:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as error:
+        raise ResultsDatabaseError(f"{name}: cannot read the results database: {error}; left untouched") from None
+    if tables and not {"meta", "runs", "results"} <= tables:
+        raise ResultsDatabaseError(f"{name}: an SQLite file but not an ssdlab results database; left untouched")
 
 
 class ResultsDatabase:
