@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -11,7 +12,7 @@ import pandas as pd
 
 from ssdlab import _native, paths
 from ssdlab import preconditions as pre
-from ssdlab.errors import RequestError, WorkloadError
+from ssdlab.errors import ConfigError, RequestError, WorkloadError
 
 #: Called during long runs with (job name, fraction done 0..1, simulated seconds, completed IOs).
 ProgressCallback = Callable[[str, float, float, int], None]
@@ -132,6 +133,11 @@ class RunResult:
         return self.summary["iops"]
 
 
+#: Words of the memory check's refusal of a drive too large for the memory left
+#: (`crates/ssdlab-core/src/memory_room.rs`, `refusal`).
+_NO_ROOM = "the drive's tables need at least"
+
+
 class Drive:
     """A simulated drive built from a profile (built-in name or TOML path).
 
@@ -175,7 +181,16 @@ class Drive:
         _check_profile_file(profile)
         self._track_tags = track_tags
         self.precondition_timing = _timing("Drive", precondition_timing)
-        self._native_drive = _native.NativeDrive(profile, overrides, seed, track_tags, content, real_bytes_limit)
+        try:
+            self._native_drive = _native.NativeDrive(profile, overrides, seed, track_tags, content, real_bytes_limit)
+        except ConfigError as error:
+            # A drive dropped in a reference cycle keeps its tables until Python's cycle
+            # collector runs (a suite's frame held by an exception's traceback, as matplotlib's
+            # text parsing leaves them, holds the suite's drive). When the memory check refuses
+            # this drive (`memory_room.rs`), collect such drives and try once more.
+            if _NO_ROOM not in str(error) or gc.collect() == 0:
+                raise
+            self._native_drive = _native.NativeDrive(profile, overrides, seed, track_tags, content, real_bytes_limit)
         self.info: dict = self._native.info()
 
     @property

@@ -54,3 +54,24 @@ def test_a_drive_that_fits_under_the_limit_runs():
         preexec_fn=limited(4),
     )
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_a_drive_left_in_a_reference_cycle_gives_its_memory_to_the_next():
+    # A drive dropped in a reference cycle (a suite's frame held by a traceback, as
+    # matplotlib's text parsing leaves them) kept its tables until Python's cycle collector
+    # ran, so the next drive of a review could be refused for memory it would have had.
+    # Under an address-space limit that holds one 1 TiB drive's tables (1.9 GiB) but not two.
+    code = (
+        "import resource, ssdlab\n"
+        "size = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (size + (3 << 30), resource.RLIM_INFINITY))\n"
+        "big = ['nand.blocks_per_plane=8192', 'drive.capacity_bytes_user=960000000000']\n"
+        "first = ssdlab.Drive('conventional-240', overrides=big)\n"
+        "first.cycle = first\n"
+        "del first\n"
+        "second = ssdlab.Drive('conventional-240', overrides=big)\n"
+        "print('built', second.info['table_bytes'])\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith("built "), r.stdout

@@ -8,7 +8,8 @@
 //! The room is the least of what each limit that applies leaves (Linux only; elsewhere nothing is
 //! checked):
 //! * the machine: `MemAvailable` plus free swap (`/proc/meminfo`);
-//! * the control group (v2): `memory.max` less `memory.current`, for the process's group and
+//! * the control group: `memory.max` less `memory.current` (v2), or the memory controller's
+//!   `memory.limit_in_bytes` less `memory.usage_in_bytes` (v1), for the process's group and
 //!   each group above it;
 //! * the address space: the soft `RLIMIT_AS` less the process's virtual size.
 //!
@@ -29,15 +30,22 @@ pub struct Room {
 /// The room left under the tightest limit that applies, or `None` when none can be read.
 pub fn room() -> Option<Room> {
     let kept = crate::recycling_alloc::kept_bytes_in_process() as u64;
+    let own = address_space_room().map(|bytes| Room { bytes: bytes + kept, limit: "the address-space limit (ulimit -v)".into() });
+    shared_room().into_iter().chain(own).min_by_key(|r| r.bytes)
+}
+
+/// The room left under the limits this process shares with the processes it starts (the
+/// machine's memory and the control group's; not the address-space limit, which each process
+/// has to itself), or `None` when none can be read: what several workers, each building a
+/// drive, divide among themselves.
+pub fn shared_room() -> Option<Room> {
+    let kept = crate::recycling_alloc::kept_bytes_in_process() as u64;
     let mut rooms = Vec::new();
     if let Some(bytes) = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| meminfo_room(&text)) {
         rooms.push(Room { bytes: bytes + kept, limit: "memory available on this machine (MemAvailable and free swap)".into() });
     }
     if let Some((bytes, group)) = cgroup_room() {
         rooms.push(Room { bytes: bytes + kept, limit: format!("the memory limit of control group {group}") });
-    }
-    if let Some(bytes) = address_space_room() {
-        rooms.push(Room { bytes: bytes + kept, limit: "the address-space limit (ulimit -v)".into() });
     }
     rooms.into_iter().min_by_key(|r| r.bytes)
 }
@@ -92,17 +100,39 @@ fn meminfo_room(text: &str) -> Option<u64> {
     Some(field("MemAvailable:")?.saturating_add(field("SwapFree:").unwrap_or(0)))
 }
 
-/// The least room under a `memory.max` of the process's control group (v2) and the groups
-/// above it, with the group that sets it.
+/// The least room under a memory limit of the process's control group and the groups above it,
+/// with the group that sets it: `memory.max` less `memory.current` (cgroup v2), and
+/// `memory.limit_in_bytes` less `memory.usage_in_bytes` of the memory controller (cgroup v1).
 fn cgroup_room() -> Option<(u64, String)> {
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let path = own.lines().find_map(|l| l.strip_prefix("0::"))?.trim().to_string();
+    let (v2, v1) = cgroup_paths(&own);
+    let v2 = v2.and_then(|path| least_in_groups(path, "/sys/fs/cgroup", "memory.max", "memory.current"));
+    let v1 = v1.and_then(|path| least_in_groups(path, "/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"));
+    v2.into_iter().chain(v1).min_by_key(|(bytes, _)| *bytes)
+}
+
+/// The process's group in the unified hierarchy (v2, the `0::` line) and in the memory
+/// controller's hierarchy (v1, the line naming `memory` among its controllers), from the text
+/// of `/proc/self/cgroup`.
+fn cgroup_paths(text: &str) -> (Option<&str>, Option<&str>) {
+    let v2 = text.lines().find_map(|l| l.strip_prefix("0::")).map(str::trim);
+    let v1 = text.lines().find_map(|l| {
+        let mut fields = l.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        controllers.split(',').any(|c| c == "memory").then(|| path.trim())
+    });
+    (v2, v1)
+}
+
+/// The least room left under the limit file `max` less the usage file `current` of `path` and
+/// each group above it, in the hierarchy mounted at `root`, with the group that sets it.
+fn least_in_groups(path: &str, root: &str, max: &str, current: &str) -> Option<(u64, String)> {
     let mut best: Option<(u64, String)> = None;
-    let mut group = path.as_str();
+    let mut group = path;
     loop {
-        let dir = format!("/sys/fs/cgroup{}", if group == "/" { "" } else { group });
+        let dir = format!("{root}{}", if group == "/" { "" } else { group });
         let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).ok();
-        if let (Some(max), Some(current)) = (read("memory.max"), read("memory.current")) {
+        if let (Some(max), Some(current)) = (read(max), read(current)) {
             if let Some(left) = cgroup_left(&max, &current) {
                 if best.as_ref().is_none_or(|(b, _)| left < *b) {
                     best = Some((left, group.to_string()));
@@ -118,9 +148,14 @@ fn cgroup_room() -> Option<(u64, String)> {
     best
 }
 
-/// Bytes left under a control group's `memory.max` (`None` for "max": no limit).
+/// A limit at or above this is no limit (cgroup v1 writes "no limit" as the largest multiple of
+/// the page size in an `i64`).
+const UNLIMITED_FROM_BYTES: u64 = 1 << 62;
+
+/// Bytes left under a control group's limit (`None` for "max" or v1's unlimited value: no
+/// limit).
 fn cgroup_left(max: &str, current: &str) -> Option<u64> {
-    let max: u64 = max.trim().parse().ok()?;
+    let max: u64 = max.trim().parse().ok().filter(|&m| m < UNLIMITED_FROM_BYTES)?;
     let current: u64 = current.trim().parse().ok()?;
     Some(max.saturating_sub(current))
 }
@@ -163,6 +198,22 @@ mod tests {
         assert_eq!(cgroup_left("max\n", "123\n"), None);
         assert_eq!(cgroup_left("1000\n", "400\n"), Some(600));
         assert_eq!(cgroup_left("1000\n", "4000\n"), Some(0));
+    }
+
+    #[test]
+    fn a_version_one_memory_limit_counts_and_its_unlimited_value_does_not() {
+        assert_eq!(cgroup_left("9223372036854771712\n", "803876864\n"), None);
+        assert_eq!(cgroup_left("12884901888\n", "4294967296\n"), Some(8 << 30));
+    }
+
+    #[test]
+    fn the_groups_are_read_from_both_hierarchies() {
+        let v1 = "9:name=systemd:/\n4:memory:/process_api/b63e\n3:cpuset:/\n0::/\n";
+        assert_eq!(cgroup_paths(v1), (Some("/"), Some("/process_api/b63e")));
+        let joined = "5:cpu,memory,cpuacct:/lab\n";
+        assert_eq!(cgroup_paths(joined), (None, Some("/lab")));
+        assert_eq!(cgroup_paths("0::/user.slice/session-2.scope\n"), (Some("/user.slice/session-2.scope"), None));
+        assert_eq!(cgroup_paths("7:memoryx:/no\n"), (None, None));
     }
 
     #[test]

@@ -72,6 +72,10 @@ pub struct DriveInfo {
     pub content_mode: String,
     /// The profile's TOML text after overrides.
     pub source: String,
+    /// Bytes of the tables the drive allocates when it is built (mapping table, reverse map or
+    /// chunk table, fingerprint index, block tables): what the memory check counts. A running
+    /// drive takes somewhat more (its queues and counters; a real-bytes drive its stored data).
+    pub table_bytes: u64,
 }
 
 impl DriveInfo {
@@ -110,6 +114,10 @@ impl DriveInfo {
             }
             .to_string(),
             source: p.source.clone(),
+            table_bytes: match &p.reduction {
+                Some(reduction) => reduction.chunk.table_parts().iter().map(|&(_, bytes)| bytes).sum(),
+                None => p.ftl.table_parts().iter().map(|&(_, bytes)| bytes).sum(),
+            },
         }
     }
 }

@@ -112,6 +112,19 @@ impl ChunkFtlConfig {
         self.metadata.as_ref().map_or(0, |m| Metadata::sectors_needed(m, self.map_entries()))
     }
 
+    /// The tables a chunk FTL of this configuration allocates when it is built, each by name
+    /// with its size in bytes (the chunk table as it is when every sector holds its own
+    /// chunk): what the memory check counts before building them.
+    pub fn table_parts(&self) -> [(&'static str, u64); 4] {
+        let logical = self.user_sectors + self.metadata_sectors();
+        [
+            ("mapping table", logical * std::mem::size_of::<u32>() as u64),
+            ("chunk table when full", (logical + 1) * std::mem::size_of::<Chunk>() as u64),
+            ("fingerprint index", FingerprintIndex::table_bytes(self.dedup_index_entries)),
+            ("block tables", BlockPool::table_bytes(self.geometry.total_blocks() as u64)),
+        ]
+    }
+
     /// Check the engine's own fields (the spare-area check is shared with the page FTL).
     pub fn validate(&self) -> std::result::Result<(), FieldError> {
         let page = self.geometry.page_bytes;
@@ -373,15 +386,7 @@ impl ChunkFtl {
             "{origin}: {total_units} ECC units are more than the {} supported; use a larger reduction.ecc_unit_bytes",
             ZERO
         );
-        ssdlab_core::memory_room::check_room(
-            origin,
-            &[
-                ("mapping table", logical * std::mem::size_of::<u32>() as u64),
-                ("chunk table when full", (logical + 1) * std::mem::size_of::<Chunk>() as u64),
-                ("fingerprint index", FingerprintIndex::table_bytes(config.dedup_index_entries)),
-                ("block tables", BlockPool::table_bytes(g.total_blocks() as u64)),
-            ],
-        )?;
+        ssdlab_core::memory_room::check_room(origin, &config.table_parts())?;
         Ok(Self {
             unit_bytes,
             units_per_program,

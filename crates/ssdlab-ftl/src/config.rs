@@ -222,6 +222,22 @@ impl FtlConfig {
         self.metadata.as_ref().map_or(0, |m| crate::metadata::Metadata::sectors_needed(m, self.user_sectors))
     }
 
+    /// The tables a page FTL of this configuration allocates when it is built, each by name
+    /// with its size in bytes: what the memory check counts before building them.
+    pub fn table_parts(&self) -> [(&'static str, u64); 5] {
+        let g = &self.geometry;
+        let logical = self.user_sectors + self.metadata_sectors();
+        let slots = g.total_slots();
+        let entry = std::mem::size_of::<u32>() as u64;
+        [
+            ("mapping table", logical * entry),
+            ("reverse map", slots * entry),
+            ("validity bits", slots / 8),
+            ("content tags", if self.track_tags { slots * 8 } else { 0 }),
+            ("block tables", crate::pool::BlockPool::table_bytes(g.total_blocks() as u64)),
+        ]
+    }
+
     /// Check that garbage collection can always make progress with this much spare space.
     pub fn validate(&self) -> Result<(), FieldError> {
         let g = &self.geometry;

@@ -155,17 +155,7 @@ impl Ftl {
         let total_slots = g.total_slots() as usize;
         let meta = config.metadata.clone().map(|m| Metadata::new(m, config.user_sectors, config.user_sectors));
         let logical = (config.user_sectors + meta.as_ref().map_or(0, Metadata::total_sectors)) as usize;
-        let entry = std::mem::size_of::<u32>() as u64;
-        ssdlab_core::memory_room::check_room(
-            origin,
-            &[
-                ("mapping table", logical as u64 * entry),
-                ("reverse map", total_slots as u64 * entry),
-                ("validity bits", total_slots as u64 / 8),
-                ("content tags", if config.track_tags { total_slots as u64 * 8 } else { 0 }),
-                ("block tables", BlockPool::table_bytes(g.total_blocks() as u64)),
-            ],
-        )?;
+        ssdlab_core::memory_room::check_room(origin, &config.table_parts())?;
         Ok(Self {
             meta,
             meta_live: 0,

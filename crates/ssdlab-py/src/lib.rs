@@ -32,10 +32,19 @@ fn release_memory() -> usize {
     ALLOCATOR.release()
 }
 
+/// The memory this process and the processes it starts may still take together, in bytes, and
+/// the limit that sets it (the machine's or the control group's, as the drive's memory check
+/// reads them: [`ssdlab_core::memory_room::shared_room`]); `None` where neither can be read.
+#[pyfunction]
+fn shared_memory_room() -> Option<(u64, String)> {
+    ssdlab_core::memory_room::shared_room().map(|room| (room.bytes, room.limit))
+}
+
 /// The `ssdlab._native` module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(release_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(shared_memory_room, m)?)?;
     m.add_function(wrap_pyfunction!(profiles::profile_names, m)?)?;
     m.add_function(wrap_pyfunction!(profiles::profile_source, m)?)?;
     m.add_function(wrap_pyfunction!(profiles::profile_info, m)?)?;

@@ -12,12 +12,20 @@ after another, as they always did.
 
 Progress: each worker sends its jobs' progress to the parent, which shows one bar per worker
 on a terminal (a line per job in a log).
+
+Memory: each worker builds its own drives, so the pool runs no more workers than the memory
+left holds (``workers_with_room``: the largest drive's tables plus a worker's own share, against
+the machine's and the control group's room as the drive's memory check reads them; an
+address-space limit, ``ulimit -v``, is each worker's own); it says so when it runs fewer than asked. A worker that
+dies anyway (the kernel's out-of-memory killer, a signal) ends the review with one line naming
+how it ended, not a traceback.
 """
 
 from __future__ import annotations
 
 import ctypes
 import dataclasses
+import gc
 import multiprocessing
 import os
 import queue as queues
@@ -27,7 +35,10 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 
+from ssdlab import _native
+from ssdlab.errors import SsdlabError
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.results import SuiteResult
 from ssdlab.lab.suites import SUITES
@@ -71,11 +82,50 @@ def plan(reviews: list[tuple[ReviewContext, list[str]]]) -> list[Job]:
 
 
 def run_reviews(reviews: list[tuple[ReviewContext, list[str]]], jobs: int, on_suite: SuiteDone | None = None) -> list[dict[str, SuiteResult]]:
-    """Run every suite of every review (``(context, suite names)``) on `jobs` processes; returns
-    each review's results by suite name. `on_suite` is told as each suite is done."""
+    """Run every suite of every review (``(context, suite names)``) on `jobs` processes (fewer
+    when memory is short: ``workers_with_room``); returns each review's results by suite name.
+    `on_suite` is told as each suite is done."""
+    if jobs > 1 and sum(len(s) for _, s in reviews) > 0:
+        jobs = workers_with_room(reviews, min(jobs, len(plan(reviews))), _native.shared_memory_room())
     if jobs <= 1 or sum(len(s) for _, s in reviews) == 0:
         return _serial(reviews, on_suite)
     return _parallel(reviews, jobs, on_suite)
+
+
+#: What a worker takes beyond its drive's tables (the interpreter with numpy and pandas, the
+#: drive's queues and counters, a suite's series): a round figure above the peak of about
+#: 280 MiB of a whole scale-0.05 review (BENCHMARKS.md, today's review lab).
+WORKER_BASE_BYTES = 512 << 20
+
+
+def workers_with_room(reviews: list[tuple[ReviewContext, list[str]]], jobs: int, room: tuple[int, str] | None) -> int:
+    """At most `jobs` workers, and no more than `room` (bytes this process may still take and
+    the limit that sets it, as ``_native.shared_memory_room()`` gives; ``None``: no limit known) holds
+    when each builds the largest drive of the reviews. Says so on standard error when that is
+    fewer than `jobs`. One worker is always allowed: a drive too large for the room is refused
+    by its own memory check, with the sizes."""
+    if room is None or jobs <= 1:
+        return jobs
+    tables = max(ctx.info()["table_bytes"] for ctx, suites in reviews if suites)
+    fit = max(1, room[0] // (tables + WORKER_BASE_BYTES))
+    if fit >= jobs:
+        return jobs
+    sys.stderr.write(
+        f"ssdlab: note: running {fit} suite{'s' if fit > 1 else ''} at a time rather than {jobs}: each drive's tables take "
+        f"{_gib(tables)} and {_gib(room[0])} is left under {room[1]}\n"
+    )
+    return fit
+
+
+def _gib(size: int) -> str:
+    return f"{size / (1 << 30):.1f} GiB"
+
+
+def _free_dropped_drives() -> None:
+    """Collect reference cycles after a suite: a suite's drives can outlive it in one (its
+    frame held by an exception's traceback, as matplotlib's text parsing leaves them), each
+    holding its tables, gigabytes on a large drive, until Python's cycle collector runs."""
+    gc.collect()
 
 
 def _serial(reviews, on_suite: SuiteDone | None) -> list[dict[str, SuiteResult]]:
@@ -89,6 +139,7 @@ def _serial(reviews, on_suite: SuiteDone | None) -> list[dict[str, SuiteResult]]
                 results[name] = SUITES[name].run(ctx)
             finally:
                 ctx.suite = None
+            _free_dropped_drives()
             if on_suite is not None:
                 on_suite(index, name, time.perf_counter() - started, results[name])
         out.append(results)
@@ -147,6 +198,7 @@ def _work(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[o
     ctx.suite = suite
     module = SUITES[suite]
     output = module.run(ctx) if part is None else module.run_part(ctx, part)
+    _free_dropped_drives()
     if _QUEUE is not None and progress:
         _QUEUE.put((_SLOT, None, 1.0, 0.0, 0))
     return output, time.perf_counter() - started
@@ -208,6 +260,32 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
             process.terminate()
 
 
+def _lost_worker(processes: dict | None, job: Job) -> str:
+    """One line for a pool broken by a worker that died: how it ended, if known, and what to
+    do about it."""
+    ended = []
+    for process in list((processes or {}).values()):
+        process.join(timeout=1)
+        code = process.exitcode
+        if code == -signal.SIGTERM:
+            continue  # the pool itself ends the other workers so once it is broken
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            ended.append(f"killed by {name}" + (" (most often the kernel's out-of-memory killer)" if -code == signal.SIGKILL else ""))
+        elif code not in (None, 0):
+            ended.append(f"exit status {code}")
+    how = "; ".join(dict.fromkeys(ended)) or "how is not known"
+    what = job.suite + (f" ({job.part})" if job.part else "")
+    return (
+        f"a worker process of the review ended abruptly ({how}) while suites were running, {what} among them; "
+        "the suites already stored in the results database stay there; run again with --jobs 1 (one drive in memory at a time), "
+        "or free memory"
+    )
+
+
 def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, SuiteResult]]:
     planned = plan(reviews)
     workers = min(jobs, len(planned))
@@ -223,13 +301,19 @@ def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, 
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(queue, counter, os.getpid())) as pool:
             futures = {pool.submit(_work, fields[job.review], job.suite, job.part, progress is not None): job for job in planned}
+            # The pool's worker processes (3.11 has no public way to them), kept to say how one
+            # ended if it dies: the pool forgets them once it is broken.
+            workers_seen = getattr(pool, "_processes", None)
             try:
                 remaining = set(futures)
                 while remaining:
                     done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
                     for future in done:
                         job = futures[future]
-                        output, wall = future.result()
+                        try:
+                            output, wall = future.result()
+                        except BrokenProcessPool:
+                            raise SsdlabError(_lost_worker(workers_seen, job)) from None
                         key = (job.review, job.suite)
                         walls[key] = walls.get(key, 0.0) + wall
                         if job.part is None:
