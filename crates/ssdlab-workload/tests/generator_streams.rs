@@ -284,6 +284,29 @@ fn trimwrite_with_its_own_write_size_writes_as_fio_does() {
 }
 
 #[test]
+fn filesize_is_the_span_and_size_the_bytes_moved_in_it_as_fio() {
+    // fio 3.33 (null engine, write_iolog): size=64m filesize=1g moves 64 MiB at random offsets
+    // over the whole 1 GiB file, in either order of the two options; with offset=512m, over the
+    // file's second half. (ssdlab took whichever came last as the span and the bytes.)
+    for items in [["rw=randwrite", "size=64m", "filesize=1g"], ["rw=randwrite", "filesize=1g", "size=64m"]] {
+        let mut g = IoGenerator::new(&job(&items), 4 << 30, 3).unwrap();
+        let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+        assert_eq!(ios.iter().map(|io| io.len_bytes).sum::<u64>(), 64 << 20, "{items:?}");
+        assert!(ios.iter().any(|io| io.offset_bytes >= 512 << 20) && ios.iter().all(|io| io.offset_bytes + io.len_bytes <= 1 << 30));
+    }
+    let mut g = IoGenerator::new(&job(&["rw=randwrite", "size=64m", "filesize=1g", "offset=512m"]), 4 << 30, 3).unwrap();
+    let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+    assert_eq!(ios.iter().map(|io| io.len_bytes).sum::<u64>(), 64 << 20);
+    assert!(ios.iter().all(|io| io.offset_bytes >= 512 << 20 && io.offset_bytes + io.len_bytes <= 1 << 30));
+    // A size past the file is cut to it (fio: 1 GiB written of size=2g filesize=1g); filesize
+    // alone is the span and the bytes, as before.
+    for items in [["rw=write", "size=2g", "filesize=1g"], ["rw=write", "bs=1m", "filesize=1g"]] {
+        let mut g = IoGenerator::new(&job(&items), 4 << 30, 3).unwrap();
+        assert_eq!(std::iter::from_fn(|| g.next_io()).map(|io| io.len_bytes).sum::<u64>(), 1 << 30, "{items:?}");
+    }
+}
+
+#[test]
 fn block_sizes_per_direction_as_fio() {
     // bs=4k,64k: every read 4k, every write 64k (it was refused).
     let j = job(&["rw=randrw", "bs=4k,64k", "size=64m", "number_ios=4000", "time_based", "runtime=60"]);
