@@ -919,10 +919,14 @@ impl JobSpec {
                 self.rate_bytes_given = Some((values, t.to_string()));
             }
             "flow" => {
-                // fio 3.33 takes 0 to 1000 (older fio read a negative flow otherwise).
+                // fio 3.33's flow is a weight, 0 to 1000. Its parser still takes a negative value
+                // (older fio's signed flow counter, as fio's butterfly.fio has it), which its
+                // flow.c then divides by the flow's total weight: refused, saying so.
                 let t = need()?;
                 if t.starts_with('-') {
-                    return Err(Error::Workload(format!("{at}: flow: must be 0 to 1000 (fio's weight; got {t})")));
+                    return Err(Error::Workload(format!(
+                        "{at}: flow: must be 0 to 1000 (fio's weight; got {t}: a negative flow is older fio's signed flow counter, which fio 3.x replaced by weights)"
+                    )));
                 }
                 self.flow_weight = int(1000)? as u32;
             }
@@ -1893,7 +1897,7 @@ mod tests {
         );
         for (items, says) in [
             (vec!["flow=1001"], "must be 0 to 1000"),
-            (vec!["flow=-1"], "must be 0 to 1000"),
+            (vec!["flow=-1"], "a negative flow is older fio's signed flow counter"),
             (vec!["flow_id=x"], "whole number"),
             (vec!["flow_sleep=soon"], "flow_sleep"),
         ] {
