@@ -82,6 +82,7 @@ const NO_DEVICE_DATA: &[(&str, &str)] = &[
     ("filestat", "stats files"),
     ("filedelete", "deletes files"),
     ("filesetxattr", "sets files' extended attributes"),
+    ("filelistxattr", "lists files' extended attributes"),
     ("dircreate", "creates directories"),
     ("dirstat", "stats directories"),
     ("dirdelete", "deletes directories"),

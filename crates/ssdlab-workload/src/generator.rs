@@ -59,8 +59,14 @@ pub struct IoGenerator {
     write_cursor_bytes: u64,
     /// IOs still to issue sequentially after a random offset (`rw=randread:N`).
     run_left: u64,
-    /// fio's `trimwrite`: the block just trimmed, to be written next.
+    /// fio's `randtrimwrite`: the block just trimmed, to be written next.
     pending_write: Option<(u64, u64)>,
+    /// fio's sequential `trimwrite` (`set_rw_ddir` in fio's `io_u.c`): the start of the last
+    /// trim and of the last write of this pass (`None` before the first). The next command is a
+    /// trim when they are equal, else a write at the writes' own position, of the write size:
+    /// with one block size each block is trimmed, then written; with `bs=512,512,16k` each
+    /// 16 KiB trim is followed by the 512-byte writes up to its start, as fio issues them.
+    last_starts: (Option<u64>, Option<u64>),
     /// Most IOs the job issues (`number_ios`; doubled for `trimwrite`, as fio doubles it).
     ios_limit: Option<u64>,
     issued_ios: u64,
@@ -189,6 +195,7 @@ impl IoGenerator {
             write_cursor_bytes: offset_bytes,
             run_left: 0,
             pending_write: None,
+            last_starts: (None, None),
             ios_limit,
             issued_ios: 0,
             issued_bytes: 0,
@@ -290,6 +297,11 @@ impl IoGenerator {
                 return None;
             }
         }
+        // fio's sequential trimwrite: the direction follows from where the last trim and the last
+        // write started; each direction goes on from its own position, with its own size.
+        if self.job.rw == RwKind::TrimWrite {
+            return self.next_trimwrite();
+        }
         // With sizes per direction (bs=4k,64k) the direction is drawn first; otherwise the size
         // first, as always (the same draws as before for every job without them).
         let (mut len_bytes, op) = if let Some(choose) = choose {
@@ -353,8 +365,66 @@ impl IoGenerator {
             (self.span_start_bytes, self.span_bytes) = (start, span);
             zone.2 = zone.2.saturating_add(len_bytes);
         }
-        if self.job.rw.trims_then_writes() {
+        if self.job.rw == RwKind::RandTrimWrite {
             self.pending_write = Some((offset_bytes, len_bytes));
+        }
+        self.issued_ios += 1;
+        self.issued_bytes += len_bytes;
+        Some(Io { op, offset_bytes, len_bytes })
+    }
+
+    /// The next command of a sequential `trimwrite` (called after the job's limits were checked).
+    /// fio's rule (`set_rw_ddir`): a trim when the last trim and the last write started at the
+    /// same place (or neither was issued yet this pass), else a write. A pass ends when the
+    /// direction due would run past the span's end: fio's job then stops (`get_next_seq_offset`
+    /// finds no offset), or starts its next loop afresh; a `time_based` job's directions each
+    /// wrap to the span's start, as fio's.
+    fn next_trimwrite(&mut self) -> Option<Io> {
+        let op = if self.last_starts.0 == self.last_starts.1 { Op::Trim } else { Op::Write };
+        let end = self.span_start_bytes + self.span_bytes;
+        let cursor = if op == Op::Trim { self.cursor_bytes } else { self.write_cursor_bytes };
+        let op = if cursor >= end && self.strided.is_none() {
+            if let Some(limit) = self.limit_bytes {
+                // Past the span's end: the pass is over. Another pass only when `loops` left
+                // room for one (each pass moves about twice the span).
+                if limit - self.issued_bytes.min(limit) < self.span_bytes {
+                    return None;
+                }
+                self.cursor_bytes = self.span_start_bytes;
+                self.write_cursor_bytes = self.span_start_bytes;
+                self.last_starts = (None, None);
+                Op::Trim
+            } else {
+                op
+            }
+        } else {
+            op
+        };
+        let len_bytes = match self.job.block_sizes_by_op.as_deref() {
+            Some(by_op) => {
+                let sizes = &by_op[op.index()];
+                if let Some(align) = self.align_by_op {
+                    self.align_bytes = align[op.index()];
+                }
+                pick_weighted(&mut self.rng, sizes, sizes.iter().map(|(_, w)| *w as u64).sum())
+            }
+            None => self.pick_block_size(),
+        };
+        let whole_span = self.enter_zone(len_bytes);
+        let (offset_bytes, len_bytes) = if op == Op::Write {
+            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            let placed = self.sequential_offset(len_bytes);
+            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            self.last_starts.1 = Some(placed.0);
+            placed
+        } else {
+            let placed = self.sequential_offset(len_bytes);
+            self.last_starts.0 = Some(placed.0);
+            placed
+        };
+        if let (Some((start, span)), Some(zone)) = (whole_span, self.strided.as_mut()) {
+            (self.span_start_bytes, self.span_bytes) = (start, span);
+            zone.2 = zone.2.saturating_add(len_bytes);
         }
         self.issued_ios += 1;
         self.issued_bytes += len_bytes;

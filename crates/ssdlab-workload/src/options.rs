@@ -422,6 +422,9 @@ pub struct JobSpec {
     pub size_bytes: Option<u64>,
     /// Length of the span as a percentage of the usable capacity (`size=10%`).
     pub size_percent: Option<f64>,
+    /// fio's `filesize` (the job's file, hence its span), settled by `finish`: with `size`
+    /// also given, `size` is then how many bytes the job moves in that file, as fio's.
+    filesize: Option<Extent>,
     /// Bytes to transfer before stopping (`None`: the span's size times `loops`, as fio does).
     pub io_size_bytes: Option<u64>,
     /// Bytes to transfer as a percentage of the span (`io_size=50%`, as fio: of `size`).
@@ -608,6 +611,7 @@ impl JobSpec {
             offset_percent: None,
             size_bytes: None,
             size_percent: None,
+            filesize: None,
             io_size_bytes: None,
             io_size_percent: None,
             loops: 1,
@@ -837,10 +841,14 @@ impl JobSpec {
                 Extent::Bytes(b) => (self.offset_bytes, self.offset_percent) = (b, None),
                 Extent::Percent(p) => (self.offset_bytes, self.offset_percent) = (0, Some(p)),
             },
-            "size" | "filesize" => match self.size_or_percent("size", need()?, at)? {
+            "size" => match self.size_or_percent("size", need()?, at)? {
                 Extent::Bytes(0) => return Err(Error::Workload(format!("{at}: size: must be positive"))),
                 Extent::Bytes(b) => (self.size_bytes, self.size_percent) = (Some(b), None),
                 Extent::Percent(p) => (self.size_bytes, self.size_percent) = (None, Some(p)),
+            },
+            "filesize" => match self.size_or_percent("filesize", need()?, at)? {
+                Extent::Bytes(0) => return Err(Error::Workload(format!("{at}: filesize: must be positive"))),
+                extent => self.filesize = Some(extent),
             },
             "io_size" | "io_limit" => match self.size_or_percent("io_size", need()?, at)? {
                 // As fio: 0 is its default (the span, `loops` times), not "move nothing".
@@ -911,10 +919,14 @@ impl JobSpec {
                 self.rate_bytes_given = Some((values, t.to_string()));
             }
             "flow" => {
-                // fio 3.33 takes 0 to 1000 (older fio read a negative flow otherwise).
+                // fio 3.33's flow is a weight, 0 to 1000. Its parser still takes a negative value
+                // (older fio's signed flow counter, as fio's butterfly.fio has it), which its
+                // flow.c then divides by the flow's total weight: refused, saying so.
                 let t = need()?;
                 if t.starts_with('-') {
-                    return Err(Error::Workload(format!("{at}: flow: must be 0 to 1000 (fio's weight; got {t})")));
+                    return Err(Error::Workload(format!(
+                        "{at}: flow: must be 0 to 1000 (fio's weight; got {t}: a negative flow is older fio's signed flow counter, which fio 3.x replaced by weights)"
+                    )));
                 }
                 self.flow_weight = int(1000)? as u32;
             }
@@ -1185,6 +1197,7 @@ impl JobSpec {
     pub fn finish(&mut self, at: &str) -> Result<()> {
         let mut problems: Vec<String> = Vec::new();
         self.settle_block_sizes();
+        self.finish_filesize(at, &mut problems);
         self.finish_zones(at, &mut problems);
         self.verify = self.verify_method.clone().map(|method| Verify {
             method,
@@ -1295,6 +1308,53 @@ impl JobSpec {
             Ok(())
         } else {
             Err(Error::Workload(problems.join("\n")))
+        }
+    }
+
+    /// fio's `filesize` is the size of the job's file: the span runs from `offset` to the file's
+    /// end (fio's `f->io_size = real_file_size - file_offset`), and a `size` given too is how
+    /// many bytes the job moves there, at most the span (fio's `setup_files` caps `o->size` at
+    /// the files' total): `size=64m filesize=1g` writes 64 MiB at random offsets over 1 GiB,
+    /// as fio 3.33 does (it was a 1 GiB span and 1 GiB moved, whichever option came last).
+    fn finish_filesize(&mut self, at: &str, problems: &mut Vec<String>) {
+        let Some(file) = self.filesize.take() else { return };
+        let size = match (self.size_bytes, self.size_percent) {
+            (Some(b), _) => Some(Extent::Bytes(b)),
+            (None, Some(p)) => Some(Extent::Percent(p)),
+            (None, None) => None,
+        };
+        match file {
+            Extent::Bytes(file_bytes) => {
+                if self.offset_percent.is_some() {
+                    problems
+                        .push(format!("{at}: offset: a percentage with filesize is not simulated (fio takes it of the file's size; give the offset in bytes)"));
+                    return;
+                }
+                if self.offset_bytes >= file_bytes {
+                    problems.push(format!("{at}: offset {} is at or past the end of filesize {file_bytes}", self.offset_bytes));
+                    return;
+                }
+                let span = file_bytes - self.offset_bytes;
+                (self.size_bytes, self.size_percent) = (Some(span), None);
+                if self.io_size_bytes.is_none() && self.io_size_percent.is_none() {
+                    match size {
+                        Some(Extent::Bytes(b)) => self.io_size_bytes = Some(b.min(span)),
+                        Some(Extent::Percent(p)) => self.io_size_percent = Some(p.min(100.0)),
+                        None => {}
+                    }
+                }
+            }
+            Extent::Percent(p) => {
+                // A share of the capacity, as `size=` takes it; `size` then moves that much.
+                (self.size_bytes, self.size_percent) = (None, Some(p));
+                if self.io_size_bytes.is_none() && self.io_size_percent.is_none() {
+                    match size {
+                        Some(Extent::Bytes(b)) => self.io_size_bytes = Some(b),
+                        Some(Extent::Percent(q)) => self.io_size_percent = Some((q / p * 100.0).min(100.0)),
+                        None => {}
+                    }
+                }
+            }
         }
     }
 
@@ -1837,7 +1897,7 @@ mod tests {
         );
         for (items, says) in [
             (vec!["flow=1001"], "must be 0 to 1000"),
-            (vec!["flow=-1"], "must be 0 to 1000"),
+            (vec!["flow=-1"], "a negative flow is older fio's signed flow counter"),
             (vec!["flow_id=x"], "whole number"),
             (vec!["flow_sleep=soon"], "flow_sleep"),
         ] {

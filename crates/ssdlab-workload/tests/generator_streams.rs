@@ -239,6 +239,74 @@ fn trimwrite_trims_each_block_then_writes_it_and_moves_every_byte_twice() {
 }
 
 #[test]
+fn trimwrite_with_its_own_write_size_writes_as_fio_does() {
+    // fio's set_rw_ddir: a trim when the last trim and the last write started at the same place,
+    // else a write at the writes' own position and size. fio 3.33 (null engine, write_iolog)
+    // with bs=512,512,16k over 64 KiB: trim 0, write 0, trim 16k, writes 512..16k, trim 32k,
+    // writes 16.5k..32k, trim 48k, writes 32.5k..48k, then no trim past the end: 4 trims,
+    // 97 writes. (Each trimmed block was written whole here: 4 trims and 4 writes of 16 KiB.)
+    let trims_writes = |items: &[&str]| -> Vec<Io> {
+        let mut g = IoGenerator::new(&job(items), 1 << 30, 1).unwrap();
+        std::iter::from_fn(|| g.next_io()).collect()
+    };
+    let ios = trims_writes(&["rw=trimwrite", "bs=512,512,16k", "size=64k"]);
+    let trims: Vec<u64> = ios.iter().filter(|io| io.op == Op::Trim).map(|io| io.offset_bytes).collect();
+    assert_eq!(trims, [0, 16384, 32768, 49152]);
+    assert!(ios.iter().all(|io| io.len_bytes == if io.op == Op::Trim { 16384 } else { 512 }));
+    let writes: Vec<u64> = ios.iter().filter(|io| io.op == Op::Write).map(|io| io.offset_bytes).collect();
+    assert_eq!(writes, (0..97).map(|k| k * 512).collect::<Vec<_>>());
+    assert_eq!(
+        ios[..4],
+        [
+            Io { op: Op::Trim, offset_bytes: 0, len_bytes: 16384 },
+            Io { op: Op::Write, offset_bytes: 0, len_bytes: 512 },
+            Io { op: Op::Trim, offset_bytes: 16384, len_bytes: 16384 },
+            Io { op: Op::Write, offset_bytes: 512, len_bytes: 512 },
+        ]
+    );
+    // loops=2: the second pass starts afresh (fio: 8 trims, 194 writes).
+    let ios = trims_writes(&["rw=trimwrite", "bs=512,512,16k", "size=64k", "loops=2"]);
+    assert_eq!((ios.iter().filter(|io| io.op == Op::Trim).count(), ios.iter().filter(|io| io.op == Op::Write).count()), (8, 194));
+    // Writes larger than the trims: fio trims 0 and 16k, then writes 64 KiB blocks to the end.
+    let ios = trims_writes(&["rw=trimwrite", "bs=4k,64k,16k", "size=256k"]);
+    let got: Vec<(Op, u64, u64)> = ios.iter().map(|io| (io.op, io.offset_bytes, io.len_bytes)).collect();
+    assert_eq!(
+        got,
+        [
+            (Op::Trim, 0, 16384),
+            (Op::Write, 0, 65536),
+            (Op::Trim, 16384, 16384),
+            (Op::Write, 65536, 65536),
+            (Op::Write, 131072, 65536),
+            (Op::Write, 196608, 65536),
+        ]
+    );
+}
+
+#[test]
+fn filesize_is_the_span_and_size_the_bytes_moved_in_it_as_fio() {
+    // fio 3.33 (null engine, write_iolog): size=64m filesize=1g moves 64 MiB at random offsets
+    // over the whole 1 GiB file, in either order of the two options; with offset=512m, over the
+    // file's second half. (ssdlab took whichever came last as the span and the bytes.)
+    for items in [["rw=randwrite", "size=64m", "filesize=1g"], ["rw=randwrite", "filesize=1g", "size=64m"]] {
+        let mut g = IoGenerator::new(&job(&items), 4 << 30, 3).unwrap();
+        let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+        assert_eq!(ios.iter().map(|io| io.len_bytes).sum::<u64>(), 64 << 20, "{items:?}");
+        assert!(ios.iter().any(|io| io.offset_bytes >= 512 << 20) && ios.iter().all(|io| io.offset_bytes + io.len_bytes <= 1 << 30));
+    }
+    let mut g = IoGenerator::new(&job(&["rw=randwrite", "size=64m", "filesize=1g", "offset=512m"]), 4 << 30, 3).unwrap();
+    let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+    assert_eq!(ios.iter().map(|io| io.len_bytes).sum::<u64>(), 64 << 20);
+    assert!(ios.iter().all(|io| io.offset_bytes >= 512 << 20 && io.offset_bytes + io.len_bytes <= 1 << 30));
+    // A size past the file is cut to it (fio: 1 GiB written of size=2g filesize=1g); filesize
+    // alone is the span and the bytes, as before.
+    for items in [["rw=write", "size=2g", "filesize=1g"], ["rw=write", "bs=1m", "filesize=1g"]] {
+        let mut g = IoGenerator::new(&job(&items), 4 << 30, 3).unwrap();
+        assert_eq!(std::iter::from_fn(|| g.next_io()).map(|io| io.len_bytes).sum::<u64>(), 1 << 30, "{items:?}");
+    }
+}
+
+#[test]
 fn block_sizes_per_direction_as_fio() {
     // bs=4k,64k: every read 4k, every write 64k (it was refused).
     let j = job(&["rw=randrw", "bs=4k,64k", "size=64m", "number_ios=4000", "time_based", "runtime=60"]);
