@@ -11,6 +11,7 @@ import pytest
 from ssdlab.errors import SsdlabError
 from ssdlab.lab import parallel
 from ssdlab.lab.context import ReviewContext
+from ssdlab.workers import WORKER_BASE_BYTES
 
 GIB = 1 << 30
 
@@ -48,7 +49,7 @@ def test_workers_are_as_many_as_the_memory_left_holds(capsys):
     reviews = [(ctx, ["four-corners", "atto", "hdtach"])]
     tables = ctx.info()["table_bytes"]
     assert tables > 0
-    per_worker = tables + parallel.WORKER_BASE_BYTES
+    per_worker = tables + WORKER_BASE_BYTES
     # Room for three workers: two asked, two run, nothing said.
     assert parallel.workers_with_room(reviews, 2, (3 * per_worker, "a test's limit")) == 2
     assert capsys.readouterr().err == ""
@@ -66,7 +67,7 @@ def test_the_tables_counted_are_the_largest_drive_of_the_reviews():
     small = ReviewContext("force-gs-240", scale=0.05)
     large = ReviewContext("conventional-240")
     assert large.info()["table_bytes"] > small.info()["table_bytes"]
-    per_large = large.info()["table_bytes"] + parallel.WORKER_BASE_BYTES
+    per_large = large.info()["table_bytes"] + WORKER_BASE_BYTES
     room = (2 * per_large - 1, "a test's limit")
     assert parallel.workers_with_room([(small, ["atto"]), (large, ["atto"])], 2, room) == 1
     assert parallel.workers_with_room([(small, ["atto"]), (large, [])], 2, room) == 2
@@ -74,7 +75,7 @@ def test_the_tables_counted_are_the_largest_drive_of_the_reviews():
 
 def test_a_review_short_of_memory_runs_its_suites_in_this_process(monkeypatch):
     _fake_plan(monkeypatch)
-    monkeypatch.setattr(parallel._native, "shared_memory_room", lambda: (1, "a test's limit"))
+    monkeypatch.setattr(parallel, "shared_room", lambda: (1, "a test's limit"))
     ran = []
     monkeypatch.setattr(parallel, "_serial", lambda reviews, on_suite: ran.append(reviews) or [{}])
     monkeypatch.setattr(parallel, "_parallel", lambda *a: pytest.fail("a pool was started without room for two workers"))

@@ -37,12 +37,12 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from ssdlab import _native
 from ssdlab.errors import SsdlabError
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.results import SuiteResult
 from ssdlab.lab.suites import SUITES
 from ssdlab.progress import ProgressBars
+from ssdlab.workers import shared_room, workers_for_memory
 
 #: Called when a suite is done: (review index, suite name, wall seconds spent on it, result).
 SuiteDone = Callable[[int, str, float, SuiteResult], None]
@@ -86,39 +86,19 @@ def run_reviews(reviews: list[tuple[ReviewContext, list[str]]], jobs: int, on_su
     when memory is short: ``workers_with_room``); returns each review's results by suite name.
     `on_suite` is told as each suite is done."""
     if jobs > 1 and sum(len(s) for _, s in reviews) > 0:
-        jobs = workers_with_room(reviews, min(jobs, len(plan(reviews))), _native.shared_memory_room())
+        jobs = workers_with_room(reviews, min(jobs, len(plan(reviews))), shared_room())
     if jobs <= 1 or sum(len(s) for _, s in reviews) == 0:
         return _serial(reviews, on_suite)
     return _parallel(reviews, jobs, on_suite)
 
 
-#: What a worker takes beyond its drive's tables (the interpreter with numpy and pandas, the
-#: drive's queues and counters, a suite's series): a round figure above the peak of about
-#: 280 MiB of a whole scale-0.05 review (BENCHMARKS.md, today's review lab).
-WORKER_BASE_BYTES = 512 << 20
-
-
 def workers_with_room(reviews: list[tuple[ReviewContext, list[str]]], jobs: int, room: tuple[int, str] | None) -> int:
-    """At most `jobs` workers, and no more than `room` (bytes this process may still take and
-    the limit that sets it, as ``_native.shared_memory_room()`` gives; ``None``: no limit known) holds
-    when each builds the largest drive of the reviews. Says so on standard error when that is
-    fewer than `jobs`. One worker is always allowed: a drive too large for the room is refused
-    by its own memory check, with the sizes."""
+    """At most `jobs` workers, and no more than `room` (as ``workers.shared_room()`` gives)
+    holds when each builds the largest drive of the reviews (``ssdlab.workers``)."""
     if room is None or jobs <= 1:
         return jobs
     tables = max(ctx.info()["table_bytes"] for ctx, suites in reviews if suites)
-    fit = max(1, room[0] // (tables + WORKER_BASE_BYTES))
-    if fit >= jobs:
-        return jobs
-    sys.stderr.write(
-        f"ssdlab: note: running {fit} suite{'s' if fit > 1 else ''} at a time rather than {jobs}: each drive's tables take "
-        f"{_gib(tables)} and {_gib(room[0])} is left under {room[1]}\n"
-    )
-    return fit
-
-
-def _gib(size: int) -> str:
-    return f"{size / (1 << 30):.1f} GiB"
+    return workers_for_memory(tables, jobs, room, "suite")
 
 
 def _free_dropped_drives() -> None:

@@ -23,6 +23,7 @@ from ssdlab import __version__
 from ssdlab.errors import SsdlabError
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.sweep.spec import Point, Spec
+from ssdlab.workers import shared_room, workers_for_memory
 
 #: Summary keys that measure the host, not the simulation (left out when results are compared).
 WALL_KEYS = ("wall_seconds",)
@@ -281,6 +282,21 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def local_workers(points: list[Point], workers: int) -> int:
+    """At most `workers` local workers, and no more than the memory left holds with each
+    building the largest drive of `points` (``ssdlab.workers``; each distinct profile and
+    overrides read once)."""
+    from ssdlab.drive import profile_info
+
+    workers = min(workers, len(points))
+    room = shared_room()
+    if room is None or workers <= 1:
+        return workers
+    drives = {(p.profile, tuple(p.overrides)) for p in points}
+    tables = max(profile_info(profile, list(overrides))["table_bytes"] for profile, overrides in sorted(drives))
+    return workers_for_memory(tables, workers, room, "point")
+
+
 def execute(
     spec: Spec,
     db_path: Path,
@@ -297,7 +313,10 @@ def execute(
         todo = pending_points(spec, db)
         progress = Progress(len(todo), len(spec.points) - len(todo), echo, bar)
         if todo:
-            source = _dask(todo, dask_address, dask_scheduler_file) if (dask_address or dask_scheduler_file) else _local(todo, workers or default_workers())
+            if dask_address or dask_scheduler_file:
+                source = _dask(todo, dask_address, dask_scheduler_file)
+            else:
+                source = _local(todo, local_workers(todo, workers or default_workers()))
             try:
                 for point, outcome in source:
                     db.add_sweep_point(_row(point, outcome))
