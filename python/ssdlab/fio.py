@@ -229,7 +229,7 @@ def _direction(summary: dict, kind: str) -> dict:
     sim_s = max(summary["simulated_seconds"], 1e-12)
     count = summary[{"read": "reads", "write": "writes", "trim": "trims"}[kind]]
     io_bytes = summary[{"read": "host_read_bytes", "write": "host_write_bytes", "trim": "host_trim_bytes"}[kind]]
-    lat = summary.get({"read": "read_latency_us", "write": "write_latency_us", "trim": "none"}[kind])
+    lat = summary.get({"read": "read_latency_us", "write": "write_latency_us", "trim": "trim_latency_us"}[kind])
     out = {
         "io_bytes": io_bytes,
         "io_kbytes": io_bytes // 1024,
@@ -269,14 +269,20 @@ def _latency_ns(lat: dict, count: int) -> dict:
 
 
 def fio_json(results: list, jobs: list, seed: int) -> dict:
-    """fio's ``--output-format=json`` shape: one entry per group of jobs (as fio's
-    ``group_reporting`` gives), with ``read``/``write``/``trim`` figures, latencies in ns
-    (``clat_ns`` with the 50th, 99th and 99.9th percentiles; no minimum or standard deviation,
-    which ssdlab does not keep), and ssdlab's own summary under ``ssdlab``."""
+    """fio's ``--output-format=json`` shape: one entry per job, as fio gives, or one per group of
+    jobs side by side when every job of the group has ``group_reporting``; each with
+    ``read``/``write``/``trim`` figures, latencies in ns (``clat_ns`` with the 50th, 99th and
+    99.9th percentiles; no minimum or standard deviation, which ssdlab does not keep), and
+    ssdlab's own summary under ``ssdlab`` (a job's entry: its own figures, with the group's
+    summary under ``group``). The drive's figures (write amplification, GC, energy) belong to
+    the group: the jobs share the drive."""
     now = time.time()
     entries = []
     for group_id, (result, job) in enumerate(zip(results, jobs, strict=True)):
         s = result.summary
+        if s.get("each_job") and not getattr(job, "group_reporting", False):
+            entries += [_job_entry(figures, group_id, s) for figures in s["each_job"]]
+            continue
         options = {"rw": s["rw"], "iodepth": str(job.iodepth), "numjobs": str(s.get("jobs_in_group", 1))}
         # fio lists a rate limit among the options as given (`"rate_iops": "1000"`).
         rate = getattr(job, "rate_given", None)
@@ -328,6 +334,29 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         "global options": {"randseed": str(seed)},
         "jobs": entries,
         "disk_util": [],
+    }
+
+
+def _job_entry(figures: dict, group_id: int, group: dict) -> dict:
+    """fio's JSON entry of one job of a group run side by side, from its own figures."""
+    job_error = group.get("job_error")
+    error = job_error["errno"] if job_error and job_error.get("job") == figures["job"] else 0
+    return {
+        "jobname": figures["job"],
+        "groupid": group_id,
+        "error": error,
+        "eta": 0,
+        "elapsed": round(figures["simulated_seconds"] + group.get("ramp_seconds", 0.0)),
+        "job options": {"rw": figures["rw"], "iodepth": str(figures["iodepth"])},
+        "read": _direction(figures, "read"),
+        "write": _direction(figures, "write"),
+        "trim": _direction(figures, "trim"),
+        "job_runtime": round(figures["simulated_seconds"] * 1000),
+        "latency_depth": figures["iodepth"],
+        "latency_target": 0,
+        "latency_percentile": 100.0,
+        "latency_window": 0,
+        "ssdlab": {**figures, "group": group},
     }
 
 

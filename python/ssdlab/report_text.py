@@ -37,6 +37,7 @@ def run_summary(s: dict) -> str:
         f"  {s['iops']:,.0f} IOPS   read {s['read_mbps']:,.1f} MB/s   write {s['write_mbps']:,.1f} MB/s   "
         f"({s['ios']:,} IOs: {s['reads']:,} reads, {s['writes']:,} writes, {s['trims']:,} trims)",
     ]
+    lines += each_job_lines(s.get("each_job") or [])
     extras = []
     if s.get("host_queued_max"):
         extras.append(f"up to {s['host_queued_max']:,} commands held in the host's queue (drive queue full)")
@@ -93,6 +94,25 @@ def run_summary(s: dict) -> str:
         f"P/E min/mean/max {s['wear']['min']}/{s['wear']['mean']:.2f}/{s['wear']['max']}, free blocks {s['free_blocks']:,}"
     )
     return "\n".join(lines)
+
+
+#: Most jobs of a group listed one per line (a numjobs=64 group lists these and a count).
+EACH_JOB_LINES = 16
+
+
+def each_job_lines(each_job: list[dict]) -> list[str]:
+    """One line per job of a group run side by side: its own IOPS, rates and latency."""
+    lines = []
+    for j in each_job[:EACH_JOB_LINES]:
+        lat = j.get("latency_us")
+        latency = f", latency us mean {lat['mean']:,.1f} p99 {lat['p99']:,.1f} max {lat['max']:,.1f}" if lat else ""
+        lines.append(
+            f"    job {j['job']}: {j['rw']} QD{j['iodepth']}, {j['iops']:,.0f} IOPS, read {j['read_mbps']:,.1f} MB/s, "
+            f"write {j['write_mbps']:,.1f} MB/s ({j['ios']:,} IOs in {j['simulated_seconds']:,.2f} s){latency}"
+        )
+    if len(each_job) > EACH_JOB_LINES:
+        lines.append(f"    ... and {len(each_job) - EACH_JOB_LINES} more jobs (each in --json's each_job)")
+    return lines
 
 
 def latency_target_line(search: dict, alone: bool) -> str:

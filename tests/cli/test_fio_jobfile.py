@@ -322,3 +322,34 @@ def test_jobs_on_different_files_touch_different_blocks(tmp_path):
     job.write_text(job.read_text().replace("fileA", "fileB"))
     r = ssdlab("run", str(job), "--json", "-", *small_args(), cwd=tmp_path)
     assert r.returncode == 0 and json.loads(r.stdout)["verify"]["failures"] > 0, r.stderr
+
+
+def test_fio_json_lists_every_job_of_a_group_as_fio_does_unless_group_reporting(tmp_path):
+    # Jobs side by side were one entry, the group's, named after the first job; fio lists each
+    # job (with its own figures) unless group_reporting is set.
+    job = tmp_path / "two.fio"
+    body = "[r]\nrw=randread\nbs=4k\nsize=64m\niodepth=2\nnumber_ios=300\n[w]\nrw=randwrite\nbs=4k\nsize=64m\niodepth=4\nnumber_ios=500\n"
+    job.write_text(body)
+    r = ssdlab("run", *small_args(), str(job), "--output-format=json")
+    assert r.returncode == 0, r.stderr
+    entries = json.loads(r.stdout)["jobs"]
+    got = [(e["jobname"], e["groupid"], e["read"]["total_ios"], e["write"]["total_ios"], e["job options"]["iodepth"]) for e in entries]
+    assert got == [("r", 0, 300, 0, "2"), ("w", 0, 0, 500, "4")], got
+    assert entries[0]["read"]["clat_ns"]["N"] == 300 and "clat_ns" not in entries[0]["write"]
+    assert entries[1]["ssdlab"]["group"]["writes"] == 500
+    grouped = tmp_path / "grouped.fio"
+    grouped.write_text("[global]\ngroup_reporting\n" + body)
+    r = ssdlab("run", *small_args(), str(grouped), "--output-format=json")
+    assert r.returncode == 0, r.stderr
+    entries = json.loads(r.stdout)["jobs"]
+    assert [(e["jobname"], e["read"]["total_ios"], e["write"]["total_ios"]) for e in entries] == [("r", 300, 500)]
+    if shutil.which("fio"):
+        for path, count in ((job, 2), (grouped, 1)):
+            real = json.loads(
+                subprocess.run(["fio", str(path), "--ioengine=null", "--output-format=json"], capture_output=True, text=True, cwd=tmp_path).stdout
+            )
+            assert len(real["jobs"]) == count, (path.name, [j["jobname"] for j in real["jobs"]])
+    # The human summary lists each job under the group's figures.
+    r = ssdlab("run", *small_args(), str(job))
+    assert r.returncode == 0, r.stderr
+    assert "    job r: randread QD2, " in r.stdout and "    job w: randwrite QD4, " in r.stdout, r.stdout

@@ -21,6 +21,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 mod clock_checks;
 mod flow;
+mod job_tally;
 mod rate_gate;
 mod report;
 mod summary;
@@ -28,6 +29,7 @@ pub(crate) use summary::reduction_since;
 mod verify_io;
 
 use clock_checks::{check_rate, check_thinktime};
+pub use job_tally::JobFigures;
 pub use report::{LatencyTargetReport, MetadataReport, ReductionReport, RunProgress, RunSummary, WearReport};
 
 /// Most commands a group of jobs keeps in flight together (each job's `iodepth`, its `numjobs`
@@ -86,6 +88,8 @@ struct Stream {
     /// A job whose rate paces one command at a time (a mixed job, or one of several block
     /// sizes; `rate_gate.rs`): its commands are generated as its rate lets them go.
     gate: Option<rate_gate::RateGate>,
+    /// The job's own figures, in a group of more than one job (`job_tally.rs`).
+    tally: Option<job_tally::JobTally>,
 }
 
 /// Why an issue is held in the run's pending issues.
@@ -288,7 +292,13 @@ impl Run {
                     .then(|| Think::new(member, at_ns + delays[index]))
                     .flatten(),
                 gate: member.rate.as_ref().filter(|r| r.uniform.is_none()).map(|_| rate_gate::RateGate::default()),
+                tally: None,
             });
+        }
+        if streams.len() > 1 {
+            for stream in &mut streams {
+                stream.tally = Some(job_tally::JobTally::new());
+            }
         }
         let total_depth = job.group_iodepth();
         let verifying = streams.iter().any(|s| s.verify.is_some());
@@ -1015,6 +1025,9 @@ impl Run {
                     self.check_steady_state(done.done_ns);
                 }
                 self.metrics.record(done.op, done.bytes, done.done_ns - done.arrival_ns);
+                if let Some(tally) = self.streams[owner].tally.as_mut() {
+                    tally.record(done.op, done.bytes, done.done_ns - done.arrival_ns, done.done_ns);
+                }
                 self.completed += 1;
             }
             self.last_done_ns = self.last_done_ns.max(done.done_ns);

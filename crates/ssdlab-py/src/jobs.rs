@@ -50,6 +50,13 @@ impl NativeJob {
         1 + self.spec.concurrent.len()
     }
 
+    /// Whether every job of the group has fio's `group_reporting` (the group is then reported
+    /// as a whole; otherwise job by job, as fio does).
+    #[getter]
+    fn group_reporting(&self) -> bool {
+        self.spec.group().all(|j| j.group_reporting)
+    }
+
     /// Options given that change nothing in a simulation, over the whole group, once each.
     #[getter]
     fn no_effect(&self) -> Vec<String> {

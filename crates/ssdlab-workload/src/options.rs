@@ -548,6 +548,9 @@ pub struct JobSpec {
     /// When this job ends in error (fio's `max_latency`, `rate_min`, `latency_target` at depth
     /// 1), the other jobs of its group issue no more (fio's `exitall_on_error`).
     pub exitall_on_error: bool,
+    /// fio's `group_reporting`: the group is reported as a whole (one entry in fio's JSON)
+    /// instead of job by job. Only the report changes.
+    pub group_reporting: bool,
     /// Steady-state termination, if asked for.
     pub steady_state: Option<SteadyState>,
     /// Logs to write.
@@ -673,6 +676,7 @@ impl JobSpec {
             stonewall: false,
             exitall: false,
             exitall_on_error: false,
+            group_reporting: false,
             percentage_random: 100,
             sync_engine: false,
             steady_state: None,
@@ -1057,6 +1061,7 @@ impl JobSpec {
                 self.zone_at = Some(format!("{at}: {key}"));
             }
             "exitall" => self.exitall = flag(key, value, at)?,
+            "group_reporting" => self.group_reporting = flag(key, value, at)?,
             "exitall_on_error" => self.exitall_on_error = flag(key, value, at)?,
             "filename" => {
                 self.filename = Some((need()?.to_string(), at.to_string()));

@@ -126,6 +126,10 @@ pub struct RunSummary {
     pub series_truncated: bool,
     /// Jobs run side by side (the job, the jobs of its group and `numjobs` copies).
     pub jobs_in_group: u32,
+    /// Each job's own figures, in the group's order, when the group has more than one (fio
+    /// reports every job unless `group_reporting` is set); empty for a single job.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub each_job: Vec<JobFigures>,
     /// Most commands the host held because the drive's queue was full (iodepth above it).
     pub host_queued_max: u64,
     /// Commands per second the group's rate limits allow (fio's `rate_iops`/`rate`, summed over

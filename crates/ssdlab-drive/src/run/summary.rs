@@ -74,6 +74,14 @@ impl Run {
             reduction: self.reduction_report(drive),
             series_truncated: self.metrics.truncated(),
             jobs_in_group: self.streams.len() as u32,
+            each_job: self
+                .streams
+                .iter()
+                .filter_map(|s| {
+                    let start_ns = (self.start_ns + self.delay_ns + s.delay_ns).max(self.ramp_end_ns);
+                    s.tally.as_ref().map(|t| t.figures(&s.job, start_ns))
+                })
+                .collect(),
             host_queued_max: self.host_queued_max,
             rate_iops_limit: self.job.group().map(|j| j.rate.as_ref().and_then(|r| r.commands_per_second())).sum(),
             unmapped_read_bytes: {

@@ -1,0 +1,54 @@
+//! Each job's own figures in a group of jobs side by side (`RunSummary::each_job`, fio's
+//! per-job report): they add up to the group's, each names its job, and a job alone has none.
+
+mod common;
+
+use ssdlab_drive::{Run, RunSummary};
+
+/// Run a job file's first group on the small drive with 64 MiB written.
+fn run_file(text: &str) -> RunSummary {
+    let job = ssdlab_workload::parse_job_text("t.fio", text).unwrap().remove(0);
+    let (mut drive, at) = common::written_small_drive();
+    let mut run = Run::new(&drive, &job, 7, at).unwrap();
+    while !run.advance(&mut drive, u64::MAX).unwrap() {}
+    run.summary(&drive, 0.0)
+}
+
+#[test]
+fn each_jobs_figures_add_up_to_the_groups() {
+    let s = run_file(
+        "[global]\nsize=64m\nbs=4k\n[reader]\nrw=randread\niodepth=2\nruntime=2\ntime_based\n[writer]\nrw=randwrite\niodepth=8\nnumber_ios=3000\n[trimmer]\nrw=randtrim\niodepth=1\nnumber_ios=500\n",
+    );
+    assert_eq!(s.jobs_in_group, 3);
+    let names: Vec<_> = s.each_job.iter().map(|j| (j.job.as_str(), j.rw.as_str(), j.iodepth)).collect();
+    assert_eq!(names, [("reader", "randread", 2), ("writer", "randwrite", 8), ("trimmer", "randtrim", 1)]);
+    let (r, w, t) = (&s.each_job[0], &s.each_job[1], &s.each_job[2]);
+    assert_eq!((r.writes, r.trims, w.reads, w.trims, t.reads, t.writes), (0, 0, 0, 0, 0, 0));
+    assert_eq!((w.writes, t.trims), (3000, 500));
+    assert_eq!(r.reads + w.reads + t.reads, s.reads);
+    assert_eq!(r.writes + w.writes + t.writes, s.writes);
+    assert_eq!(s.each_job.iter().map(|j| j.ios).sum::<u64>(), s.ios);
+    assert_eq!(s.each_job.iter().map(|j| j.host_read_bytes).sum::<u64>(), s.host_read_bytes);
+    assert_eq!(s.each_job.iter().map(|j| j.host_write_bytes).sum::<u64>(), s.host_write_bytes);
+    assert_eq!(s.each_job.iter().map(|j| j.host_trim_bytes).sum::<u64>(), s.host_trim_bytes);
+    // Each job's time is its own: the writer's 3,000 commands end well before the reader's
+    // two seconds, and its IOPS are over its own time, not the group's.
+    assert!(w.simulated_seconds < r.simulated_seconds, "{} {}", w.simulated_seconds, r.simulated_seconds);
+    assert!((w.iops - w.ios as f64 / w.simulated_seconds).abs() < 1e-6 * w.iops);
+    assert!((r.simulated_seconds - s.simulated_seconds).abs() < 1e-3, "{} {}", r.simulated_seconds, s.simulated_seconds);
+    // Latencies are each job's own kinds.
+    assert!(r.read_latency_us.is_some() && r.write_latency_us.is_none() && r.trim_latency_us.is_none());
+    assert!(t.trim_latency_us.is_some() && t.read_latency_us.is_none());
+    let group_max = s.latency_us.as_ref().unwrap().max;
+    let jobs_max = s.each_job.iter().filter_map(|j| j.latency_us.as_ref()).map(|l| l.max).fold(0.0, f64::max);
+    assert_eq!(group_max, jobs_max);
+}
+
+#[test]
+fn a_job_alone_and_numjobs_copies() {
+    let alone = run_file("[w]\nrw=randwrite\nsize=64m\nbs=4k\nnumber_ios=2000\n");
+    assert!(alone.each_job.is_empty());
+    let copies = run_file("[w]\nrw=randwrite\nsize=64m\nbs=4k\nnumber_ios=1000\nnumjobs=3\n");
+    assert_eq!(copies.each_job.len(), 3);
+    assert!(copies.each_job.iter().all(|j| j.job == "w" && j.writes == 1000));
+}
