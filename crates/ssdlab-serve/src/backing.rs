@@ -103,7 +103,12 @@ impl BackingFile {
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
             let e = std::io::Error::last_os_error();
             if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
-                bail!(Io, "{path}: the backing file is in use by another ssdlab server (it is locked); stop that server first");
+                let holder =
+                    lock_holder(&file).map(|(pid, name)| format!(": process {pid} ({name}) holds its lock")).unwrap_or_else(|| " (it is locked)".into());
+                bail!(
+                    Io,
+                    "{path}: the backing file is in use by another ssdlab server{holder}; stop that server first (a server saving its state at a stop, even after its `ssdlab serve` was killed, ends by itself)"
+                );
             }
             return Err(io(path, "lock the backing file", e));
         }
@@ -671,4 +676,29 @@ impl Write for SlotWriter<'_> {
         self.buffer.clear();
         Ok(())
     }
+}
+
+/// The process holding an exclusive `flock` on `file`, with its name, from `/proc/locks` (Linux):
+/// a second `serve` of a file in use names the server that has it, which may be an nbdkit still
+/// saving its state after its `ssdlab serve` was killed. `None` when it cannot be told.
+fn lock_holder(file: &std::fs::File) -> Option<(u32, String)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file.metadata().ok()?;
+    let (major, minor) = (libc::major(meta.dev()), libc::minor(meta.dev()));
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        // "1: FLOCK  ADVISORY  WRITE 24007 fd:00:1234 0 EOF" (major and minor in hex).
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.get(1) != Some(&"FLOCK") || fields.get(3) != Some(&"WRITE") {
+            return None;
+        }
+        let mut id = fields.get(5)?.split(':');
+        let (maj, min, ino) = (u32::from_str_radix(id.next()?, 16).ok()?, u32::from_str_radix(id.next()?, 16).ok()?, id.next()?.parse::<u64>().ok()?);
+        if (maj, min, ino) != (major, minor, meta.ino()) {
+            return None;
+        }
+        let pid: u32 = fields.get(4)?.parse().ok()?;
+        let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|n| n.trim().to_string()).unwrap_or_else(|_| "gone".into());
+        Some((pid, name))
+    })
 }

@@ -137,7 +137,7 @@ impl ServeStats {
             })
         });
         let allocated = std::fs::metadata(backing_path).map(|m| std::os::unix::fs::MetadataExt::blocks(&m) * 512).ok();
-        json!({
+        let mut summary = json!({
             "profile": drive.profile().name,
             "simulated_seconds": seconds(session.now_ns().max(self.last_ns)),
             "served_simulated_seconds": sim_s,
@@ -167,7 +167,15 @@ impl ServeStats {
             "backing_file": backing_path,
             "backing_allocated_bytes": allocated,
             "data_failure": drive.data_failure(),
-        })
+            "map_page_reads": d.map_page_reads,
+        });
+        // Drives with an SLC cache: where the host's data landed (SLC or native blocks), what
+        // folding and GC wrote, and the cache's state now, as `ssdlab run --json` reports them;
+        // counted over the drive's life (a restart continues them, as it does WA and wear).
+        if let Some(tiers) = ssdlab_drive::TierReport::since(None, drive) {
+            summary["tiers"] = serde_json::to_value(tiers).unwrap_or_default();
+        }
+        summary
     }
 
     /// The per-second series as CSV (`second` counts from the server's start).

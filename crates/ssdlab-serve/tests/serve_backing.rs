@@ -111,6 +111,9 @@ fn a_file_in_use_or_of_another_profile_is_refused_and_an_unclean_stop_recovered(
     let server = Server::start(&cfg).unwrap();
     let err = Server::start(&cfg).err().unwrap().to_string();
     assert!(err.contains("in use by another ssdlab server"), "{err}");
+    // It names the process holding the lock (here this one), which a user whose killed
+    // `ssdlab serve` left its nbdkit saving the drive could not tell before.
+    assert!(err.contains(&format!("process {} (", std::process::id())), "{err}");
     server.write(&pattern(1, 4096), 0, false).unwrap();
     server.flush().unwrap();
     // Not shut down: the next start recovers the flushed write from the journal.
