@@ -346,12 +346,30 @@ def _start_background(options: ServeOptions, cmd: list[str], echo) -> int:
 BACKGROUND_START_S = 20.0
 
 
+#: Tables from which opening a drive takes long enough to say so (a 4 TB drive: 37 to 72 s).
+OPENING_NOTE_FROM_BYTES = 1 << 30
+
+
+def _opening_line(options: ServeOptions) -> str | None:
+    """A line before a large drive is opened (its tables built, or loaded and its journal
+    replayed), which otherwise says nothing until it serves; `None` for a small drive."""
+    from ssdlab.drive import profile_info
+
+    tables = profile_info(options.profile, options.overrides)["table_bytes"]
+    if tables < OPENING_NOTE_FROM_BYTES:
+        return None
+    return f"opening {options.backing}: the drive's tables take {tables / (1 << 30):.1f} GiB, a minute or so to build or load"
+
+
 def serve(options: ServeOptions, echo) -> int:
     """Run the server (foreground: until Ctrl-C or SIGTERM; background: start it and return
     once it answers)."""
     options = _defaults(options)
     check(options)
     cmd = command(options)
+    opening = _opening_line(options)
+    if opening:
+        echo(opening)
     if options.background:
         return _start_background(options, cmd, echo)
     process = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)

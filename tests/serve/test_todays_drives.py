@@ -35,3 +35,13 @@ def test_a_stop_says_it_is_saving_before_it_is_done(serve):
     text = serve(SMALL_QVO).stop()
     assert "stopping: saving the drive's state in" in text, text
     assert text.index("stopping: saving") < text.index("stopped; the drive's state is saved"), text
+
+
+def test_a_large_drive_says_it_is_opening_before_it_serves():
+    # A 4 TB drive took 37 to 72 s to open with nothing printed before "serving".
+    from ssdlab.serve import ServeOptions, _opening_line
+
+    line = _opening_line(ServeOptions(profile="samsung-870-evo-4tb", backing="/tmp/big.img"))
+    assert line is not None and line.startswith("opening /tmp/big.img: the drive's tables take 7.8 GiB"), line
+    small = ["nand.blocks_per_plane=64", "drive.capacity_bytes_user=1999998976"]
+    assert _opening_line(ServeOptions(profile="force-gs-240", backing="/tmp/small.img", overrides=small)) is None
