@@ -356,7 +356,9 @@ def _job_entry(figures: dict, group_id: int, group: dict) -> dict:
         "latency_target": 0,
         "latency_percentile": 100.0,
         "latency_window": 0,
-        "ssdlab": {**figures, "group": group},
+        # The group's summary without its list of jobs: each job's entry carries it, so a
+        # group of N jobs would otherwise hold N * N job figures.
+        "ssdlab": {**figures, "group": {k: v for k, v in group.items() if k != "each_job"}},
     }
 
 

@@ -337,6 +337,7 @@ def test_fio_json_lists_every_job_of_a_group_as_fio_does_unless_group_reporting(
     assert got == [("r", 0, 300, 0, "2"), ("w", 0, 0, 500, "4")], got
     assert entries[0]["read"]["clat_ns"]["N"] == 300 and "clat_ns" not in entries[0]["write"]
     assert entries[1]["ssdlab"]["group"]["writes"] == 500
+    assert "each_job" not in entries[1]["ssdlab"]["group"]  # not N copies of N jobs
     grouped = tmp_path / "grouped.fio"
     grouped.write_text("[global]\ngroup_reporting\n" + body)
     r = ssdlab("run", *small_args(), str(grouped), "--output-format=json")
