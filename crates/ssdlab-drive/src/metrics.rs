@@ -76,15 +76,68 @@ struct Bucket {
     latency_max_ns: u64,
 }
 
-/// Collects per-command results.
+/// Latencies of completed commands by kind, and their exact sum: a run's (in [`Metrics`]) and
+/// each job's of a group (`run/job_tally.rs`). The histogram of all commands is the kinds' sum,
+/// made when asked for (one histogram recorded per command instead of two: the same counts, so
+/// the same figures).
 #[derive(Debug, Clone)]
-pub(crate) struct Metrics {
-    /// Latencies by kind; the histogram of all commands is their sum, made when asked for (one
-    /// histogram recorded per command instead of two: the same counts, so the same figures).
+pub(crate) struct Latencies {
     reads: Histogram<u64>,
     writes: Histogram<u64>,
     trims: Histogram<u64>,
-    latency_sum_ns: u128,
+    sum_ns: u128,
+}
+
+impl Latencies {
+    pub fn new() -> Self {
+        Self { reads: histogram(), writes: histogram(), trims: histogram(), sum_ns: 0 }
+    }
+
+    /// Record one completed command's latency.
+    #[inline]
+    pub fn record(&mut self, op: Op, latency_ns: Nanoseconds) {
+        let value = latency_ns.clamp(1, 3_600 * NS_PER_S);
+        match op {
+            Op::Read => self.reads.saturating_record(value),
+            Op::Write => self.writes.saturating_record(value),
+            Op::Trim => self.trims.saturating_record(value),
+        }
+        self.sum_ns += latency_ns as u128;
+    }
+
+    /// Commands recorded of kind `op`.
+    pub fn count(&self, op: Op) -> u64 {
+        self.of(op).len()
+    }
+
+    fn of(&self, op: Op) -> &Histogram<u64> {
+        match op {
+            Op::Read => &self.reads,
+            Op::Write => &self.writes,
+            Op::Trim => &self.trims,
+        }
+    }
+
+    /// Every command's latency (the mean exact, from the sum).
+    pub fn all(&self) -> Option<LatencySummary> {
+        let mut all = self.reads.clone();
+        all.add(&self.writes).expect("histograms of the same bounds");
+        all.add(&self.trims).expect("histograms of the same bounds");
+        let n = all.len();
+        Metrics::summarize(&all, if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 })
+    }
+
+    /// The latency of the commands of kind `op`.
+    pub fn of_kind(&self, op: Op) -> Option<LatencySummary> {
+        let h = self.of(op);
+        Metrics::summarize(h, h.mean())
+    }
+}
+
+/// Collects per-command results.
+#[derive(Debug, Clone)]
+pub(crate) struct Metrics {
+    latencies: Latencies,
     start_ns: Nanoseconds,
     second: u64,
     bucket: Bucket,
@@ -99,17 +152,7 @@ pub(crate) fn histogram() -> Histogram<u64> {
 
 impl Metrics {
     pub fn new(start_ns: Nanoseconds) -> Self {
-        Self {
-            reads: histogram(),
-            writes: histogram(),
-            trims: histogram(),
-            latency_sum_ns: 0,
-            start_ns,
-            second: 0,
-            bucket: Bucket::default(),
-            series: Vec::new(),
-            truncated: false,
-        }
+        Self { latencies: Latencies::new(), start_ns, second: 0, bucket: Bucket::default(), series: Vec::new(), truncated: false }
     }
 
     /// The second a completion at `at_ns` falls in.
@@ -186,19 +229,12 @@ impl Metrics {
     /// Record one completed command.
     #[inline]
     pub fn record(&mut self, op: Op, bytes: u64, latency_ns: Nanoseconds) {
-        let value = latency_ns.clamp(1, 3_600 * NS_PER_S);
+        self.latencies.record(op, latency_ns);
         match op {
-            Op::Read => {
-                self.reads.saturating_record(value);
-                self.bucket.read_bytes += bytes;
-            }
-            Op::Write => {
-                self.writes.saturating_record(value);
-                self.bucket.write_bytes += bytes;
-            }
-            Op::Trim => self.trims.saturating_record(value),
+            Op::Read => self.bucket.read_bytes += bytes,
+            Op::Write => self.bucket.write_bytes += bytes,
+            Op::Trim => {}
         }
-        self.latency_sum_ns += latency_ns as u128;
         self.bucket.ios += 1;
         self.bucket.latency_sum_ns += latency_ns as u128;
         self.bucket.latency_max_ns = self.bucket.latency_max_ns.max(latency_ns);
@@ -230,19 +266,15 @@ impl Metrics {
     }
 
     pub fn latency_all(&self) -> Option<LatencySummary> {
-        let mut all = self.reads.clone();
-        all.add(&self.writes).expect("histograms of the same bounds");
-        all.add(&self.trims).expect("histograms of the same bounds");
-        let n = all.len();
-        Self::summarize(&all, if n > 0 { self.latency_sum_ns as f64 / n as f64 } else { 0.0 })
+        self.latencies.all()
     }
 
     pub fn latency_reads(&self) -> Option<LatencySummary> {
-        Self::summarize(&self.reads, self.reads.mean())
+        self.latencies.of_kind(Op::Read)
     }
 
     pub fn latency_writes(&self) -> Option<LatencySummary> {
-        Self::summarize(&self.writes, self.writes.mean())
+        self.latencies.of_kind(Op::Write)
     }
 }
 

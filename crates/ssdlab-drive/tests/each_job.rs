@@ -3,15 +3,11 @@
 
 mod common;
 
-use ssdlab_drive::{Run, RunSummary};
+use ssdlab_drive::RunSummary;
 
 /// Run a job file's first group on the small drive with 64 MiB written.
 fn run_file(text: &str) -> RunSummary {
-    let job = ssdlab_workload::parse_job_text("t.fio", text).unwrap().remove(0);
-    let (mut drive, at) = common::written_small_drive();
-    let mut run = Run::new(&drive, &job, 7, at).unwrap();
-    while !run.advance(&mut drive, u64::MAX).unwrap() {}
-    run.summary(&drive, 0.0)
+    common::run_job_file(text, 7)
 }
 
 #[test]
@@ -36,7 +32,9 @@ fn each_jobs_figures_add_up_to_the_groups() {
     assert!(w.simulated_seconds < r.simulated_seconds, "{} {}", w.simulated_seconds, r.simulated_seconds);
     assert!((w.iops - w.ios as f64 / w.simulated_seconds).abs() < 1e-6 * w.iops);
     assert!((r.simulated_seconds - s.simulated_seconds).abs() < 1e-3, "{} {}", r.simulated_seconds, s.simulated_seconds);
-    // Latencies are each job's own kinds.
+    // Latencies are each job's own kinds, figured as the group's: the only reader's reads are
+    // the group's reads.
+    assert_eq!(r.read_latency_us, s.read_latency_us);
     assert!(r.read_latency_us.is_some() && r.write_latency_us.is_none() && r.trim_latency_us.is_none());
     assert!(t.trim_latency_us.is_some() && t.read_latency_us.is_none());
     let group_max = s.latency_us.as_ref().unwrap().max;

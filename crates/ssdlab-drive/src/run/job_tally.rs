@@ -3,9 +3,7 @@
 //! complete in the measured part. Kept only when a group has more than one job.
 
 use super::*;
-use crate::metrics::histogram;
-use hdrhistogram::Histogram;
-use ssdlab_core::time::NS_PER_S;
+use crate::metrics::Latencies;
 
 /// One job's figures in a group of jobs (`RunSummary::each_job`).
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -52,59 +50,53 @@ pub struct JobFigures {
 /// A job's completed commands in the measured part, by kind.
 #[derive(Debug, Clone)]
 pub(crate) struct JobTally {
-    latency: [Histogram<u64>; 3],
-    latency_sum_ns: [u128; 3],
+    latencies: Latencies,
     bytes: [u64; 3],
     last_done_ns: Nanoseconds,
 }
 
 impl JobTally {
     pub fn new() -> Self {
-        Self { latency: [histogram(), histogram(), histogram()], latency_sum_ns: [0; 3], bytes: [0; 3], last_done_ns: 0 }
+        Self { latencies: Latencies::new(), bytes: [0; 3], last_done_ns: 0 }
     }
 
     /// Count one completed command.
     pub fn record(&mut self, op: Op, bytes: u64, latency_ns: Nanoseconds, done_ns: Nanoseconds) {
-        let k = op.index();
-        self.latency[k].saturating_record(latency_ns.clamp(1, 3_600 * NS_PER_S));
-        self.latency_sum_ns[k] += latency_ns as u128;
-        self.bytes[k] += bytes;
+        self.latencies.record(op, latency_ns);
+        self.bytes[op.index()] += bytes;
         self.last_done_ns = self.last_done_ns.max(done_ns);
     }
 
     /// The job's figures; its time runs from `start_ns` (the measured part's start, or the
-    /// job's own later start) to its last completion.
+    /// job's own later start) to its last completion. Its latencies are figured as the group's
+    /// are (`Latencies`).
     pub fn figures(&self, job: &JobSpec, start_ns: Nanoseconds) -> JobFigures {
-        let counts = self.latency.each_ref().map(|h| h.len());
-        let ios: u64 = counts.iter().sum();
+        let l = &self.latencies;
+        let (reads, writes, trims) = (l.count(Op::Read), l.count(Op::Write), l.count(Op::Trim));
+        let ios = reads + writes + trims;
         let simulated_ns = self.last_done_ns.saturating_sub(start_ns);
         let sim_s = seconds(simulated_ns).max(1e-12);
-        let summary = |k: usize| Metrics::summarize(&self.latency[k], self.latency_sum_ns[k] as f64 / counts[k].max(1) as f64);
-        let mut all = histogram();
-        for h in &self.latency {
-            all.add(h).expect("histograms of the same bounds");
-        }
-        let all_mean = self.latency_sum_ns.iter().sum::<u128>() as f64 / ios.max(1) as f64;
-        let (r, w, t) = (Op::Read.index(), Op::Write.index(), Op::Trim.index());
+        let per_second = |x: f64| if ios > 0 { x / sim_s } else { 0.0 };
+        let [read_bytes, write_bytes, trim_bytes] = self.bytes;
         JobFigures {
             job: job.name.clone(),
             rw: job.rw.name().to_string(),
             iodepth: job.iodepth,
             simulated_seconds: seconds(simulated_ns),
             ios,
-            reads: counts[r],
-            writes: counts[w],
-            trims: counts[t],
-            iops: if ios > 0 { ios as f64 / sim_s } else { 0.0 },
-            host_read_bytes: self.bytes[r],
-            host_write_bytes: self.bytes[w],
-            host_trim_bytes: self.bytes[t],
-            read_mbps: if ios > 0 { self.bytes[r] as f64 / 1e6 / sim_s } else { 0.0 },
-            write_mbps: if ios > 0 { self.bytes[w] as f64 / 1e6 / sim_s } else { 0.0 },
-            latency_us: Metrics::summarize(&all, all_mean),
-            read_latency_us: summary(r),
-            write_latency_us: summary(w),
-            trim_latency_us: summary(t),
+            reads,
+            writes,
+            trims,
+            iops: per_second(ios as f64),
+            host_read_bytes: read_bytes,
+            host_write_bytes: write_bytes,
+            host_trim_bytes: trim_bytes,
+            read_mbps: per_second(read_bytes as f64 / 1e6),
+            write_mbps: per_second(write_bytes as f64 / 1e6),
+            latency_us: l.all(),
+            read_latency_us: l.of_kind(Op::Read),
+            write_latency_us: l.of_kind(Op::Write),
+            trim_latency_us: l.of_kind(Op::Trim),
         }
     }
 }
