@@ -302,29 +302,13 @@ impl IoGenerator {
         if self.job.rw == RwKind::TrimWrite {
             return self.next_trimwrite();
         }
-        // With sizes per direction (bs=4k,64k) the direction is drawn first; otherwise the size
-        // first, as always (the same draws as before for every job without them).
-        let (mut len_bytes, op) = if let Some(choose) = choose {
-            let op = choose(self.pick_op());
-            let len = match self.job.block_sizes_by_op.as_deref() {
-                Some(by_op) => {
-                    let sizes = &by_op[op.index()];
-                    if let Some(align) = self.align_by_op {
-                        self.align_bytes = align[op.index()];
-                    }
-                    pick_weighted(&mut self.rng, sizes, sizes.iter().map(|(_, w)| *w as u64).sum())
-                }
-                None => self.pick_block_size(),
-            };
-            (len, op)
-        } else if self.job.block_sizes_by_op.is_some() {
-            let op = self.pick_op();
-            let sizes = &self.job.block_sizes_by_op.as_deref().expect("checked")[op.index()];
-            let len = pick_weighted(&mut self.rng, sizes, sizes.iter().map(|(_, w)| *w as u64).sum());
-            if let Some(align) = self.align_by_op {
-                self.align_bytes = align[op.index()];
-            }
-            (len, op)
+        // With sizes per direction (bs=4k,64k) or a direction chosen by the caller, the direction
+        // is drawn first; otherwise the size first, as always (the same draws as before for
+        // every job without them).
+        let (mut len_bytes, op) = if choose.is_some() || self.job.block_sizes_by_op.is_some() {
+            let drawn = self.pick_op();
+            let op = choose.map_or(drawn, |choose| choose(drawn));
+            (self.pick_block_size_for(op), op)
         } else {
             let len = self.pick_block_size();
             (len, self.pick_op())
@@ -400,16 +384,7 @@ impl IoGenerator {
         } else {
             op
         };
-        let len_bytes = match self.job.block_sizes_by_op.as_deref() {
-            Some(by_op) => {
-                let sizes = &by_op[op.index()];
-                if let Some(align) = self.align_by_op {
-                    self.align_bytes = align[op.index()];
-                }
-                pick_weighted(&mut self.rng, sizes, sizes.iter().map(|(_, w)| *w as u64).sum())
-            }
-            None => self.pick_block_size(),
-        };
+        let len_bytes = self.pick_block_size_for(op);
         let whole_span = self.enter_zone(len_bytes);
         let (offset_bytes, len_bytes) = if op == Op::Write {
             std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
@@ -429,6 +404,22 @@ impl IoGenerator {
         self.issued_ios += 1;
         self.issued_bytes += len_bytes;
         Some(Io { op, offset_bytes, len_bytes })
+    }
+
+    /// The size of the next command of direction `op`: drawn from the direction's own sizes
+    /// when the job gives sizes per direction (`bs=4k,64k`; the direction's alignment then
+    /// applies), else from the job's sizes.
+    fn pick_block_size_for(&mut self, op: Op) -> u64 {
+        match self.job.block_sizes_by_op.as_deref() {
+            Some(by_op) => {
+                let sizes = &by_op[op.index()];
+                if let Some(align) = self.align_by_op {
+                    self.align_bytes = align[op.index()];
+                }
+                pick_weighted(&mut self.rng, sizes, sizes.iter().map(|(_, w)| *w as u64).sum())
+            }
+            None => self.pick_block_size(),
+        }
     }
 
     fn pick_block_size(&mut self) -> u64 {
