@@ -3,15 +3,11 @@
 
 mod common;
 
-use ssdlab_drive::{Run, RunSummary};
+use ssdlab_drive::RunSummary;
 
 /// Run a job file's first group on the small drive with 64 MiB written.
 fn run_file(text: &str) -> RunSummary {
-    let job = ssdlab_workload::parse_job_text("t.fio", text).unwrap().remove(0);
-    let (mut drive, at) = common::written_small_drive();
-    let mut run = Run::new(&drive, &job, 7, at).unwrap();
-    while !run.advance(&mut drive, u64::MAX).unwrap() {}
-    run.summary(&drive, 0.0)
+    common::run_job_file(text, 7)
 }
 
 /// fio's flow.fio example on the small drive: a writer of weight 1 beside a random reader of

@@ -4,7 +4,7 @@
 
 mod common;
 
-use ssdlab_drive::{Run, RunSummary, EIO, ETIMEDOUT};
+use ssdlab_drive::{RunSummary, EIO, ETIMEDOUT};
 use ssdlab_profile::Profile;
 
 fn small_profile() -> Profile {
@@ -77,12 +77,10 @@ fn a_job_below_its_minimum_rate_ends_with_eio_after_the_settle_period_and_one_cy
 
 /// A group of two jobs: `a` cannot meet its minimum rate, `b` reads for 10 s.
 fn group(a_extra: &str) -> RunSummary {
-    let (mut drive, at) = common::written_small_drive();
-    let text = format!("[global]\nbs=4k\nsize=64m\nrw=randread\ntime_based\nruntime=10\niodepth=1\n[a]\nrate_iops_min=10000000\n{a_extra}\n[b]\n");
-    let job = ssdlab_workload::parse_job_text("t.fio", &text).unwrap().remove(0);
-    let mut run = Run::new(&drive, &job, 3, at).unwrap();
-    while !run.advance(&mut drive, u64::MAX).unwrap() {}
-    run.summary(&drive, 0.0)
+    common::run_job_file(
+        &format!("[global]\nbs=4k\nsize=64m\nrw=randread\ntime_based\nruntime=10\niodepth=1\n[a]\nrate_iops_min=10000000\n{a_extra}\n[b]\n"),
+        3,
+    )
 }
 
 #[test]

@@ -37,12 +37,10 @@ fn a_due_think_pauses_the_whole_job_and_the_drive_idles() {
     assert!((8_000..10_000).contains(&think.reads), "{} reads with thinks, {} without", think.reads, plain.reads);
     // Only the thinking job pauses: a job beside it keeps the drive busy (a think must not hold
     // the drive's queue for everyone, as a command issued ahead of its time would).
-    let (mut drive, at) = common::written_small_drive();
-    let text = "[global]\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based\nruntime=1\n[think]\nthinktime=100ms\nthinktime_blocks=1000\n[busy]\n";
-    let job = ssdlab_workload::parse_job_text("t.fio", text).unwrap().remove(0);
-    let mut run = ssdlab_drive::Run::new(&drive, &job, 7, at).unwrap();
-    while !run.advance(&mut drive, u64::MAX).unwrap() {}
-    let both = run.summary(&drive, 0.0);
+    let both = common::run_job_file(
+        "[global]\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based\nruntime=1\n[think]\nthinktime=100ms\nthinktime_blocks=1000\n[busy]\n",
+        7,
+    );
     assert!(both.reads as f64 > 0.8 * plain.reads as f64, "{} reads by the two jobs, {} by one without thinks", both.reads, plain.reads);
 }
 

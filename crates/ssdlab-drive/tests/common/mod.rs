@@ -52,3 +52,14 @@ pub fn written_small_drive() -> (Drive, u64) {
     let at = drive.quiesce_ns().max(end) + 1_000_000;
     (drive, at)
 }
+
+/// Run the first group of jobs of a job file's `text` to completion with `seed` on the written
+/// small drive (`written_small_drive`); returns its summary.
+#[allow(dead_code)]
+pub fn run_job_file(text: &str, seed: u64) -> RunSummary {
+    let job = ssdlab_workload::parse_job_text("t.fio", text).unwrap().remove(0);
+    let (mut drive, at) = written_small_drive();
+    let mut run = Run::new(&drive, &job, seed, at).unwrap();
+    while !run.advance(&mut drive, u64::MAX).unwrap() {}
+    run.summary(&drive, 0.0)
+}
