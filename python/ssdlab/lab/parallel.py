@@ -14,11 +14,10 @@ Progress: each worker sends its jobs' progress to the parent, which shows one ba
 on a terminal (a line per job in a log).
 
 Memory: each worker builds its own drives, so the pool runs no more workers than the memory
-left holds (``workers_with_room``: the largest drive's tables plus a worker's own share, against
-the machine's and the control group's room as the drive's memory check reads them; an
-address-space limit, ``ulimit -v``, is each worker's own); it says so when it runs fewer than asked. A worker that
-dies anyway (the kernel's out-of-memory killer, a signal) ends the review with one line naming
-how it ended, not a traceback.
+left holds with each building the largest drive of the reviews (``workers_with_room``, the rule
+in ``ssdlab.workers``), and says so when it runs fewer than asked. A worker that dies anyway (the
+kernel's out-of-memory killer, a signal) ends the review with one line naming how it ended, not
+a traceback.
 """
 
 from __future__ import annotations
@@ -85,11 +84,11 @@ def run_reviews(reviews: list[tuple[ReviewContext, list[str]]], jobs: int, on_su
     """Run every suite of every review (``(context, suite names)``) on `jobs` processes (fewer
     when memory is short: ``workers_with_room``); returns each review's results by suite name.
     `on_suite` is told as each suite is done."""
-    if jobs > 1 and sum(len(s) for _, s in reviews) > 0:
+    if jobs > 1 and any(suites for _, suites in reviews):
         jobs = workers_with_room(reviews, min(jobs, len(plan(reviews))), shared_room())
-    if jobs <= 1 or sum(len(s) for _, s in reviews) == 0:
-        return _serial(reviews, on_suite)
-    return _parallel(reviews, jobs, on_suite)
+        if jobs > 1:
+            return _parallel(reviews, jobs, on_suite)
+    return _serial(reviews, on_suite)
 
 
 def workers_with_room(reviews: list[tuple[ReviewContext, list[str]]], jobs: int, room: tuple[int, str] | None) -> int:
