@@ -44,6 +44,28 @@ def test_a_worker_killed_mid_review_ends_it_with_one_line_naming_the_signal(monk
     assert "--jobs 1" in message
 
 
+class _ReapedElsewhere:
+    """A dead worker the pool's own thread reaped first: this thread's join finds no child, and
+    its exit code reads None until that thread has stored it (the race behind a CI failure
+    that said "how is not known" for a worker killed by SIGKILL)."""
+
+    def __init__(self, reads_before_code: int):
+        self.reads_left = reads_before_code
+
+    def join(self, timeout=None):
+        pass
+
+    @property
+    def exitcode(self):
+        self.reads_left -= 1
+        return None if self.reads_left >= 0 else -signal.SIGKILL
+
+
+def test_a_worker_reaped_by_the_pool_thread_is_still_named_by_its_signal():
+    line = parallel._lost_worker({1: _ReapedElsewhere(reads_before_code=3)}, parallel.Job(0, "atto", None, 1.0))
+    assert "killed by SIGKILL" in line, line
+
+
 def test_workers_are_as_many_as_the_memory_left_holds(capsys):
     ctx = ReviewContext("force-gs-240", scale=0.05)
     reviews = [(ctx, ["four-corners", "atto", "hdtach"])]

@@ -239,13 +239,24 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
             process.terminate()
 
 
+def _exit_code(process, wait_s: float = 2.0) -> int | None:
+    """A dead worker's exit code. The pool's own thread joins the workers of a broken pool at
+    the same time: when it reaps a worker first, this thread's wait finds no child and reads
+    None until that thread has stored the code, so read again for a while rather than once."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        process.join(timeout=0.1)
+        code = process.exitcode
+        if code is not None or time.monotonic() >= deadline:
+            return code
+
+
 def _lost_worker(processes: dict | None, job: Job) -> str:
     """One line for a pool broken by a worker that died: how it ended, if known, and what to
     do about it."""
     ended = []
     for process in list((processes or {}).values()):
-        process.join(timeout=1)
-        code = process.exitcode
+        code = _exit_code(process)
         if code == -signal.SIGTERM:
             continue  # the pool itself ends the other workers so once it is broken
         if code is not None and code < 0:
