@@ -5,8 +5,9 @@ package is the front end:
 
 * :class:`Drive` (``ssdlab.drive``): a simulated drive driven from Python; runs and trace
   replays return :class:`RunResult` (summary dict, per-second series as a pandas frame);
-* ``ssdlab.cli``: the ``ssdlab`` command line (``run``, ``review``, ``compare``, ``calibrate``,
-  ``trace``, ``profile``);
+* ``ssdlab.cli``: the ``ssdlab`` command line, one module per command group (``run``,
+  ``review``, ``pts``, ``compare``, ``calibrate``, ``trace``, ``serve``, ``stats``, ``ctl``,
+  ``sweep``, ``profile``);
 * ``ssdlab.lab``: the review lab: one module per test of the articles (``lab.suites``), charts,
   the HTML report, the SQLite results database, calibration against published figures;
 * ``ssdlab.traces``: trace statistics and generated Storage Bench workloads.
