@@ -533,12 +533,7 @@ impl JobSpec {
             }
             "rate_iops" => {
                 let t = need()?;
-                let values = per_direction(t, |part| {
-                    part.parse::<u64>()
-                        .or_else(|_| parse_size_bytes_with(part, kb_base))
-                        .map_err(|_| format!("`{part}` is not a whole number of IOs per second"))
-                })
-                .map_err(|m| Error::Workload(format!("{at}: rate_iops: {m}")))?;
+                let values = per_direction_iops(t, kb_base).map_err(|m| Error::Workload(format!("{at}: rate_iops: {m}")))?;
                 self.rate_iops_given = Some((values, t.to_string()));
             }
             "rate" => {
@@ -594,12 +589,7 @@ impl JobSpec {
             }
             "rate_iops_min" => {
                 let t = need()?;
-                let values = per_direction(t, |part| {
-                    part.parse::<u64>()
-                        .or_else(|_| parse_size_bytes_with(part, kb_base))
-                        .map_err(|_| format!("`{part}` is not a whole number of IOs per second"))
-                })
-                .map_err(|m| Error::Workload(format!("{at}: rate_iops_min: {m}")))?;
+                let values = per_direction_iops(t, kb_base).map_err(|m| Error::Workload(format!("{at}: rate_iops_min: {m}")))?;
                 self.given_limits.rate_iops_min = Some((values, t.to_string()));
             }
             "rate_cycle" | "ratecycle" => self.given_limits.rate_cycle_ms = Some(int(u32::MAX as u64)?),
@@ -839,6 +829,14 @@ fn per_direction<F: Fn(&str) -> std::result::Result<u64, String>>(text: &str, pa
         values[i] = values[parts.len() - 1];
     }
     Ok(values)
+}
+
+/// A per-direction rate in IOs per second (`rate_iops`, `rate_iops_min`): whole numbers, or with
+/// fio's size suffixes (`2k`), each direction as [`per_direction`] reads them.
+fn per_direction_iops(text: &str, kb_base: KbBase) -> std::result::Result<[u64; 3], String> {
+    per_direction(text, |part| {
+        part.parse::<u64>().or_else(|_| parse_size_bytes_with(part, kb_base)).map_err(|_| format!("`{part}` is not a whole number of IOs per second"))
+    })
 }
 
 /// The name of the first `${NAME}` left in a value (unset in the environment), if any.
