@@ -7,7 +7,7 @@
 //! each thousand commands.
 //!
 //! ssdlab's own `host_time` (the review lab's test beds) is the other kind: the host's time per
-//! command, before that slot's next command, the other slots going on (in `run.rs`).
+//! command, before that slot's next command, the other slots going on (in `run/completion.rs`).
 
 use ssdlab_core::Nanoseconds;
 use ssdlab_workload::JobSpec;

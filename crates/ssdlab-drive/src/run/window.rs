@@ -1,0 +1,135 @@
+//! The measured window and how a run's jobs end: the group stops issuing, the ramp's end
+//! takes the baselines again, flushes (counted in the window; fio's `end_fsync`), a job's error,
+//! and fio's steady-state rule.
+
+use super::*;
+
+impl Run {
+    /// The group issues no more commands (steady state reached, or a job with fio's `exitall`
+    /// has issued its last); those in flight complete.
+    pub(super) fn stop_issuing(&mut self) {
+        self.stopped_issuing = true;
+        self.host_queue.clear();
+        self.pending.clear();
+    }
+
+    /// Figures count from the end of `ramp_time`: take the baselines again there. `first` is
+    /// the command whose completion ends the ramp, if one does. As fio (its stats reset at the ramp's end,
+    /// commands count when they complete), the commands in flight then count in the measured
+    /// part: the drive counted them when they were submitted, so they come off its baseline
+    /// (commands and bytes; the flash's own counters stay as they are).
+    pub(super) fn end_ramp(&mut self, drive: &Drive, first: Option<(Op, u64)>) {
+        self.ramped = true;
+        self.metrics = Metrics::new(self.ramp_end_ns);
+        self.flash_base = drive.flash().counters().clone();
+        self.drive_base = drive.counters().clone();
+        for (op, bytes) in self.inflight.in_flight().chain(first) {
+            let base = &mut self.drive_base;
+            let (commands, counted_bytes) = match op {
+                Op::Read => (&mut base.read_commands, &mut base.host_read_bytes),
+                Op::Write => (&mut base.write_commands, &mut base.host_write_bytes),
+                Op::Trim => (&mut base.trim_commands, &mut base.host_trim_bytes),
+            };
+            *commands = commands.saturating_sub(1);
+            *counted_bytes = counted_bytes.saturating_sub(bytes);
+        }
+        self.busy_counters_base = crate::utilization::BusyCounters::of(drive);
+        self.energy_base_nj = drive.flash().counters().energy_nj;
+        self.state_energy_base_nj = drive.state_energy_nj(self.ramp_end_ns);
+        self.reduction_base = drive.translation().reduction_stats().cloned();
+        self.metadata_base = drive.translation().metadata_stats();
+        self.busy_base_ns = self.inflight.busy().any_ns;
+        self.completed = 0;
+        for stream in &mut self.streams {
+            if let Some(check) = stream.limits.as_mut() {
+                check.restart(self.ramp_end_ns);
+            }
+            // fio's reset_all_stats sets the counts of issued commands back to zero.
+            if let Some(f) = stream.flushes.as_mut() {
+                f.restart_count();
+            }
+        }
+    }
+
+    /// A flush of stream `index`, called at `arrival_ns`, completed at `done_ns`: the job
+    /// waits for it, and the measured part counts it when `counted` (fio's `fsync=N`; not the
+    /// flush at the job's end, which fio runs outside its accounted state).
+    pub(super) fn flushed(&mut self, index: usize, arrival_ns: Nanoseconds, done_ns: Nanoseconds, counted: bool) {
+        if let Some(f) = self.streams[index].flushes.as_mut() {
+            f.flushed(done_ns);
+        }
+        if let (true, Some(stats)) = (counted && self.ramped && arrival_ns >= self.ramp_end_ns, self.flush_stats.as_mut()) {
+            stats.record(done_ns - arrival_ns);
+        }
+    }
+
+    /// fio's `end_fsync`: each job that issues no more, has nothing in flight or held by the
+    /// host, wrote, ended without error and did not just flush, flushes once (no earlier than
+    /// `at_ns` and the end of its previous flush); the run ends when that flush does. Every job
+    /// is looked at: one job's event can end another (the host's queue, `exitall`).
+    pub(super) fn end_flushes(&mut self, drive: &mut Drive, at_ns: Nanoseconds) {
+        for index in 0..self.streams.len() {
+            let stream = &self.streams[index];
+            let stopped = stream.stopped || self.stopped_issuing;
+            let Some(f) = stream.flushes.as_ref() else { continue };
+            if !f.end_due(stopped) {
+                continue;
+            }
+            if self.host_queue.iter().any(|&(_, i)| i == index) || self.pending.iter().any(|Reverse((_, _, i, _))| *i == index) {
+                continue;
+            }
+            let failed = stream.failed;
+            let writes = stream.job.rw.writes();
+            let Some(f) = self.streams[index].flushes.as_mut() else { continue };
+            f.ended();
+            // fio's should_fsync: only a job that writes, not right after a sync, and not after
+            // an error.
+            if failed || !writes || f.last_was_sync() {
+                continue;
+            }
+            let start_ns = at_ns.max(f.blocked_until_ns);
+            let done_ns = drive.flush(start_ns);
+            self.flushed(index, start_ns, done_ns, false);
+            if let (true, Some(stats)) = (self.ramped, self.flush_stats.as_mut()) {
+                stats.record_end();
+            }
+            self.last_done_ns = self.last_done_ns.max(done_ns);
+        }
+    }
+
+    /// Stream `index` ended in error at `at_ns` (fio's `td_verror`): it issues no more, the
+    /// group's first error is kept for the summary, and with fio's `exitall` or
+    /// `exitall_on_error` the group's other jobs issue no more either.
+    pub(super) fn job_failed(&mut self, index: usize, errno: i32, message: String, at_ns: Nanoseconds) {
+        let stream = &mut self.streams[index];
+        stream.stopped = true;
+        stream.failed = true;
+        let stop_group = stream.job.exitall || stream.job.exitall_on_error;
+        if self.job_error.is_none() {
+            let at_seconds = at_ns.saturating_sub(self.ramp_end_ns) as f64 / 1e9;
+            self.job_error = Some(JobError { job: stream.job.name.clone(), errno, message, at_seconds });
+        }
+        if stop_group {
+            self.stop_issuing();
+        }
+    }
+
+    /// Feed the seconds closed so far to fio's steady-state rule; stop the jobs once it holds.
+    pub(super) fn check_steady_state(&mut self, at_ns: Nanoseconds) {
+        let Some(ss) = self.job.steady_state else { return };
+        let ramp_seconds = ss.ramp_ns / ssdlab_core::time::NS_PER_S;
+        let rows = &self.metrics.series;
+        let first = (ramp_seconds as usize + self.steady_samples.len()).min(rows.len());
+        for row in &rows[first..] {
+            self.steady_samples.push(match ss.metric {
+                SteadyMetric::Iops => row.iops,
+                SteadyMetric::Bandwidth => row.read_mbps + row.write_mbps,
+                SteadyMetric::Latency => row.mean_latency_us,
+            });
+        }
+        if self.steady_at_ns.is_none() && ss.reached(&self.steady_samples) {
+            self.steady_at_ns = Some(at_ns);
+            self.stop_issuing();
+        }
+    }
+}
