@@ -49,7 +49,7 @@ def cli() -> None:
     """ssdlab: simulate SSDs and review them."""
 
 
-# Issue 23 (speed): how preconditioning runs, and how many suites run at once.
+#: `--precondition-timing` (issue 23): preconditioning fast-forwarded or timed.
 PRECONDITION_TIMING = click.option(
     "--precondition-timing",
     "precondition_timing",
@@ -58,18 +58,21 @@ PRECONDITION_TIMING = click.option(
     show_default=True,
     help="fast: preconditioning fills and TRIMs run without timing (the same FTL state, docs/fast-forward.md); full: timed.",
 )
+#: `--jobs` (issue 23): how many suites run at once.
 JOBS = click.option(
     "--jobs", type=click.IntRange(1, 256), default=None, help="Suites run at once, each on its own drive (default: one per core; results as a serial run)."
 )
 
 
 def jobs_or_default(jobs: int | None) -> int:
+    """The suites to run at once: `--jobs` as given, else one per core."""
     from ssdlab.lab.parallel import default_jobs
 
     return default_jobs() if jobs is None else jobs
 
 
 def refuse_empty_profile(profile: str) -> None:
+    """Refuse an empty profile name (it is neither a built-in profile nor a file)."""
     if profile == "":
         raise InputOutputError("profile: empty name; give a built-in profile's name or a TOML file")
 
