@@ -388,11 +388,17 @@ def serve(options: ServeOptions, echo) -> int:
     reader.start()
     stop = {"signal": None}
 
+    def serving() -> bool:
+        # The plugin opens its control socket once nbdkit listens, the drive opened.
+        return Path(str(options.control)).is_socket()
+
     def forward(signum, frame) -> None:
         first = stop["signal"] is None
         stop["signal"] = signum
         if process.poll() is None:
-            if first and ready.is_set():
+            # Asked whether it serves rather than whether the loop below has seen it yet: a stop
+            # within the loop's 50 ms of the socket appearing was taken for one while opening.
+            if first and serving():
                 # The checkpoint at the stop takes a while on a large drive (49 s for the
                 # 4 TB samsung-870-evo-4tb here) and said nothing until it was done.
                 echo(f"stopping: saving the drive's state in {options.backing} (a large drive takes a while)")
@@ -400,12 +406,12 @@ def serve(options: ServeOptions, echo) -> int:
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        # The plugin opens its control socket once nbdkit listens.
-        while process.poll() is None and not Path(str(options.control)).is_socket():
+        while process.poll() is None and not serving():
             time.sleep(0.05)
         if process.poll() is None:
             ready.set()
-            echo(f"serving {uri(options)} (control: {options.control}); Ctrl-C to stop")
+            if stop["signal"] is None:
+                echo(f"serving {uri(options)} (control: {options.control}); Ctrl-C to stop")
         code = process.wait()
     finally:
         for s, handler in previous.items():
