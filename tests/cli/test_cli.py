@@ -31,6 +31,38 @@ def test_every_command_has_a_summary_in_the_help():
         assert len(words) > 1, f"no summary: {words[0]}"
 
 
+def _leaf_commands(command, path):
+    """Every command under `command` that runs something, with its words."""
+    import click
+
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            yield from _leaf_commands(sub, [*path, name])
+    else:
+        yield path, command
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    import click
+
+    from ssdlab.cli import cli
+
+    commands = list(_leaf_commands(cli, ["ssdlab"]))
+    assert len(commands) > 10
+    silent = [f"{' '.join(path)} {'/'.join(p.opts)}" for path, c in commands for p in c.params if isinstance(p, click.Option) and not p.hidden and not p.help]
+    assert not silent, f"options without a help text: {silent}"
+
+
+def test_a_seed_stored_in_a_results_database_fits_its_integer_column():
+    # review and pts store --seed in SQLite (signed 64 bits); run takes any 64-bit seed.
+    r = ssdlab("review", "--seed", str(2**63), "--quiet")
+    assert r.returncode == 2 and "--seed" in r.stderr and "Traceback" not in r.stderr
+    r = ssdlab("pts", "--seed", str(2**63), "--quiet")
+    assert r.returncode == 2 and "--seed" in r.stderr
+    r = ssdlab("run", "--seed", str(2**64), "--rw=read", "--size=1m")
+    assert r.returncode == 2 and "--seed" in r.stderr
+
+
 def test_run_writes_json_and_series(tmp_path):
     series = tmp_path / "s.csv"
     r = ssdlab(

@@ -49,6 +49,35 @@ def cli() -> None:
     """ssdlab: simulate SSDs and review them."""
 
 
+#: `--set SECTION.FIELD=VALUE`: profile overrides, for every command that builds a drive.
+OVERRIDES = click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+
+#: Largest seed of a command that stores it in a results database (an SQLite integer: signed 64 bits).
+DB_SEED_MAX = 2**63 - 1
+
+
+def seed_option(stored: bool = False):
+    """`--seed`: the one seed every random choice of a command comes from. With `stored` (reviews,
+    PTS: the results database keeps it) it is at most 2^63-1, else any 64-bit value."""
+    if stored:
+        return click.option(
+            "--seed",
+            type=click.IntRange(0, DB_SEED_MAX),
+            default=1,
+            show_default=True,
+            help="Seed of every random choice (0 to 2^63-1: the results database stores it).",
+        )
+    return click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
+
+
+def quiet_option(help: str = "No progress output."):
+    """`--quiet`: no progress output (`help` says what else it leaves out, where it does)."""
+    return click.option("--quiet", is_flag=True, help=help)
+
+
+#: `--db` of a command that adds its results to a database (default: in its output folder).
+DB_OUTPUT = click.option("--db", "db_path", default=None, metavar="FILE", help="Results database (default: OUT/results.sqlite).")
+
 #: `--precondition-timing` (issue 23): preconditioning fast-forwarded or timed.
 PRECONDITION_TIMING = click.option(
     "--precondition-timing",

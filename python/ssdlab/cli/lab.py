@@ -13,7 +13,20 @@ from typing import TYPE_CHECKING
 import click
 
 from ssdlab import paths
-from ssdlab.cli.app import JOBS, PRECONDITION_TIMING, check_io, cli, fail, jobs_or_default, out_folder, profile_input
+from ssdlab.cli.app import (
+    DB_OUTPUT,
+    JOBS,
+    OVERRIDES,
+    PRECONDITION_TIMING,
+    check_io,
+    cli,
+    fail,
+    jobs_or_default,
+    out_folder,
+    profile_input,
+    quiet_option,
+    seed_option,
+)
 from ssdlab.drive import DEFAULT_PROFILE
 from ssdlab.errors import InputOutputError, SsdlabError
 from ssdlab.lab.db import check_results_file
@@ -26,15 +39,13 @@ if TYPE_CHECKING:
 
 #: Longest --label: it names the drive in chart titles, legends and table headers.
 LABEL_MAX_CHARS = 80
-#: Reviews and PTS runs store their seed in the results database (an SQLite integer: signed 64 bits).
-_DB_SEED_HELP = "Seed of every random choice (0 to 2^63-1: the results database stores it)."
 
 
 @cli.command("review")
 @click.argument("profile", default=DEFAULT_PROFILE)
-@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@OVERRIDES
 @click.option("--out", "out_dir", default=None, metavar="DIR", help="Output folder (default: review-PROFILE).")
-@click.option("--db", "db_path", default=None, metavar="FILE", help="Results database (default: OUT/results.sqlite).")
+@DB_OUTPUT
 @click.option(
     "--scale",
     type=click.FloatRange(0.001, 1.0),
@@ -48,7 +59,7 @@ _DB_SEED_HELP = "Seed of every random choice (0 to 2^63-1: the results database 
     metavar="A,B",
     help="Run these suites (names, or 2012 / 2020s for an era's preset, pts for the SNIA tests); default: the preset of the drive's era.",
 )
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, help=_DB_SEED_HELP)
+@seed_option(stored=True)
 @click.option(
     "--label", default=None, metavar="NAME", help="The drive's name in the results database and charts (default: the profile's name, plus any --set overrides)."
 )
@@ -59,7 +70,7 @@ _DB_SEED_HELP = "Seed of every random choice (0 to 2^63-1: the results database 
     metavar="C",
     help="Ambient temperature of the thermal test, degrees C (default: 40, a warm case).",
 )
-@click.option("--quiet", is_flag=True, help="No progress output.")
+@quiet_option()
 @JOBS
 @PRECONDITION_TIMING
 def review_command(
@@ -189,9 +200,9 @@ def _run_lab(
 
 @cli.command("pts")
 @click.argument("profile", default=DEFAULT_PROFILE)
-@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@OVERRIDES
 @click.option("--out", "out_dir", default=None, metavar="DIR", help="Output folder (default: pts-PROFILE).")
-@click.option("--db", "db_path", default=None, metavar="FILE", help="Results database (default: OUT/results.sqlite).")
+@DB_OUTPUT
 @click.option(
     "--scale",
     type=click.FloatRange(0.001, 1.0),
@@ -207,9 +218,9 @@ def _run_lab(
     show_default=True,
     help="Data written: random (incompressible, as the specification requires) or a compressible pattern.",
 )
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, help=_DB_SEED_HELP)
+@seed_option(stored=True)
 @click.option("--label", default=None, metavar="NAME", help="The drive's name in the results database (default: the profile's name, plus any --set overrides).")
-@click.option("--quiet", is_flag=True, help="No progress output.")
+@quiet_option()
 @JOBS
 @PRECONDITION_TIMING
 def pts_command(
@@ -260,7 +271,7 @@ def pts_command(
 @cli.command("compare")
 @click.argument("drives", nargs=-1)
 @click.option("--db", "db_path", required=True, metavar="FILE", help="Results database to read.")
-@click.option("--out", "out_dir", default="compare", show_default=True, metavar="DIR")
+@click.option("--out", "out_dir", default="compare", show_default=True, metavar="DIR", help="Output folder of the comparison's charts and tables.")
 @click.option("--highlight", default=None, metavar="DRIVE", help="Drive to highlight in the charts.")
 @click.option("--include-scaled", is_flag=True, help="Also use shortened (scaled) reviews.")
 def compare_command(drives: tuple[str, ...], db_path: str, out_dir: str, highlight: str | None, include_scaled: bool) -> None:
@@ -276,11 +287,24 @@ def compare_command(drives: tuple[str, ...], db_path: str, out_dir: str, highlig
 
 
 @cli.command("calibrate")
-@click.option("--db", "db_path", default="calibration/results.sqlite", show_default=True, metavar="FILE")
+@click.option(
+    "--db",
+    "db_path",
+    default="calibration/results.sqlite",
+    show_default=True,
+    metavar="FILE",
+    help="Results database the calibration runs are added to (the page is written from it).",
+)
 @click.option("--out", "out_path", default="calibration.md", show_default=True, metavar="FILE", help="The calibration page (markdown) to write.")
-@click.option("--scale", type=click.FloatRange(0.001, 1.0), default=1.0, show_default=True)
+@click.option(
+    "--scale",
+    type=click.FloatRange(0.001, 1.0),
+    default=1.0,
+    show_default=True,
+    help="Shorten the suites (below 1 the page says it is not comparable, and today's whole-drive fills are left out).",
+)
 @click.option("--keep-today", is_flag=True, help="Keep the page's today's-drives section as it is (no whole-drive fills).")
-@click.option("--quiet", is_flag=True)
+@quiet_option()
 @JOBS
 @PRECONDITION_TIMING
 def calibrate_command(db_path: str, out_path: str, scale: float, keep_today: bool, quiet: bool, jobs: int | None, precondition_timing: str) -> None:

@@ -6,7 +6,7 @@ import tomllib
 
 import click
 
-from ssdlab.cli.app import cli, fail, profile_input
+from ssdlab.cli.app import OVERRIDES, cli, fail, profile_input
 from ssdlab.drive import DEFAULT_PROFILE, profile_names, profile_source
 from ssdlab.errors import SsdlabError
 
@@ -27,7 +27,7 @@ def profile_group() -> None:
 
 @profile_group.command("show")
 @click.argument("name")
-@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field.")
+@OVERRIDES
 def profile_show(name: str, overrides: tuple[str, ...]) -> None:
     """Print a profile's TOML (built-in NAME or a path)."""
     try:

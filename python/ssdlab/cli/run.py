@@ -12,7 +12,7 @@ import click
 
 from ssdlab import paths
 from ssdlab import preconditions as pre
-from ssdlab.cli.app import PRECONDITION_TIMING, check_io, cli, fail, profile_input, write_output
+from ssdlab.cli.app import OVERRIDES, PRECONDITION_TIMING, check_io, cli, fail, profile_input, quiet_option, seed_option, write_output
 from ssdlab.drive import DEFAULT_PROFILE, Drive, jobs_from_file
 from ssdlab.errors import SsdlabError
 from ssdlab.progress import ProgressBars
@@ -77,7 +77,7 @@ class _RunCommand(click.Command):
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
 )
 @click.option("--profile", "profile", default=DEFAULT_PROFILE, show_default=True, help="Built-in profile name or TOML path.")
-@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@OVERRIDES
 @click.option(
     "--job-file",
     type=click.Path(dir_okay=False),
@@ -93,7 +93,7 @@ class _RunCommand(click.Command):
     metavar="STEP",
     help=f"Before the job: layout (write the job's span once, as fio lays out its file), {', '.join(pre.NAMES)} (repeatable, in order).",
 )
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
+@seed_option()
 @click.option(
     "--content", type=click.Choice(["modeled", "real"]), default="modeled", show_default=True, help="Data-reduction content: modeled (fast) or real bytes."
 )
@@ -108,7 +108,7 @@ class _RunCommand(click.Command):
     help="json: print fio's JSON output shape (one entry per group of jobs) on stdout instead of the text summary.",
 )
 @click.option("--series", "series_path", metavar="FILE.csv|-", help="Write the per-second series of the last job as CSV (- for stdout).")
-@click.option("--quiet", is_flag=True, help="No progress bars and no text summary.")
+@quiet_option("No progress bars and no text summary.")
 @PRECONDITION_TIMING
 @click.pass_context
 def run_command(

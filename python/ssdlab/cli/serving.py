@@ -8,7 +8,7 @@ import sys
 import click
 
 from ssdlab import preconditions as pre
-from ssdlab.cli.app import cli, fail, refuse_empty_profile
+from ssdlab.cli.app import OVERRIDES, cli, fail, refuse_empty_profile, seed_option
 from ssdlab.drive import DEFAULT_PROFILE
 from ssdlab.errors import SsdlabError
 
@@ -16,7 +16,7 @@ from ssdlab.errors import SsdlabError
 @cli.command("serve")
 @click.argument("profile", default=DEFAULT_PROFILE)
 @click.option("--backing", required=True, metavar="FILE", help="Backing file (created when missing; a sparse file holding what the drive stores).")
-@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@OVERRIDES
 @click.option("--socket", "socket_path", default=None, metavar="PATH", help="Serve on this Unix socket (default: FILE.sock).")
 @click.option("--port", type=int, default=None, help="Serve on this TCP port of 127.0.0.1 instead.")
 @click.option(
@@ -26,7 +26,7 @@ from ssdlab.errors import SsdlabError
     show_default=True,
     help="none: reply as fast as the host allows; emulate: reply at the simulated completion time.",
 )
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@seed_option()
 @click.option("--control", default=None, metavar="PATH", help="Control socket for `ssdlab stats` (default: FILE.control).")
 @click.option("--background", is_flag=True, help="Start the server in the background and print its URI.")
 @click.option("--pidfile", default=None, metavar="PATH", help="With --background: write the server's process id here.")

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import click
 
-from ssdlab.cli.app import check_io, cli, fail, out_folder
+from ssdlab.cli.app import DB_OUTPUT, check_io, cli, fail, out_folder, quiet_option
 from ssdlab.errors import SsdlabError
 
 
 @cli.command("sweep")
 @click.argument("spec_path", metavar="SPEC.toml")
 @click.option("--out", "out_dir", default=None, metavar="DIR", help="Output folder (default: sweep-NAME).")
-@click.option("--db", "db_path", default=None, metavar="FILE", help="Results database (default: OUT/results.sqlite).")
+@DB_OUTPUT
 @click.option("--workers", type=click.IntRange(1, 1024), default=None, help="Local worker processes (default: one per CPU).")
 @click.option(
     "--dask",
@@ -25,7 +25,7 @@ from ssdlab.errors import SsdlabError
 )
 @click.option("--dask-scheduler-file", default=None, metavar="FILE", help="Run on the Dask cluster this scheduler file describes.")
 @click.option("--open", "open_page", is_flag=True, help="Open the plots' page in a browser when done.")
-@click.option("--quiet", is_flag=True)
+@quiet_option()
 def sweep_command(spec_path, out_dir, db_path, workers, dask_address, dask_scheduler_file, open_page, quiet) -> None:
     """Run a design-space sweep: every point of SPEC.toml not yet stored, then Parquet and plots."""
     from ssdlab.sweep import load, run_sweep

@@ -10,7 +10,7 @@ import click
 
 from ssdlab import paths
 from ssdlab import preconditions as pre
-from ssdlab.cli.app import PRECONDITION_TIMING, check_io, cli, fail, profile_input, write_output
+from ssdlab.cli.app import OVERRIDES, PRECONDITION_TIMING, check_io, cli, fail, profile_input, seed_option, write_output
 from ssdlab.drive import DEFAULT_PROFILE, Drive
 from ssdlab.errors import SsdlabError
 
@@ -88,7 +88,7 @@ def _print_trace_volumes_and_content(s: dict) -> None:
 @trace_group.command("generate")
 @click.argument("name")
 @click.option("--out", "out_path", required=True, metavar="FILE", help="Output (MSR/SNIA CSV; gzip when it ends in .gz).")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@seed_option()
 def trace_generate_command(name: str, out_path: str, seed: int) -> None:
     """Generate a workload with the published Storage Bench statistics (heavy2011, light2011, light2010, heavy2010, gaming2010)."""
     from ssdlab import traces
@@ -112,7 +112,7 @@ TRACE_PRECHECK_BYTES = 64 << 20
 @trace_group.command("replay")
 @click.argument("path")
 @click.option("--profile", default=DEFAULT_PROFILE, show_default=True, help="Built-in profile name or TOML path.")
-@click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Override a profile field (repeatable).")
+@OVERRIDES
 @click.option("--format", "fmt", default=None, metavar="NAME", help="Trace format (detected when not given).")
 @click.option(
     "--mode",
@@ -137,7 +137,7 @@ TRACE_PRECHECK_BYTES = 64 << 20
 )
 @click.option("--data-file", "data_file", default=None, metavar="PATH", help="Write this file's 4 KiB blocks in order, all of it, instead of --data_pattern.")
 @click.option("--precondition", "steps", multiple=True, metavar="STEP", help=f"Before the replay: {', '.join(pre.NAMES)} (repeatable, in order).")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, help="Seed of every random choice.")
+@seed_option()
 @click.option("--json", "json_path", metavar="FILE|-", help="Write the summary as JSON (- for stdout).")
 @PRECONDITION_TIMING
 def trace_replay_command(
