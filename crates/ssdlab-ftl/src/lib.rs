@@ -36,6 +36,7 @@ mod ftl;
 mod gc;
 mod index;
 mod metadata;
+mod metadata_writer;
 mod pool;
 mod prefetch;
 mod sink;
