@@ -520,7 +520,18 @@ impl Drive {
     }
 
     fn serve_trim(&mut self, io: &Io, admitted_ns: Nanoseconds) -> Result<Nanoseconds> {
-        // Only whole sectors inside the range are deallocated.
+        self.trim_sectors(io)?;
+        let overhead = self.profile.host.command_overhead_ns;
+        let link_done = self.link.book(admitted_ns, overhead) + overhead;
+        self.busy.link_ns += overhead;
+        self.counters.trim_commands += 1;
+        self.counters.host_trim_bytes += io.len_bytes;
+        Ok(link_done)
+    }
+
+    /// Deallocate the whole sectors inside TRIM `io`'s range (a partial sector at either end
+    /// keeps its data) and note the change in the map cache; no time is booked here.
+    pub(crate) fn trim_sectors(&mut self, io: &Io) -> Result<()> {
         let first = io.offset_bytes.div_ceil(SECTOR_BYTES);
         let end = (io.offset_bytes + io.len_bytes) / SECTOR_BYTES;
         let ahead = RunAhead::new(first, end);
@@ -531,12 +542,7 @@ impl Drive {
         if let (Some(cache), true) = (self.map_cache.as_mut(), end > first) {
             cache.update(first, end - 1);
         }
-        let overhead = self.profile.host.command_overhead_ns;
-        let link_done = self.link.book(admitted_ns, overhead) + overhead;
-        self.busy.link_ns += overhead;
-        self.counters.trim_commands += 1;
-        self.counters.host_trim_bytes += io.len_bytes;
-        Ok(link_done)
+        Ok(())
     }
 
     /// FLUSH CACHE: program every partly filled unit (the host's and GC's, padded) and wait

@@ -208,16 +208,7 @@ impl Drive {
             }
             Op::Trim => {
                 work.controller_ns += (c.trim_ns_per_mib as u128 * io.len_bytes as u128 / (1u128 << 20)) as u64;
-                let first = io.offset_bytes.div_ceil(SECTOR_BYTES);
-                let end = (io.offset_bytes + io.len_bytes) / SECTOR_BYTES;
-                let ahead = RunAhead::new(first, end);
-                for lba in first..end {
-                    ahead.before(self.translation.as_ref(), lba);
-                    self.translation.trim(lba)?;
-                }
-                if let (Some(cache), true) = (self.map_cache.as_mut(), end > first) {
-                    cache.update(first, end - 1);
-                }
+                self.trim_sectors(io)?;
                 work.link_ns += self.profile.host.command_overhead_ns;
                 self.counters.trim_commands += 1;
                 self.counters.host_trim_bytes += io.len_bytes;

@@ -240,6 +240,14 @@ impl Run {
                 }
             }
         }
+        self.note_in_flight(index, &io, at_ns, arrival_ns, done_ns);
+        Ok(true)
+    }
+
+    /// Command `io` of stream `index`, submitted at `at_ns` (it arrived at `arrival_ns`), is in
+    /// flight until `done_ns`: queued, counted in its rate flow, and (with several jobs) owned.
+    #[inline]
+    pub(super) fn note_in_flight(&mut self, index: usize, io: &Io, at_ns: Nanoseconds, arrival_ns: Nanoseconds, done_ns: Nanoseconds) {
         self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
         if let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) {
             m.outstanding += 1;
@@ -249,7 +257,6 @@ impl Run {
             self.owner_seq += 1;
             self.owners.push(Reverse((done_ns, self.owner_seq, index)));
         }
-        Ok(true)
     }
 
     /// A drive slot freed at `at_ns`: submit what the host holds, oldest first.

@@ -71,14 +71,7 @@ impl Run {
         }
         v.outstanding += 1;
         let done_ns = drive.submit_with(&io, at_ns, &mut stream.content)?;
-        self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
-        if let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) {
-            m.outstanding += 1;
-        }
-        if self.streams.len() > 1 {
-            self.owner_seq += 1;
-            self.owners.push(Reverse((done_ns, self.owner_seq, index)));
-        }
+        self.note_in_flight(index, &io, at_ns, arrival_ns, done_ns);
         Ok(true)
     }
 
