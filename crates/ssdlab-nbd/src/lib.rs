@@ -89,18 +89,7 @@ impl Server for Connection {
 
     fn config(key: &str, value: &str) -> Result<()> {
         let mut guard = CONFIG.lock().unwrap_or_else(|p| p.into_inner());
-        let config = guard.get_or_insert_with(|| ServeConfig {
-            profile: "force-gs-240".into(),
-            overrides: Vec::new(),
-            backing: String::new(),
-            latency: Latency::None,
-            seed: 1,
-            power_cut_after: None,
-            faults: Faults::default(),
-            secure_erase: false,
-            precondition: Vec::new(),
-            direct_data: false,
-        });
+        let config = guard.get_or_insert_with(|| ServeConfig::new("force-gs-240", ""));
         match key {
             "profile" => config.profile = value.to_string(),
             "backing" => config.backing = value.to_string(),

@@ -8,7 +8,7 @@
 //!
 //! cargo run --release -p ssdlab-serve --example bench_recovery -- --stored-gib 64 --backing /tmp/bench.img
 
-use ssdlab_serve::{Faults, Latency, ServeConfig, Server};
+use ssdlab_serve::{ServeConfig, Server};
 use std::time::Instant;
 
 fn arg(name: &str, default: &str) -> String {
@@ -32,18 +32,7 @@ fn main() {
     let gib: u64 = arg("--stored-gib", "64").parse().expect("--stored-gib N");
     let backing = arg("--backing", "/tmp/ssdlab-bench-recovery.img");
     let _ = std::fs::remove_file(&backing);
-    let config = ServeConfig {
-        profile: "force-gs-240".into(),
-        overrides: vec![],
-        backing: backing.clone(),
-        latency: Latency::None,
-        seed: 1,
-        power_cut_after: None,
-        faults: Faults::default(),
-        secure_erase: false,
-        precondition: Vec::new(),
-        direct_data: false,
-    };
+    let config = ServeConfig::new("force-gs-240", &backing);
     let server = Server::start(&config).expect("start");
     let started = Instant::now();
     let total_mib = gib * 1024;

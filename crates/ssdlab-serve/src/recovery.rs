@@ -272,12 +272,11 @@ pub(crate) fn restore(backing: &mut BackingFile, profile: Profile, options: Driv
 mod tests {
     use crate::journal::{self, BatchHead, BATCH_HEADER_BYTES};
     use crate::layout::JOURNAL_OFFSET;
-    use crate::{Faults, Latency, ServeConfig, Server};
+    use crate::{ServeConfig, Server};
     use std::os::unix::fs::FileExt;
 
     fn tiny(path: &std::path::Path, reduction: bool) -> ServeConfig {
         ServeConfig {
-            profile: "force-gs-240".into(),
             overrides: [
                 "nand.channels=1",
                 "nand.packages_per_channel=1",
@@ -292,14 +291,7 @@ mod tests {
             .map(|s| s.to_string())
             .chain([format!("reduction.enabled={reduction}")])
             .collect(),
-            backing: path.to_string_lossy().into_owned(),
-            latency: Latency::None,
-            seed: 1,
-            power_cut_after: None,
-            faults: Faults::default(),
-            secure_erase: false,
-            precondition: Vec::new(),
-            direct_data: false,
+            ..ServeConfig::new("force-gs-240", &path.to_string_lossy())
         }
     }
 

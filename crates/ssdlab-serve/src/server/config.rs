@@ -53,6 +53,26 @@ pub struct ServeConfig {
     pub direct_data: bool,
 }
 
+impl ServeConfig {
+    /// Profile `profile` served from `backing` as `ssdlab serve` serves it by default: no
+    /// overrides, no emulated latency (`Latency::None`), seed 1, no power cut, no faults, no
+    /// secure erase, no preconditioning, data written through the page cache.
+    pub fn new(profile: &str, backing: &str) -> Self {
+        Self {
+            profile: profile.into(),
+            overrides: Vec::new(),
+            backing: backing.into(),
+            latency: Latency::None,
+            seed: 1,
+            power_cut_after: None,
+            faults: Faults::default(),
+            secure_erase: false,
+            precondition: Vec::new(),
+            direct_data: false,
+        }
+    }
+}
+
 /// Failure modes of flawed drives, for the power-cut lab (docs/power-loss.md): the failure
 /// classes of Zheng et al., "Understanding the robustness of SSDs under power fault" (FAST'13),
 /// each with the probability that it strikes at a power cut (0: off, the default).

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use ssdlab_serve::{Faults, Latency, ServeConfig, Server};
+use ssdlab_serve::{ServeConfig, Server};
 use std::path::{Path, PathBuf};
 
 /// Bytes of the 512-byte sectors the tests write.
@@ -62,18 +62,7 @@ pub fn tiny_today(backing: &Path, profile: &str, protected: bool) -> ServeConfig
 /// The Force GS 240 with `overrides`, served from `backing` with no emulated latency, seed 1,
 /// no faults, no power cut, no preconditioning, data written through the page cache.
 pub fn force_gs(backing: &Path, overrides: Vec<String>) -> ServeConfig {
-    ServeConfig {
-        profile: "force-gs-240".into(),
-        overrides,
-        backing: backing.to_string_lossy().into_owned(),
-        latency: Latency::None,
-        seed: 1,
-        power_cut_after: None,
-        faults: Faults::default(),
-        secure_erase: false,
-        precondition: Vec::new(),
-        direct_data: false,
-    }
+    ServeConfig { overrides, ..ServeConfig::new("force-gs-240", &backing.to_string_lossy()) }
 }
 
 /// Incompressible bytes of `len`, different for each `seed`.
