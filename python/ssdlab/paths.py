@@ -3,7 +3,9 @@
 - :func:`input_file`: an input must be a regular file (a folder, FIFO, device or socket is
   refused, naming what it is), readable, and within the format's size bound.
 - :func:`output_file`: an output must not be a folder, a device or FIFO (``-`` means standard
-  output), its folder must exist and be writable.
+  output where a command can write there), its folder must exist and be writable, and a file
+  already there is replaced only when ssdlab wrote it (:func:`check_owned`: listed in the
+  folder's ``.ssdlab-outputs``, which :func:`write_owned` keeps) or it is empty.
 - :func:`check_distinct`: no output may be the same file as an input or another output.
 - :func:`write_atomic`: outputs are written to a temporary file in the same folder, synced and
   renamed into place, so a failed write never leaves a half-written file or loses the old one.
@@ -103,10 +105,15 @@ def input_file(option: str, path: str | os.PathLike, max_bytes: int | None = Non
     return text
 
 
-def output_file(option: str, path: str | os.PathLike) -> str:
-    """Check an output path (``-`` is standard output) and return it as text."""
+def output_file(option: str, path: str | os.PathLike, *, stdout: bool = True, replaced: bool = True) -> str:
+    """Check an output path and return it as text. ``-`` is standard output where the command
+    can write there (`stdout`), else refused. With `replaced` (a file written whole, not a
+    database appended to or a file with a check of its own), a file already there must be one
+    ssdlab wrote (:func:`check_owned`)."""
     text = text_path(option, path)
     if text == "-":
+        if not stdout:
+            raise InputOutputError(f"{option} -: this output cannot go to standard output; give a file name")
         return text
     try:
         info = os.stat(text)
@@ -115,7 +122,7 @@ def output_file(option: str, path: str | os.PathLike) -> str:
     except OSError as error:
         raise InputOutputError(f"{option} {shown(text)}: {why(error)}") from None
     if info is not None and not stat.S_ISREG(info.st_mode):
-        hint = "give a file name" if stat.S_ISDIR(info.st_mode) else "give a regular file (- for standard output)"
+        hint = "give a file name" if stat.S_ISDIR(info.st_mode) else "give a regular file" + (" (- for standard output)" if stdout else "")
         raise InputOutputError(f"{option} {shown(text)}: is {kind_of(info.st_mode)}; {hint}")
     try:
         parent = Path(text).absolute().parent
@@ -127,7 +134,43 @@ def output_file(option: str, path: str | os.PathLike) -> str:
         raise InputOutputError(f"{option} {shown(text)}: folder {shown(parent)} is not writable")
     if len(os.fsencode(Path(text).name)) > 200:  # room for the temporary file's prefix and suffix
         raise InputOutputError(f"{option} {shown(text)}: name too long for the file system")
+    if replaced:
+        check_owned(option, text)
     return text
+
+
+def written_target(path: str | os.PathLike) -> Path:
+    """The file a write to `path` replaces (a symbolic link is written through)."""
+    target = Path(path)
+    return Path(os.path.realpath(target)) if target.is_symlink() else target.absolute()
+
+
+def check_owned(option: str, path: str | os.PathLike) -> None:
+    """An output file written whole may replace only what ssdlab wrote: nothing, an empty file
+    (a name made with ``mktemp``), or a file listed in its folder's :data:`OUTPUTS_MANIFEST`.
+    Anything else there (the user's own data) is refused before any work."""
+    target = written_target(path)
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise InputOutputError(f"{option} {shown(path)}: {why(error)}") from None
+    if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+        return
+    if target.name not in written_outputs(target.parent):
+        raise InputOutputError(
+            f"{option} {shown(path)}: already exists and was not written by ssdlab (not listed in {OUTPUTS_MANIFEST} beside it); "
+            "ssdlab does not replace files it did not write: move it away or give another name"
+        )
+
+
+def write_owned(path: str | os.PathLike, data: str | bytes, option: str = "output") -> None:
+    """:func:`write_atomic`, and `path` listed in its folder's manifest first (a later run may
+    replace it; :func:`check_owned`)."""
+    target = written_target(path)
+    record_outputs(target.parent, [target.name])
+    write_atomic(path, data, option)
 
 
 def output_folder(out_dir: Path) -> None:

@@ -110,6 +110,8 @@ ROUND_TWO = [
     (5, "--json and --series on one file", ["run", "--rw=read", "--json", "{tmp}/o", "--series", "{tmp}/o"], "is the same file as --json"),
     (5, "--series onto the data file", ["run", "--rw=write", "--data-file", "{notes}", "--series", "{notes}"], "is the same file as --data-file"),
     (5, "empty output path", ["run", "--rw=read", "--json", ""], "empty path"),
+    (5, "--json onto a file of the user's", ["run", "--rw=read", "--json", "{notes}"], "already exists and was not written by ssdlab"),
+    (5, "a generated trace to standard output", ["trace", "generate", "light2011", "--out", "-"], "this output cannot go to standard output"),
     (6, "GC window of zero blocks", ["run", "--set", "ftl.gc_window_blocks=0", "--rw=read"], "ftl.gc_window_blocks: must be at least 1"),
     (6, "calibrate scale NaN", ["calibrate", "--scale", "nan"], "--scale"),
     (7, "sweep: sample_seed of the wrong type", ["sweep", "{spec_seed}"], "[sweep] sample_seed: expected `int`, got `str`"),

@@ -184,7 +184,8 @@ def test_outputs_get_the_usual_permissions_and_keep_an_existing_files(tmp_path):
     umask = os.umask(0o022)
     try:
         kept = tmp_path / "kept.json"
-        kept.write_text("old")
+        r = ssdlab("run", "--rw=randread", "--number_ios=10", "--size=1m", "--json", str(kept), "--quiet")
+        assert r.returncode == 0, r.stderr
         kept.chmod(0o640)
         r = ssdlab("run", "--rw=randread", "--number_ios=10", "--size=1m", "--json", str(kept), "--series", str(tmp_path / "s.csv"), "--quiet")
         assert r.returncode == 0, r.stderr
@@ -250,10 +251,11 @@ def test_an_output_that_is_a_symbolic_link_is_written_through_it(tmp_path):
     # the output with a regular file: the user's link was gone and the file it named unchanged.
     (tmp_path / "real").mkdir()
     real = tmp_path / "real" / "summary.json"
-    real.write_text("old")
+    r = ssdlab("run", "--rw=randread", "--number_ios=5", "--size=1m", "--json", str(real), "--quiet")
+    assert r.returncode == 0, r.stderr
     link = tmp_path / "link.json"
     link.symlink_to(real)
     r = ssdlab("run", "--rw=randread", "--number_ios=10", "--size=1m", "--json", str(link), "--quiet")
     assert r.returncode == 0, r.stderr
     assert link.is_symlink() and json.loads(real.read_text())["reads"] == 10
-    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["summary.json"]  # no temporary left
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == [".ssdlab-outputs", "summary.json"]  # no temporary left

@@ -52,12 +52,14 @@ def test_a_trace_starting_with_a_byte_order_mark_reads(tmp_path):
 
 def test_outputs_are_written_whole_through_a_temporary_file(tmp_path):
     out = tmp_path / "summary.json"
-    out.write_text("old")
+    r = ssdlab("run", "--rw=randread", "--bs=4k", "--number_ios=50", "--size=1m", "--json", str(out), "--quiet")
+    assert r.returncode == 0 and json.loads(out.read_text())["reads"] == 50, r.stderr
+    # ssdlab's own output is replaced by a later run.
     r = ssdlab("run", "--rw=randread", "--bs=4k", "--number_ios=100", "--size=1m", "--json", str(out), "--series", str(tmp_path / "s.csv"), "--quiet")
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["reads"] == 100
     assert (tmp_path / "s.csv").read_text().startswith("second,")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv", "summary.json"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".ssdlab-outputs", "s.csv", "summary.json"]  # no temporary left
     # A failing run leaves the old output as it was.
     r = ssdlab("run", "--rw=randread", "--iodepth=65537", "--json", str(out), "--quiet")
     assert r.returncode == 2 and json.loads(out.read_text())["reads"] == 100

@@ -116,26 +116,38 @@ def profile_input(profile: str, option: str = "--profile") -> None:
             paths.input_file(option, profile, paths.MAX_TEXT_FILE_BYTES)
 
 
-def check_io(inputs: dict[str, str | None], outputs: dict[str, str | None], text_inputs: tuple[str, ...] = ()) -> None:
+def check_io(
+    inputs: dict[str, str | None],
+    outputs: dict[str, str | None],
+    text_inputs: tuple[str, ...] = (),
+    *,
+    files_only: tuple[str, ...] = (),
+    not_replaced: tuple[str, ...] = (),
+) -> None:
     """Check every input and output path of a command before anything runs (issue 19): inputs
     are readable regular files (text formats within their size bound), outputs are writable
-    files, and no output is the same file as an input or another output."""
+    files that ssdlab wrote or that are not there yet (`not_replaced`: outputs appended to, or
+    with a check of their own), `files_only` outputs cannot be standard output, and no output
+    is the same file as an input or another output."""
     for name, path in inputs.items():
         if path is not None:
             paths.input_file(name, path, paths.MAX_TEXT_FILE_BYTES if name in text_inputs else None)
     for name, path in outputs.items():
         if path is not None:
-            paths.output_file(name, path)
-    paths.check_distinct(inputs, outputs)
+            paths.output_file(name, path, stdout=name not in files_only, replaced=False)
+    paths.check_distinct(inputs, outputs)  # before ownership: "the same file as the trace" says more
+    for name, path in outputs.items():
+        if path not in (None, "-") and name not in not_replaced:
+            paths.check_owned(name, path)
 
 
 def write_output(path: str, text: str, option: str) -> None:
     """Write one output: ``-`` is standard output, anything else goes through a temporary file
-    renamed into place."""
+    renamed into place, listed as ssdlab's in its folder (a later run may replace it)."""
     if path == "-":
         click.echo(text, nl=False)
     else:
-        paths.write_atomic(path, text, option)
+        paths.write_owned(path, text, option)
 
 
 def out_folder(out_dir: str | None, default: str) -> Path:

@@ -129,7 +129,7 @@ def _check_db(db_path: str, folder_made_by_run: bool = False) -> None:
     check_results_file(Path(db_path), "--db")  # standard output, a non-file, not a database
     folder = Path(db_path).absolute().parent
     if folder.is_dir() or not folder_made_by_run:
-        paths.output_file("--db", db_path)
+        paths.output_file("--db", db_path, stdout=False, replaced=False)
     else:
         existing = next(p for p in (folder, *folder.parents) if p.exists())
         if not existing.is_dir() or not os.access(existing, os.W_OK):
@@ -313,7 +313,7 @@ def calibrate_command(db_path: str, out_path: str, scale: float, keep_today: boo
 
     try:
         _check_scale(scale)
-        check_io({}, {"--out": out_path})
+        check_io({}, {"--out": out_path}, files_only=("--out",), not_replaced=("--out",))  # a calibration page: checked by calibrate
         # The database's folder is created by the run when missing (the default is calibration/).
         _check_db(db_path, folder_made_by_run=True)
         paths.check_distinct({}, {"--db": db_path, "--out": out_path})

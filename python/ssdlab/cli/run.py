@@ -165,12 +165,14 @@ def run_command(
         # fio's log files are outputs too: checked before the run, like --json and --series.
         logs = [(option, str(log)) for number, job in enumerate(jobs, 1) for option, log in fio.log_paths(job, number=number)]
         for option, log in logs:
-            paths.output_file(option, log)
+            paths.output_file(option, log, replaced=False)
         if logs:
             paths.check_distinct(
                 {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
                 [("--json", json_path), ("--series", series_path), ("--output", fio_output), *logs],
             )
+        for option, log in logs:
+            paths.check_owned(option, log)
         # fio's --output=FILE: what the run prints on standard output goes to FILE instead.
         captured = io.StringIO()
         if fio_output not in (None, "-"):

@@ -33,7 +33,13 @@ def sweep_command(spec_path, out_dir, db_path, workers, dask_address, dask_sched
     if dask_address and dask_scheduler_file:
         fail("give either --dask or --dask-scheduler-file, not both")
     try:
-        check_io({"SPEC.toml": spec_path, "--dask-scheduler-file": dask_scheduler_file}, {"--db": db_path}, text_inputs=("SPEC.toml", "--dask-scheduler-file"))
+        check_io(
+            {"SPEC.toml": spec_path, "--dask-scheduler-file": dask_scheduler_file},
+            {"--db": db_path},
+            text_inputs=("SPEC.toml", "--dask-scheduler-file"),
+            files_only=("--db",),
+            not_replaced=("--db",),
+        )
         if dask_scheduler_file is not None:
             from ssdlab.sweep.execute import check_scheduler_file
 
