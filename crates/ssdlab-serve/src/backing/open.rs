@@ -143,7 +143,60 @@ fn lock_holder(file: &std::fs::File) -> Option<(u32, String)> {
             return None;
         }
         let pid: u32 = fields.get(4)?.parse().ok()?;
-        let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|n| n.trim().to_string()).unwrap_or_else(|_| "gone".into());
-        Some((pid, name))
+        match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+            Ok(name) => Some((pid, name.trim().to_string())),
+            // The lock's taker is gone but the lock lives on in a child it forked with the file
+            // open (nbdkit takes the lock, then forks into the background): name that child.
+            Err(_) => process_with_open(meta.dev(), meta.ino()).or(Some((pid, "gone".into()))),
+        }
     })
+}
+
+/// A process other than this one with the file `(dev, ino)` open, and its name (the lowest pid:
+/// `/proc` in order), from `/proc/PID/fd`.
+fn process_with_open(dev: u64, ino: u64) -> Option<(u32, String)> {
+    use std::os::unix::fs::MetadataExt;
+    let me = std::process::id();
+    let mut pids: Vec<u32> = std::fs::read_dir("/proc").ok()?.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).filter(|&p| p != me).collect();
+    pids.sort_unstable();
+    pids.into_iter().find_map(|pid| {
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+        let open = fds.filter_map(Result::ok).any(|fd| std::fs::metadata(fd.path()).is_ok_and(|m| m.dev() == dev && m.ino() == ino));
+        let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+        open.then(|| (pid, name.trim().to_string()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lock_holder;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    /// A lock taken by a process that is gone, held on by the child it leaves with the file
+    /// open (as nbdkit takes the backing file's lock, then forks into the background), names
+    /// that child, not "gone".
+    #[test]
+    fn a_lock_whose_taker_is_gone_names_the_process_that_holds_it_open() {
+        let dir = std::env::temp_dir().join(format!("ssdlab-lock-holder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("backing.img");
+        std::fs::write(&path, b"").unwrap();
+        // `flock` (a child that exits) locks fd 9 of the shell, which then sleeps holding it.
+        let mut holder =
+            Command::new("sh").arg("-c").arg(format!("exec 9>>'{}'; flock -x 9 && exec sleep 30", path.display())).stdin(Stdio::null()).spawn().expect("sh");
+        let file = std::fs::File::open(&path).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let found = loop {
+            if let Some(found) = lock_holder(&file) {
+                break found;
+            }
+            assert!(Instant::now() < deadline, "the lock was never taken");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let _ = holder.kill();
+        let _ = holder.wait();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(found, (holder.id(), "sleep".to_string()), "the process named as holding the lock");
+    }
 }
