@@ -14,7 +14,7 @@ from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import headline_charts
 from ssdlab.lab.parallel import run_reviews
-from ssdlab.lab.report import check_report_folder, comparison_page, linked_outputs, remove_stale_outputs
+from ssdlab.lab.report import check_report_folder, comparison_page, linked_outputs, mark_report_folder, remove_stale_outputs
 from ssdlab.lab.review import run_review
 
 
@@ -36,6 +36,7 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     if highlight is not None and highlight not in known:
         raise SsdlabError(f"--highlight {highlight!r}: no such drive among the results (drives there: {', '.join(known)})")
     paths.output_folder(out_dir)  # (created once the results are known good: no empty folder after an error)
+    mark_report_folder(out_dir, "comparison")
     earlier = linked_outputs(out_dir)
     made = headline_charts(frame, out_dir / "charts", "compare", highlight)
     table = frame.pivot_table(index=["suite", "metric", "title", "pattern", "condition"], columns="drive", values="value", sort=False).reset_index()
@@ -89,6 +90,9 @@ def calibrate(
     for ctx, _ in reviews:
         # Before any run: the suites write their charts into these folders as they go.
         check_report_folder(ctx.out_dir, "review", db_path)
+    for ctx, _ in reviews:
+        paths.output_folder(ctx.out_dir)
+        mark_report_folder(ctx.out_dir, "review")
     for (ctx, suites), results in zip(reviews, run_reviews(reviews, jobs), strict=True):
         run_review(ctx, suites, db_path, precomputed=results)
     todays = {}

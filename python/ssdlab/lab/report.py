@@ -146,13 +146,46 @@ def page_kind(page: Path) -> str | None:
     return "" if head.lstrip().lower().startswith("<!doctype html") and titled else None
 
 
+#: The file a review, PTS run or comparison writes first into its folder, before any chart or
+#: data file: it names the kind of page ssdlab is writing there (``ssdlab review``), so a folder a
+#: run of ssdlab started and did not finish (stopped, killed) is known as ssdlab's.
+MARKER = ".ssdlab-report"
+_MARKER_LINE = re.compile(r"ssdlab ([a-z]+)")
+
+
+def marker_kind(out_dir: Path) -> str | None:
+    """The kind of page ("review", "comparison") that the marker in `out_dir` names, or None
+    when there is no marker (or it is not one ssdlab wrote: a symbolic link, a folder, another
+    first line)."""
+    marker = out_dir / MARKER
+    if marker.is_symlink() or not marker.is_file():
+        return None
+    try:
+        with marker.open("rb") as f:
+            first = f.read(256).decode("utf-8", "replace").split("\n", 1)[0].strip()
+    except OSError:
+        return None
+    found = _MARKER_LINE.fullmatch(first)
+    return found.group(1) if found and found.group(1) in _FOLDER_OUTPUTS else None
+
+
+def mark_report_folder(out_dir: Path, kind: str) -> None:
+    """Mark `out_dir` (checked with `check_report_folder`, and existing) as a folder ssdlab
+    writes a `kind` page into: its marker file, written before any chart or data file."""
+    marker = out_dir / MARKER
+    if marker_kind(out_dir) == kind:
+        return
+    paths.write_atomic(marker, f"ssdlab {kind}\n", "--out")
+
+
 def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -> None:
     """Before any work: refuse to write a `kind` page ("review", "comparison") into a folder
     that holds a page ssdlab did not write, another kind of ssdlab page (a comparison into a
     review's folder would replace the review), or this page's companions (``data/``,
-    ``charts/``, ``comparison.csv``) without an ssdlab page beside them: ssdlab replaces only
-    what it wrote. And refuse a results database (`db_path`) that is one of the page's outputs
-    (it would be overwritten by the report)."""
+    ``charts/``, ``comparison.csv``) without an ssdlab page beside them nor ssdlab's marker
+    (`MARKER`, naming this kind: a run of ssdlab started there and did not finish): ssdlab
+    replaces only what it wrote. And refuse a results database (`db_path`) that is one of the
+    page's outputs (it would be overwritten by the report)."""
     outputs = _FOLDER_OUTPUTS[kind]
     if db_path is not None:
         db, out = Path(db_path).absolute(), out_dir.absolute()
@@ -160,6 +193,10 @@ def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -
             raise SsdlabError(f"--db {db_path}: is where the {kind} writes its page or data; give a path outside them")
     if not out_dir.is_dir():
         return
+    marker = out_dir / MARKER
+    if (marker.exists() or marker.is_symlink()) and (marker.is_symlink() or not marker.is_file()):
+        raise SsdlabError(f"--out {out_dir}: holds a {MARKER} that is not a file ssdlab wrote; not writing into it (give another folder)")
+    marked = marker_kind(out_dir)
     page = out_dir / "index.html"
     if page.exists() or page.is_symlink():
         found = page_kind(page) if page.is_file() else None
@@ -168,6 +205,10 @@ def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -
         if found and found != kind:
             raise SsdlabError(f"--out {out_dir}: holds an ssdlab {found} page, which a {kind} would replace (give another folder)")
         return
+    if marked is not None and marked != kind:
+        raise SsdlabError(f"--out {out_dir}: holds an unfinished ssdlab {marked}, which a {kind} would replace (give another folder)")
+    if marked == kind:
+        return  # a run of ssdlab started this page here and did not finish it
     for name in outputs:
         if (out_dir / name).exists() or (out_dir / name).is_symlink():
             raise SsdlabError(f"--out {out_dir}: has {name} but no page ssdlab wrote beside it; not writing into it (give another folder)")

@@ -160,7 +160,8 @@ def review(
     process); each suite is stored once it and every suite before it are done, so the database
     holds what a serial run stores, in its order. `precomputed` (suite name -> result) skips
     running: the suites were run already (a calibration runs several reviews' suites on one
-    pool), and the caller checked the output folder (`check_report_folder`) before it ran them."""
+    pool), and the caller checked and marked the output folder (`check_report_folder`,
+    `report.mark_report_folder`) before it ran them."""
     if suites is None:
         preset = preset_for(ctx.info())
         suites = list(preset.suites)
@@ -168,10 +169,14 @@ def review(
         preset = chosen_suites(suites, ctx.info())
         suites = list(preset.suites)
     if precomputed is None:
-        # (With results run already, the caller checked the folder before running them: the
-        # suites have written their charts into it since.)
+        # (With results run already, the caller checked and marked the folder before running
+        # them: the suites have written their charts into it since.)
         check_report_folder(ctx.out_dir, "review", db_path)
     paths.output_folder(ctx.out_dir)
+    if precomputed is None:
+        # First into the folder, before the database, charts and data: a run stopped from here
+        # on leaves a folder the next review knows as one ssdlab started.
+        report_files.mark_report_folder(ctx.out_dir, "review")
     earlier_files = report_files.linked_outputs(ctx.out_dir)  # what a review before this one wrote here
     db = ResultsDatabase(db_path)
     # Read once, before any suite runs: it refuses results ssdlab did not store, and the ranked

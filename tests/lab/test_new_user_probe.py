@@ -1,0 +1,60 @@
+"""What a new user's probe of the review lab found (2026-12): a folder a stopped review left is
+refused by the next review, two reviews into one folder mix their pages, per-suite times exceed
+the whole review's, a PTS page says things that are not so of the run, `pts --tests` lists the
+review suites, a comparison across scales does not say which bar is which scale."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ssdlab.errors import SsdlabError
+from ssdlab.lab.context import ReviewContext
+from ssdlab.lab.report import MARKER, check_report_folder, page_kind
+
+QUICK = ["vertex3-120", "--scale", "0.02", "--suites", "power", "--quiet"]
+
+
+def ssdlab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def one_error(r: subprocess.CompletedProcess, says: str) -> None:
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ssdlab: error: ") and says in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_folder_a_stopped_review_left_is_reused_by_the_next_review(tmp_path, monkeypatch):
+    # `timeout -s INT 12 ssdlab review ... --out rint2` left charts/, an empty data/ and the
+    # database; the same review again refused the folder: "has data but no page ssdlab wrote".
+    from ssdlab.lab import review as review_module
+
+    out = tmp_path / "r"
+
+    def stopped(*_args, **_kwargs):
+        (out / "charts").mkdir()  # the suites draw their charts as they go
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(review_module, "run_reviews", stopped)
+    ctx = ReviewContext("vertex3-120", (), scale=0.02, seed=1, out_dir=out)
+    with pytest.raises(KeyboardInterrupt):
+        review_module.review(ctx, ["power"], out / "results.sqlite")
+    assert (out / "data").is_dir() and (out / "charts").is_dir() and not (out / "index.html").exists()
+    assert (out / MARKER).read_text() == "ssdlab review\n"
+    check_report_folder(out, "review")  # ssdlab started this review here: it may finish one
+    with pytest.raises(SsdlabError, match="holds an unfinished ssdlab review, which a comparison would replace"):
+        check_report_folder(out, "comparison")
+    r = ssdlab("review", *QUICK, "--out", "r", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert page_kind(out / "index.html") == "review"
+    # Without the marker (a user's folder), data/ or charts/ without a page are still refused,
+    # and so is a marker ssdlab did not write.
+    loose = tmp_path / "loose"
+    (loose / "data").mkdir(parents=True)
+    one_error(ssdlab("review", *QUICK, "--out", "loose", cwd=tmp_path), "has data but no page ssdlab wrote")
+    (loose / MARKER).symlink_to(out / MARKER)
+    one_error(ssdlab("review", *QUICK, "--out", "loose", cwd=tmp_path), f"holds a {MARKER} that is not a file ssdlab wrote")
+    assert sorted(p.name for p in loose.iterdir()) == [MARKER, "data"]
