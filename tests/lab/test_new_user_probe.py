@@ -3,6 +3,7 @@ refused by the next review, two reviews into one folder mix their pages, per-sui
 the whole review's, a PTS page says things that are not so of the run, `pts --tests` lists the
 review suites, a comparison across scales does not say which bar is which scale."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from ssdlab.errors import SsdlabError
 from ssdlab.lab.context import ReviewContext
-from ssdlab.lab.report import MARKER, check_report_folder, page_kind
+from ssdlab.lab.report import MARKER, check_report_folder, claim_report_folder, page_kind
 
 QUICK = ["vertex3-120", "--scale", "0.02", "--suites", "power", "--quiet"]
 
@@ -43,7 +44,7 @@ def test_a_folder_a_stopped_review_left_is_reused_by_the_next_review(tmp_path, m
     with pytest.raises(KeyboardInterrupt):
         review_module.review(ctx, ["power"], out / "results.sqlite")
     assert (out / "data").is_dir() and (out / "charts").is_dir() and not (out / "index.html").exists()
-    assert (out / MARKER).read_text() == "ssdlab review\n"
+    assert (out / MARKER).read_text().splitlines()[0] == "ssdlab review"
     check_report_folder(out, "review")  # ssdlab started this review here: it may finish one
     with pytest.raises(SsdlabError, match="holds an unfinished ssdlab review, which a comparison would replace"):
         check_report_folder(out, "comparison")
@@ -58,3 +59,20 @@ def test_a_folder_a_stopped_review_left_is_reused_by_the_next_review(tmp_path, m
     (loose / MARKER).symlink_to(out / MARKER)
     one_error(ssdlab("review", *QUICK, "--out", "loose", cwd=tmp_path), f"holds a {MARKER} that is not a file ssdlab wrote")
     assert sorted(p.name for p in loose.iterdir()) == [MARKER, "data"]
+
+
+def test_a_second_review_into_a_folder_being_written_is_refused(tmp_path):
+    # Two reviews into one --out at once both exited 0, leaving one drive's page beside the
+    # other's charts. The run writing into a folder holds a lock on its marker.
+    out = tmp_path / "r"
+    out.mkdir()
+    with claim_report_folder(out, "review"):
+        assert (out / MARKER).read_text() == f"ssdlab review\nprocess {os.getpid()}\n"
+        one_error(ssdlab("review", *QUICK, "--out", "r", cwd=tmp_path), f"--out r: another ssdlab review is writing into it (process {os.getpid()})")
+        with pytest.raises(SsdlabError, match="another ssdlab review is writing into it"):
+            claim_report_folder(out, "review")
+        assert sorted(p.name for p in out.iterdir()) == [MARKER]
+    with claim_report_folder(out, "review"):  # released: the folder may be claimed again
+        pass
+    r = ssdlab("review", *QUICK, "--out", "r", cwd=tmp_path)
+    assert r.returncode == 0 and page_kind(out / "index.html") == "review", r.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import headline_charts
 from ssdlab.lab.parallel import run_reviews
-from ssdlab.lab.report import check_report_folder, comparison_page, linked_outputs, mark_report_folder, remove_stale_outputs
+from ssdlab.lab.report import check_report_folder, claim_report_folder, comparison_page, linked_outputs, remove_stale_outputs
 from ssdlab.lab.review import run_review
 
 
@@ -36,7 +37,12 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     if highlight is not None and highlight not in known:
         raise SsdlabError(f"--highlight {highlight!r}: no such drive among the results (drives there: {', '.join(known)})")
     paths.output_folder(out_dir)  # (created once the results are known good: no empty folder after an error)
-    mark_report_folder(out_dir, "comparison")
+    with claim_report_folder(out_dir, "comparison"):
+        return _comparison_into(out_dir, frame, highlight, include_scaled)
+
+
+def _comparison_into(out_dir: Path, frame: pd.DataFrame, highlight: str | None, include_scaled: bool) -> Path:
+    """`compare` once its folder is checked and claimed: the charts, the table and the page."""
     earlier = linked_outputs(out_dir)
     made = headline_charts(frame, out_dir / "charts", "compare", highlight)
     table = frame.pivot_table(index=["suite", "metric", "title", "pattern", "condition"], columns="drive", values="value", sort=False).reset_index()
@@ -90,11 +96,12 @@ def calibrate(
     for ctx, _ in reviews:
         # Before any run: the suites write their charts into these folders as they go.
         check_report_folder(ctx.out_dir, "review", db_path)
-    for ctx, _ in reviews:
-        paths.output_folder(ctx.out_dir)
-        mark_report_folder(ctx.out_dir, "review")
-    for (ctx, suites), results in zip(reviews, run_reviews(reviews, jobs), strict=True):
-        run_review(ctx, suites, db_path, precomputed=results)
+    with contextlib.ExitStack() as claims:
+        for ctx, _ in reviews:
+            paths.output_folder(ctx.out_dir)
+            claims.enter_context(claim_report_folder(ctx.out_dir, "review"))
+        for (ctx, suites), results in zip(reviews, run_reviews(reviews, jobs), strict=True):
+            run_review(ctx, suites, db_path, precomputed=results)
     todays = {}
     if scale >= 1.0 and run_today:
         for profile in dict.fromkeys(p.drive for p in calibration.TODAYS_PUBLISHED):

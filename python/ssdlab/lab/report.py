@@ -3,8 +3,11 @@ one page per review, and a comparison page across drives."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import struct
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -15,7 +18,7 @@ import jinja2
 import pandas as pd
 
 from ssdlab import paths
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import InputOutputError, SsdlabError
 from ssdlab.lab import tables
 from ssdlab.lab.results import SuiteResult, Table
 
@@ -148,7 +151,8 @@ def page_kind(page: Path) -> str | None:
 
 #: The file a review, PTS run or comparison writes first into its folder, before any chart or
 #: data file: it names the kind of page ssdlab is writing there (``ssdlab review``), so a folder a
-#: run of ssdlab started and did not finish (stopped, killed) is known as ssdlab's.
+#: run of ssdlab started and did not finish (stopped, killed) is known as ssdlab's; the run holds
+#: a lock on it while it writes (`claim_report_folder`).
 MARKER = ".ssdlab-report"
 _MARKER_LINE = re.compile(r"ssdlab ([a-z]+)")
 
@@ -169,13 +173,65 @@ def marker_kind(out_dir: Path) -> str | None:
     return found.group(1) if found and found.group(1) in _FOLDER_OUTPUTS else None
 
 
-def mark_report_folder(out_dir: Path, kind: str) -> None:
-    """Mark `out_dir` (checked with `check_report_folder`, and existing) as a folder ssdlab
-    writes a `kind` page into: its marker file, written before any chart or data file."""
+class FolderClaim:
+    """A folder this process writes a page into: the marker file held open with an exclusive
+    lock (``flock``) until `release` (or the process ends), so another run of ssdlab refuses the
+    folder rather than mix its page and files with this one's."""
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self) -> FolderClaim:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.release()
+
+
+def _holder(fd: int) -> str:
+    """Which process holds the marker's lock, as ' (process N)' for the error (the holder writes
+    its id just after it takes the lock: read again for a moment when it has not yet), else ''."""
+    for _ in range(20):
+        found = re.search(rb"\nprocess (\d+)\n", os.pread(fd, 256, 0))
+        if found:
+            return f" (process {int(found.group(1))})"
+        time.sleep(0.01)
+    return ""
+
+
+def claim_report_folder(out_dir: Path, kind: str) -> FolderClaim:
+    """Claim `out_dir` (checked with `check_report_folder`, and existing) for a `kind` page: write
+    its marker (`MARKER`: the kind, and this process's id) before any chart or data file, and hold
+    an exclusive lock on it for the whole run. Refuses the folder when another process holds
+    the lock (another review or comparison writing into it). On a file system without locks the
+    folder is claimed without one."""
     marker = out_dir / MARKER
-    if marker_kind(out_dir) == kind:
-        return
-    paths.write_atomic(marker, f"ssdlab {kind}\n", "--out")
+    try:
+        fd = os.open(marker, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError as error:
+        raise InputOutputError(f"--out {out_dir}: cannot write its {MARKER}: {error.strerror or error}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _holder(fd)
+        os.close(fd)
+        raise SsdlabError(f"--out {out_dir}: another ssdlab {kind} is writing into it{holder}; wait for it to end or give another folder") from None
+    except OSError:
+        pass  # no locks on this file system
+    try:
+        # Written over, then cut to length: the first line (the kind) is never seen missing.
+        text = f"ssdlab {kind}\nprocess {os.getpid()}\n".encode()
+        os.pwrite(fd, text, 0)
+        os.ftruncate(fd, len(text))
+    except OSError as error:
+        os.close(fd)
+        raise InputOutputError(f"--out {out_dir}: cannot write its {MARKER}: {error.strerror or error}") from None
+    return FolderClaim(fd)
 
 
 def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -> None:

@@ -161,7 +161,7 @@ def review(
     holds what a serial run stores, in its order. `precomputed` (suite name -> result) skips
     running: the suites were run already (a calibration runs several reviews' suites on one
     pool), and the caller checked and marked the output folder (`check_report_folder`,
-    `report.mark_report_folder`) before it ran them."""
+    `report.claim_report_folder`) before it ran them."""
     if suites is None:
         preset = preset_for(ctx.info())
         suites = list(preset.suites)
@@ -173,10 +173,26 @@ def review(
         # them: the suites have written their charts into it since.)
         check_report_folder(ctx.out_dir, "review", db_path)
     paths.output_folder(ctx.out_dir)
-    if precomputed is None:
-        # First into the folder, before the database, charts and data: a run stopped from here
-        # on leaves a folder the next review knows as one ssdlab started.
-        report_files.mark_report_folder(ctx.out_dir, "review")
+    if precomputed is not None:
+        return _review_into(ctx, suites, db_path, on_suite, preset, jobs, precomputed)
+    # First into the folder, before the database, charts and data: a run stopped from here on
+    # leaves a folder the next review knows as one ssdlab started; and held for the whole run,
+    # so another review into this folder is refused rather than mixed with this one.
+    with report_files.claim_report_folder(ctx.out_dir, "review"):
+        return _review_into(ctx, suites, db_path, on_suite, preset, jobs, None)
+
+
+def _review_into(
+    ctx: ReviewContext,
+    suites: Sequence[str],
+    db_path: Path,
+    on_suite,
+    preset: Preset,
+    jobs: int,
+    precomputed: dict[str, SuiteResult] | None,
+) -> Review:
+    """`review` once its folder is checked and claimed: run the suites (unless `precomputed`),
+    store them, write the report."""
     earlier_files = report_files.linked_outputs(ctx.out_dir)  # what a review before this one wrote here
     db = ResultsDatabase(db_path)
     # Read once, before any suite runs: it refuses results ssdlab did not store, and the ranked
