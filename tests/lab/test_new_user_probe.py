@@ -76,3 +76,29 @@ def test_a_second_review_into_a_folder_being_written_is_refused(tmp_path):
         pass
     r = ssdlab("review", *QUICK, "--out", "r", cwd=tmp_path)
     assert r.returncode == 0 and page_kind(out / "index.html") == "review", r.stderr
+
+
+def _timed_part(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[object, float, float]:
+    """A part of a suite in a worker (in place of `parallel._work`): part "a" ran 10 s from
+    t = 1000 s, part "b" 10 s from t = 1005 s (side by side, in two workers)."""
+    return part, 10.0, {"a": 1000.0, "b": 1005.0}[part]
+
+
+def test_a_suite_whose_parts_ran_side_by_side_took_the_time_from_its_first_start_to_its_last_end(monkeypatch):
+    # "resiliency: done in 603.4 s" in a review that "took 572 s": a suite's time was the sum of
+    # its parts' times, though they ran side by side in several workers.
+    from types import SimpleNamespace
+
+    from ssdlab.lab import parallel
+
+    monkeypatch.setattr(parallel, "_work", _timed_part)
+    monkeypatch.setattr(parallel, "plan", lambda reviews: [parallel.Job(0, "split", part, 1.0) for part in ("a", "b")])
+    monkeypatch.setattr(parallel, "workers_with_room", lambda reviews, jobs, room: jobs)
+    monkeypatch.setitem(parallel.SUITES, "split", SimpleNamespace(PARTS={"a": 1.0, "b": 1.0}, assemble=lambda ctx, parts: sorted(parts.values())))
+    told = []
+    results = parallel.run_reviews([(ReviewContext("force-gs-240", scale=0.02), ["split"])], jobs=2, on_suite=lambda *a: told.append(a))
+    assert results == [{"split": ["a", "b"]}]
+    [(_, name, took, _)] = told
+    assert name == "split" and took == parallel.SuiteTime(15.0, 20.0, 2)
+    assert took.text() == "15.0 s (2 parts side by side: 20.0 s of worker time)"
+    assert parallel.SuiteTime(3.25, 3.25).text() == "3.2 s"

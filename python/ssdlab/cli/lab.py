@@ -34,6 +34,7 @@ from ssdlab.progress import ProgressBars
 from ssdlab.report_text import review_summary
 
 if TYPE_CHECKING:
+    from ssdlab.lab.parallel import SuiteTime
     from ssdlab.lab.review import Review
 
 
@@ -190,10 +191,12 @@ def _run_lab(
     if not quiet:
         click.echo(heading(model, names, preset.label))
 
-    def done(name: str, wall: float) -> None:
+    def done(name: str, took: SuiteTime) -> None:
+        # Wall time from the suite's own start (in its worker, in a parallel review) to its
+        # end, not from the review's start: the suites of a parallel review overlap.
         bars.close()
         if not quiet:
-            click.echo(f"  {name}: done in {wall:,.1f} s")
+            click.echo(f"  {name}: done in {took.text()}")
 
     return review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done, preset=preset, jobs=jobs)
 

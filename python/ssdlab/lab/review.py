@@ -20,7 +20,7 @@ from ssdlab.lab import report as report_files
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
 from ssdlab.lab.headlines import HEADLINES, headline_charts, headline_table
-from ssdlab.lab.parallel import run_reviews
+from ssdlab.lab.parallel import SuiteTime, run_reviews
 from ssdlab.lab.report import check_report_folder, review_page
 from ssdlab.lab.results import SuiteResult, Table
 from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, why_not
@@ -158,7 +158,8 @@ def review(
     given are, for the report (default: suites named by hand). The suites run as `jobs`
     independent jobs on a process pool (`ssdlab.lab.parallel`; 1: one after another in this
     process); each suite is stored once it and every suite before it are done, so the database
-    holds what a serial run stores, in its order. `precomputed` (suite name -> result) skips
+    holds what a serial run stores, in its order. `on_suite` is told each suite's name and how
+    long it took (`parallel.SuiteTime`) as it is done. `precomputed` (suite name -> result) skips
     running: the suites were run already (a calibration runs several reviews' suites on one
     pool), and the caller checked and marked the output folder (`check_report_folder`,
     `report.claim_report_folder`) before it ran them."""
@@ -237,20 +238,20 @@ def _review_into(
     # figures, the rows the database will hold for it.
     others = latest[(latest["scale"] == ctx.scale) & (latest["drive"] != drive)]
 
-    def done(_review: int, name: str, wall: float, result: SuiteResult) -> None:
+    def done(_review: int, name: str, took: SuiteTime, result: SuiteResult) -> None:
         ranked[name] = ranked_charts.draw(ctx, result, ranked_charts.with_rows(others, drive, result), drive)
         ready[name] = result
         while len(stored) < len(order) and order[len(stored)] in ready:
             store(order[len(stored)], ready[order[len(stored)]])
         if on_suite is not None:
-            on_suite(name, wall)
+            on_suite(name, took)
 
     try:
         if precomputed is None:
             run_reviews([(ctx, order)], jobs, done)
         else:
             for name in order:
-                done(0, name, 0.0, precomputed[name])
+                done(0, name, SuiteTime(0.0, 0.0), precomputed[name])
     except BaseException:
         # Stopped (Ctrl-C, a failed suite): the suites stored so far stay; a run with none is
         # not left behind as an empty record.
