@@ -102,3 +102,28 @@ def test_a_suite_whose_parts_ran_side_by_side_took_the_time_from_its_first_start
     assert name == "split" and took == parallel.SuiteTime(15.0, 20.0, 2)
     assert took.text() == "15.0 s (2 parts side by side: 20.0 s of worker time)"
     assert parallel.SuiteTime(3.25, 3.25).text() == "3.2 s"
+
+
+def test_a_pts_page_says_what_ran(tmp_path):
+    # `ssdlab pts --scale 0.01`: an empty "At a glance" table and no headline figures in the
+    # terminal, "suites chosen with --suites" without --suites, a <title> saying "ssdlab review",
+    # and "for one minute" where the steps ran 5 s.
+    import html
+    import re
+
+    from ssdlab.lab.pts import procedure
+
+    r = ssdlab("pts", "force-gs-240", "--scale", "0.01", "--tests", "pts-latency,pts-wsat", "--out", "p", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Headline figures:" in r.stdout and "average latency (QD1)" in r.stdout and "steady IOPS" in r.stdout, r.stdout
+    assert "(none" not in r.stdout, r.stdout
+    page = html.unescape((tmp_path / "p" / "index.html").read_text())
+    assert re.search(r"<title>[^<]*: ssdlab PTS report</title>", page), page[:2000]
+    glance = re.search(r'<table class="headlines">.*?<tbody>(.*?)</tbody>', page, re.S).group(1)
+    assert glance.count("<tr>") == 2 and "average latency" in glance and "steady IOPS" in glance, glance
+    assert "--suites" not in page and "tests chosen with --tests: pts-latency, pts-wsat" in page
+    assert "one minute" not in page and "for 5 s." in page, "the latency steps ran 5 s"
+    assert "24 simulated hours" not in page and "or 14 min of simulated time pass" in page
+    # At full scale the method says the specification's minute.
+    assert procedure.step_text(ReviewContext("force-gs-240")) == "one minute"
+    assert procedure.step_text(ReviewContext("force-gs-240", scale=0.01)) == "5 s"

@@ -35,7 +35,7 @@ from ssdlab.report_text import review_summary
 
 if TYPE_CHECKING:
     from ssdlab.lab.parallel import SuiteTime
-    from ssdlab.lab.review import Review
+    from ssdlab.lab.review import Preset, Review
 
 
 #: Longest --label: it names the drive in chart titles, legends and table headers.
@@ -152,12 +152,13 @@ def _run_lab(
     jobs: int = 1,
     precondition_timing: str = "fast",
     ambient_c: float | None = None,
+    preset_of: Callable[[dict], Preset] | None = None,
 ) -> Review:
     """What `review` and `pts` share: check the database path and label, build the drive once
     (the profile is validated before any output), choose the drive's preset when no suites are
-    named, run the suites with progress (bars on a terminal, lines in a log), return what was
-    written. `heading` gives the first line from the drive's model name, the suites and the
-    preset's label."""
+    named (or `preset_of` the drive's facts: the PTS tests), run the suites with progress (bars
+    on a terminal, lines in a log), return what was written. `heading` gives the first line from
+    the drive's model name, the suites and the preset's label."""
     from ssdlab.lab.context import ReviewContext
     from ssdlab.lab.review import chosen_suites, preset_for, review
 
@@ -186,7 +187,10 @@ def _run_lab(
         ambient_c=ambient_c,
     )
     model = ctx.info()["model"]
-    preset = preset_for(ctx.info()) if names is None else chosen_suites(names, ctx.info())
+    if preset_of is not None:
+        preset = preset_of(ctx.info())
+    else:
+        preset = preset_for(ctx.info()) if names is None else chosen_suites(names, ctx.info())
     names = list(preset.suites)
     if not quiet:
         click.echo(heading(model, names, preset.label))
@@ -242,7 +246,7 @@ def pts_command(
 ) -> None:
     """Run the SNIA Solid State Storage Performance Test Specification (IOPS, throughput,
     latency, write saturation, host idle recovery) against a drive and write its report."""
-    from ssdlab.lab.review import parse_suites
+    from ssdlab.lab.review import parse_suites, pts_preset
     from ssdlab.lab.suites import PTS_SUITES
 
     try:
@@ -251,7 +255,8 @@ def pts_command(
         others = [n for n in names if n not in PTS_SUITES]
         if others:
             raise SsdlabError(f"--tests: {others[0]!r} is not a PTS test (expected some of: {', '.join(PTS_SUITES)})")
-        report = _run_lab(
+        started = time.monotonic()
+        done = _run_lab(
             profile,
             overrides,
             out_folder(out_dir, f"pts-{Path(profile).stem}"),
@@ -265,10 +270,11 @@ def pts_command(
             pts_pattern=pattern,
             jobs=jobs_or_default(jobs),
             precondition_timing=precondition_timing,
-        ).report
+            preset_of=lambda info: pts_preset(names, info, named=tests is not None),
+        )
     except SsdlabError as error:
         fail(str(error))
-    click.echo(f"report: {report}")
+    click.echo(review_summary(done.headlines, done.report, done.database, time.monotonic() - started) if not quiet else f"report: {done.report}")
 
 
 @cli.command("compare")

@@ -40,8 +40,8 @@ HEADLINES = [
 ]
 
 #: Figures of today's tests (the 2020s preset) and of the SNIA PTS that `compare` and a review's
-#: charts against the other drives rank as well (charts only: a review's figures at a glance
-#: come from each suite's ranked figures, `review.at_a_glance`). Conditions that depend on the
+#: charts against the other drives rank as well (a review's figures at a glance come from each
+#: suite's ranked figures, or from these for the PTS tests, which draw none: `review.at_a_glance`). Conditions that depend on the
 #: scale (cache-recovery's idle periods, read-span's spans but the whole drive) and on the
 #: ambient temperature (thermal) are left out: they match only within one scale.
 COMPARED = [
@@ -59,6 +59,8 @@ COMPARED = [
     ("pts-throughput", "seq_read_128k", "random", "steady state"),
     ("pts-latency", "lat_4k_read_mean", "random", "QD1"),
     ("pts-wsat", "wsat_steady_iops", "random", ""),
+    ("pts-hir", "hir_baseline_iops", "random", ""),
+    ("pts-hir", "hir_ws10_recovery", "random", "50 s idle"),
 ]
 
 

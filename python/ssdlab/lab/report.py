@@ -21,6 +21,7 @@ from ssdlab import paths
 from ssdlab.errors import InputOutputError, SsdlabError
 from ssdlab.lab import tables
 from ssdlab.lab.results import SuiteResult, Table
+from ssdlab.lab.suites import PTS_SUITES
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("ssdlab.lab", "templates"),
@@ -106,7 +107,7 @@ def review_page(
     scale = meta["scale"]
     page = _ENV.get_template("review.html").render(
         page_kind="review",
-        title=f"{info['model']}: ssdlab review",
+        title=f"{info['model']}: ssdlab {'PTS report' if suites and all(s.name in PTS_SUITES for s in suites) else 'review'}",
         model=info["model"],
         profile=info["name"],
         meta=meta,

@@ -7,7 +7,7 @@ import re
 import sys
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -19,7 +19,7 @@ from ssdlab.lab import ranked as ranked_charts
 from ssdlab.lab import report as report_files
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
-from ssdlab.lab.headlines import HEADLINES, headline_charts, headline_table
+from ssdlab.lab.headlines import COMPARED, HEADLINES, headline_charts, headline_table
 from ssdlab.lab.parallel import SuiteTime, run_reviews
 from ssdlab.lab.report import check_report_folder, review_page
 from ssdlab.lab.results import SuiteResult, Table
@@ -65,10 +65,14 @@ class Preset:
     reason: str
     #: Suites of the era left out because they do not apply to this drive, with why.
     left_out: tuple[tuple[str, str], ...] = field(default=())
+    #: The preset's name when it is not an era's ("SNIA PTS" for `ssdlab pts`).
+    title: str = ""
 
     @property
     def label(self) -> str:
         """The preset's name as the report gives it."""
+        if self.title:
+            return self.title
         return f"{self.era} ({ERA_TITLES.get(self.era, self.era)})" if self.era else "none"
 
 
@@ -110,12 +114,13 @@ def _remove_stale_temporaries(out_dir: Path) -> None:
                     entry.unlink(missing_ok=True)
 
 
-def chosen_suites(names: Sequence[str], info: dict | None = None) -> Preset:
-    """The `Preset` of suites named by hand (``--suites``). With the drive's facts (`info`),
-    a suite named that does not apply to it (another interface, or a model its profile has not:
-    the thermal suite on a drive without ``[thermal]``) is left out and the report says why, as
-    a preset does; when none of them applies, that is the user's error."""
-    reason = f"suites chosen with --suites: {', '.join(names)}"
+def chosen_suites(names: Sequence[str], info: dict | None = None, option: str = "--suites", reason: str | None = None) -> Preset:
+    """The `Preset` of suites named by hand (with `option`, ``--suites``). With the drive's facts
+    (`info`), a suite named that does not apply to it (another interface, or a model its profile
+    has not: the thermal suite on a drive without ``[thermal]``) is left out and the report says
+    why, as a preset does; when none of them applies, that is the user's error. `reason` is why
+    these suites, for the report (default: they were named with `option`)."""
+    reason = reason or f"suites chosen with {option}: {', '.join(names)}"
     if info is None:
         return Preset("", tuple(names), reason)
     family = interface_family(str(info["host_interface"]))
@@ -124,8 +129,15 @@ def chosen_suites(names: Sequence[str], info: dict | None = None) -> Preset:
     chosen = tuple(n for n, why in reasons.items() if why is None)
     left = tuple((n, why) for n, why in reasons.items() if why is not None)
     if not chosen:
-        raise SsdlabError("--suites: none of the suites named applies to this drive: " + "; ".join(f"{n} {why}" for n, why in left))
+        raise SsdlabError(f"{option}: none of the suites named applies to this drive: " + "; ".join(f"{n} {why}" for n, why in left))
     return Preset("", chosen, reason, left)
+
+
+def pts_preset(names: Sequence[str], info: dict | None, named: bool) -> Preset:
+    """The `Preset` of an ``ssdlab pts`` run: the PTS tests `names`, chosen with ``--tests`` when
+    `named`, else every test of the specification."""
+    reason = f"tests chosen with --tests: {', '.join(names)}" if named else f"every test of the specification ({', '.join(names)})"
+    return replace(chosen_suites(names, info, "--tests", reason), title="SNIA PTS")
 
 
 @dataclass
@@ -277,11 +289,20 @@ def _review_into(
 def at_a_glance(results: list[SuiteResult]) -> Table:
     """The headline figures (`headlines.HEADLINES`), and for suites without any there (today's
     tests), the figures each suite draws as ranked charts; a figure the suite withheld
-    (`SuiteResult.withhold`) shows why in its place."""
+    (`SuiteResult.withhold`) shows why in its place. Suites that draw no ranked chart either
+    (the SNIA PTS tests) give the figures `compare` ranks them on (`headlines.COMPARED`, in
+    whatever data pattern the run wrote)."""
     glance = headline_table(results)
     with_headlines = {suite for suite, *_ in HEADLINES}
     for result in results:
         if result.name in with_headlines:
+            continue
+        if not result.ranked:
+            for suite, key, _pattern, condition in COMPARED:
+                for m in result.metrics:
+                    if suite == result.name and (m.key, m.condition) == (key, condition):
+                        data = ", ".join(x for x in (m.pattern, condition) if x) or "-"
+                        glance.rows.append([result.title, m.title, data, tables.number(m.value, m.unit), m.unit])
             continue
         shown = set()
         for ranked in result.ranked:
