@@ -127,3 +127,13 @@ def test_a_pts_page_says_what_ran(tmp_path):
     # At full scale the method says the specification's minute.
     assert procedure.step_text(ReviewContext("force-gs-240")) == "one minute"
     assert procedure.step_text(ReviewContext("force-gs-240", scale=0.01)) == "5 s"
+
+
+@pytest.mark.parametrize("tests", ["bogus", "pts-iops,consistency", "2012", ","])
+def test_pts_lists_its_own_tests_for_a_name_it_does_not_have(tmp_path, tests):
+    # `ssdlab pts --tests bogus` listed every review suite (four-corners, ..., 2012, 2020s) as
+    # what it expected.
+    r = ssdlab("pts", "--tests", tests, "--out", "p", cwd=tmp_path)
+    one_error(r, "(expected some of: pts-iops, pts-throughput, pts-latency, pts-wsat, pts-hir, pts)")
+    assert "four-corners" not in r.stderr and "2020s" not in r.stderr
+    assert not (tmp_path / "p").exists()

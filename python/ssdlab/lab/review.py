@@ -29,20 +29,27 @@ from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, why_not
 ERA_TITLES = {"2012": "the articles' tests", "2020s": "today's tests"}
 
 
-def parse_suites(text: str | None, default: list[str] = ARTICLE_SUITES, option: str = "--suites") -> list[str]:
+def parse_suites(text: str | None, default: list[str] = ARTICLE_SUITES, option: str = "--suites", choices: Sequence[str] | None = None) -> list[str]:
     """Suite names from a comma-separated list (`default` when not given); ``pts`` stands for
-    every PTS test, an era (``2012``, ``2020s``) for every suite of that era."""
+    every PTS test, an era (``2012``, ``2020s``) for every suite of that era. With `choices`
+    (``pts --tests``: the PTS tests), only those and ``pts`` are accepted, and an error lists
+    them alone."""
     if text is None:
         return list(default)
     names = [s.strip() for s in text.split(",") if s.strip()]
-    expected = ", ".join([*SUITES, "pts", *ERAS])
+    known = list(SUITES) if choices is None else list(choices)
+    groups = {"pts": PTS_SUITES, **(ERAS if choices is None else {})}
+    expected = ", ".join([*known, *groups])
+    what = "suite" if choices is None else "PTS test"
     if not names:
-        raise SsdlabError(f"{option} {text!r} names no suite (expected some of: {expected})")
+        raise SsdlabError(f"{option} {text!r} names no {what} (expected some of: {expected})")
     expanded: list[str] = []
     for n in names:
-        for name in PTS_SUITES if n == "pts" else ERAS.get(n, [n]):
-            if name not in SUITES:
-                raise SsdlabError(f"{option}: unknown suite {name!r} (expected some of: {expected})")
+        for name in groups.get(n, [n]):
+            if name not in known:
+                if name in SUITES:
+                    raise SsdlabError(f"{option}: {name!r} is not a {what} (expected some of: {expected})")
+                raise SsdlabError(f"{option}: unknown {what} {name!r} (expected some of: {expected})")
             if name not in expanded:
                 expanded.append(name)
     return expanded
