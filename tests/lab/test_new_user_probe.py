@@ -137,3 +137,24 @@ def test_pts_lists_its_own_tests_for_a_name_it_does_not_have(tmp_path, tests):
     one_error(r, "(expected some of: pts-iops, pts-throughput, pts-latency, pts-wsat, pts-hir, pts)")
     assert "four-corners" not in r.stderr and "2020s" not in r.stderr
     assert not (tmp_path / "p").exists()
+
+
+def test_a_comparison_across_scales_names_each_drives_scale(tmp_path):
+    # `compare --include-scaled` of a review at scale 0.02 and one at 0.03: the title said
+    # "scale 0.02, 0.03 (not comparable)" but no bar said which drive was which scale.
+    for profile, scale in (("vertex3-120", "0.02"), ("agility3-120", "0.03")):
+        r = ssdlab("review", profile, "--scale", scale, "--suites", "power", "--quiet", "--db", "shared.db", "--out", profile, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    r = ssdlab("compare", "--db", "shared.db", "--include-scaled", "--out", "c", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    svgs = sorted((tmp_path / "c" / "charts").glob("compare_*.svg"))
+    assert svgs
+    for svg in svgs:
+        text = svg.read_text()  # (matplotlib keeps each text as a comment beside its glyphs)
+        assert "vertex3-120 (scale 0.02)" in text and "agility3-120 (scale 0.03)" in text, svg.name
+    page = (tmp_path / "c" / "index.html").read_text()
+    assert "vertex3-120 (scale 0.02)</th>" in page and "agility3-120 (scale 0.03)</th>" in page
+    # One scale: the title says it, the labels are the drives' names alone.
+    r = ssdlab("compare", "vertex3-120", "--db", "shared.db", "--include-scaled", "--out", "c1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "(scale 0.02)</th>" not in (tmp_path / "c1" / "index.html").read_text()

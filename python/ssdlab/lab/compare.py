@@ -13,7 +13,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.lab import calibration
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
-from ssdlab.lab.headlines import headline_charts
+from ssdlab.lab.headlines import headline_charts, scale_label
 from ssdlab.lab.parallel import run_reviews
 from ssdlab.lab.report import check_report_folder, claim_report_folder, comparison_page, linked_outputs, remove_stale_outputs
 from ssdlab.lab.review import run_review
@@ -49,6 +49,9 @@ def _comparison_into(out_dir: Path, frame: pd.DataFrame, highlight: str | None, 
     with paths.atomic_output(out_dir / "comparison.csv", "comparison") as temp:
         table.to_csv(temp, index=False)
     shown = table.drop(columns=["metric"]).rename(columns={"suite": "test", "title": "figure", "pattern": "data"})
+    scales = frame.drop_duplicates("drive").set_index("drive")["scale"]
+    if scales.nunique() > 1:  # each drive's column says its scale, as its bars do
+        shown = shown.rename(columns={d: f"{d} ({scale_label(s)})" for d, s in scales.items()})
     units = frame.drop_duplicates(["suite", "metric"]).set_index(["suite", "metric"])["unit"]
     shown.insert(4, "unit", units.reindex(list(zip(table["suite"], table["metric"], strict=True))).to_numpy())
     page = comparison_page(out_dir, made, shown, highlight, include_scaled)

@@ -74,9 +74,16 @@ def _title(suite: str, metric: str, pattern: str, condition: str) -> str:
     return f"{SUITES[suite].METRICS[metric]} ({pattern}{', ' if pattern and condition else ''}{condition})"
 
 
+def scale_label(scale: float) -> str:
+    """A review's scale as a chart or table names it: "full scale", "scale 0.02"."""
+    return "full scale" if scale >= 1 else f"scale {scale:g}"
+
+
 def headline_charts(frame: pd.DataFrame, charts_dir: Path, prefix: str, highlight: str | None) -> list[tuple[str, str]]:
     """One ranked bar chart per headline figure present in `frame` (rows of several drives, as
-    `ResultsDatabase.latest` returns), `highlight` in red; returns (file name, caption) pairs."""
+    `ResultsDatabase.latest` returns), `highlight` in red; returns (file name, caption) pairs.
+    When the drives were reviewed at several scales (``compare --include-scaled``), each bar's
+    label gives its drive's scale."""
     made = []
     scales = sorted(set(frame["scale"])) if "scale" in frame else [1.0]
     scale = "full scale" if scales == [1.0] else "scale " + ", ".join(f"{s:g}" for s in scales) + (" (not comparable)" if min(scales) < 1 else "")
@@ -88,7 +95,11 @@ def headline_charts(frame: pd.DataFrame, charts_dir: Path, prefix: str, highligh
         caption = _title(suite, metric, pattern, condition)
         unit = rows["unit"].iloc[0]
         title = f"{SUITES[suite].TITLE}: {caption}\n{highlight + ' highlighted' if highlight else f'{len(rows)} drives'}, {scale}"
-        bars = [charts.Bar(d, v, d == highlight) for d, v in zip(rows["drive"], rows["value"], strict=True)]
+        if len(scales) > 1:  # each bar says its drive's scale: the title cannot
+            labels = [f"{d} ({scale_label(s)})" for d, s in zip(rows["drive"], rows["scale"], strict=True)]
+        else:
+            labels = list(rows["drive"])
+        bars = [charts.Bar(label, v, d == highlight) for label, d, v in zip(labels, rows["drive"], rows["value"], strict=True)]
         made.append((charts.ranked_bars(charts_dir / f"{prefix}_{i:02d}.png", title, bars, unit, unit in LOWER_IS_BETTER_UNITS), caption))
     return made
 
