@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ssdlab import __version__, paths
 from ssdlab.errors import SsdlabError
+from ssdlab.report_text import bytes_text
 
 #: The job of a bare ``ssdlab run`` (no options, no job file): 4 KiB random writes at QD32 for a
 #: simulated minute on the fresh drive. fio itself refuses to run without a size; the fio
@@ -133,14 +134,16 @@ def pre_read(drive, job, progress=None) -> None:
 
 
 def unwritten_read_warning(summaries: list[dict], remedy: str = "lay the span out first with --precondition layout (as fio does) or seq-fill") -> str | None:
-    """One warning line when the jobs (or a replay) read sectors nobody wrote, or ``None``."""
+    """One warning line when the jobs (or a replay) read sectors nobody wrote, or ``None`` (also
+    when nothing was read). Sizes in the unit they reach (8.19 kB, not 0.000 GB)."""
     unmapped = sum(s.get("unmapped_read_bytes", 0) for s in summaries)
     read = sum(s.get("host_read_bytes", 0) for s in summaries)
-    if unmapped == 0:
+    if unmapped == 0 or read == 0:
         return None
-    share = unmapped / read * 100 if read else 100.0
+    share = min(unmapped / read, 1.0) * 100
+    percent = "under 1%" if share < 1 else f"{share:.0f}%"
     return (
-        f"{unmapped / 1e9:,.3f} GB of the {read / 1e9:,.3f} GB read ({share:.0f}%) were never written (or were trimmed): "
+        f"{bytes_text(unmapped)} of the {bytes_text(read)} read ({percent}) were never written (or were trimmed): "
         f"a drive answers those from its map without touching NAND, so these reads measure the link, not the flash; {remedy}"
     )
 

@@ -10,6 +10,12 @@ def _bytes(n: float) -> str:
     return f"{n:,.0f} B"
 
 
+def bytes_text(n: float) -> str:
+    """A byte count in the largest decimal unit it reaches ("8.19 kB", "1.20 GB"), as the run
+    summaries write sizes."""
+    return _bytes(n)
+
+
 def drive_header(info: dict) -> str:
     """One paragraph about the drive."""
     return (

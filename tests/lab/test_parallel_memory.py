@@ -16,7 +16,7 @@ from ssdlab.workers import WORKER_BASE_BYTES
 GIB = 1 << 30
 
 
-def _job(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[object, float]:
+def _job(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[object, float, float]:
     """A suite in a worker (in place of `parallel._work`): "dies" is killed as the kernel's
     out-of-memory killer kills, "slow" takes a while, the others return at once."""
     if suite == "dies":
@@ -24,7 +24,7 @@ def _job(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[ob
         os.kill(os.getpid(), signal.SIGKILL)
     if suite == "slow":
         time.sleep(5)
-    return suite, 0.0
+    return suite, 0.0, time.time()
 
 
 def _fake_plan(monkeypatch):

@@ -18,12 +18,12 @@ from ssdlab.lab import parallel
 from ssdlab.lab.context import ReviewContext
 
 
-def _job(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[object, float]:
+def _job(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[object, float, float]:
     """A suite in a worker (in place of `parallel._work`): "quick" returns at once, the others
     take a minute."""
     if suite != "quick":
         time.sleep(60)
-    return suite, 0.0
+    return suite, 0.0, time.time()
 
 
 def test_an_interrupted_parallel_review_stops_its_pool_without_a_failing_thread(monkeypatch):

@@ -34,7 +34,8 @@ from ssdlab.progress import ProgressBars
 from ssdlab.report_text import review_summary
 
 if TYPE_CHECKING:
-    from ssdlab.lab.review import Review
+    from ssdlab.lab.parallel import SuiteTime
+    from ssdlab.lab.review import Preset, Review
 
 
 #: Longest --label: it names the drive in chart titles, legends and table headers.
@@ -151,12 +152,13 @@ def _run_lab(
     jobs: int = 1,
     precondition_timing: str = "fast",
     ambient_c: float | None = None,
+    preset_of: Callable[[dict], Preset] | None = None,
 ) -> Review:
     """What `review` and `pts` share: check the database path and label, build the drive once
     (the profile is validated before any output), choose the drive's preset when no suites are
-    named, run the suites with progress (bars on a terminal, lines in a log), return what was
-    written. `heading` gives the first line from the drive's model name, the suites and the
-    preset's label."""
+    named (or `preset_of` the drive's facts: the PTS tests), run the suites with progress (bars
+    on a terminal, lines in a log), return what was written. `heading` gives the first line from
+    the drive's model name, the suites and the preset's label."""
     from ssdlab.lab.context import ReviewContext
     from ssdlab.lab.review import chosen_suites, preset_for, review
 
@@ -185,15 +187,20 @@ def _run_lab(
         ambient_c=ambient_c,
     )
     model = ctx.info()["model"]
-    preset = preset_for(ctx.info()) if names is None else chosen_suites(names, ctx.info())
+    if preset_of is not None:
+        preset = preset_of(ctx.info())
+    else:
+        preset = preset_for(ctx.info()) if names is None else chosen_suites(names, ctx.info())
     names = list(preset.suites)
     if not quiet:
         click.echo(heading(model, names, preset.label))
 
-    def done(name: str, wall: float) -> None:
+    def done(name: str, took: SuiteTime) -> None:
+        # Wall time from the suite's own start (in its worker, in a parallel review) to its
+        # end, not from the review's start: the suites of a parallel review overlap.
         bars.close()
         if not quiet:
-            click.echo(f"  {name}: done in {wall:,.1f} s")
+            click.echo(f"  {name}: done in {took.text()}")
 
     return review(ctx, names, Path(db_path) if db_path else out / "results.sqlite", on_suite=done, preset=preset, jobs=jobs)
 
@@ -239,16 +246,14 @@ def pts_command(
 ) -> None:
     """Run the SNIA Solid State Storage Performance Test Specification (IOPS, throughput,
     latency, write saturation, host idle recovery) against a drive and write its report."""
-    from ssdlab.lab.review import parse_suites
+    from ssdlab.lab.review import parse_suites, pts_preset
     from ssdlab.lab.suites import PTS_SUITES
 
     try:
         _check_scale(scale)
-        names = parse_suites(tests, default=PTS_SUITES, option="--tests")
-        others = [n for n in names if n not in PTS_SUITES]
-        if others:
-            raise SsdlabError(f"--tests: {others[0]!r} is not a PTS test (expected some of: {', '.join(PTS_SUITES)})")
-        report = _run_lab(
+        names = parse_suites(tests, default=PTS_SUITES, option="--tests", choices=PTS_SUITES)
+        started = time.monotonic()
+        done = _run_lab(
             profile,
             overrides,
             out_folder(out_dir, f"pts-{Path(profile).stem}"),
@@ -262,10 +267,11 @@ def pts_command(
             pts_pattern=pattern,
             jobs=jobs_or_default(jobs),
             precondition_timing=precondition_timing,
-        ).report
+            preset_of=lambda info: pts_preset(names, info, named=tests is not None),
+        )
     except SsdlabError as error:
         fail(str(error))
-    click.echo(f"report: {report}")
+    click.echo(review_summary(done.headlines, done.report, done.database, time.monotonic() - started) if not quiet else f"report: {done.report}")
 
 
 @cli.command("compare")

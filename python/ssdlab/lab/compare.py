@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,9 +13,9 @@ from ssdlab.errors import SsdlabError
 from ssdlab.lab import calibration
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
-from ssdlab.lab.headlines import headline_charts
+from ssdlab.lab.headlines import headline_charts, scale_label
 from ssdlab.lab.parallel import run_reviews
-from ssdlab.lab.report import check_report_folder, comparison_page, linked_outputs, remove_stale_outputs
+from ssdlab.lab.report import check_report_folder, claim_report_folder, comparison_page, linked_outputs, remove_stale_outputs
 from ssdlab.lab.review import run_review
 
 
@@ -36,12 +37,21 @@ def compare(db_path: Path, out_dir: Path, drives: list[str], highlight: str | No
     if highlight is not None and highlight not in known:
         raise SsdlabError(f"--highlight {highlight!r}: no such drive among the results (drives there: {', '.join(known)})")
     paths.output_folder(out_dir)  # (created once the results are known good: no empty folder after an error)
+    with claim_report_folder(out_dir, "comparison"):
+        return _comparison_into(out_dir, frame, highlight, include_scaled)
+
+
+def _comparison_into(out_dir: Path, frame: pd.DataFrame, highlight: str | None, include_scaled: bool) -> Path:
+    """`compare` once its folder is checked and claimed: the charts, the table and the page."""
     earlier = linked_outputs(out_dir)
     made = headline_charts(frame, out_dir / "charts", "compare", highlight)
     table = frame.pivot_table(index=["suite", "metric", "title", "pattern", "condition"], columns="drive", values="value", sort=False).reset_index()
     with paths.atomic_output(out_dir / "comparison.csv", "comparison") as temp:
         table.to_csv(temp, index=False)
     shown = table.drop(columns=["metric"]).rename(columns={"suite": "test", "title": "figure", "pattern": "data"})
+    scales = frame.drop_duplicates("drive").set_index("drive")["scale"]
+    if scales.nunique() > 1:  # each drive's column says its scale, as its bars do
+        shown = shown.rename(columns={d: f"{d} ({scale_label(s)})" for d, s in scales.items()})
     units = frame.drop_duplicates(["suite", "metric"]).set_index(["suite", "metric"])["unit"]
     shown.insert(4, "unit", units.reindex(list(zip(table["suite"], table["metric"], strict=True))).to_numpy())
     page = comparison_page(out_dir, made, shown, highlight, include_scaled)
@@ -89,8 +99,12 @@ def calibrate(
     for ctx, _ in reviews:
         # Before any run: the suites write their charts into these folders as they go.
         check_report_folder(ctx.out_dir, "review", db_path)
-    for (ctx, suites), results in zip(reviews, run_reviews(reviews, jobs), strict=True):
-        run_review(ctx, suites, db_path, precomputed=results)
+    with contextlib.ExitStack() as claims:
+        for ctx, _ in reviews:
+            paths.output_folder(ctx.out_dir)
+            claims.enter_context(claim_report_folder(ctx.out_dir, "review"))
+        for (ctx, suites), results in zip(reviews, run_reviews(reviews, jobs), strict=True):
+            run_review(ctx, suites, db_path, precomputed=results)
     todays = {}
     if scale >= 1.0 and run_today:
         for profile in dict.fromkeys(p.drive for p in calibration.TODAYS_PUBLISHED):

@@ -40,8 +40,8 @@ HEADLINES = [
 ]
 
 #: Figures of today's tests (the 2020s preset) and of the SNIA PTS that `compare` and a review's
-#: charts against the other drives rank as well (charts only: a review's figures at a glance
-#: come from each suite's ranked figures, `review.at_a_glance`). Conditions that depend on the
+#: charts against the other drives rank as well (a review's figures at a glance come from each
+#: suite's ranked figures, or from these for the PTS tests, which draw none: `review.at_a_glance`). Conditions that depend on the
 #: scale (cache-recovery's idle periods, read-span's spans but the whole drive) and on the
 #: ambient temperature (thermal) are left out: they match only within one scale.
 COMPARED = [
@@ -59,6 +59,8 @@ COMPARED = [
     ("pts-throughput", "seq_read_128k", "random", "steady state"),
     ("pts-latency", "lat_4k_read_mean", "random", "QD1"),
     ("pts-wsat", "wsat_steady_iops", "random", ""),
+    ("pts-hir", "hir_baseline_iops", "random", ""),
+    ("pts-hir", "hir_ws10_recovery", "random", "50 s idle"),
 ]
 
 
@@ -72,9 +74,16 @@ def _title(suite: str, metric: str, pattern: str, condition: str) -> str:
     return f"{SUITES[suite].METRICS[metric]} ({pattern}{', ' if pattern and condition else ''}{condition})"
 
 
+def scale_label(scale: float) -> str:
+    """A review's scale as a chart or table names it: "full scale", "scale 0.02"."""
+    return "full scale" if scale >= 1 else f"scale {scale:g}"
+
+
 def headline_charts(frame: pd.DataFrame, charts_dir: Path, prefix: str, highlight: str | None) -> list[tuple[str, str]]:
     """One ranked bar chart per headline figure present in `frame` (rows of several drives, as
-    `ResultsDatabase.latest` returns), `highlight` in red; returns (file name, caption) pairs."""
+    `ResultsDatabase.latest` returns), `highlight` in red; returns (file name, caption) pairs.
+    When the drives were reviewed at several scales (``compare --include-scaled``), each bar's
+    label gives its drive's scale."""
     made = []
     scales = sorted(set(frame["scale"])) if "scale" in frame else [1.0]
     scale = "full scale" if scales == [1.0] else "scale " + ", ".join(f"{s:g}" for s in scales) + (" (not comparable)" if min(scales) < 1 else "")
@@ -86,7 +95,11 @@ def headline_charts(frame: pd.DataFrame, charts_dir: Path, prefix: str, highligh
         caption = _title(suite, metric, pattern, condition)
         unit = rows["unit"].iloc[0]
         title = f"{SUITES[suite].TITLE}: {caption}\n{highlight + ' highlighted' if highlight else f'{len(rows)} drives'}, {scale}"
-        bars = [charts.Bar(d, v, d == highlight) for d, v in zip(rows["drive"], rows["value"], strict=True)]
+        if len(scales) > 1:  # each bar says its drive's scale: the title cannot
+            labels = [f"{d} ({scale_label(s)})" for d, s in zip(rows["drive"], rows["scale"], strict=True)]
+        else:
+            labels = list(rows["drive"])
+        bars = [charts.Bar(label, v, d == highlight) for label, d, v in zip(labels, rows["drive"], rows["value"], strict=True)]
         made.append((charts.ranked_bars(charts_dir / f"{prefix}_{i:02d}.png", title, bars, unit, unit in LOWER_IS_BETTER_UNITS), caption))
     return made
 

@@ -43,8 +43,28 @@ from ssdlab.lab.suites import SUITES
 from ssdlab.progress import ProgressBars
 from ssdlab.workers import shared_room, workers_for_memory
 
-#: Called when a suite is done: (review index, suite name, wall seconds spent on it, result).
-SuiteDone = Callable[[int, str, float, SuiteResult], None]
+
+@dataclasses.dataclass(frozen=True)
+class SuiteTime:
+    """How long a suite took. `elapsed`: wall seconds from the start of its first job in its
+    worker (not from when the job was handed to the pool, nor from the review's start) to the
+    end of its last job; `work`: the wall seconds of its jobs added up, more than `elapsed` when
+    its `parts` ran side by side in several workers."""
+
+    elapsed: float
+    work: float
+    parts: int = 1
+
+    def text(self) -> str:
+        """The time in words: '12.3 s', or for parts that ran side by side '12.3 s (3 parts side
+        by side: 30.1 s of worker time)'."""
+        if self.parts > 1 and self.work > self.elapsed * 1.01:
+            return f"{self.elapsed:,.1f} s ({self.parts} parts side by side: {self.work:,.1f} s of worker time)"
+        return f"{self.elapsed:,.1f} s"
+
+
+#: Called when a suite is done: (review index, suite name, how long it took, result).
+SuiteDone = Callable[[int, str, SuiteTime, SuiteResult], None]
 
 
 def default_jobs() -> int:
@@ -120,7 +140,8 @@ def _serial(reviews, on_suite: SuiteDone | None) -> list[dict[str, SuiteResult]]
                 ctx.suite = None
             _free_dropped_drives()
             if on_suite is not None:
-                on_suite(index, name, time.perf_counter() - started, results[name])
+                wall = time.perf_counter() - started
+                on_suite(index, name, SuiteTime(wall, wall), results[name])
         out.append(results)
     return out
 
@@ -170,8 +191,11 @@ def _context_fields(ctx: ReviewContext) -> dict:
     return {f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx) if f.name not in skip}
 
 
-def _work(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[object, float]:
-    """Run one job in a worker; returns its output and its wall time."""
+def _work(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[object, float, float]:
+    """Run one job in a worker; returns its output, its wall time, and when it started (the
+    system's clock, `time.time()`: the same in every worker, so the parent can tell how long a
+    suite whose parts ran in several workers took from the first part's start to the last's end)."""
+    started_at = time.time()
     started = time.perf_counter()
     ctx = ReviewContext(**fields, progress=_send_progress if progress else None)
     ctx.suite = suite
@@ -180,7 +204,7 @@ def _work(fields: dict, suite: str, part: str | None, progress: bool) -> tuple[o
     _free_dropped_drives()
     if _QUEUE is not None and progress:
         _QUEUE.put((_SLOT, None, 1.0, 0.0, 0))
-    return output, time.perf_counter() - started
+    return output, time.perf_counter() - started, started_at
 
 
 # ----- parent side ---------------------------------------------------------------------------
@@ -286,7 +310,8 @@ def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, 
     display = _Display(progress, workers, queue)
     fields = [_context_fields(ctx) for ctx, _ in reviews]
     pending_parts: dict[tuple[int, str], dict[str, object]] = {}
-    walls: dict[tuple[int, str], float] = {}
+    #: Each suite's jobs done so far: (first start, last end, wall seconds added up, jobs).
+    spans: dict[tuple[int, str], tuple[float, float, float, int]] = {}
     out: list[dict[str, SuiteResult]] = [{} for _ in reviews]
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(queue, counter, os.getpid())) as pool:
@@ -301,11 +326,12 @@ def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, 
                     for future in done:
                         job = futures[future]
                         try:
-                            output, wall = future.result()
+                            output, wall, started_at = future.result()
                         except BrokenProcessPool:
                             raise SsdlabError(_lost_worker(workers_seen, job)) from None
                         key = (job.review, job.suite)
-                        walls[key] = walls.get(key, 0.0) + wall
+                        first, last, work, count = spans.get(key, (started_at, started_at + wall, 0.0, 0))
+                        spans[key] = (min(first, started_at), max(last, started_at + wall), work + wall, count + 1)
                         if job.part is None:
                             out[job.review][job.suite] = output  # type: ignore[assignment]
                         else:
@@ -321,7 +347,8 @@ def _parallel(reviews, jobs: int, on_suite: SuiteDone | None) -> list[dict[str, 
                             finally:
                                 ctx.suite = None
                         if on_suite is not None:
-                            on_suite(job.review, job.suite, walls[key], out[job.review][job.suite])
+                            first, last, work, count = spans[key]
+                            on_suite(job.review, job.suite, SuiteTime(last - first, work, count), out[job.review][job.suite])
             except BaseException:
                 # Ctrl-C or SIGTERM or a failed job: stop every worker now rather than wait for
                 # the jobs they are running.

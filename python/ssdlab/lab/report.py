@@ -3,8 +3,11 @@ one page per review, and a comparison page across drives."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import struct
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -15,9 +18,10 @@ import jinja2
 import pandas as pd
 
 from ssdlab import paths
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import InputOutputError, SsdlabError
 from ssdlab.lab import tables
 from ssdlab.lab.results import SuiteResult, Table
+from ssdlab.lab.suites import PTS_SUITES
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("ssdlab.lab", "templates"),
@@ -103,7 +107,7 @@ def review_page(
     scale = meta["scale"]
     page = _ENV.get_template("review.html").render(
         page_kind="review",
-        title=f"{info['model']}: ssdlab review",
+        title=f"{info['model']}: ssdlab {'PTS report' if suites and all(s.name in PTS_SUITES for s in suites) else 'review'}",
         model=info["model"],
         profile=info["name"],
         meta=meta,
@@ -146,13 +150,99 @@ def page_kind(page: Path) -> str | None:
     return "" if head.lstrip().lower().startswith("<!doctype html") and titled else None
 
 
+#: The file a review, PTS run or comparison writes first into its folder, before any chart or
+#: data file: it names the kind of page ssdlab is writing there (``ssdlab review``), so a folder a
+#: run of ssdlab started and did not finish (stopped, killed) is known as ssdlab's; the run holds
+#: a lock on it while it writes (`claim_report_folder`).
+MARKER = ".ssdlab-report"
+_MARKER_LINE = re.compile(r"ssdlab ([a-z]+)")
+
+
+def marker_kind(out_dir: Path) -> str | None:
+    """The kind of page ("review", "comparison") that the marker in `out_dir` names, or None
+    when there is no marker (or it is not one ssdlab wrote: a symbolic link, a folder, another
+    first line)."""
+    marker = out_dir / MARKER
+    if marker.is_symlink() or not marker.is_file():
+        return None
+    try:
+        with marker.open("rb") as f:
+            first = f.read(256).decode("utf-8", "replace").split("\n", 1)[0].strip()
+    except OSError:
+        return None
+    found = _MARKER_LINE.fullmatch(first)
+    return found.group(1) if found and found.group(1) in _FOLDER_OUTPUTS else None
+
+
+class FolderClaim:
+    """A folder this process writes a page into: the marker file held open with an exclusive
+    lock (``flock``) until `release` (or the process ends), so another run of ssdlab refuses the
+    folder rather than mix its page and files with this one's."""
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self) -> FolderClaim:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.release()
+
+
+def _holder(fd: int) -> str:
+    """Which process holds the marker's lock, as ' (process N)' for the error (the holder writes
+    its id just after it takes the lock: read again for a moment when it has not yet), else ''."""
+    for _ in range(20):
+        found = re.search(rb"\nprocess (\d+)\n", os.pread(fd, 256, 0))
+        if found:
+            return f" (process {int(found.group(1))})"
+        time.sleep(0.01)
+    return ""
+
+
+def claim_report_folder(out_dir: Path, kind: str) -> FolderClaim:
+    """Claim `out_dir` (checked with `check_report_folder`, and existing) for a `kind` page: write
+    its marker (`MARKER`: the kind, and this process's id) before any chart or data file, and hold
+    an exclusive lock on it for the whole run. Refuses the folder when another process holds
+    the lock (another review or comparison writing into it). On a file system without locks the
+    folder is claimed without one."""
+    marker = out_dir / MARKER
+    try:
+        fd = os.open(marker, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError as error:
+        raise InputOutputError(f"--out {out_dir}: cannot write its {MARKER}: {error.strerror or error}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _holder(fd)
+        os.close(fd)
+        raise SsdlabError(f"--out {out_dir}: another ssdlab {kind} is writing into it{holder}; wait for it to end or give another folder") from None
+    except OSError:
+        pass  # no locks on this file system
+    try:
+        # Written over, then cut to length: the first line (the kind) is never seen missing.
+        text = f"ssdlab {kind}\nprocess {os.getpid()}\n".encode()
+        os.pwrite(fd, text, 0)
+        os.ftruncate(fd, len(text))
+    except OSError as error:
+        os.close(fd)
+        raise InputOutputError(f"--out {out_dir}: cannot write its {MARKER}: {error.strerror or error}") from None
+    return FolderClaim(fd)
+
+
 def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -> None:
     """Before any work: refuse to write a `kind` page ("review", "comparison") into a folder
     that holds a page ssdlab did not write, another kind of ssdlab page (a comparison into a
     review's folder would replace the review), or this page's companions (``data/``,
-    ``charts/``, ``comparison.csv``) without an ssdlab page beside them: ssdlab replaces only
-    what it wrote. And refuse a results database (`db_path`) that is one of the page's outputs
-    (it would be overwritten by the report)."""
+    ``charts/``, ``comparison.csv``) without an ssdlab page beside them nor ssdlab's marker
+    (`MARKER`, naming this kind: a run of ssdlab started there and did not finish): ssdlab
+    replaces only what it wrote. And refuse a results database (`db_path`) that is one of the
+    page's outputs (it would be overwritten by the report)."""
     outputs = _FOLDER_OUTPUTS[kind]
     if db_path is not None:
         db, out = Path(db_path).absolute(), out_dir.absolute()
@@ -160,6 +250,10 @@ def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -
             raise SsdlabError(f"--db {db_path}: is where the {kind} writes its page or data; give a path outside them")
     if not out_dir.is_dir():
         return
+    marker = out_dir / MARKER
+    if (marker.exists() or marker.is_symlink()) and (marker.is_symlink() or not marker.is_file()):
+        raise SsdlabError(f"--out {out_dir}: holds a {MARKER} that is not a file ssdlab wrote; not writing into it (give another folder)")
+    marked = marker_kind(out_dir)
     page = out_dir / "index.html"
     if page.exists() or page.is_symlink():
         found = page_kind(page) if page.is_file() else None
@@ -168,6 +262,10 @@ def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -
         if found and found != kind:
             raise SsdlabError(f"--out {out_dir}: holds an ssdlab {found} page, which a {kind} would replace (give another folder)")
         return
+    if marked is not None and marked != kind:
+        raise SsdlabError(f"--out {out_dir}: holds an unfinished ssdlab {marked}, which a {kind} would replace (give another folder)")
+    if marked == kind:
+        return  # a run of ssdlab started this page here and did not finish it
     for name in outputs:
         if (out_dir / name).exists() or (out_dir / name).is_symlink():
             raise SsdlabError(f"--out {out_dir}: has {name} but no page ssdlab wrote beside it; not writing into it (give another folder)")

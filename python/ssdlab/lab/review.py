@@ -7,7 +7,7 @@ import re
 import sys
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -19,8 +19,8 @@ from ssdlab.lab import ranked as ranked_charts
 from ssdlab.lab import report as report_files
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.db import ResultsDatabase
-from ssdlab.lab.headlines import HEADLINES, headline_charts, headline_table
-from ssdlab.lab.parallel import run_reviews
+from ssdlab.lab.headlines import COMPARED, HEADLINES, headline_charts, headline_table
+from ssdlab.lab.parallel import SuiteTime, run_reviews
 from ssdlab.lab.report import check_report_folder, review_page
 from ssdlab.lab.results import SuiteResult, Table
 from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, why_not
@@ -29,20 +29,27 @@ from ssdlab.lab.suites import ARTICLE_SUITES, ERAS, PTS_SUITES, SUITES, why_not
 ERA_TITLES = {"2012": "the articles' tests", "2020s": "today's tests"}
 
 
-def parse_suites(text: str | None, default: list[str] = ARTICLE_SUITES, option: str = "--suites") -> list[str]:
+def parse_suites(text: str | None, default: list[str] = ARTICLE_SUITES, option: str = "--suites", choices: Sequence[str] | None = None) -> list[str]:
     """Suite names from a comma-separated list (`default` when not given); ``pts`` stands for
-    every PTS test, an era (``2012``, ``2020s``) for every suite of that era."""
+    every PTS test, an era (``2012``, ``2020s``) for every suite of that era. With `choices`
+    (``pts --tests``: the PTS tests), only those and ``pts`` are accepted, and an error lists
+    them alone."""
     if text is None:
         return list(default)
     names = [s.strip() for s in text.split(",") if s.strip()]
-    expected = ", ".join([*SUITES, "pts", *ERAS])
+    known = list(SUITES) if choices is None else list(choices)
+    groups = {"pts": PTS_SUITES, **(ERAS if choices is None else {})}
+    expected = ", ".join([*known, *groups])
+    what = "suite" if choices is None else "PTS test"
     if not names:
-        raise SsdlabError(f"{option} {text!r} names no suite (expected some of: {expected})")
+        raise SsdlabError(f"{option} {text!r} names no {what} (expected some of: {expected})")
     expanded: list[str] = []
     for n in names:
-        for name in PTS_SUITES if n == "pts" else ERAS.get(n, [n]):
-            if name not in SUITES:
-                raise SsdlabError(f"{option}: unknown suite {name!r} (expected some of: {expected})")
+        for name in groups.get(n, [n]):
+            if name not in known:
+                if name in SUITES:
+                    raise SsdlabError(f"{option}: {name!r} is not a {what} (expected some of: {expected})")
+                raise SsdlabError(f"{option}: unknown {what} {name!r} (expected some of: {expected})")
             if name not in expanded:
                 expanded.append(name)
     return expanded
@@ -65,10 +72,14 @@ class Preset:
     reason: str
     #: Suites of the era left out because they do not apply to this drive, with why.
     left_out: tuple[tuple[str, str], ...] = field(default=())
+    #: The preset's name when it is not an era's ("SNIA PTS" for `ssdlab pts`).
+    title: str = ""
 
     @property
     def label(self) -> str:
         """The preset's name as the report gives it."""
+        if self.title:
+            return self.title
         return f"{self.era} ({ERA_TITLES.get(self.era, self.era)})" if self.era else "none"
 
 
@@ -110,12 +121,13 @@ def _remove_stale_temporaries(out_dir: Path) -> None:
                     entry.unlink(missing_ok=True)
 
 
-def chosen_suites(names: Sequence[str], info: dict | None = None) -> Preset:
-    """The `Preset` of suites named by hand (``--suites``). With the drive's facts (`info`),
-    a suite named that does not apply to it (another interface, or a model its profile has not:
-    the thermal suite on a drive without ``[thermal]``) is left out and the report says why, as
-    a preset does; when none of them applies, that is the user's error."""
-    reason = f"suites chosen with --suites: {', '.join(names)}"
+def chosen_suites(names: Sequence[str], info: dict | None = None, option: str = "--suites", reason: str | None = None) -> Preset:
+    """The `Preset` of suites named by hand (with `option`, ``--suites``). With the drive's facts
+    (`info`), a suite named that does not apply to it (another interface, or a model its profile
+    has not: the thermal suite on a drive without ``[thermal]``) is left out and the report says
+    why, as a preset does; when none of them applies, that is the user's error. `reason` is why
+    these suites, for the report (default: they were named with `option`)."""
+    reason = reason or f"suites chosen with {option}: {', '.join(names)}"
     if info is None:
         return Preset("", tuple(names), reason)
     family = interface_family(str(info["host_interface"]))
@@ -124,8 +136,15 @@ def chosen_suites(names: Sequence[str], info: dict | None = None) -> Preset:
     chosen = tuple(n for n, why in reasons.items() if why is None)
     left = tuple((n, why) for n, why in reasons.items() if why is not None)
     if not chosen:
-        raise SsdlabError("--suites: none of the suites named applies to this drive: " + "; ".join(f"{n} {why}" for n, why in left))
+        raise SsdlabError(f"{option}: none of the suites named applies to this drive: " + "; ".join(f"{n} {why}" for n, why in left))
     return Preset("", chosen, reason, left)
+
+
+def pts_preset(names: Sequence[str], info: dict | None, named: bool) -> Preset:
+    """The `Preset` of an ``ssdlab pts`` run: the PTS tests `names`, chosen with ``--tests`` when
+    `named`, else every test of the specification."""
+    reason = f"tests chosen with --tests: {', '.join(names)}" if named else f"every test of the specification ({', '.join(names)})"
+    return replace(chosen_suites(names, info, "--tests", reason), title="SNIA PTS")
 
 
 @dataclass
@@ -158,9 +177,11 @@ def review(
     given are, for the report (default: suites named by hand). The suites run as `jobs`
     independent jobs on a process pool (`ssdlab.lab.parallel`; 1: one after another in this
     process); each suite is stored once it and every suite before it are done, so the database
-    holds what a serial run stores, in its order. `precomputed` (suite name -> result) skips
+    holds what a serial run stores, in its order. `on_suite` is told each suite's name and how
+    long it took (`parallel.SuiteTime`) as it is done. `precomputed` (suite name -> result) skips
     running: the suites were run already (a calibration runs several reviews' suites on one
-    pool), and the caller checked the output folder (`check_report_folder`) before it ran them."""
+    pool), and the caller checked and marked the output folder (`check_report_folder`,
+    `report.claim_report_folder`) before it ran them."""
     if suites is None:
         preset = preset_for(ctx.info())
         suites = list(preset.suites)
@@ -168,10 +189,30 @@ def review(
         preset = chosen_suites(suites, ctx.info())
         suites = list(preset.suites)
     if precomputed is None:
-        # (With results run already, the caller checked the folder before running them: the
-        # suites have written their charts into it since.)
+        # (With results run already, the caller checked and marked the folder before running
+        # them: the suites have written their charts into it since.)
         check_report_folder(ctx.out_dir, "review", db_path)
     paths.output_folder(ctx.out_dir)
+    if precomputed is not None:
+        return _review_into(ctx, suites, db_path, on_suite, preset, jobs, precomputed)
+    # First into the folder, before the database, charts and data: a run stopped from here on
+    # leaves a folder the next review knows as one ssdlab started; and held for the whole run,
+    # so another review into this folder is refused rather than mixed with this one.
+    with report_files.claim_report_folder(ctx.out_dir, "review"):
+        return _review_into(ctx, suites, db_path, on_suite, preset, jobs, None)
+
+
+def _review_into(
+    ctx: ReviewContext,
+    suites: Sequence[str],
+    db_path: Path,
+    on_suite,
+    preset: Preset,
+    jobs: int,
+    precomputed: dict[str, SuiteResult] | None,
+) -> Review:
+    """`review` once its folder is checked and claimed: run the suites (unless `precomputed`),
+    store them, write the report."""
     earlier_files = report_files.linked_outputs(ctx.out_dir)  # what a review before this one wrote here
     db = ResultsDatabase(db_path)
     # Read once, before any suite runs: it refuses results ssdlab did not store, and the ranked
@@ -216,20 +257,20 @@ def review(
     # figures, the rows the database will hold for it.
     others = latest[(latest["scale"] == ctx.scale) & (latest["drive"] != drive)]
 
-    def done(_review: int, name: str, wall: float, result: SuiteResult) -> None:
+    def done(_review: int, name: str, took: SuiteTime, result: SuiteResult) -> None:
         ranked[name] = ranked_charts.draw(ctx, result, ranked_charts.with_rows(others, drive, result), drive)
         ready[name] = result
         while len(stored) < len(order) and order[len(stored)] in ready:
             store(order[len(stored)], ready[order[len(stored)]])
         if on_suite is not None:
-            on_suite(name, wall)
+            on_suite(name, took)
 
     try:
         if precomputed is None:
             run_reviews([(ctx, order)], jobs, done)
         else:
             for name in order:
-                done(0, name, 0.0, precomputed[name])
+                done(0, name, SuiteTime(0.0, 0.0), precomputed[name])
     except BaseException:
         # Stopped (Ctrl-C, a failed suite): the suites stored so far stay; a run with none is
         # not left behind as an empty record.
@@ -255,11 +296,20 @@ def review(
 def at_a_glance(results: list[SuiteResult]) -> Table:
     """The headline figures (`headlines.HEADLINES`), and for suites without any there (today's
     tests), the figures each suite draws as ranked charts; a figure the suite withheld
-    (`SuiteResult.withhold`) shows why in its place."""
+    (`SuiteResult.withhold`) shows why in its place. Suites that draw no ranked chart either
+    (the SNIA PTS tests) give the figures `compare` ranks them on (`headlines.COMPARED`, in
+    whatever data pattern the run wrote)."""
     glance = headline_table(results)
     with_headlines = {suite for suite, *_ in HEADLINES}
     for result in results:
         if result.name in with_headlines:
+            continue
+        if not result.ranked:
+            for suite, key, _pattern, condition in COMPARED:
+                for m in result.metrics:
+                    if suite == result.name and (m.key, m.condition) == (key, condition):
+                        data = ", ".join(x for x in (m.pattern, condition) if x) or "-"
+                        glance.rows.append([result.title, m.title, data, tables.number(m.value, m.unit), m.unit])
             continue
         shown = set()
         for ranked in result.ranked:

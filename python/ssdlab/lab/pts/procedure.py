@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ssdlab.drive import Drive, RunResult
-from ssdlab.lab.context import ReviewContext
+from ssdlab.lab.context import ReviewContext, duration_text
 from ssdlab.lab.pts import steady_state as ss
 
 #: Data patterns a PTS run may use: the specification's (random) and compressible variants.
@@ -39,6 +39,13 @@ def pattern_option(ctx: ReviewContext) -> str:
 def step_seconds(ctx: ReviewContext) -> float:
     """Duration of one step of a round (a minute, scaled)."""
     return ctx.seconds(STEP_SECONDS, minimum=5.0)
+
+
+def step_text(ctx: ReviewContext) -> str:
+    """How long each step of a round ran, for the method text: "one minute" (the specification's)
+    at full scale, else this run's ("5 s")."""
+    seconds = step_seconds(ctx)
+    return "one minute" if seconds == STEP_SECONDS else duration_text(seconds)
 
 
 class Phase:

@@ -16,8 +16,8 @@ NAME = "pts-hir"
 TITLE = "SNIA PTS: host idle recovery"
 METHOD = (
     "Purge, WIPC (2 x capacity, 128 KiB sequential), write saturation (4 KiB random writes at QD32 for 2 x the user "
-    "capacity), then for each wait state 1, 2, 3, 5 and 10: 360 repetitions of 5 s of 4 KiB random writes at QD32 "
-    "followed by 5 s x wait state of idle, then 1800 s of continuous writes (return to baseline). IOPS of each "
+    "capacity), then for each wait state 1, 2, 3, 5 and 10: {reps} repetitions of 5 s of 4 KiB random writes at QD32 "
+    "followed by 5 s x wait state of idle, then {back:g} s of continuous writes (return to baseline). IOPS of each "
     "burst against time; recovery = a wait state's average burst IOPS over the saturated baseline."
 )
 
@@ -42,8 +42,18 @@ def has_idle_gc(info: dict) -> bool:
     return ftl["gc_idle_target_free_blocks_per_die"] > ftl["gc_low_free_blocks_per_die"]
 
 
+def repetitions(ctx: ReviewContext) -> int:
+    """Bursts per wait state in this run (360 at full scale, scaled, at least 5)."""
+    return max(5, round(REPETITIONS * ctx.scale))
+
+
+def baseline_seconds(ctx: ReviewContext) -> float:
+    """Continuous writes after each wait state in this run, simulated seconds."""
+    return ctx.seconds(BASELINE_SECONDS, minimum=30)
+
+
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(reps=repetitions(ctx), back=baseline_seconds(ctx)), METRICS)
     drive = ctx.new_drive()
     if not has_idle_gc(drive.info):
         result.notes.append(
@@ -59,8 +69,8 @@ def run(ctx: ReviewContext) -> SuiteResult:
     conditions.append(f"write saturation: 4 KiB random writes of 2 x user capacity ({2 * capacity / 1e9:,.1f} GB)")
     tail = saturate.series.tail(max(1, min(len(saturate.series) // 10, 600)))
     baseline = float((tail["iops"] * tail["span_seconds"]).sum() / tail["span_seconds"].sum())
-    reps = max(5, round(REPETITIONS * ctx.scale))
-    back = ctx.seconds(BASELINE_SECONDS, minimum=30)
+    reps = repetitions(ctx)
+    back = baseline_seconds(ctx)
     rows: list[dict] = []
     marks: list[tuple[float, str]] = []
     t0 = drive.now_seconds

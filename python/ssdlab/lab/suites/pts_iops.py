@@ -11,8 +11,8 @@ NAME = "pts-iops"
 TITLE = "SNIA PTS: IOPS"
 METHOD = (
     "Purge, WIPC (2 x capacity, 128 KiB sequential), then rounds: for each R/W mix (100/0, 95/5, 65/35, 50/50, "
-    "35/65, 5/95, 0/100), for each block size (1024, 128, 64, 32, 16, 8, 4, 0.5 KiB), random IO at QD32 for one "
-    "minute. Rounds until the 4 KiB 100% write IOPS is in steady state (5-round window: data within 20%, best-fit "
+    "35/65, 5/95, 0/100), for each block size (1024, 128, 64, 32, 16, 8, 4, 0.5 KiB), random IO at QD32 for {step}. "
+    "Rounds until the 4 KiB 100% write IOPS is in steady state (5-round window: data within 20%, best-fit "
     "line within 10% of the average), at most 25; IOPS are averages over the measurement window."
 )
 
@@ -34,7 +34,7 @@ METRICS = {
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(step=procedure.step_text(ctx)), METRICS)
     rounds, means = procedure.random_rounds_test(
         ctx, result.notes, "IOPS", MIXES, BLOCKS, procedure.QUEUE_DEPTH, lambda r: r[TRACKING]["iops"], "4 KiB 100% write IOPS"
     )

@@ -11,7 +11,7 @@ NAME = "pts-latency"
 TITLE = "SNIA PTS: latency"
 METHOD = (
     "Purge, WIPC (2 x capacity, 128 KiB sequential), then rounds: for each R/W mix (100/0, 65/35, 0/100), for each "
-    "block size (8, 4, 0.5 KiB), random IO at QD1 (one thread, one command) for one minute. Rounds until the 4 KiB "
+    "block size (8, 4, 0.5 KiB), random IO at QD1 (one thread, one command) for {step}. Rounds until the 4 KiB "
     "100% write average latency is in steady state (5-round window), at most 25. Average and percentiles are "
     "averages over the window; the maximum is the largest in it."
 )
@@ -30,7 +30,7 @@ METRICS = {
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(step=procedure.step_text(ctx)), METRICS)
     rounds, means = procedure.random_rounds_test(
         ctx, result.notes, "Latency", MIXES, BLOCKS, 1, lambda r: r[TRACKING]["latency_mean_us"], "4 KiB 100% write average latency"
     )

@@ -14,7 +14,7 @@ NAME = "pts-throughput"
 TITLE = "SNIA PTS: throughput"
 METHOD = (
     "For each block size (1024 KiB, then 128 KiB): purge, WIPC (2 x capacity, 128 KiB sequential), then rounds of "
-    "one minute of sequential writes and one minute of sequential reads at that block size, QD32, until the write "
+    "{step} of sequential writes and {step} of sequential reads at that block size, QD32, until the write "
     "throughput is in steady state (5-round window), at most 25 rounds. Throughput is the window's average."
 )
 
@@ -35,7 +35,7 @@ def _step(kind: str, block: int, seconds: float, pattern: str) -> procedure.Step
 
 
 def run(ctx: ReviewContext) -> SuiteResult:
-    result = SuiteResult(NAME, TITLE, METHOD, METRICS)
+    result = SuiteResult(NAME, TITLE, METHOD.format(step=procedure.step_text(ctx)), METRICS)
     seconds = procedure.step_seconds(ctx)
     pattern = procedure.pattern_option(ctx)
     rows = []
