@@ -314,3 +314,15 @@ fn every_problem_is_named_at_once() {
     let job = parse_options("cli", &["verify=0".into(), "do_verify=0".into(), "verify_fatal=1".into()]).unwrap();
     assert!(job.verify.is_none() && ["verify", "do_verify", "verify_fatal"].iter().all(|k| job.no_effect.contains(&k.to_string())), "{job:?}");
 }
+
+#[test]
+fn numjobs_range_in_the_message_is_the_range_accepted() {
+    // 0 and one past the limit get the same message, naming 1 as the least: it had said "must
+    // be 0 to 1024" above the limit and "must be positive" for 0.
+    for value in ["0", "1025"] {
+        let err = parse_options("cli", &[format!("numjobs={value}")]).unwrap_err().to_string();
+        assert!(err.contains(&format!("numjobs: must be 1 to {MAX_NUMJOBS} (got {value})")), "{err}");
+    }
+    assert_eq!(parse_options("cli", &["numjobs=1".into()]).unwrap().numjobs, 1);
+    assert_eq!(parse_options("cli", &[format!("numjobs={MAX_NUMJOBS}")]).unwrap().numjobs, MAX_NUMJOBS);
+}
