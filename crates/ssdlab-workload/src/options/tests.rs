@@ -326,3 +326,17 @@ fn numjobs_range_in_the_message_is_the_range_accepted() {
     assert_eq!(parse_options("cli", &["numjobs=1".into()]).unwrap().numjobs, 1);
     assert_eq!(parse_options("cli", &[format!("numjobs={MAX_NUMJOBS}")]).unwrap().numjobs, MAX_NUMJOBS);
 }
+
+#[test]
+fn log_avg_msec_below_a_second_says_why_and_what_is_accepted() {
+    // fio's common 100 and 500: refused saying why (the logs come from the per-second series),
+    // and what is accepted; whole seconds are taken.
+    for value in ["100", "500", "1500"] {
+        let err = parse_options("cli", &["write_bw_log=x".into(), format!("log_avg_msec={value}")]).unwrap_err().to_string();
+        assert!(err.contains(&format!("log_avg_msec: {value} ms is not a whole number of seconds")), "{err}");
+        assert!(err.contains("per-second series") && err.contains("give 1000 or a multiple of it"), "{err}");
+    }
+    for value in ["1000", "2000", "0"] {
+        parse_options("cli", &["write_bw_log=x".into(), format!("log_avg_msec={value}")]).unwrap();
+    }
+}
