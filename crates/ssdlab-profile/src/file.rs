@@ -29,6 +29,13 @@ pub fn load_profile(name_or_path: &str, overrides: &[String]) -> Result<Profile>
 
 /// Parse and validate profile text. `origin` names the file in messages.
 pub fn parse_profile(name: &str, origin: &str, source: &str, overrides: &[String]) -> Result<Profile> {
+    // A NUL byte is never in TOML text (nor in any text file): toml reports the first one as
+    // a syntax error of the line around it ("key with no value"), which sends the user looking
+    // for a missing value in a file that is not a profile at all.
+    if let Some(at) = source.bytes().position(|b| b == 0) {
+        let line = line_of_offset(source, at);
+        bail!(Config, "{origin}:{line}: binary data (byte {at} is 0x00): this is a binary file, not a TOML profile");
+    }
     let (raw, effective) = if overrides.is_empty() {
         // The file's own mistakes are reported at their line.
         let raw: RawProfile = toml::from_str(source).map_err(|e| toml_error(origin, source, &e))?;

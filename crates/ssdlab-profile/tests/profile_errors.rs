@@ -234,3 +234,22 @@ fn type_errors_and_unknown_fields_given_with_set_name_the_override() {
     let err = parse_profile("x", "bad.toml", &text, &["ftl.gc_policy=greedy".into()]).map(|_| ()).unwrap_err().to_string();
     assert!(err.starts_with(&format!("bad.toml:{line}: nand.channels: invalid type")), "{err}");
 }
+
+#[test]
+fn a_profile_with_nul_bytes_is_called_binary() {
+    // Regression: toml read the NUL as a syntax error, "key with no value".
+    let mut text = builtin_source("force-gs-240").unwrap().to_string();
+    let at = text.find("[nand]").unwrap();
+    text.insert_str(at, "\0\0\u{1}garbage\n");
+    let line = text[..at].lines().count() + 1;
+    let err = parse_profile("x", "drive.toml", &text, &[]).map(|_| ()).unwrap_err().to_string();
+    assert_eq!(err, format!("drive.toml:{line}: binary data (byte {at} is 0x00): this is a binary file, not a TOML profile"));
+    // Read from a file, the same message.
+    let dir = std::env::temp_dir().join(format!("ssdlab-nul-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("drive.toml");
+    std::fs::write(&path, &text).unwrap();
+    let err = load_profile(path.to_str().unwrap(), &[]).map(|_| ()).unwrap_err().to_string();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(err.contains("binary data (byte") && err.contains("not a TOML profile") && !err.contains("key with no value"), "{err}");
+}
