@@ -262,6 +262,15 @@ impl TraceRun {
         Ok(self.start_ns + offset as Nanoseconds)
     }
 
+    /// Queue-depth mode takes each request's depth as a trace of `format` gives it
+    /// ([`QueueDepth::for_format`]): a format that records no timing (fio's iolog v2) replays
+    /// one request at a time, at fio's default `iodepth` of 1, as fio replays it, instead of
+    /// all its requests in flight at once (every one arriving at time 0).
+    pub fn for_format(mut self, format: ssdlab_trace::TraceFormat) -> Self {
+        self.queue_depth = QueueDepth::for_format(format);
+        self
+    }
+
     /// Writes of at least `min_bytes` take their content from `content` instead (large
     /// transfers of a workload whose files are mostly incompressible media and archives).
     pub fn with_large_writes(mut self, min_bytes: u64, content: ContentStream) -> Self {

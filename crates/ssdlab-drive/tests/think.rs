@@ -18,7 +18,28 @@ fn read_job(extra: &[&str]) -> RunSummary {
 fn at_qd1_fios_thinktime_is_the_hosts_time_per_command() {
     let think = read_job(&["iodepth=1", "number_ios=500", "thinktime=300us"]);
     let host = read_job(&["iodepth=1", "number_ios=500", "host_time=300us"]);
-    assert_eq!(RunSummary { wall_seconds: 0.0, ..think }, RunSummary { wall_seconds: 0.0, ..host });
+    // The same commands at the same times; fio's think after the last one counts in the job's
+    // time (see below), ssdlab's host_time after it does not.
+    assert_eq!((think.reads, &think.read_latency_us), (host.reads, &host.read_latency_us));
+    let added = think.simulated_seconds - host.simulated_seconds;
+    assert!((added - 300e-6).abs() < 1e-9, "{added} s");
+}
+
+#[test]
+fn a_think_begun_counts_in_the_jobs_time_to_its_end_as_fios() {
+    // fio 3.33, ioengine=null: `--rw=randwrite --bs=4k --iodepth=1 --thinktime=900ms --runtime=2
+    // --time_based --size=1g`: 3 IOs, runtime 2701 ms, 1.11 IOPS (the think after the third
+    // IO is slept to its end before fio checks the runtime). ssdlab gave 1.8 s and 1.67 IOPS,
+    // ending the job at its last completion.
+    let (mut drive, at) = common::written_small_drive();
+    let run = common::run_job(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=1", "thinktime=900ms", "runtime=2", "time_based", "size=64m"], 7, at).0;
+    assert_eq!(run.writes, 3);
+    assert!((run.simulated_seconds - 2.7).abs() < 0.001, "{} s", run.simulated_seconds);
+    assert!((run.iops - 3.0 / 2.7).abs() < 0.001, "{} IOPS", run.iops);
+    // Ended by its count (fio: `--number_ios=3`, 2703 ms): the think after the last IO counts.
+    let (mut drive, at) = common::written_small_drive();
+    let run = common::run_job(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=1", "thinktime=900ms", "number_ios=3", "size=64m"], 7, at).0;
+    assert!((run.simulated_seconds - 2.7).abs() < 0.001, "{} s", run.simulated_seconds);
 }
 
 #[test]

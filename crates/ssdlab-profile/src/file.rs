@@ -29,12 +29,19 @@ pub fn load_profile(name_or_path: &str, overrides: &[String]) -> Result<Profile>
 
 /// Parse and validate profile text. `origin` names the file in messages.
 pub fn parse_profile(name: &str, origin: &str, source: &str, overrides: &[String]) -> Result<Profile> {
+    // A NUL byte is never in TOML text (nor in any text file): toml reports the first one as
+    // a syntax error of the line around it ("key with no value"), which sends the user looking
+    // for a missing value in a file that is not a profile at all.
+    if let Some(at) = source.bytes().position(|b| b == 0) {
+        let line = line_of_offset(source, at);
+        bail!(Config, "{origin}:{line}: binary data (byte {at} is 0x00): this is a binary file, not a TOML profile");
+    }
     let (raw, effective) = if overrides.is_empty() {
         // The file's own mistakes are reported at their line.
-        let raw: RawProfile = toml::from_str(source).map_err(|e| toml_error(origin, source, &e))?;
+        let raw: RawProfile = toml::from_str(source).map_err(|e| file_error(name, origin, source, overrides, &e))?;
         (raw, source.to_string())
     } else {
-        let mut table: toml::Table = toml::from_str(source).map_err(|e| toml_error(origin, source, &e))?;
+        let mut table: toml::Table = toml::from_str(source).map_err(|e| file_error(name, origin, source, overrides, &e))?;
         for item in overrides {
             apply_override(&mut table, item)?;
         }
@@ -44,10 +51,20 @@ pub fn parse_profile(name: &str, origin: &str, source: &str, overrides: &[String
             Err(error) => {
                 // Is the file itself at fault? Then report it at its line.
                 if let Err(e) = toml::from_str::<RawProfile>(source) {
-                    return Err(toml_error(origin, source, &e));
+                    return Err(file_error(name, origin, source, overrides, &e));
                 }
                 // Else an override is: name it, as `place` does for a field error.
-                let (field, message) = describe(&error);
+                let (field, mut message) = describe(&error);
+                if let Some(field) = &field {
+                    let probe = |value: &str| {
+                        let probed: Vec<String> = overrides
+                            .iter()
+                            .map(|o| if o.split('=').next().map(str::trim) == Some(field.as_str()) { format!("{field}={value}") } else { o.clone() })
+                            .collect();
+                        parse_profile(name, origin, source, &probed).err()
+                    };
+                    message = with_accepted_range(message, field, error.message(), probe);
+                }
                 match field {
                     Some(field) if overrides.iter().any(|o| o.split('=').next().map(str::trim) == Some(field.as_str())) => {
                         bail!(Config, "--set {field}: {message}")
@@ -128,6 +145,60 @@ fn place(origin: &str, source: &str, overrides: &[String], error: &FieldError) -
 /// `[power]` and `[thermal]`, are optional).
 const REQUIRED_SECTIONS: [&str; 6] = ["drive", "nand", "host", "controller", "ftl", "energy"];
 
+/// A TOML error in the file itself, placed at its line; a value of the wrong type for a number
+/// field says the range the field's own check accepts (see [`with_accepted_range`]).
+fn file_error(name: &str, origin: &str, source: &str, overrides: &[String], error: &toml::de::Error) -> Error {
+    let plain = toml_error(origin, source, error);
+    let (Some(field), Some(span)) = (describe(error).0, error.span()) else {
+        return plain;
+    };
+    let Error::Config(text) = &plain else {
+        return plain;
+    };
+    let Some((place, message)) = text.split_once(&format!(" {field}: ")) else {
+        return plain;
+    };
+    // The value's text replaced by a probe: the span covers the value the error is about.
+    let probe = |value: &str| {
+        let probed = format!("{}{value}{}", &source[..span.start], &source[span.end..]);
+        parse_profile(name, origin, &probed, overrides).err()
+    };
+    Error::Config(format!("{place} {field}: {}", with_accepted_range(message.to_string(), &field, error.message(), probe)))
+}
+
+/// A number field's type error (`-1`, `"x"`, `1.5`, a number past the Rust type) said with the
+/// range its own check accepts, in one message: serde only knows the Rust type's range (`0 to
+/// 4294967295` for `host.queue_depth_max`, which takes 1 to 32 on SATA), and a user who wrote a
+/// value in that range got a second message with the real one. The range comes from the field's
+/// check itself: `probe` loads the profile with the field set to the least and then the largest
+/// value of its type, and the first check to refuse the field says what it accepts. A field with
+/// no check of its own keeps the type's range.
+fn with_accepted_range(message: String, field: &str, serde_message: &str, probe: impl Fn(&str) -> Option<Error>) -> String {
+    let Some((_, expected)) = serde_message.replace('\n', " ").rsplit_once(", expected ").map(|(a, b)| (a.to_string(), b.trim().to_string())) else {
+        return message;
+    };
+    let probes: &[&str] = match expected.as_str() {
+        "u8" => &["0", "255"],
+        "u16" => &["0", "65535"],
+        "u32" => &["0", "4294967295"],
+        // A TOML integer is at most i64::MAX.
+        "u64" | "usize" => &["0", "9223372036854775807"],
+        _ => return message,
+    };
+    for value in probes {
+        let Some(Error::Config(text)) = probe(value) else { continue };
+        let Some((_, check)) = text.split_once(&format!("{field}: ")) else { continue };
+        // The check's own words, without the probe's value.
+        let check = match check.rfind(" (got ") {
+            Some(at) if check.ends_with(')') => &check[..at],
+            _ => check,
+        };
+        let Some((what, _)) = message.rsplit_once(", expected ") else { return message };
+        return format!("{what}; {}", check.trim());
+    }
+    message
+}
+
 /// A TOML error placed at its line: a syntax error as toml words it, a type error, unknown field
 /// or missing field as `section.field: what is wrong`.
 fn toml_error(origin: &str, source: &str, error: &toml::de::Error) -> Error {
@@ -199,6 +270,9 @@ fn plain_expected(message: &str) -> String {
     let Some((what, expected)) = message.rsplit_once(", expected ") else {
         return message.to_string();
     };
+    // serde names the Rust type it read a number too large for i64 as (`integer `1e23` as
+    // i128`): the value is what the user wrote, without it.
+    let what = what.strip_suffix(" as i128").or_else(|| what.strip_suffix(" as u128")).unwrap_or(what);
     let plain = match expected.trim() {
         "u8" => "a whole number from 0 to 255".to_string(),
         "u16" => "a whole number from 0 to 65535".to_string(),

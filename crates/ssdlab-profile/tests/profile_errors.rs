@@ -171,15 +171,16 @@ fn type_errors_name_the_field_and_what_was_expected() {
     // Regression: serde's type errors gave the line but not the field, and a Rust type
     // ("invalid type: string \"four\", expected u32").
     for (find, replace, field, says) in [
-        ("channels = 8", "channels = \"four\"", "nand.channels", "invalid type: string \"four\", expected a whole number from 0 to 4294967295"),
-        ("channels = 8", "channels = 5000000000", "nand.channels", "expected a whole number from 0 to 4294967295"),
-        ("t_read_ns = 50_000", "t_read_ns = -5", "nand.t_read_ns", "integer `-5`, expected a whole number, 0 or more"),
-        ("t_read_ns = 50_000", "t_read_ns = 50.5", "nand.t_read_ns", "floating point `50.5`, expected a whole number"),
+        // A number field says the range its own check accepts (not its Rust type's).
+        ("channels = 8", "channels = \"four\"", "nand.channels", "invalid type: string \"four\"; must be 1 to 1024"),
+        ("channels = 8", "channels = 5000000000", "nand.channels", "invalid value: integer `5000000000`; must be 1 to 1024"),
+        ("t_read_ns = 50_000", "t_read_ns = -5", "nand.t_read_ns", "integer `-5`; must be 1 to 10000000000 ns"),
+        ("t_read_ns = 50_000", "t_read_ns = 50.5", "nand.t_read_ns", "floating point `50.5`; must be 1 to 10000000000 ns"),
         (
             "capacity_bytes_user = 240_000_000_000",
             "capacity_bytes_user = \"480 GB\"",
             "drive.capacity_bytes_user",
-            "string \"480 GB\", expected a whole number",
+            "string \"480 GB\"; must be a positive multiple of 4096 bytes",
         ),
         ("active_mw = 1_200.0", "active_mw = \"1.2 W\"", "controller.active_mw", "expected a number"),
         ("enabled = true", "enabled = \"yes\"", "reduction.enabled", "expected a boolean"),
@@ -197,7 +198,7 @@ fn type_errors_in_optional_sections_and_arrays_name_the_field() {
         ("t_read_page_ns = [40_000, 50_000, 60_000]", "t_read_page_ns = 50_000", "media.t_read_page_ns", "expected an array"),
         ("one_shot = true", "one_shot = 1", "media.one_shot", "expected a boolean"),
         ("idle_fold = true", "idle_fold = \"yes\"", "slc_cache.idle_fold", "expected a boolean"),
-        ("lanes = 4", "lanes = \"x4\"", "host.lanes", "expected a whole number from 0 to 4294967295"),
+        ("lanes = 4", "lanes = \"x4\"", "host.lanes", "invalid type: string \"x4\"; must be 1, 2, 4, 8 or 16 PCIe lanes"),
         ("throttle_hysteresis_c = 2.0", "throttle_hysteresis_c = [2.0]", "thermal.throttle_hysteresis_c", "expected a number"),
     ] {
         assert_field_error("samsung-980-pro-1tb", find, replace, field, says);
@@ -220,7 +221,7 @@ fn unknown_and_missing_fields_name_section_and_field() {
 #[test]
 fn type_errors_and_unknown_fields_given_with_set_name_the_override() {
     for (item, says) in [
-        ("nand.channels=four", "--set nand.channels: invalid type: string \"four\", expected a whole number from 0 to 4294967295"),
+        ("nand.channels=four", "--set nand.channels: invalid type: string \"four\"; must be 1 to 1024"),
         ("nand.bogus=1", "--set nand.bogus: unknown field `bogus`, expected one of `channels`"),
         ("controller.power_loss_protection=maybe", "--set controller.power_loss_protection: invalid type: string \"maybe\", expected a boolean"),
         ("power.state_mw=[8490.0, \"x\"]", "--set power.state_mw: invalid type: string \"x\", expected a number"),
@@ -233,4 +234,52 @@ fn type_errors_and_unknown_fields_given_with_set_name_the_override() {
     let line = text.lines().position(|l| l.starts_with("channels")).unwrap() + 1;
     let err = parse_profile("x", "bad.toml", &text, &["ftl.gc_policy=greedy".into()]).map(|_| ()).unwrap_err().to_string();
     assert!(err.starts_with(&format!("bad.toml:{line}: nand.channels: invalid type")), "{err}");
+}
+
+#[test]
+fn number_type_errors_say_the_range_the_field_accepts_in_one_message() {
+    // Regression: `queue_depth_max = -1` said "expected a whole number from 0 to 4294967295"
+    // (the Rust type's range), and a value in that range then got a second message, "SATA NCQ
+    // allows 1 to 32"; a number past i64 also leaked "as i128".
+    for (profile, replace, says) in [
+        ("force-gs-240", "queue_depth_max = -1", "invalid value: integer `-1`; SATA NCQ allows 1 to 32 outstanding commands"),
+        ("force-gs-240", "queue_depth_max = \"x\"", "invalid type: string \"x\"; SATA NCQ allows 1 to 32 outstanding commands"),
+        ("force-gs-240", "queue_depth_max = 1.5", "invalid type: floating point `1.5`; SATA NCQ allows 1 to 32 outstanding commands"),
+        (
+            "force-gs-240",
+            "queue_depth_max = 99999999999999999999999",
+            "invalid type: integer `99999999999999999999999`; SATA NCQ allows 1 to 32 outstanding commands",
+        ),
+        ("samsung-980-pro-1tb", "queue_depth_max = -1", "invalid value: integer `-1`; an NVMe queue holds 1 to 65536 commands"),
+    ] {
+        let find = builtin_source(profile).unwrap().lines().find(|l| l.starts_with("queue_depth_max")).unwrap().to_string();
+        let (err, line) = error_at(profile, &find, replace, "queue_depth_max");
+        assert_eq!(err, format!("bad.toml:{line}: host.queue_depth_max: {says}"), "{replace}");
+        assert!(!err.contains("i128") && !err.contains("4294967295"), "{err}");
+    }
+    // Given with --set: the same one message, naming the override.
+    let err = load_profile("force-gs-240", &["host.queue_depth_max=-1".into()]).unwrap_err().to_string();
+    assert_eq!(err, "--set host.queue_depth_max: invalid value: integer `-1`; SATA NCQ allows 1 to 32 outstanding commands");
+    // A u64 field: its check's range, not "0 or more".
+    let (err, _) = error_at("force-gs-240", "t_read_ns = 50_000", "t_read_ns = -5", "t_read_ns");
+    assert!(err.ends_with("nand.t_read_ns: invalid value: integer `-5`; must be 1 to 10000000000 ns"), "{err}");
+}
+
+#[test]
+fn a_profile_with_nul_bytes_is_called_binary() {
+    // Regression: toml read the NUL as a syntax error, "key with no value".
+    let mut text = builtin_source("force-gs-240").unwrap().to_string();
+    let at = text.find("[nand]").unwrap();
+    text.insert_str(at, "\0\0\u{1}garbage\n");
+    let line = text[..at].lines().count() + 1;
+    let err = parse_profile("x", "drive.toml", &text, &[]).map(|_| ()).unwrap_err().to_string();
+    assert_eq!(err, format!("drive.toml:{line}: binary data (byte {at} is 0x00): this is a binary file, not a TOML profile"));
+    // Read from a file, the same message.
+    let dir = std::env::temp_dir().join(format!("ssdlab-nul-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("drive.toml");
+    std::fs::write(&path, &text).unwrap();
+    let err = load_profile(path.to_str().unwrap(), &[]).map(|_| ()).unwrap_err().to_string();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(err.contains("binary data (byte") && err.contains("not a TOML profile") && !err.contains("key with no value"), "{err}");
 }

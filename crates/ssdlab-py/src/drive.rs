@@ -271,6 +271,7 @@ impl NativeDrive {
             None => None,
         };
         let reader = ssdlab_trace::TraceReader::open_with(path, ssdlab_trace::ReadOptions { format, skip_bad, time_unit, volume }).map_err(to_py)?;
+        let format = reader.format();
         let skipped = Arc::new(ReaderCounts::default());
         let counting = CountingReader { reader, counts: skipped.clone() };
         let records: Box<dyn Iterator<Item = ssdlab_core::Result<ssdlab_trace::TraceRecord>> + Send> = match max_requests {
@@ -278,7 +279,9 @@ impl NativeDrive {
             None => Box::new(counting),
         };
         let origin = path.to_string();
-        let run = self.with(py, move |s| s.start_replay(&origin, records, mode, remap, job.pattern, seed, data_file.as_deref(), large)).map_err(to_py)?;
+        let run = self
+            .with(py, move |s| s.start_replay(&origin, records, mode, remap, job.pattern, seed, data_file.as_deref(), large).map(|run| run.for_format(format)))
+            .map_err(to_py)?;
         Ok(NativeReplay { run: Mutex::new(run), skipped })
     }
 

@@ -53,7 +53,7 @@ pub fn trace_stats<'py>(
     let report = py
         .detach(move || -> Result<ssdlab_trace::TraceStatsReport, Error> {
             let mut reader = ssdlab_trace::TraceReader::open_with(&path, ssdlab_trace::ReadOptions { format, skip_bad, time_unit, volume })?;
-            let mut stats = ssdlab_trace::TraceStats::new();
+            let mut stats = ssdlab_trace::TraceStats::for_format(reader.format());
             for record in reader.by_ref() {
                 stats.add(&record?);
             }

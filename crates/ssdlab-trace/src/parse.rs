@@ -87,6 +87,14 @@ impl TraceFormat {
         !matches!(self, Self::Spc | Self::DiskSim)
     }
 
+    /// Whether the format records when each request was issued, so that how many overlapped
+    /// (its queue depth) can be read from it. fio's iolog v2 does not: it lists requests in
+    /// order, with at most `wait` actions (delays) between them, and fio replays it at the
+    /// replaying job's `iodepth` (default 1), not all at once.
+    pub fn records_timing(self) -> bool {
+        self != Self::FioV2
+    }
+
     /// Whether the format records a content hash of each write's data.
     pub fn has_content_hashes(self) -> bool {
         self == Self::Fiu

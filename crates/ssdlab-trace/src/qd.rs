@@ -1,5 +1,6 @@
 //! Queue depth of each request as the trace recorded it.
 
+use crate::parse::TraceFormat;
 use crate::record::TraceRecord;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -16,6 +17,8 @@ pub const MAX_TRACKED_DEPTH: u32 = 65_536;
 pub struct QueueDepth {
     ends: BinaryHeap<Reverse<u64>>,
     saturated: u64,
+    /// Every request at this depth, whatever its time (a trace that records no timing).
+    fixed: Option<u32>,
 }
 
 impl QueueDepth {
@@ -24,8 +27,21 @@ impl QueueDepth {
         Self::default()
     }
 
+    /// The queue depth of a trace of `format`: [`QueueDepth::new`] for a format that records
+    /// when requests were issued; for one that does not (fio's iolog v2, see
+    /// [`TraceFormat::records_timing`]), every request at depth 1, fio's default `iodepth`, at
+    /// which fio replays such a log. (Taken from the times, every request of a v2 log without
+    /// `wait` actions arrives at time 0, so the thousandth would find 999 outstanding and a
+    /// replay would put them all in flight at once.)
+    pub fn for_format(format: TraceFormat) -> Self {
+        Self { fixed: (!format.records_timing()).then_some(1), ..Self::default() }
+    }
+
     /// Queue depth seen by `record` (itself included); records must come in time order.
     pub fn observe(&mut self, record: &TraceRecord) -> u32 {
+        if let Some(depth) = self.fixed {
+            return depth;
+        }
         while let Some(&Reverse(end)) = self.ends.peek() {
             if end > record.time_ns {
                 break;

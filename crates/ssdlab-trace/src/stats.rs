@@ -110,6 +110,12 @@ impl TraceStats {
         Self { min_offset: u64::MAX, ..Self::default() }
     }
 
+    /// No requests yet, of a trace in `format`: a format that records no timing (fio's iolog
+    /// v2) counts every request at depth 1, as [`QueueDepth::for_format`].
+    pub fn for_format(format: crate::TraceFormat) -> Self {
+        Self { qd: QueueDepth::for_format(format), ..Self::new() }
+    }
+
     /// Account for one request (in trace order).
     pub fn add(&mut self, r: &TraceRecord) {
         *self.ops.entry(r.op).or_default() += 1;

@@ -310,7 +310,7 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("trim_backlog_batch", "trims mixed into a verify workload are not simulated"),
     ("bs_unaligned", "block sizes are multiples of 512 bytes"),
     ("replay_redirect", "replay traces with `ssdlab trace replay`"),
-    ("read_iolog", "replay traces with `ssdlab trace replay`"),
+    ("read_iolog", "replay an iolog with `ssdlab trace replay FILE` (a v2 log one request at a time, fio's default iodepth)"),
     ("write_iolog", "IO logs are not written"),
     ("serialize_overlap", "in-flight IOs are not checked for overlap"),
     ("log_max_value", "log windows carry the mean, not the maximum"),

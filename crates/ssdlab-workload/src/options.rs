@@ -644,9 +644,12 @@ impl JobSpec {
                 self.blockalign = Some(self.sector_size("blockalign", t, at)?);
             }
             "numjobs" => {
-                let n = int(MAX_NUMJOBS as u64)?;
-                if n == 0 {
-                    return Err(Error::Workload(format!("{at}: numjobs: must be positive")));
+                // One range in every message: 0 is refused with the same words as a value
+                // above the limit (fio 3.33 itself fails on 0 with "maximum number of jobs
+                // reached").
+                let n = int(u64::MAX)?;
+                if n == 0 || n > MAX_NUMJOBS as u64 {
+                    return Err(Error::Workload(format!("{at}: numjobs: must be 1 to {MAX_NUMJOBS} (got {n})")));
                 }
                 self.numjobs = n as u32;
             }

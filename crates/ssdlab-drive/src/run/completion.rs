@@ -27,6 +27,15 @@ impl Run {
             if self.ramped {
                 self.host_time_ns += t.think_ns();
             }
+            // As fio 3.33 counts it (`handle_thinktime` sleeps the whole think, then the loop
+            // checks the runtime): a think once begun is part of the job's time, to its end,
+            // even when the job has nothing left to issue or its runtime passes during it.
+            // `--thinktime=900ms --runtime=2 --time_based` at QD1: 3 IOs in 2.7 s (fio: 2701
+            // ms), not 1.8 s ending at the last completion.
+            self.last_done_ns = self.last_done_ns.max(until_ns);
+            if let Some(tally) = stream.tally.as_mut() {
+                tally.extend_to(until_ns);
+            }
             for _ in 0..stream.job.iodepth {
                 self.hold(until_ns, index, Held::Schedule);
             }

@@ -67,6 +67,11 @@ impl JobTally {
         self.last_done_ns = self.last_done_ns.max(done_ns);
     }
 
+    /// The job's time runs on to `ns` at least (the end of a think it began: fio counts it).
+    pub fn extend_to(&mut self, ns: Nanoseconds) {
+        self.last_done_ns = self.last_done_ns.max(ns);
+    }
+
     /// The job's figures; its time runs from `start_ns` (the measured part's start, or the
     /// job's own later start) to its last completion. Its latencies are figured as the group's
     /// are (`Latencies`).

@@ -314,3 +314,29 @@ fn every_problem_is_named_at_once() {
     let job = parse_options("cli", &["verify=0".into(), "do_verify=0".into(), "verify_fatal=1".into()]).unwrap();
     assert!(job.verify.is_none() && ["verify", "do_verify", "verify_fatal"].iter().all(|k| job.no_effect.contains(&k.to_string())), "{job:?}");
 }
+
+#[test]
+fn numjobs_range_in_the_message_is_the_range_accepted() {
+    // 0 and one past the limit get the same message, naming 1 as the least: it had said "must
+    // be 0 to 1024" above the limit and "must be positive" for 0.
+    for value in ["0", "1025"] {
+        let err = parse_options("cli", &[format!("numjobs={value}")]).unwrap_err().to_string();
+        assert!(err.contains(&format!("numjobs: must be 1 to {MAX_NUMJOBS} (got {value})")), "{err}");
+    }
+    assert_eq!(parse_options("cli", &["numjobs=1".into()]).unwrap().numjobs, 1);
+    assert_eq!(parse_options("cli", &[format!("numjobs={MAX_NUMJOBS}")]).unwrap().numjobs, MAX_NUMJOBS);
+}
+
+#[test]
+fn log_avg_msec_below_a_second_says_why_and_what_is_accepted() {
+    // fio's common 100 and 500: refused saying why (the logs come from the per-second series),
+    // and what is accepted; whole seconds are taken.
+    for value in ["100", "500", "1500"] {
+        let err = parse_options("cli", &["write_bw_log=x".into(), format!("log_avg_msec={value}")]).unwrap_err().to_string();
+        assert!(err.contains(&format!("log_avg_msec: {value} ms is not a whole number of seconds")), "{err}");
+        assert!(err.contains("per-second series") && err.contains("give 1000 or a multiple of it"), "{err}");
+    }
+    for value in ["1000", "2000", "0"] {
+        parse_options("cli", &["write_bw_log=x".into(), format!("log_avg_msec={value}")]).unwrap();
+    }
+}
