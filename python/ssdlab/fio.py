@@ -206,7 +206,7 @@ def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[P
     options = {path: option for option, path in log_paths(job, folder, number)}
 
     def dump(path: Path, lines: list[str]) -> None:
-        paths.write_owned(path, "".join(lines), options[path])
+        paths.write_atomic(path, "".join(lines), options[path], owned=True)
         written.append(path)
 
     if "bw" in logs:

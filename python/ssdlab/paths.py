@@ -5,7 +5,7 @@
 - :func:`output_file`: an output must not be a folder, a device or FIFO (``-`` means standard
   output where a command can write there), its folder must exist and be writable, and a file
   already there is replaced only when ssdlab wrote it (:func:`check_owned`: listed in the
-  folder's ``.ssdlab-outputs``, which :func:`write_owned` keeps) or it is empty.
+  folder's ``.ssdlab-outputs``, which ``owned`` writes keep) or it is empty.
 - :func:`check_distinct`: no output may be the same file as an input or another output.
 - :func:`write_atomic`: outputs are written to a temporary file in the same folder, synced and
   renamed into place, so a failed write never leaves a half-written file or loses the old one.
@@ -105,11 +105,10 @@ def input_file(option: str, path: str | os.PathLike, max_bytes: int | None = Non
     return text
 
 
-def output_file(option: str, path: str | os.PathLike, *, stdout: bool = True, replaced: bool = True) -> str:
+def output_file(option: str, path: str | os.PathLike, *, stdout: bool = True) -> str:
     """Check an output path and return it as text. ``-`` is standard output where the command
-    can write there (`stdout`), else refused. With `replaced` (a file written whole, not a
-    database appended to or a file with a check of its own), a file already there must be one
-    ssdlab wrote (:func:`check_owned`)."""
+    can write there (`stdout`), else refused. Whether a file already there may be replaced is
+    :func:`check_owned` (outputs written whole; not a database appended to)."""
     text = text_path(option, path)
     if text == "-":
         if not stdout:
@@ -134,8 +133,6 @@ def output_file(option: str, path: str | os.PathLike, *, stdout: bool = True, re
         raise InputOutputError(f"{option} {shown(text)}: folder {shown(parent)} is not writable")
     if len(os.fsencode(Path(text).name)) > 200:  # room for the temporary file's prefix and suffix
         raise InputOutputError(f"{option} {shown(text)}: name too long for the file system")
-    if replaced:
-        check_owned(option, text)
     return text
 
 
@@ -163,14 +160,6 @@ def check_owned(option: str, path: str | os.PathLike) -> None:
             f"{option} {shown(path)}: already exists and was not written by ssdlab (not listed in {OUTPUTS_MANIFEST} beside it); "
             "ssdlab does not replace files it did not write: move it away or give another name"
         )
-
-
-def write_owned(path: str | os.PathLike, data: str | bytes, option: str = "output") -> None:
-    """:func:`write_atomic`, and `path` listed in its folder's manifest first (a later run may
-    replace it; :func:`check_owned`)."""
-    target = written_target(path)
-    record_outputs(target.parent, [target.name])
-    write_atomic(path, data, option)
 
 
 def output_folder(out_dir: Path) -> None:
@@ -222,10 +211,11 @@ def check_distinct(inputs: dict[str, str | None], outputs: dict[str, str | None]
         seen[key] = name
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "output") -> None:
+def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "output", *, owned: bool = False) -> None:
     """Write `data` to `path` through a temporary file in the same folder, synced and renamed
-    into place: the old file stays whole until the new one is complete."""
-    with atomic_output(path, option) as temp:
+    into place: the old file stays whole until the new one is complete (`owned`: as
+    :func:`atomic_output`)."""
+    with atomic_output(path, option, owned=owned) as temp:
         mode = "wb" if isinstance(data, bytes) else "w"
         with open(temp, mode) as f:
             f.write(data)
@@ -246,13 +236,15 @@ def _output_mode(target: Path) -> int:
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | os.PathLike, option: str = "output") -> Iterator[str]:
+def atomic_output(path: str | os.PathLike, option: str = "output", *, owned: bool = False) -> Iterator[str]:
     """Yield a temporary path next to `path`; when the block ends without an error the file is
     synced and renamed onto `path`, otherwise it is removed (and `path` untouched). A symbolic
-    link is written through: the file it names is replaced, the link kept."""
-    target = Path(path)
-    if target.is_symlink():
-        target = Path(os.path.realpath(target))
+    link is written through: the file it names is replaced, the link kept. With `owned` (a
+    single-file output a later run may replace, :func:`check_owned`) the file is first listed in
+    its folder's manifest."""
+    target = written_target(path)
+    if owned:
+        record_outputs(target.parent, [target.name])
     try:
         # The temporary name keeps the last suffix (a writer may choose gzip by `.gz`).
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + target.suffix, dir=target.absolute().parent)

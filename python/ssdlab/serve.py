@@ -178,7 +178,7 @@ def check(options: ServeOptions) -> None:
             raise SsdlabError(f"{name} {paths.shown(path)}: is the same path as {seen[key]}; give another path")
         seen[key] = name
     if options.pidfile is not None:
-        paths.output_file("--pidfile", options.pidfile, stdout=False, replaced=False)  # an old pid file only: below
+        paths.output_file("--pidfile", options.pidfile, stdout=False)  # an old pid file only: below
         _check_pidfile(options.pidfile)
     if options.port is not None:
         _check_port(options.port)

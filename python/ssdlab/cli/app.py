@@ -134,7 +134,7 @@ def check_io(
             paths.input_file(name, path, paths.MAX_TEXT_FILE_BYTES if name in text_inputs else None)
     for name, path in outputs.items():
         if path is not None:
-            paths.output_file(name, path, stdout=name not in files_only, replaced=False)
+            paths.output_file(name, path, stdout=name not in files_only)
     paths.check_distinct(inputs, outputs)  # before ownership: "the same file as the trace" says more
     for name, path in outputs.items():
         if path not in (None, "-") and name not in not_replaced:
@@ -147,7 +147,7 @@ def write_output(path: str, text: str, option: str) -> None:
     if path == "-":
         click.echo(text, nl=False)
     else:
-        paths.write_owned(path, text, option)
+        paths.write_atomic(path, text, option, owned=True)
 
 
 def out_folder(out_dir: str | None, default: str) -> Path:

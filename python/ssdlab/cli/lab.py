@@ -130,7 +130,7 @@ def _check_db(db_path: str, folder_made_by_run: bool = False) -> None:
     check_results_file(Path(db_path), "--db")  # standard output, a non-file, not a database
     folder = Path(db_path).absolute().parent
     if folder.is_dir() or not folder_made_by_run:
-        paths.output_file("--db", db_path, stdout=False, replaced=False)
+        paths.output_file("--db", db_path, stdout=False)
     else:
         existing = next(p for p in (folder, *folder.parents) if p.exists())
         if not existing.is_dir() or not os.access(existing, os.W_OK):

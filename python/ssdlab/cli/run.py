@@ -165,7 +165,7 @@ def run_command(
         # fio's log files are outputs too: checked before the run, like --json and --series.
         logs = [(option, str(log)) for number, job in enumerate(jobs, 1) for option, log in fio.log_paths(job, number=number)]
         for option, log in logs:
-            paths.output_file(option, log, replaced=False)
+            paths.output_file(option, log)
         if logs:
             paths.check_distinct(
                 {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},

@@ -97,8 +97,7 @@ def trace_generate_command(name: str, out_path: str, seed: int) -> None:
         check_io({}, {"--out": out_path}, files_only=("--out",))
         if name not in traces.workloads():
             raise SsdlabError(f"unknown workload {name!r} (expected one of: {', '.join(traces.workloads())})")
-        paths.record_outputs(paths.written_target(out_path).parent, [paths.written_target(out_path).name])
-        with paths.atomic_output(out_path, "--out") as temp:
+        with paths.atomic_output(out_path, "--out", owned=True) as temp:
             n = traces.generate(name, temp, seed)
     except SsdlabError as error:
         fail(str(error))
