@@ -17,18 +17,8 @@ impl Ftl {
         if block == UNMAPPED {
             return 0;
         }
-        let unit = self.program_slots(block);
-        let partial = self.pool.blocks[block as usize].written % unit;
-        if partial == 0 {
-            return 0;
-        }
-        let pad = unit - partial;
-        for _ in 0..pad {
-            self.pool.blocks[block as usize].written += 1;
-            self.after_slot_written(block, OpKind::Host, sink);
-        }
-        self.stats.padding_slots += pad as u64;
-        pad
+        // The die's host block is open for host writes (`host_open` names only such a block).
+        self.program_open_unit(block, sink)
     }
 
     /// Program the partly filled program unit of the open `block` (host or GC), padding it with
