@@ -55,7 +55,9 @@ def _run_help() -> str:
         "kb_base=1000 makes k 1000; KiB is always 1024; bare runtime in s, bare thinktime in us): docs/fio.md. "
         f"Accepted without effect in a simulation: {', '.join(sorted({k for k, _ in no_effect}))}. "
         "Without options or a job file, `ssdlab run` runs 4 KiB random writes at QD32 for a simulated minute on the fresh drive "
-        "(reads of a drive nobody wrote never touch NAND)."
+        "(reads of a drive nobody wrote never touch NAND). "
+        "Exit status, as fio's: 0, or 1 when a job ended in error (max_latency, rate_min, latency_target, verify; "
+        "after every output, with a line per job on stderr); 2 for bad input."
     )
 
 
