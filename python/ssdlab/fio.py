@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ssdlab import __version__, paths
+from ssdlab import __version__, job_errors, paths
 from ssdlab.errors import SsdlabError
 from ssdlab.report_text import bytes_text
 
@@ -300,17 +300,12 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
             "latency_percentile": search["percentile"] if search else 100.0,
             "latency_window": round(search["window_ms"] * 1e3) if search else 0,
         }
-        # A job a limit ended (max_latency or latency_target at depth 1: ETIMEDOUT; rate_min or
-        # rate_iops_min: EIO) carries fio's error number.
-        job_error = s.get("job_error")
-        error = job_error["errno"] if job_error else 0
-        # A block that fails verification is fio's EILSEQ (verify.c returns it for a bad
-        # header or checksum), which ends its job with that error.
         verify = s.get("verify")
         if verify:
             options["verify"] = verify["method"]
-            if verify["failures"] and not error:
-                error = 84
+        # A job a limit ended (ETIMEDOUT, EIO) or whose verify failed (EILSEQ) carries fio's
+        # error number (`job_errors`, the one reading of a job's error).
+        error = job_errors.error_number(s)
         entries.append(
             {
                 "jobname": job.name,
@@ -342,12 +337,10 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
 
 def _job_entry(figures: dict, group_id: int, group: dict) -> dict:
     """fio's JSON entry of one job of a group run side by side, from its own figures."""
-    job_error = group.get("job_error")
-    error = job_error["errno"] if job_error and job_error.get("job") == figures["job"] else 0
     return {
         "jobname": figures["job"],
         "groupid": group_id,
-        "error": error,
+        "error": job_errors.error_number(group, figures["job"]),
         "eta": 0,
         "elapsed": round(figures["simulated_seconds"] + group.get("ramp_seconds", 0.0)),
         "job options": {"rw": figures["rw"], "iodepth": str(figures["iodepth"])},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ssdlab.job_errors import ERRNO_NAMES
+
 
 def _bytes(n: float) -> str:
     for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
@@ -144,9 +146,6 @@ def flush_line(f: dict) -> str:
         return f"flushes (fsync): none in the measured part{end}"
     figures = f"mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  max {lat['max']:,.1f}"
     return f"flushes (fsync): {f['flushes']:,}, latency us: {figures}{end}"
-
-
-ERRNO_NAMES = {110: "ETIMEDOUT", 5: "EIO"}
 
 
 def job_error_line(error: dict) -> str:

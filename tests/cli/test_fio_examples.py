@@ -78,7 +78,8 @@ def test_latency_profile_searches_for_its_depth(tmp_path):
         "run", str(EXAMPLES / "latency-profile.fio"), "--runtime=5", "--size=256m", "--latency_target=1us", "--latency_percentile=100",
         "--precondition", "layout", "--output-format=json", cwd=tmp_path,
     )  # fmt: skip
-    assert r.returncode == 0, r.stderr
+    # fio's exit status for a job that ended in error: 1, after the output.
+    assert r.returncode == 1 and "ssdlab: job device ended in error 110 (ETIMEDOUT): fio: latency of " in r.stderr, r.stderr
     job = json.loads(r.stdout)["jobs"][0]
     assert (job["error"], job["latency_depth"], job["latency_target"], job["read"]["total_ios"]) == (110, 1, 1000, 1), job
 
@@ -115,7 +116,8 @@ def test_surface_scan_reads_back_what_its_first_group_wrote(tmp_path):
 
 def test_a_verify_failure_is_a_result_stated_plainly_with_fio_error_eilseq(tmp_path):
     # Group 1 writes 4 MiB with verify headers, group 2 overwrites 64 KiB of it without, group 3
-    # reads the 4 MiB back with verify: the 16 overwritten blocks fail.
+    # reads the 4 MiB back with verify: the 16 overwritten blocks fail. The run exits 1 after
+    # its output, as fio does when a job ended in error.
     jobs = [
         "--bs=4k", "--iodepth=4",
         "--name=w", "--rw=write", "--size=4m", "--verify=crc32c", "--do_verify=0",
@@ -123,13 +125,14 @@ def test_a_verify_failure_is_a_result_stated_plainly_with_fio_error_eilseq(tmp_p
         "--name=r", "--stonewall", "--rw=read", "--size=4m", "--verify=crc32c",
     ]  # fmt: skip
     r = ssdlab("run", *jobs, "--output-format=json", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr
     last = json.loads(r.stdout)["jobs"][2]
     verify = last["ssdlab"]["verify"]
     assert (last["error"], verify["failures"], verify["first_failure_offset"], verify["blocks_verified"]) == (84, 16, 0, 1024), verify
     r = ssdlab("run", *jobs, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr
     assert "VERIFY FAILED for 16 blocks, the first at offset 0" in r.stdout, r.stdout
+    assert r.stderr == "ssdlab: job r ended in error 84 (EILSEQ): verify failed for 16 blocks, the first at offset 0\n", r.stderr
 
 
 def test_a_job_with_do_verify_0_says_why_nothing_was_read_back(tmp_path):

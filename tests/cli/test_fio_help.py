@@ -37,3 +37,8 @@ def test_run_and_trace_replay_share_names_and_defaults():
         assert run[name].default == replay[name].default, name
     # run's data pattern is fio's --data_pattern (default random, as fio); replay takes the same.
     assert "--data_pattern" in replay["data_pattern"].opts and replay["data_pattern"].default == "random"
+
+
+def test_run_help_gives_the_exit_statuses():
+    text = " ".join(ssdlab("run", "--help").stdout.split())
+    assert "0, or 1 when a job ended in error" in text and "2 for bad input" in text, text

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from ssdlab import paths
+from ssdlab import job_errors, paths
 from ssdlab import preconditions as pre
 from ssdlab.cli.app import OVERRIDES, PRECONDITION_TIMING, check_io, cli, fail, profile_input, quiet_option, seed_option, write_output
 from ssdlab.drive import DEFAULT_PROFILE, Drive, jobs_from_file
@@ -55,7 +55,9 @@ def _run_help() -> str:
         "kb_base=1000 makes k 1000; KiB is always 1024; bare runtime in s, bare thinktime in us): docs/fio.md. "
         f"Accepted without effect in a simulation: {', '.join(sorted({k for k, _ in no_effect}))}. "
         "Without options or a job file, `ssdlab run` runs 4 KiB random writes at QD32 for a simulated minute on the fresh drive "
-        "(reads of a drive nobody wrote never touch NAND)."
+        "(reads of a drive nobody wrote never touch NAND). "
+        "Exit status, as fio's: 0, or 1 when a job ended in error (max_latency, rate_min, latency_target, verify; "
+        "after every output, with a line per job on stderr); 2 for bad input."
     )
 
 
@@ -230,3 +232,18 @@ def run_command(
     redirect.close()
     if fio_output not in (None, "-"):
         write_output(fio_output, captured.getvalue(), "--output")
+    _exit_if_a_job_failed([r.summary for r in results])
+
+
+def _exit_if_a_job_failed(summaries: list[dict]) -> None:
+    """After every output is written: a line on standard error for each job that ended in error
+    (even with --quiet), then exit status 1, as fio's main returns non-zero when a job's error
+    is set (so `ssdlab run job.fio && ...` sees it). Status 2 stays for bad input."""
+    failed = [failure for summary in summaries for failure in job_errors.failures(summary)]
+    if not failed:
+        return
+    sys.stdout.flush()  # the outputs before the lines (the exit skips main's own flush)
+    with contextlib.suppress(OSError):  # standard error closed: the exit status says it
+        for failure in failed:
+            click.echo(failure.line(), err=True)
+    sys.exit(1)
