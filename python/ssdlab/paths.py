@@ -68,6 +68,17 @@ def why(error: OSError) -> str:
     return error.strerror or str(error)
 
 
+def stat_if_there(path: str | os.PathLike, refused: str, *, follow: bool = True) -> os.stat_result | None:
+    """`path`'s stat (of a symbolic link itself unless `follow`), or None when nothing is
+    there; any other failure is refused as ``{refused}: {why}``."""
+    try:
+        return os.stat(path, follow_symlinks=follow)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise InputOutputError(f"{refused}: {why(error)}") from None
+
+
 def text_path(option: str, path: str | os.PathLike) -> str:
     """The path as text the core accepts: refuse empty paths and bytes that are not UTF-8."""
     try:
@@ -114,12 +125,7 @@ def output_file(option: str, path: str | os.PathLike, *, stdout: bool = True) ->
         if not stdout:
             raise InputOutputError(f"{option} -: this output cannot go to standard output; give a file name")
         return text
-    try:
-        info = os.stat(text)
-    except FileNotFoundError:
-        info = None
-    except OSError as error:
-        raise InputOutputError(f"{option} {shown(text)}: {why(error)}") from None
+    info = stat_if_there(text, f"{option} {shown(text)}")
     if info is not None and not stat.S_ISREG(info.st_mode):
         hint = "give a file name" if stat.S_ISDIR(info.st_mode) else "give a regular file" + (" (- for standard output)" if stdout else "")
         raise InputOutputError(f"{option} {shown(text)}: is {kind_of(info.st_mode)}; {hint}")
@@ -147,13 +153,8 @@ def check_owned(option: str, path: str | os.PathLike) -> None:
     (a name made with ``mktemp``), or a file listed in its folder's :data:`OUTPUTS_MANIFEST`.
     Anything else there (the user's own data) is refused before any work."""
     target = written_target(path)
-    try:
-        info = os.stat(target)
-    except FileNotFoundError:
-        return
-    except OSError as error:
-        raise InputOutputError(f"{option} {shown(path)}: {why(error)}") from None
-    if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+    info = stat_if_there(target, f"{option} {shown(path)}")
+    if info is None or not stat.S_ISREG(info.st_mode) or info.st_size == 0:
         return
     if target.name not in written_outputs(target.parent):
         raise InputOutputError(
@@ -322,12 +323,9 @@ def written_outputs(folder: str | os.PathLike) -> set[str]:
     """The names of the files ssdlab wrote in `folder` (its :data:`OUTPUTS_MANIFEST`; none
     when there is no manifest)."""
     manifest = Path(folder) / OUTPUTS_MANIFEST
-    try:
-        info = os.lstat(manifest)
-    except FileNotFoundError:
+    info = stat_if_there(manifest, shown(manifest), follow=False)
+    if info is None:
         return set()
-    except OSError as error:
-        raise InputOutputError(f"{shown(manifest)}: {why(error)}") from None
     if not stat.S_ISREG(info.st_mode):
         raise InputOutputError(f"{shown(manifest)}: is {kind_of(info.st_mode)}; ssdlab keeps the list of the files it wrote there")
     if info.st_size > MAX_TEXT_FILE_BYTES:
@@ -359,13 +357,9 @@ def check_replaceable(option: str, folder: str | os.PathLike, names: list[str], 
             )
     owned = written_outputs(folder)
     for name in names:
-        target = folder / name
-        try:
-            info = os.lstat(target)
-        except FileNotFoundError:
+        info = stat_if_there(folder / name, f"{option} {shown(folder)}: {name}", follow=False)
+        if info is None:
             continue
-        except OSError as error:
-            raise InputOutputError(f"{option} {shown(folder)}: {name}: {why(error)}") from None
         if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
             kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else kind_of(info.st_mode)
             raise InputOutputError(f"{option} {shown(folder)}: {name} is {kind}, where this command writes a file; move it away or give another {option}")

@@ -4,28 +4,13 @@ the whole review's, a PTS page says things that are not so of the run, `pts --te
 review suites, a comparison across scales does not say which bar is which scale."""
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from lab_helpers import QUICK, one_error, ssdlab
 
 from ssdlab.errors import SsdlabError
 from ssdlab.lab.context import ReviewContext
 from ssdlab.lab.report import MARKER, check_report_folder, claim_report_folder, page_kind
-
-QUICK = ["vertex3-120", "--scale", "0.02", "--suites", "power", "--quiet"]
-
-
-def ssdlab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
-
-
-def one_error(r: subprocess.CompletedProcess, says: str) -> None:
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ssdlab: error: ") and says in lines[0], r.stderr
-    assert "Traceback" not in r.stderr
 
 
 def test_a_folder_a_stopped_review_left_is_reused_by_the_next_review(tmp_path, monkeypatch):

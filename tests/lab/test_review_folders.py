@@ -7,28 +7,13 @@ import os
 import pickle
 import re
 import sqlite3
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from lab_helpers import QUICK, one_error, ssdlab
 
 from ssdlab.errors import ConfigError, SsdlabError
 from ssdlab.lab.report import page_kind
 from ssdlab.lab.tables import number
-
-QUICK = ["vertex3-120", "--scale", "0.02", "--suites", "power", "--quiet"]
-
-
-def ssdlab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ssdlab.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
-
-
-def one_error(r: subprocess.CompletedProcess, says: str) -> None:
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ssdlab: error: ") and says in lines[0], r.stderr
-    assert "Traceback" not in r.stderr
 
 
 def test_a_review_replaces_only_what_ssdlab_wrote(tmp_path):

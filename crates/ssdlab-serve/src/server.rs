@@ -23,7 +23,7 @@ use crate::host::HostFile;
 use crate::pending::Pending;
 use crate::recovery::RecoveryReport;
 use crate::stats::ServeStats;
-use ssdlab_core::Nanoseconds;
+use ssdlab_core::{Error, Nanoseconds};
 use ssdlab_drive::Session;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, RwLock};
@@ -178,6 +178,34 @@ impl Server {
 
     fn wait_until(&self, done_ns: Nanoseconds) {
         self.clock.wait_until(done_ns);
+    }
+
+    /// One request's turn of the drive (FLUSH, TRIM, WRITE, WRITE ZEROES): `op` under the
+    /// drive's lock, taking the commits it needs into `state.jobs`; then, with the lock
+    /// released, those commits are done ([`Server::finish_jobs`]) and the reply waits for the
+    /// simulated completion `op` returned (emulated latency). With `wrote_data`, the runs of
+    /// data the request and earlier writes completed are first copied into the file, outside
+    /// the lock (anything that needs them on file first writes them itself); a failure there
+    /// stops the drive taking writes. An error of `op` is returned before one of the commits.
+    fn serve_request(&self, wrote_data: bool, op: impl FnOnce(&mut State) -> ServeResult<Nanoseconds>) -> ServeResult<()> {
+        let (done, jobs) = {
+            let mut state = self.lock()?;
+            let done = op(&mut state);
+            (done, std::mem::take(&mut state.jobs))
+        };
+        if wrote_data {
+            if let Err(e) = self.runs.drain() {
+                // Data the journal will point at did not reach the file: no more writes.
+                let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                let _ = self.run_jobs(jobs);
+                return Err(Self::broke(&mut state, Error::Io(format!("cannot write data to the backing file: {e}"))));
+            }
+        }
+        let finished = self.finish_jobs(jobs);
+        let done = done?;
+        finished?;
+        self.wait_until(done);
+        Ok(())
     }
 
     /// A CACHE request (nothing to prefetch): answered at once, except while the start-up probe

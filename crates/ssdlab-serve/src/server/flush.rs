@@ -37,25 +37,16 @@ impl Server {
     pub fn flush(&self) -> ServeResult<()> {
         let visit = self.clock.visit();
         let arrived = visit.arrived_ns();
-        let (done, jobs) = {
-            let mut state = self.lock()?;
-            let done = (|| -> ServeResult<Nanoseconds> {
-                if let Some(why) = &state.broken {
-                    // The journal no longer describes the drive: nothing more can be made durable.
-                    return Err(ServeError::new(libc::EIO, format!("cannot flush: the drive stopped taking writes: {why}")));
-                }
-                let at = self.arrival(&mut state, arrived);
-                let done = self.make_durable(&mut state, at)?;
-                state.stats.record_flush(at, done);
-                state.last_done_ns = state.last_done_ns.max(done);
-                Ok(done)
-            })();
-            (done, std::mem::take(&mut state.jobs))
-        };
-        let finished = self.finish_jobs(jobs);
-        let done = done?;
-        finished?;
-        self.wait_until(done);
-        Ok(())
+        self.serve_request(false, |state| {
+            if let Some(why) = &state.broken {
+                // The journal no longer describes the drive: nothing more can be made durable.
+                return Err(ServeError::new(libc::EIO, format!("cannot flush: the drive stopped taking writes: {why}")));
+            }
+            let at = self.arrival(state, arrived);
+            let done = self.make_durable(state, at)?;
+            state.stats.record_flush(at, done);
+            state.last_done_ns = state.last_done_ns.max(done);
+            Ok(done)
+        })
     }
 }

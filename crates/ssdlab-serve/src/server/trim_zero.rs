@@ -23,16 +23,7 @@ impl Server {
             return Ok(()); // not one whole 512-byte sector: nothing to deallocate
         }
         let (offset, len) = (start, end - start);
-        let (done, jobs) = {
-            let mut state = self.lock()?;
-            let done = self.trim_in(&mut state, offset, len, fua, arrived);
-            (done, std::mem::take(&mut state.jobs))
-        };
-        let finished = self.finish_jobs(jobs);
-        let done = done?;
-        finished?;
-        self.wait_until(done);
-        Ok(())
+        self.serve_request(false, |state| self.trim_in(state, offset, len, fua, arrived))
     }
 
     /// The TRIM of whole 512-byte sectors `[offset, offset + len)`, under the drive's lock.
@@ -85,36 +76,34 @@ impl Server {
         } else {
             pieces.push((offset, len, false));
         }
-        let (done, jobs) = {
-            let mut state = self.lock()?;
-            Self::begin_request(&mut state);
+        self.serve_request(true, |state| {
+            Self::begin_request(state);
             let done = (|| -> ServeResult<Nanoseconds> {
                 let mut done = 0;
                 for &(at, bytes, trim) in &pieces {
                     if trim {
-                        done = self.trim_in(&mut state, at, bytes, false, arrived)?;
+                        done = self.trim_in(state, at, bytes, false, arrived)?;
                         continue;
                     }
                     let mut put = 0;
                     while put < bytes {
                         let piece = ZERO_PIECE_BYTES.min(bytes - put);
-                        done = self.write_in(&mut state, &vec![0u8; piece as usize], at + put, false, None, arrived)?;
+                        done = self.write_in(state, &vec![0u8; piece as usize], at + put, false, None, arrived)?;
                         put += piece;
                     }
                 }
                 Ok(done)
             })();
             let done = done.and_then(|done| {
-                self.end_request(&mut state)?;
+                self.end_request(state)?;
                 if fua {
-                    return self.make_durable(&mut state, done);
+                    return self.make_durable(state, done);
                 }
                 Ok(done)
             });
             // A part that failed leaves the request's records to the next cut or commit.
             state.request_from = None;
-            (done, std::mem::take(&mut state.jobs))
-        };
-        self.finish_write_request(done, jobs)
+            done
+        })
     }
 }

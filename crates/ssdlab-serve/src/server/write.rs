@@ -3,10 +3,9 @@
 use super::preconditioning;
 use super::{Server, State};
 use crate::clock::monotonic_ns;
-use crate::commit::CommitJob;
 use crate::journal::RecordEncoder;
 use crate::{ServeError, ServeResult};
-use ssdlab_core::{Error, Nanoseconds};
+use ssdlab_core::Nanoseconds;
 use ssdlab_reduce::{SectorContent, SECTOR_BYTES};
 use std::cell::RefCell;
 
@@ -35,30 +34,7 @@ impl Server {
             contents.extend(data.chunks(SECTOR_BYTES).map(SectorContent::from_bytes));
             prepared = Some(contents);
         }
-        let (done, jobs) = {
-            let mut state = self.lock()?;
-            let done = self.write_in(&mut state, data, offset, fua, prepared, arrived);
-            (done, std::mem::take(&mut state.jobs))
-        };
-        self.finish_write_request(done, jobs)
-    }
-
-    /// After a request that wrote data left the drive's lock: the runs of data it and earlier
-    /// writes completed are copied into the file here, outside the lock (anything that needs
-    /// them on file first writes them itself), then the commits it took are done, then the
-    /// reply waits for its simulated completion (emulated latency).
-    pub(super) fn finish_write_request(&self, done: ServeResult<Nanoseconds>, jobs: Vec<CommitJob>) -> ServeResult<()> {
-        if let Err(e) = self.runs.drain() {
-            // Data the journal will point at did not reach the file: no more writes.
-            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = self.run_jobs(jobs);
-            return Err(Self::broke(&mut state, Error::Io(format!("cannot write data to the backing file: {e}"))));
-        }
-        let finished = self.finish_jobs(jobs);
-        let done = done?;
-        finished?;
-        self.wait_until(done);
-        Ok(())
+        self.serve_request(true, |state| self.write_in(state, data, offset, fua, prepared, arrived))
     }
 
     /// The write of `data` at `offset`, under the drive's lock (a seeded power cut may strike
