@@ -111,6 +111,28 @@ def test_a_database_at_an_outputs_name_is_refused(tmp_path):
     assert not (tmp_path / "o" / "index.html").exists()
 
 
+def test_a_refused_database_leaves_no_new_output_folder_and_an_existing_one_untouched(tmp_path):
+    spec = load(write(tmp_path / "s.toml", spec_text("db")))
+    notes = write(tmp_path / "notes.db", "MY NOTES")
+    before = sorted(os.listdir(tmp_path))
+    for out in (tmp_path / "new", tmp_path / "new" / "deeper"):
+        with pytest.raises(SsdlabError, match="notes.db: not an SQLite database"):
+            run_sweep(spec, out, db_path=notes, workers=1)
+        assert sorted(os.listdir(tmp_path)) == before, "a refused sweep made a folder"
+    # A folder that was there stays as it was, empty or not.
+    for out, files in ((tmp_path / "empty", {}), (tmp_path / "full", {"mine.txt": "KEEP"})):
+        out.mkdir()
+        for name, text in files.items():
+            (out / name).write_text(text)
+        with pytest.raises(SsdlabError, match="notes.db: not an SQLite database"):
+            run_sweep(spec, out, db_path=notes, workers=1)
+        assert {f.name: f.read_text() for f in out.iterdir()} == files
+    assert notes.read_text() == "MY NOTES"
+    # An output folder under a file's name is refused naming it, nothing made.
+    with pytest.raises(SsdlabError, match=r"notes.db/o: a part of the path is not a folder"):
+        run_sweep(spec, notes / "o", workers=1)
+
+
 # 2. and 3. Outputs hold the current spec's points, with the spec's seeds.
 
 
