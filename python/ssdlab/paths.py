@@ -163,15 +163,23 @@ def check_owned(option: str, path: str | os.PathLike) -> None:
         )
 
 
-def output_folder(out_dir: Path) -> None:
-    """Check an output folder (created if missing) before any work: refuse something there that
-    is not a folder, or a folder that cannot be written."""
+def not_a_folder(out_dir: Path) -> None:
+    """Refuse an output folder's name where something that is not a folder is, creating nothing
+    (a command checks the rest of its inputs before it makes the folder)."""
     try:
         mode = out_dir.stat().st_mode
+    except NotADirectoryError as error:
+        raise InputOutputError(f"{shown(out_dir)}: {why(error)}; give the output folder's name (created if missing)") from None
     except OSError:
         mode = None
     if mode is not None and not stat.S_ISDIR(mode):
         raise InputOutputError(f"{shown(out_dir)}: is {kind_of(mode)}, not a folder; give the output folder's name (created if missing)")
+
+
+def output_folder(out_dir: Path) -> None:
+    """Check an output folder (created if missing) before any work: refuse something there that
+    is not a folder, or a folder that cannot be written."""
+    not_a_folder(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         # A nameless temporary file: the probe never touches a file already in the folder.

@@ -47,23 +47,26 @@ def write(tmp_path, text, name="tiny"):
 
 
 @pytest.mark.parametrize(
-    "change, expected",
+    "change, expected, line",
     [
-        (('field = "ftl.gc_policy"', 'field = "ftl.gc_polcy"'), "gc_polcy"),
-        (('values = ["greedy", "cost-benefit", "windowed"]', "values = []"), "values must be a non-empty list"),
-        (("values = [1, 16]", 'values = ["1", "deep"]'), "iodepth='deep'"),
-        (('values = ["greedy", "cost-benefit", "windowed"]', 'values = ["greedy", "lazy"]'), "gc_policy='lazy'"),
-        (('"nand.blocks_per_plane=64"', '"nand.blocks_per_plane=64", "drive.bogus=1"'), "bogus"),
-        (("seeds = [1, 2]", 'seeds = "one"'), "seeds"),
-        (("[[axis]]\nfield", "[[axis]]\nnoise = 1\nfield"), "unknown key 'noise'"),
+        # A point's profile or job that does not validate is no one key's: no line.
+        (('field = "ftl.gc_policy"', 'field = "ftl.gc_polcy"'), "gc_polcy", None),
+        (('values = ["greedy", "cost-benefit", "windowed"]', "values = []"), "values must be a non-empty list", 13),
+        (("values = [1, 16]", 'values = ["1", "deep"]'), "iodepth='deep'", None),
+        (('values = ["greedy", "cost-benefit", "windowed"]', 'values = ["greedy", "lazy"]'), "gc_policy='lazy'", None),
+        (('"nand.blocks_per_plane=64"', '"nand.blocks_per_plane=64", "drive.bogus=1"'), "bogus", 5),
+        (("seeds = [1, 2]", 'seeds = "one"'), "seeds", 9),
+        (("[[axis]]\nfield", "[[axis]]\nnoise = 1\nfield"), "unknown key 'noise'", 12),
     ],
 )
-def test_bad_specs_are_refused_naming_the_axis_and_value(tmp_path, change, expected):
+def test_bad_specs_are_refused_naming_the_axis_and_value(tmp_path, change, expected, line):
     text = TINY.replace(*change)
     assert text != TINY, change
+    path = write(tmp_path, text)
     with pytest.raises(SsdlabError, match=None) as info:
-        load(write(tmp_path, text))
+        load(path)
     assert expected in str(info.value), str(info.value)
+    assert str(info.value).startswith(f"{path}:{line}: " if line else f"{path}: "), str(info.value)
 
 
 def test_grid_random_and_latin_hypercube_points(tmp_path):

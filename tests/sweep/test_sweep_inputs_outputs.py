@@ -111,6 +111,71 @@ def test_a_database_at_an_outputs_name_is_refused(tmp_path):
     assert not (tmp_path / "o" / "index.html").exists()
 
 
+def test_a_refused_database_leaves_no_new_output_folder_and_an_existing_one_untouched(tmp_path):
+    spec = load(write(tmp_path / "s.toml", spec_text("db")))
+    notes = write(tmp_path / "notes.db", "MY NOTES")
+    before = sorted(os.listdir(tmp_path))
+    for out in (tmp_path / "new", tmp_path / "new" / "deeper"):
+        with pytest.raises(SsdlabError, match="notes.db: not an SQLite database"):
+            run_sweep(spec, out, db_path=notes, workers=1)
+        assert sorted(os.listdir(tmp_path)) == before, "a refused sweep made a folder"
+    # A folder that was there stays as it was, empty or not.
+    for out, files in ((tmp_path / "empty", {}), (tmp_path / "full", {"mine.txt": "KEEP"})):
+        out.mkdir()
+        for name, text in files.items():
+            (out / name).write_text(text)
+        with pytest.raises(SsdlabError, match="notes.db: not an SQLite database"):
+            run_sweep(spec, out, db_path=notes, workers=1)
+        assert {f.name: f.read_text() for f in out.iterdir()} == files
+    assert notes.read_text() == "MY NOTES"
+    # An output folder under a file's name is refused naming it, nothing made.
+    with pytest.raises(SsdlabError, match=r"notes.db/o: a part of the path is not a folder"):
+        run_sweep(spec, notes / "o", workers=1)
+
+
+# Spec errors name the line of the key or axis.
+
+#: Two axes, the second after a comment and with a comment on its header (lines 7 to 14).
+TWO_AXES = '[[axis]]\noption = "iodepth"\nvalues = [1, 2]\n\n# block sizes\n[[axis]]  # the second\noption = "bs"\nvalues = ["4k", "8k"]\n'
+
+
+@pytest.mark.parametrize(
+    "sweep, axes, line, expected",
+    [
+        ("seeds = [1, 2, 1]", TWO_AXES, 6, "[sweep] seeds: 1 is given twice"),
+        ('sample_seed = "x"', TWO_AXES, 6, "[sweep] sample_seed: expected `int`, got `str`"),
+        # A key not written: the line of its table.
+        ('sample = "lhs"', TWO_AXES, 1, "[sweep] points: lhs sampling needs a whole number of points"),
+        ("noise = 1", TWO_AXES, 6, "[sweep]: object contains unknown key 'noise'"),
+        ("", TWO_AXES.replace('["4k", "8k"]', '["4k", "4k"]'), 14, "axis 'bs': values gives '4k' twice"),
+        ("", TWO_AXES.replace('option = "bs"', 'option = "bs"\nnoise = 1'), 14, "axis 2: object contains unknown key 'noise'"),
+        ("", TWO_AXES.replace('values = ["4k", "8k"]', "range = [3, 1]"), 14, "axis 'bs': range must be [low, high]"),
+        ("", TWO_AXES.replace('values = ["4k", "8k"]', "range = [1, 3]\nsteps = 5"), 15, "axis 'bs': range [1, 3] in 5 steps (whole numbers) gives 2 twice"),
+        ("", TWO_AXES.replace('values = ["4k", "8k"]', ""), 12, "axis 'bs': give values or range"),
+        ("", TWO_AXES.replace('"bs"', '"iodepth"'), 12, "two axes have the same name ('iodepth')"),
+        ("", TWO_AXES.replace('option = "bs"', 'name = "again"\noption = "iodepth"'), 14, "axes 'iodepth' and 'again' both set workload option iodepth"),
+        ("", TWO_AXES.replace('option = "bs"', 'field = "ftl"'), 13, "axis 2: field 'ftl' must be section.field"),
+        ("", TWO_AXES + '[plot]\nmetric = "iops"\nheatmap = ["iodepth", "nope"]\n', 17, "[plot] heatmap: 'nope' is not an axis"),
+        ('preconditions = ["melt"]', TWO_AXES, 6, "[sweep] preconditions[0] 'melt'"),
+    ],
+)
+def test_a_spec_error_names_the_line_of_its_key_or_axis(tmp_path, sweep, axes, line, expected):
+    path = write(tmp_path / "s.toml", spec_text(sweep=sweep, axes=axes))
+    assert refused(path, expected).startswith(f"{path}:{line}: {expected}")
+
+
+def test_the_line_of_the_sweeps_name_and_profile_and_no_line_where_none_is_written(tmp_path):
+    message = refused(write(tmp_path / "s.toml", spec_text("a/b")), "[sweep] name: 'a/b' cannot name files")
+    assert message.startswith(f"{tmp_path / 's.toml'}:2: ")
+    message = refused(write(tmp_path / "s.toml", spec_text(profile="../nowhere.toml")), "[sweep] profile")
+    assert message.startswith(f"{tmp_path / 's.toml'}:3: ")
+    # [sweep] as an inline table: no line of its own is found, the message is as before.
+    path = write(tmp_path / "s.toml", 'sweep = { workload = ["rw=write"], seeds = [1, 1] }\n[[axis]]\noption = "iodepth"\nvalues = [1]\n')
+    assert refused(path, "[sweep] seeds: 1 is given twice").startswith(f"{path}: [sweep] seeds")
+    path = write(tmp_path / "s.toml", 'sweep = { name = "a/b", workload = ["rw=write"] }\n[[axis]]\noption = "iodepth"\nvalues = [1]\n')
+    assert refused(path, "[sweep] name: 'a/b' cannot name files").startswith(f"{path}: [sweep] name")
+
+
 # 2. and 3. Outputs hold the current spec's points, with the spec's seeds.
 
 

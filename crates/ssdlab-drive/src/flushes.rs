@@ -94,12 +94,14 @@ impl JobFlushes {
 pub(crate) struct FlushStats {
     latencies: Histogram<u64>,
     sum_ns: u128,
+    /// The longest flush, exact (the histogram's maximum is its bucket's).
+    max_ns: Nanoseconds,
     end_flushes: u64,
 }
 
 impl FlushStats {
     pub(crate) fn new() -> Self {
-        FlushStats { latencies: histogram(), sum_ns: 0, end_flushes: 0 }
+        FlushStats { latencies: histogram(), sum_ns: 0, max_ns: 0, end_flushes: 0 }
     }
 
     /// A job's flush at its end (fio's `end_fsync`) completed: counted apart, as fio leaves it
@@ -111,6 +113,7 @@ impl FlushStats {
     pub(crate) fn record(&mut self, latency_ns: Nanoseconds) {
         self.latencies.saturating_record(latency_ns.clamp(1, 3_600 * NS_PER_S));
         self.sum_ns += latency_ns as u128;
+        self.max_ns = self.max_ns.max(latency_ns);
     }
 
     pub(crate) fn report(&self) -> FlushReport {
@@ -118,7 +121,7 @@ impl FlushStats {
         FlushReport {
             flushes: n,
             end_flushes: self.end_flushes,
-            latency_us: Metrics::summarize(&self.latencies, if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 }),
+            latency_us: Metrics::summarize(&self.latencies, if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 }, self.max_ns),
         }
     }
 }
@@ -138,6 +141,15 @@ pub struct FlushReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_longest_flush_is_the_one_measured_not_its_histogram_bucket() {
+        let mut stats = FlushStats::new();
+        stats.record(2_000);
+        stats.record(1_234_567);
+        assert_ne!(stats.latencies.max(), 1_234_567, "the value must be one the histogram rounds");
+        assert_eq!(stats.report().latency_us.unwrap().max, 1_234.567);
+    }
 
     #[test]
     fn a_flush_follows_every_nth_write_and_only_after_a_write() {

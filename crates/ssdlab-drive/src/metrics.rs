@@ -17,7 +17,8 @@ pub struct LatencySummary {
     pub p99: f64,
     /// 99.9th percentile.
     pub p999: f64,
-    /// Largest.
+    /// Largest: the exact latency measured (the percentiles are a histogram's, to 3
+    /// significant figures).
     pub max: f64,
 }
 
@@ -76,21 +77,24 @@ struct Bucket {
     latency_max_ns: u64,
 }
 
-/// Latencies of completed commands by kind, and their exact sum: a run's (in [`Metrics`]) and
-/// each job's of a group (`run/job_tally.rs`). The histogram of all commands is the kinds' sum,
-/// made when asked for (one histogram recorded per command instead of two: the same counts, so
-/// the same figures).
+/// Latencies of completed commands by kind, their exact sum and each kind's exact largest: a
+/// run's (in [`Metrics`]) and each job's of a group (`run/job_tally.rs`). The histograms give
+/// the percentiles (3 significant figures) and each kind's mean; the mean of all commands and
+/// every maximum are the measured values, not a bucket's. The histogram of all commands is the kinds' sum, made when asked for (one
+/// histogram recorded per command instead of two: the same counts, so the same figures).
 #[derive(Debug, Clone)]
 pub(crate) struct Latencies {
     reads: Histogram<u64>,
     writes: Histogram<u64>,
     trims: Histogram<u64>,
     sum_ns: u128,
+    /// The largest latency of each kind, by `Op::index`.
+    max_ns: [Nanoseconds; 3],
 }
 
 impl Latencies {
     pub fn new() -> Self {
-        Self { reads: histogram(), writes: histogram(), trims: histogram(), sum_ns: 0 }
+        Self { reads: histogram(), writes: histogram(), trims: histogram(), sum_ns: 0, max_ns: [0; 3] }
     }
 
     /// Record one completed command's latency.
@@ -103,6 +107,8 @@ impl Latencies {
             Op::Trim => self.trims.saturating_record(value),
         }
         self.sum_ns += latency_ns as u128;
+        let max = &mut self.max_ns[op.index()];
+        *max = (*max).max(latency_ns);
     }
 
     /// Commands recorded of kind `op`.
@@ -124,13 +130,14 @@ impl Latencies {
         all.add(&self.writes).expect("histograms of the same bounds");
         all.add(&self.trims).expect("histograms of the same bounds");
         let n = all.len();
-        Metrics::summarize(&all, if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 })
+        let max_ns = self.max_ns.iter().copied().max().unwrap_or(0);
+        Metrics::summarize(&all, if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 }, max_ns)
     }
 
     /// The latency of the commands of kind `op`.
     pub fn of_kind(&self, op: Op) -> Option<LatencySummary> {
         let h = self.of(op);
-        Metrics::summarize(h, h.mean())
+        Metrics::summarize(h, h.mean(), self.max_ns[op.index()])
     }
 }
 
@@ -252,7 +259,9 @@ impl Metrics {
         }
     }
 
-    pub(crate) fn summarize(h: &Histogram<u64>, mean_ns: f64) -> Option<LatencySummary> {
+    /// The figures of the latencies in `h`: percentiles from the histogram, the mean and the
+    /// largest (`max_ns`, the exact value recorded, not its bucket's) as the caller measured them.
+    pub(crate) fn summarize(h: &Histogram<u64>, mean_ns: f64, max_ns: Nanoseconds) -> Option<LatencySummary> {
         if h.is_empty() {
             return None;
         }
@@ -261,7 +270,7 @@ impl Metrics {
             p50: h.value_at_quantile(0.5) as f64 / 1e3,
             p99: h.value_at_quantile(0.99) as f64 / 1e3,
             p999: h.value_at_quantile(0.999) as f64 / 1e3,
-            max: h.max() as f64 / 1e3,
+            max: max_ns as f64 / 1e3,
         })
     }
 
@@ -306,6 +315,28 @@ mod tests {
         m.record(Op::Write, 4096, 1_000);
         m.finish(SNAP, NS_PER_S);
         assert_eq!(m.series.len(), 1);
+    }
+
+    #[test]
+    fn the_largest_latency_is_the_one_measured_not_its_histogram_bucket() {
+        // 1,234,567 ns is kept to 3 significant figures by the histogram (its bucket's highest
+        // value is 1,234,943 ns); the summary's maximum is the measured value.
+        let mut l = Latencies::new();
+        l.record(Op::Write, 1_000);
+        l.record(Op::Write, 1_234_567);
+        l.record(Op::Read, 76_543);
+        assert_ne!(l.of(Op::Write).max(), 1_234_567, "the value must be one the histogram rounds");
+        assert_eq!(l.of_kind(Op::Write).unwrap().max, 1_234.567);
+        assert_eq!(l.of_kind(Op::Read).unwrap().max, 76.543);
+        assert_eq!(l.all().unwrap().max, 1_234.567);
+        assert!(l.of_kind(Op::Trim).is_none());
+        // The run's figures (`Metrics`) are the same `Latencies`.
+        let mut m = Metrics::new(0);
+        m.record(Op::Read, 4096, 76_543);
+        m.record(Op::Write, 4096, 1_234_567);
+        assert_eq!(m.latency_reads().unwrap().max, 76.543);
+        assert_eq!(m.latency_writes().unwrap().max, 1_234.567);
+        assert_eq!(m.latency_all().unwrap().max, 1_234.567);
     }
 
     #[test]

@@ -22,5 +22,6 @@ mod settings;
 
 pub use builtin::{builtin_names, builtin_source, DEFAULT_PROFILE};
 pub use file::{load_profile, parse_profile};
+pub use locate::{line_in_table, line_of};
 pub use power_settings::{PowerSettings, PowerState, ThermalSettings, ThrottleStep};
 pub use settings::{ControllerSettings, HostInterface, HostSettings, Profile, ReductionSettings};

@@ -49,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profiles::profile_source, m)?)?;
     m.add_function(wrap_pyfunction!(profiles::profile_info, m)?)?;
     m.add_function(wrap_pyfunction!(profiles::greedy_wa, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles::toml_line, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::job_from_options, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::jobs_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::jobs_from_options, m)?)?;

@@ -42,3 +42,12 @@ pub fn greedy_wa(spare_factor: f64, slots_per_block: u32) -> PyResult<f64> {
         ssdlab_ftl::analytic::greedy_wa_finite(spare_factor, slots_per_block)
     })
 }
+
+/// 1-based line of `key` in the `index`-th table headed `[table]` or `[[table]]` of the TOML
+/// text `source` (else of that table's header; None without it): the line finder of profile
+/// errors, for the errors of other TOML files (a sweep spec's `[sweep]` keys and `[[axis]]`
+/// tables).
+#[pyfunction]
+pub fn toml_line(source: &str, table: &str, index: usize, key: &str) -> Option<usize> {
+    ssdlab_profile::line_in_table(source, table, index, key)
+}

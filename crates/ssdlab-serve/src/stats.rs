@@ -25,6 +25,8 @@ struct Second {
 pub struct ServeStats {
     start_ns: Nanoseconds,
     latency: Histogram<u64>,
+    /// The longest request, exact (the histogram keeps 3 significant figures).
+    latency_max_ns: Nanoseconds,
     reads: u64,
     writes: u64,
     trims: u64,
@@ -42,6 +44,7 @@ impl ServeStats {
         Self {
             start_ns,
             latency: Histogram::new_with_bounds(1, 3_600 * NS_PER_S, 3).expect("valid histogram bounds"),
+            latency_max_ns: 0,
             reads: 0,
             writes: 0,
             trims: 0,
@@ -66,7 +69,9 @@ impl ServeStats {
     }
 
     fn finish(&mut self, at_ns: Nanoseconds, done_ns: Nanoseconds) {
-        self.latency.saturating_record((done_ns - at_ns).clamp(1, 3_600 * NS_PER_S));
+        let latency_ns = done_ns - at_ns;
+        self.latency.saturating_record(latency_ns.clamp(1, 3_600 * NS_PER_S));
+        self.latency_max_ns = self.latency_max_ns.max(latency_ns);
         self.last_ns = self.last_ns.max(done_ns);
     }
 
@@ -114,15 +119,6 @@ impl ServeStats {
         let nand = f.bytes_programmed_host + f.bytes_programmed_internal;
         let sim_s = seconds(self.last_ns.saturating_sub(self.start_ns)).max(1e-12);
         let wear = t.wear();
-        let latency = (!self.latency.is_empty()).then(|| {
-            json!({
-                "mean": self.latency.mean() / 1e3,
-                "p50": self.latency.value_at_quantile(0.5) as f64 / 1e3,
-                "p99": self.latency.value_at_quantile(0.99) as f64 / 1e3,
-                "p999": self.latency.value_at_quantile(0.999) as f64 / 1e3,
-                "max": self.latency.max() as f64 / 1e3,
-            })
-        });
         let reduction = t.reduction_stats().map(|r| {
             let unit = t.ecc_unit_bytes().unwrap_or(512) as u64;
             let stored = r.host_units_written * unit;
@@ -158,7 +154,7 @@ impl ServeStats {
             "nand_read_bytes": f.bytes_read,
             "nand_block_erases": f.block_erases,
             "write_amplification": (d.host_write_bytes > 0).then(|| nand as f64 / d.host_write_bytes as f64),
-            "latency_us": latency,
+            "latency_us": self.latency_us(),
             "wear": {"min": wear.min, "mean": wear.mean, "max": wear.max},
             "free_blocks": t.free_blocks_total(),
             "live_data_sectors": t.live_data_sectors(),
@@ -178,6 +174,20 @@ impl ServeStats {
         summary
     }
 
+    /// The requests' latency in microseconds (None before the first): percentiles from the
+    /// histogram, the largest as measured (not its bucket's highest value).
+    fn latency_us(&self) -> Option<Value> {
+        (!self.latency.is_empty()).then(|| {
+            json!({
+                "mean": self.latency.mean() / 1e3,
+                "p50": self.latency.value_at_quantile(0.5) as f64 / 1e3,
+                "p99": self.latency.value_at_quantile(0.99) as f64 / 1e3,
+                "p999": self.latency.value_at_quantile(0.999) as f64 / 1e3,
+                "max": self.latency_max_ns as f64 / 1e3,
+            })
+        })
+    }
+
     /// The per-second series as CSV (`second` counts from the server's start).
     pub fn series_csv(&self) -> String {
         let mut out = String::from("second,reads,writes,trims,flushes,read_mbps,write_mbps\n");
@@ -193,5 +203,20 @@ impl ServeStats {
             ));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_latency_is_the_one_measured_not_its_histogram_bucket() {
+        let mut stats = ServeStats::new(0);
+        stats.record_read(0, 5_000, 4096);
+        stats.record_write(10, 10 + 1_234_567, 4096);
+        assert_ne!(stats.latency.max(), 1_234_567, "the value must be one the histogram rounds");
+        assert_eq!(stats.latency_us().unwrap()["max"], 1_234.567);
+        assert!(ServeStats::new(0).latency_us().is_none());
     }
 }

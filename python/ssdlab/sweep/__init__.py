@@ -105,9 +105,11 @@ def run_sweep(
     bar: bool = False,
 ) -> SweepResult:
     """Run what is missing of `spec`, then write its Parquet file and plots into `out`."""
-    paths.output_folder(out)  # a folder that can be written (created if missing), before any point runs
     db_path = db_path or out / "results.sqlite"
+    # Every refusal before the folder is made: a refused sweep leaves no folder behind.
+    paths.not_a_folder(out)
     check_outputs(spec, out, db_path, dask_scheduler_file)
+    paths.output_folder(out)  # a folder that can be written (created if missing), before any point runs
     if echo and spec.duplicates:
         echo(f"{spec.duplicates} sampled draw(s) repeated an earlier point: each point runs once")
     progress = _execute.execute(spec, db_path, workers, dask_address, dask_scheduler_file, echo, bar)

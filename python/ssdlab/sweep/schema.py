@@ -1,7 +1,8 @@
 """The schema of a sweep spec (msgspec): every key's type is checked before anything is built
 or run, and a mistake is reported as one line naming the key (``[sweep] sample_seed: expected
-`int`, got `str```). What the schema cannot say (profile fields, fio options, axis names in
-``[plot]``) is checked by ``spec.load`` right after, still before any point runs."""
+`int`, got `str```), which ``spec.load`` places at the key's line of the spec. What the schema
+cannot say (profile fields, fio options, axis names in ``[plot]``) is checked by ``spec.load``
+right after, still before any point runs."""
 
 from __future__ import annotations
 
@@ -80,9 +81,35 @@ def _where(message: str) -> str:
     return f"{section} {rest}: {text}" if rest else f"{section}: {text}"
 
 
+class SchemaError(ValueError):
+    """A key of the wrong type (one line, from :func:`_where`), with where it is: the table
+    (``sweep``, ``axis``, ``plot``; None for the whole spec), which one of an array of tables
+    (``[[axis]]``, from 0) and the key (empty when the table itself is meant)."""
+
+    def __init__(self, message: str, table: str | None, index: int, key: str) -> None:
+        super().__init__(message)
+        self.table, self.index, self.key = table, index, key
+
+
+def _location(message: str) -> tuple[str | None, int, str]:
+    """(table, index, key) of msgspec's ``... - at `$.axis[1].values[0]``` (("axis", 1,
+    "values")); an unknown key's own name (``unknown field `foo```)."""
+    at = message.partition(" - at `$")[2].rstrip("`").lstrip(".")
+    if not at:
+        return None, 0, ""
+    section, _, rest = at.partition(".")
+    table, index = section, 0
+    if section.startswith("axis["):
+        table, index = "axis", int(section[5:].split("]")[0])
+    unknown = re.search(r"unknown field `([^`]*)`", message)
+    key = unknown[1] if unknown and not rest else re.split(r"[.\[]", rest)[0]
+    return table, index, key
+
+
 def validate(data: object) -> SpecSchema:
-    """Check parsed TOML against the schema; a mistake raises ``ValueError`` with one line."""
+    """Check parsed TOML against the schema; a mistake raises :class:`SchemaError` with one
+    line and the place of the key."""
     try:
         return msgspec.convert(data, SpecSchema)
     except msgspec.ValidationError as error:
-        raise ValueError(_where(str(error))) from None
+        raise SchemaError(_where(str(error)), *_location(str(error))) from None

@@ -28,7 +28,10 @@ steps = 5
 ```
 
 Every point's profile and job are validated before anything runs; a bad axis or value is
-refused naming the axis and the value. The rules, all checked when the spec is loaded:
+refused naming the axis and the value, and the spec's line where the key (or the axis's
+`[[axis]]`) is written (`spec.toml:17: axis 'iodepth': ...`; a mistake of no one key, such as a
+point whose profile does not validate, names no line). The rules, all checked when the spec is
+loaded:
 
 - `name` (default: the spec file's name without `.toml`) names the database rows, the output
   files and the default output folder `sweep-NAME`, so it is a plain file name: not empty,
@@ -145,51 +148,73 @@ class Spec:
         return self.profile if os.path.isabs(self.profile) else None
 
 
-def _fail(path: Path, message: str) -> SsdlabError:
-    return SsdlabError(f"{path}: {message}")
+def _fail(path: Path, message: str, line: int | None = None) -> SsdlabError:
+    """The error of a spec, at `line` of it when known (``spec.toml:17: ...``)."""
+    return SsdlabError(f"{path}:{line}: {message}" if line else f"{path}: {message}")
 
 
-def _axis(path: Path, i: int, raw: dict) -> Axis:
+@dataclass(frozen=True)
+class _Text:
+    """The spec's text, to find the line of a key in it (the line finder of profile errors)."""
+
+    text: str
+
+    def line(self, table: str, key: str = "", index: int = 0) -> int | None:
+        """The line of `key` in `[table]` (the `index`-th `[[table]]`), or of the table's header
+        when the key is not written there; None without the table."""
+        return _native.toml_line(self.text, table, index, key)
+
+    def axis(self, i: int, key: str = "") -> int | None:
+        """The line of `key` in the spec's `i`-th `[[axis]]` (from 0), or of its header."""
+        return self.line("axis", key, i)
+
+
+def _axis(path: Path, text: _Text, i: int, raw: dict) -> Axis:
     where = f"axis {i + 1}"
     keys = set(raw) - {"field", "option", "values", "range", "steps", "name"}
     if keys:
-        raise _fail(path, f"{where}: unknown key {sorted(keys)[0]!r} (expected field or option, values or range, steps)")
+        key = sorted(keys)[0]
+        raise _fail(path, f"{where}: unknown key {key!r} (expected field or option, values or range, steps)", text.axis(i, key))
     if ("field" in raw) == ("option" in raw):
-        raise _fail(path, f"{where}: give exactly one of field (a profile field, e.g. ftl.gc_policy) or option (a workload option, e.g. iodepth)")
-    target = raw.get("field") or raw.get("option")
+        raise _fail(path, f"{where}: give exactly one of field (a profile field, e.g. ftl.gc_policy) or option (a workload option, e.g. iodepth)", text.axis(i))
+    target_key = "option" if "option" in raw else "field"
+    target = raw[target_key]
     if not isinstance(target, str) or not target:
-        raise _fail(path, f"{where}: field/option must be a name")
+        raise _fail(path, f"{where}: field/option must be a name", text.axis(i, target_key))
     kind = "option" if "option" in raw else ("derived" if target in DERIVED else "field")
     if kind == "field" and "." not in target:
-        raise _fail(path, f"{where}: field {target!r} must be section.field (e.g. ftl.gc_policy) or one of {', '.join(DERIVED)}")
+        raise _fail(path, f"{where}: field {target!r} must be section.field (e.g. ftl.gc_policy) or one of {', '.join(DERIVED)}", text.axis(i, target_key))
     name = raw.get("name", target)
     if "values" in raw:
         values = raw["values"]
+        line = text.axis(i, "values")
         if not isinstance(values, list) or not values:
-            raise _fail(path, f"axis {name!r}: values must be a non-empty list")
+            raise _fail(path, f"axis {name!r}: values must be a non-empty list", line)
         kinds = {_type_of(v) for v in values}
         if len(kinds) > 1:
             raise _fail(
-                path, f"axis {name!r}: values mix {' and '.join(sorted(kinds))} ({values!r}); give one type per axis (whole numbers and decimals may mix)"
+                path,
+                f"axis {name!r}: values mix {' and '.join(sorted(kinds))} ({values!r}); give one type per axis (whole numbers and decimals may mix)",
+                line,
             )
-        _no_repeats(path, name, values, "values")
+        _no_repeats(path, name, values, "values", line)
         return Axis(name, kind, target, tuple(values))
     if "range" in raw:
         r = raw["range"]
         if not (isinstance(r, list) and len(r) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in r) and r[0] < r[1]):
-            raise _fail(path, f"axis {name!r}: range must be [low, high] with low < high (got {r!r})")
+            raise _fail(path, f"axis {name!r}: range must be [low, high] with low < high (got {r!r})", text.axis(i, "range"))
         steps = raw.get("steps")
         axis = Axis(name, kind, target, (), r[0], r[1])
         if steps is not None:
             if not isinstance(steps, int) or steps < 2:
-                raise _fail(path, f"axis {name!r}: steps must be a whole number of at least 2 (got {steps!r})")
+                raise _fail(path, f"axis {name!r}: steps must be a whole number of at least 2 (got {steps!r})", text.axis(i, "steps"))
             values = [r[0] + (r[1] - r[0]) * k / (steps - 1) for k in range(steps)]
             if all(isinstance(x, int) for x in r):
                 values = [int(round(v)) for v in values]
-            _no_repeats(path, name, values, f"range {r!r} in {steps} steps (whole numbers)")
+            _no_repeats(path, name, values, f"range {r!r} in {steps} steps (whole numbers)", text.axis(i, "steps"))
             return Axis(name, kind, target, tuple(values), r[0], r[1])
         return axis
-    raise _fail(path, f"axis {name!r}: give values or range")
+    raise _fail(path, f"axis {name!r}: give values or range", text.axis(i))
 
 
 def _type_of(value: Any) -> str:
@@ -199,34 +224,35 @@ def _type_of(value: Any) -> str:
     return "numbers" if isinstance(value, (int, float)) else "text"
 
 
-def _no_repeats(path: Path, name: str, values: list, what: str) -> None:
+def _no_repeats(path: Path, name: str, values: list, what: str, line: int | None) -> None:
     seen: list = []
     for v in values:
         if v in seen:
-            raise _fail(path, f"axis {name!r}: {what} gives {v!r} twice; each value of an axis must differ (the points would be the same)")
+            raise _fail(path, f"axis {name!r}: {what} gives {v!r} twice; each value of an axis must differ (the points would be the same)", line)
         seen.append(v)
 
 
-def _check_name(path: Path, name: str) -> None:
+def _check_name(path: Path, name: str, given: bool, line: int | None) -> None:
     """The sweep's name is part of file and folder names: a plain name, nothing that leads out
-    of the output folder."""
-    where = "[sweep] name" if name != path.stem else f"the sweep's name (the spec's file name {path.name!r}; give [sweep] name)"
+    of the output folder. `given`: by `[sweep] name` (written at `line`), not the file's name."""
+    where = "[sweep] name" if given else f"the sweep's name (the spec's file name {path.name!r}; give [sweep] name)"
     if not name or name in (".", "..") or ".." in name or "/" in name or "\\" in name or any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise _fail(path, f"{where}: {name!r} cannot name files: give a name without '/', '\\', '..' or control characters")
+        raise _fail(path, f"{where}: {name!r} cannot name files: give a name without '/', '\\', '..' or control characters", line)
 
 
-def _resolve_profile(path: Path, profile: str) -> str:
+def _resolve_profile(path: Path, profile: str, line: int | None) -> str:
     """A built-in profile name as is; a path (not a built-in name, with '/' or ending in
-    '.toml') relative to the spec's folder, made absolute and checked as an input."""
+    '.toml') relative to the spec's folder, made absolute and checked as an input. `line`:
+    where `[sweep] profile` is written."""
     if profile in _native.profile_names() or not ("/" in profile or profile.endswith(".toml")):
         return profile
     if "\0" in profile:
-        raise _fail(path, "[sweep] profile: the path contains a NUL byte")
+        raise _fail(path, "[sweep] profile: the path contains a NUL byte", line)
     resolved = os.path.abspath(os.path.join(path.parent, profile))
     try:
         paths.input_file("[sweep] profile", resolved, paths.MAX_TEXT_FILE_BYTES)
     except SsdlabError as error:
-        raise _fail(path, f"{error} (a profile path is relative to the spec's folder)") from None
+        raise _fail(path, f"{error} (a profile path is relative to the spec's folder)", line) from None
     return resolved
 
 
@@ -286,16 +312,18 @@ def load(path: str | Path) -> Spec:
         raise _fail(path, f"not valid TOML: {error}") from None
     except OSError as error:
         raise _fail(path, f"cannot read: {paths.why(error)}") from None
+    where = _Text(text)
     unknown = set(data) - {"sweep", "axis", "plot"}
     if unknown:
-        raise _fail(path, f"unknown section [{sorted(unknown)[0]}] (expected [sweep], [[axis]], [plot])")
+        first = sorted(unknown)[0]
+        raise _fail(path, f"unknown section [{first}] (expected [sweep], [[axis]], [plot])", where.line(first))
     if not isinstance(data.get("sweep"), dict):
         raise _fail(path, "missing [sweep] section")
     # Every key's type, before anything is built (msgspec schema).
     try:
         checked = schema.validate(data)
-    except ValueError as error:
-        raise _fail(path, str(error)) from None
+    except schema.SchemaError as error:
+        raise _fail(path, str(error), error.table and where.line(error.table, error.key, error.index)) from None
     except RecursionError:
         raise _fail(path, "nested too deeply") from None
     s = {k: v for k, v in msgspec.structs.asdict(checked.sweep).items() if v is not None}
@@ -305,48 +333,53 @@ def load(path: str | Path) -> Spec:
         "plot": {k: v for k, v in msgspec.structs.asdict(checked.plot).items() if v is not None},
     }
     name = s["name"] if "name" in s else path.stem
-    _check_name(path, name)
+    _check_name(path, name, "name" in s, where.line("sweep", "name") if "name" in s else None)
     seeds = s.get("seeds", [1])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= schema.MAX_SEED for x in seeds):
-        raise _fail(path, f"[sweep] seeds: expected a non-empty list of whole numbers from 0 to 2^63 - 1 (got {seeds!r})")
+        raise _fail(path, f"[sweep] seeds: expected a non-empty list of whole numbers from 0 to 2^63 - 1 (got {seeds!r})", where.line("sweep", "seeds"))
     repeated = next((x for i, x in enumerate(seeds) if x in seeds[:i]), None)
     if repeated is not None:
-        raise _fail(path, f"[sweep] seeds: {repeated} is given twice; each seed must differ (its points would be the same)")
+        raise _fail(path, f"[sweep] seeds: {repeated} is given twice; each seed must differ (its points would be the same)", where.line("sweep", "seeds"))
     sample = s.get("sample", "grid")
     if sample not in SAMPLES:
-        raise _fail(path, f"[sweep] sample: expected one of {', '.join(SAMPLES)} (got {sample!r})")
+        raise _fail(path, f"[sweep] sample: expected one of {', '.join(SAMPLES)} (got {sample!r})", where.line("sweep", "sample"))
     workload = s.get("workload")
     if not isinstance(workload, list) or not workload or not all(isinstance(w, str) for w in workload):
-        raise _fail(path, '[sweep] workload: expected a list of fio options (e.g. ["rw=randwrite", "bs=4k"])')
+        raise _fail(path, '[sweep] workload: expected a list of fio options (e.g. ["rw=randwrite", "bs=4k"])', where.line("sweep", "workload"))
     raw_axes = data.get("axis", [])
     if not isinstance(raw_axes, list) or not raw_axes:
         raise _fail(path, "no [[axis]]: a sweep needs at least one axis")
     spec = Spec(
         name=str(name),
         path=path,
-        profile=_resolve_profile(path, str(s.get("profile", "force-gs-240"))),
+        profile=_resolve_profile(path, str(s.get("profile", "force-gs-240")), where.line("sweep", "profile")),
         overrides=list(s.get("overrides", [])),
         preconditions=list(s.get("preconditions", [])),
         workload=list(workload),
         seeds=list(seeds),
         sample=sample,
-        axes=[_axis(path, i, a) for i, a in enumerate(raw_axes)],
+        axes=[_axis(path, where, i, a) for i, a in enumerate(raw_axes)],
         plots=data.get("plot", {}),
     )
     names = [a.name for a in spec.axes]
     if len(set(names)) != len(names):
-        raise _fail(path, "two axes have the same name")
+        again = next(i for i, n in enumerate(names) if n in names[:i])
+        raise _fail(path, f"two axes have the same name ({names[again]!r})", where.axis(again, "name"))
     sets: dict[str, str] = {}
-    for a in spec.axes:
+    for i, a in enumerate(spec.axes):
         target = "drive.capacity_bytes_user" if a.kind == "derived" else (f"workload option {a.target}" if a.kind == "option" else a.target)
         if target in sets:
-            raise _fail(path, f"axes {sets[target]!r} and {a.name!r} both set {target}; give one axis per profile field or workload option")
+            raise _fail(
+                path,
+                f"axes {sets[target]!r} and {a.name!r} both set {target}; give one axis per profile field or workload option",
+                where.axis(i, "option" if a.kind == "option" else "field"),
+            )
         sets[target] = a.name
     for i, step in enumerate(spec.preconditions):
         try:
             pre.parse(step)
         except SsdlabError as error:
-            raise _fail(path, f"[sweep] preconditions[{i}] {step!r}: {error}") from None
+            raise _fail(path, f"[sweep] preconditions[{i}] {step!r}: {error}", where.line("sweep", "preconditions")) from None
     # The base profile first: its errors name no axis.
     # A spare-factor or user-capacity axis sets the user capacity of every point, so the base is
     # checked with the smallest capacity (the profile's own may not fit the swept NAND geometry).
@@ -356,14 +389,14 @@ def load(path: str | Path) -> Spec:
     try:
         base = _native.profile_source(spec.profile, base_overrides)
     except SsdlabError as error:
-        raise _fail(path, f"[sweep] profile/overrides: {error}") from None
+        raise _fail(path, f"[sweep] profile/overrides: {error}", where.line("sweep", "overrides" if spec.overrides else "profile")) from None
     spec.base_source = base
     raw_bytes = _raw_bytes(base)
-    _check_plot(spec)
+    _check_plot(spec, where)
     if sample == "grid":
-        for a in spec.axes:
+        for i, a in enumerate(spec.axes):
             if not a.values:
-                raise _fail(path, f"axis {a.name!r}: a grid needs values (or range with steps)")
+                raise _fail(path, f"axis {a.name!r}: a grid needs values (or range with steps)", where.axis(i, "range"))
         count = math.prod(len(a.values) for a in spec.axes) * len(spec.seeds)
         if count > schema.MAX_POINTS:
             raise _fail(path, f'the grid has {count:,} points (with seeds); at most {schema.MAX_POINTS:,} are accepted: sample it (sample = "lhs") or split it')
@@ -371,9 +404,9 @@ def load(path: str | Path) -> Spec:
     else:
         n = s.get("points")
         if not isinstance(n, int) or n < 1:
-            raise _fail(path, f"[sweep] points: {sample} sampling needs a whole number of points (got {n!r})")
+            raise _fail(path, f"[sweep] points: {sample} sampling needs a whole number of points (got {n!r})", where.line("sweep", "points"))
         if n * len(spec.seeds) > schema.MAX_POINTS:
-            raise _fail(path, f"{n:,} points x {len(spec.seeds)} seeds; at most {schema.MAX_POINTS:,} are accepted")
+            raise _fail(path, f"{n:,} points x {len(spec.seeds)} seeds; at most {schema.MAX_POINTS:,} are accepted", where.line("sweep", "points"))
         combos = _sample(spec, n, int(s.get("sample_seed", 1)))
     hashes: dict[tuple, str] = {}
     simulations: dict[tuple, dict] = {}  # (profile hash, workload) -> the first combo that is it
@@ -405,22 +438,27 @@ def load(path: str | Path) -> Spec:
     return spec
 
 
-def _check_plot(spec: Spec) -> None:
+def _check_plot(spec: Spec, where: _Text) -> None:
     """`[plot]`: the heat map's axes are two different axes of the sweep, and the metric is a
     number every point's summary has (checked before any point runs)."""
     heat = spec.plots.get("heatmap")
     names = [a.name for a in spec.axes]
     if heat is not None:
+        line = where.line("plot", "heatmap")
         for h in heat:
             if h not in names:
-                raise _fail(spec.path, f"[plot] heatmap: {h!r} is not an axis of this sweep (axes: {', '.join(names)})")
+                raise _fail(spec.path, f"[plot] heatmap: {h!r} is not an axis of this sweep (axes: {', '.join(names)})", line)
         if heat[0] == heat[1]:
-            raise _fail(spec.path, "[plot] heatmap: give two different axes")
+            raise _fail(spec.path, "[plot] heatmap: give two different axes", line)
     metric = spec.plots.get("metric")
     if metric is not None:
         known = metric_names()
         if metric not in known:
-            raise _fail(spec.path, f"[plot] metric: {metric!r} is not a number of a point's summary (e.g. {', '.join(sorted(known)[:8])}, ...)")
+            raise _fail(
+                spec.path,
+                f"[plot] metric: {metric!r} is not a number of a point's summary (e.g. {', '.join(sorted(known)[:8])}, ...)",
+                where.line("plot", "metric"),
+            )
 
 
 _METRICS: list[str] = []
