@@ -79,22 +79,24 @@ struct Bucket {
 
 /// Latencies of completed commands by kind, their exact sum and each kind's exact largest: a
 /// run's (in [`Metrics`]) and each job's of a group (`run/job_tally.rs`). The histograms give
-/// the percentiles (3 significant figures) and each kind's mean; the mean of all commands and
-/// every maximum are the measured values, not a bucket's. The histogram of all commands is the kinds' sum, made when asked for (one
-/// histogram recorded per command instead of two: the same counts, so the same figures).
+/// the percentiles (3 significant figures); every mean and every maximum is the measured value
+/// (from each kind's exact sum and largest), not a bucket's. The histogram of all commands is
+/// the kinds' sum, made when asked for (one histogram recorded per command instead of two: the
+/// same counts, so the same figures).
 #[derive(Debug, Clone)]
 pub(crate) struct Latencies {
     reads: Histogram<u64>,
     writes: Histogram<u64>,
     trims: Histogram<u64>,
-    sum_ns: u128,
+    /// The sum of each kind's latencies, by `Op::index`.
+    sum_ns: [u128; 3],
     /// The largest latency of each kind, by `Op::index`.
     max_ns: [Nanoseconds; 3],
 }
 
 impl Latencies {
     pub fn new() -> Self {
-        Self { reads: histogram(), writes: histogram(), trims: histogram(), sum_ns: 0, max_ns: [0; 3] }
+        Self { reads: histogram(), writes: histogram(), trims: histogram(), sum_ns: [0; 3], max_ns: [0; 3] }
     }
 
     /// Record one completed command's latency.
@@ -106,7 +108,7 @@ impl Latencies {
             Op::Write => self.writes.saturating_record(value),
             Op::Trim => self.trims.saturating_record(value),
         }
-        self.sum_ns += latency_ns as u128;
+        self.sum_ns[op.index()] += latency_ns as u128;
         let max = &mut self.max_ns[op.index()];
         *max = (*max).max(latency_ns);
     }
@@ -131,13 +133,16 @@ impl Latencies {
         all.add(&self.trims).expect("histograms of the same bounds");
         let n = all.len();
         let max_ns = self.max_ns.iter().copied().max().unwrap_or(0);
-        Metrics::summarize(&all, if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 }, max_ns)
+        let sum_ns: u128 = self.sum_ns.iter().sum();
+        Metrics::summarize(&all, if n > 0 { sum_ns as f64 / n as f64 } else { 0.0 }, max_ns)
     }
 
     /// The latency of the commands of kind `op`.
     pub fn of_kind(&self, op: Op) -> Option<LatencySummary> {
         let h = self.of(op);
-        Metrics::summarize(h, h.mean(), self.max_ns[op.index()])
+        let n = h.len();
+        let mean_ns = if n > 0 { self.sum_ns[op.index()] as f64 / n as f64 } else { 0.0 };
+        Metrics::summarize(h, mean_ns, self.max_ns[op.index()])
     }
 }
 
@@ -337,6 +342,20 @@ mod tests {
         assert_eq!(m.latency_reads().unwrap().max, 76.543);
         assert_eq!(m.latency_writes().unwrap().max, 1_234.567);
         assert_eq!(m.latency_all().unwrap().max, 1_234.567);
+    }
+
+    #[test]
+    fn each_kind_s_mean_is_the_measured_mean_not_the_histogram_s() {
+        // Two writes of 1,234,567 and 1,000 ns: mean 617,783.5 ns exactly; the histogram's
+        // mean is of its buckets' values.
+        let mut l = Latencies::new();
+        l.record(Op::Write, 1_000);
+        l.record(Op::Write, 1_234_567);
+        l.record(Op::Read, 76_543);
+        assert_ne!(l.of(Op::Write).mean(), 617_783.5, "the values must be ones the histogram rounds");
+        assert_eq!(l.of_kind(Op::Write).unwrap().mean, 617.7835);
+        assert_eq!(l.of_kind(Op::Read).unwrap().mean, 76.543);
+        assert_eq!(l.all().unwrap().mean, (1_000.0 + 1_234_567.0 + 76_543.0) / 3.0 / 1e3);
     }
 
     #[test]
