@@ -61,7 +61,7 @@ impl Run {
         if step.done {
             stream.stopped = true;
             if stream.job.exitall {
-                self.stop_issuing();
+                self.stop_issuing(done.done_ns);
             }
             return Ok(());
         }

@@ -4,10 +4,36 @@
 
 use super::*;
 
+/// fio sleeps a wait in slices of at most a second (`usec_sleep`), looking for a stop between
+/// them.
+const WAIT_SLICE_NS: Nanoseconds = ssdlab_core::time::NS_PER_S;
+
 impl Run {
-    /// The group issues no more commands (steady state reached, or a job with fio's `exitall`
-    /// has issued its last); those in flight complete.
-    pub(super) fn stop_issuing(&mut self) {
+    /// The group issues no more commands from `at_ns` (steady state reached, or a job with
+    /// fio's `exitall` has issued its last); those in flight complete. Each job still running
+    /// runs to `at_ns` at least, and on to the end of the wait it was in (its rate limit's next
+    /// slot, a flush it waits for, its flow's sleep), as fio's job sleeps that out before it
+    /// sees the stop: in slices of at most a second (fio's `usec_sleep`), so at most a second
+    /// past the stop. Its figures and the group's time run that long.
+    pub(super) fn stop_issuing(&mut self, at_ns: Nanoseconds) {
+        if !self.stopped_issuing {
+            for index in 0..self.streams.len() {
+                if self.streams[index].stopped {
+                    continue;
+                }
+                let wait_end = self
+                    .pending
+                    .iter()
+                    .filter(|Reverse((t, _, i, what))| *i == index && *what != Held::Schedule && *t > at_ns)
+                    .map(|Reverse((t, ..))| *t)
+                    .min();
+                let end_ns = wait_end.map_or(at_ns, |t| t.min(at_ns.saturating_add(WAIT_SLICE_NS)));
+                if let Some(tally) = self.streams[index].tally.as_mut() {
+                    tally.extend_to(end_ns);
+                }
+                self.last_done_ns = self.last_done_ns.max(end_ns);
+            }
+        }
         self.stopped_issuing = true;
         self.host_queue.clear();
         self.pending.clear();
@@ -90,6 +116,10 @@ impl Run {
             let start_ns = at_ns.max(f.blocked_until_ns);
             let done_ns = drive.flush(start_ns);
             self.flushed(index, start_ns, done_ns, false);
+            // The job's time ends with its flush, as fio's runtime does.
+            if let Some(tally) = self.streams[index].tally.as_mut() {
+                tally.extend_to(done_ns);
+            }
             if let (true, Some(stats)) = (self.ramped, self.flush_stats.as_mut()) {
                 stats.record_end();
             }
@@ -110,7 +140,7 @@ impl Run {
             self.job_error = Some(JobError { job: stream.job.name.clone(), errno, message, at_seconds });
         }
         if stop_group {
-            self.stop_issuing();
+            self.stop_issuing(at_ns);
         }
     }
 
@@ -129,7 +159,7 @@ impl Run {
         }
         if self.steady_at_ns.is_none() && ss.reached(&self.steady_samples) {
             self.steady_at_ns = Some(at_ns);
-            self.stop_issuing();
+            self.stop_issuing(at_ns);
         }
     }
 }
