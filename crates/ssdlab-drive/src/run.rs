@@ -81,6 +81,12 @@ struct Stream {
     poisson_offset_ns: Nanoseconds,
     /// fio's `startdelay` of this job, after the group's earliest start (`Run::delay_ns`).
     delay_ns: Nanoseconds,
+    /// Where the job's measured part starts: its own start (after its startdelay) plus its own
+    /// `ramp_time`, as fio ramps each job; its runtime counts from here too.
+    measure_from_ns: Nanoseconds,
+    /// The job's ramp has ended: its completions count (from its first at or after
+    /// `measure_from_ns`).
+    ramped: bool,
     /// Completions of this job, for fio's `thinktime_blocks`.
     completions: u64,
     /// fio's `latency_target` search of this job, and how many of its commands are held,
@@ -152,12 +158,16 @@ pub struct Run {
     pending: BinaryHeap<Reverse<(Nanoseconds, u64, usize, Held)>>,
     pending_seq: u64,
     device_depth: usize,
-    /// The earliest `startdelay` of the group's jobs: the group starts then, and the ramp and
-    /// figures count from there (the drive idles before).
+    /// The earliest `startdelay` of the group's jobs: the group starts then (the drive idles
+    /// before).
     delay_ns: Nanoseconds,
-    /// End of `ramp_time`: figures count from here.
+    /// The group's measured part starts here: the earliest of its jobs' measured starts (each
+    /// job's start plus its own `ramp_time`); the drive's figures count from here, a job's own
+    /// from its own (`Stream::measure_from_ns`).
     ramp_end_ns: Nanoseconds,
     ramped: bool,
+    /// The earliest measured start of a job still in its ramp (`Nanoseconds::MAX`: none).
+    next_job_ramp_ns: Nanoseconds,
     busy_base_ns: Nanoseconds,
     steady_samples: Vec<f64>,
     steady_at_ns: Option<Nanoseconds>,

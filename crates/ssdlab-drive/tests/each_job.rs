@@ -73,3 +73,18 @@ fn a_job_stopped_by_exitall_counts_the_time_it_ran() {
     let (a, b) = (&s.each_job[0], &s.each_job[1]);
     assert!((b.simulated_seconds - a.simulated_seconds).abs() < 0.0001, "{} {}", a.simulated_seconds, b.simulated_seconds);
 }
+
+/// A job's `ramp_time` counts from its own start (after its `startdelay`), as fio's: fio 3.33
+/// (null engine) gives a 3,001 reads over 3,001 ms; before, ssdlab counted a's ramp as measured
+/// (4,000 reads over 3,999 ms).
+#[test]
+fn a_delayed_job_ramps_from_its_own_start() {
+    let s = run_file("[global]\nrw=randread\nbs=4k\nsize=64m\nrate_iops=1000\ntime_based\nruntime=3\nramp_time=1\n[a]\nstartdelay=1\n[b]\n");
+    let (a, b) = (&s.each_job[0], &s.each_job[1]);
+    assert!(a.ios.abs_diff(3000) <= 1 && (a.simulated_seconds - 3.0).abs() < 0.002, "{} IOs in {} s", a.ios, a.simulated_seconds);
+    assert!(b.ios.abs_diff(3000) <= 1 && (b.simulated_seconds - 3.0).abs() < 0.002, "{} IOs in {} s", b.ios, b.simulated_seconds);
+    // The group's figures are its jobs' (a's ramp is left out of the drive's counts too), from
+    // b's measured start to a's end.
+    assert_eq!((a.ios + b.ios, a.reads + b.reads, a.host_read_bytes + b.host_read_bytes), (s.ios, s.reads, s.host_read_bytes));
+    assert!((s.simulated_seconds - 4.0).abs() < 0.002 && s.ramp_seconds == 1.0, "{} {}", s.simulated_seconds, s.ramp_seconds);
+}

@@ -109,8 +109,9 @@ impl Run {
             return Ok(());
         }
         if let Some(runtime) = stream.job.runtime_ns {
-            // A job's runtime counts from its own start (after its startdelay), as fio's.
-            let from_ns = self.ramp_end_ns.saturating_add(stream.delay_ns);
+            // A job's runtime counts from its own start (after its startdelay and its ramp), as
+            // fio's.
+            let from_ns = stream.measure_from_ns;
             if at_ns >= from_ns && at_ns - from_ns >= runtime {
                 stream.stopped = true;
                 // The job ran until it found its runtime passed (a rate limit's wait included).

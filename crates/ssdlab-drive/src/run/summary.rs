@@ -78,7 +78,7 @@ impl Run {
                 .streams
                 .iter()
                 .filter_map(|s| {
-                    let start_ns = (self.start_ns + self.delay_ns + s.delay_ns).max(self.ramp_end_ns);
+                    let start_ns = s.measure_from_ns.max(self.ramp_end_ns);
                     s.tally.as_ref().map(|t| t.figures(&s.job, start_ns))
                 })
                 .collect(),

@@ -66,15 +66,44 @@ impl Run {
         self.metadata_base = drive.translation().metadata_stats();
         self.busy_base_ns = self.inflight.busy().any_ns;
         self.completed = 0;
+    }
+
+    /// The jobs whose own ramp has ended by `now_ns` (their measured start, `measure_from_ns`)
+    /// start counting: their limits' checks and their counts of issued commands restart there
+    /// (fio's `reset_all_stats`, per job). Called at each completion from the group's ramp end.
+    pub(super) fn end_job_ramps(&mut self, now_ns: Nanoseconds) {
+        let mut next_ns = Nanoseconds::MAX;
         for stream in &mut self.streams {
-            if let Some(check) = stream.limits.as_mut() {
-                check.restart(self.ramp_end_ns);
+            if stream.ramped {
+                continue;
             }
-            // fio's reset_all_stats sets the counts of issued commands back to zero.
+            if stream.measure_from_ns > now_ns {
+                next_ns = next_ns.min(stream.measure_from_ns);
+                continue;
+            }
+            stream.ramped = true;
+            if let Some(check) = stream.limits.as_mut() {
+                check.restart(stream.measure_from_ns);
+            }
             if let Some(f) = stream.flushes.as_mut() {
                 f.restart_count();
             }
         }
+        self.next_job_ramp_ns = next_ns;
+    }
+
+    /// A command of stream `index` (`op`, `bytes`) completed in the group's measured part but
+    /// in the job's own ramp: it does not count, so it comes off the drive's counts too (they
+    /// counted it when it was submitted).
+    pub(super) fn uncounted(&mut self, op: Op, bytes: u64) {
+        let base = &mut self.drive_base;
+        let (commands, counted_bytes) = match op {
+            Op::Read => (&mut base.read_commands, &mut base.host_read_bytes),
+            Op::Write => (&mut base.write_commands, &mut base.host_write_bytes),
+            Op::Trim => (&mut base.trim_commands, &mut base.host_trim_bytes),
+        };
+        *commands += 1;
+        *counted_bytes += bytes;
     }
 
     /// A flush of stream `index`, called at `arrival_ns`, completed at `done_ns`: the job
@@ -84,7 +113,8 @@ impl Run {
         if let Some(f) = self.streams[index].flushes.as_mut() {
             f.flushed(done_ns);
         }
-        if let (true, Some(stats)) = (counted && self.ramped && arrival_ns >= self.ramp_end_ns, self.flush_stats.as_mut()) {
+        let measured = self.ramped && arrival_ns >= self.streams[index].measure_from_ns;
+        if let (true, Some(stats)) = (counted && measured, self.flush_stats.as_mut()) {
             stats.record(done_ns - arrival_ns);
         }
     }
