@@ -340,7 +340,7 @@ def _job_entry(figures: dict, group_id: int, group: dict) -> dict:
     return {
         "jobname": figures["job"],
         "groupid": group_id,
-        "error": job_errors.error_number(group, figures["job"]),
+        "error": job_errors.error_number(figures),
         "eta": 0,
         "elapsed": round(figures["simulated_seconds"] + group.get("ramp_seconds", 0.0)),
         "job options": {"rw": figures["rw"], "iodepth": str(figures["iodepth"])},

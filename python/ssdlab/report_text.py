@@ -66,9 +66,11 @@ def run_summary(s: dict) -> str:
     flushes = s.get("flushes")
     if flushes:
         lines.append("  " + flush_line(flushes))
-    error = s.get("job_error")
-    if error and not (search and search["failed_at_depth_1_us"] is not None):
-        lines.append("  " + job_error_line(error))
+    # Each failed job's own error (a group keeps one per job in each_job; the group's
+    # job_error is its first).
+    errors = [j["job_error"] for j in s.get("each_job") or [] if j.get("job_error")] or [e for e in [s.get("job_error")] if e]
+    if errors and not (search and search["failed_at_depth_1_us"] is not None):
+        lines += ["  " + job_error_line(error) for error in errors]
     lat = s.get("latency_us")
     if lat:
         lines.append(f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}")

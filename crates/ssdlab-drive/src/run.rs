@@ -101,6 +101,8 @@ struct Stream {
     flushes: Option<JobFlushes>,
     /// The job ended in error (fio's `td->error`).
     failed: bool,
+    /// The job's own error, when it ended in one.
+    error: Option<JobError>,
     /// fio's `thinktime` as fio runs it (the whole job pauses; `think.rs`), for a job without a
     /// rate limit, depth search, verify or flushes (those keep the thinktime per slot).
     think: Option<Think>,
@@ -195,7 +197,7 @@ pub struct Run {
     /// Content identities of the sectors of the write being submitted (data-reduction drives).
     written_ids: Vec<u64>,
     /// The first job of the group that ended in error (fio's `max_latency`, `rate_min`,
-    /// `latency_target` at depth 1).
+    /// `latency_target` at depth 1); each job keeps its own too (`Stream::error`).
     job_error: Option<JobError>,
     /// fio's flow control between the group's jobs (`Some` when a job has a `flow` weight).
     flows: Option<flow::Flows>,

@@ -88,3 +88,19 @@ fn a_delayed_job_ramps_from_its_own_start() {
     assert_eq!((a.ios + b.ios, a.reads + b.reads, a.host_read_bytes + b.host_read_bytes), (s.ios, s.reads, s.host_read_bytes));
     assert!((s.simulated_seconds - 4.0).abs() < 0.002 && s.ramp_seconds == 1.0, "{} {}", s.simulated_seconds, s.ramp_seconds);
 }
+
+/// Each job carries its own error: two jobs of one group that both miss their minimum rate are
+/// both named (the group's `job_error` keeps the first in time), and each job's verify counts are its
+/// own.
+#[test]
+fn each_job_has_its_own_error_and_verify_counts() {
+    let s = run_file("[global]\nbs=4k\nsize=64m\nrw=randread\ntime_based\nruntime=5\niodepth=1\nrate_iops_min=10000000\n[a]\n[b]\n[c]\nrate_iops_min=0\n");
+    let errors: Vec<_> = s.each_job.iter().map(|j| j.job_error.as_ref().map(|e| (e.job.as_str(), e.errno))).collect();
+    assert_eq!(errors, [Some(("a", 5)), Some(("b", 5)), None]);
+    assert!(s.job_error.as_ref().is_some_and(|e| e.errno == 5), "{:?}", s.job_error);
+    // Blocks nobody wrote with a verify header fail: each job's own, 256 and 512.
+    let s = run_file("[global]\nbs=4k\nrw=read\nverify=crc32c\n[a]\nsize=1m\n[b]\noffset=8m\nsize=2m\n");
+    let failures: Vec<_> = s.each_job.iter().map(|j| j.verify.as_ref().map(|v| (v.blocks_verified, v.failures))).collect();
+    assert_eq!(failures, [Some((256, 256)), Some((512, 512))]);
+    assert_eq!(s.verify.as_ref().map(|v| v.failures), Some(768));
+}

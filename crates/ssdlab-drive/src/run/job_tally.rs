@@ -46,6 +46,14 @@ pub struct JobFigures {
     pub write_latency_us: Option<LatencySummary>,
     /// Latency of its trims, microseconds.
     pub trim_latency_us: Option<LatencySummary>,
+    /// The job's own error, if it ended in one (fio's `max_latency`, `rate_min`/`rate_iops_min`,
+    /// `latency_target` at depth 1): each job of a group has its own, as in fio's per-job
+    /// `"error"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job_error: Option<JobError>,
+    /// What the job's own `verify` read back and found (jobs with verify).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyReport>,
 }
 
 /// A job's completed commands in the measured part, by kind.
@@ -105,6 +113,8 @@ impl JobTally {
             read_latency_us: l.of_kind(Op::Read),
             write_latency_us: l.of_kind(Op::Write),
             trim_latency_us: l.of_kind(Op::Trim),
+            job_error: None,
+            verify: None,
         }
     }
 }

@@ -162,7 +162,8 @@ pub struct RunSummary {
     pub verify: Option<VerifyReport>,
     /// The first job of the group that ended in error, if one did (fio's `max_latency`,
     /// `rate_min`/`rate_iops_min`, or `latency_target` failing at depth 1); the figures cover
-    /// the run up to where every job stopped.
+    /// the run up to where every job stopped. Each job's own is in `each_job` (groups of
+    /// several jobs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_error: Option<JobError>,
     /// The flushes the group's jobs issued in the measured part (fio's `fsync`, `fdatasync`,

@@ -120,6 +120,7 @@ impl Run {
                 limits: member.limits.map(|l| LimitCheck::new(l, at_ns + delays[index])),
                 flushes: JobFlushes::new(member.flushes),
                 failed: false,
+                error: None,
                 think: (member.rate.is_none() && member.latency_target.is_none() && member.verify.is_none() && !member.flushes.any())
                     .then(|| Think::new(member, at_ns + delays[index]))
                     .flatten(),

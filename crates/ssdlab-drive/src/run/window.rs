@@ -157,18 +157,20 @@ impl Run {
         }
     }
 
-    /// Stream `index` ended in error at `at_ns` (fio's `td_verror`): it issues no more, the
-    /// group's first error is kept for the summary, and with fio's `exitall` or
+    /// Stream `index` ended in error at `at_ns` (fio's `td_verror`): it issues no more, its
+    /// error is kept for its own figures and the group's first for the summary, and with fio's `exitall` or
     /// `exitall_on_error` the group's other jobs issue no more either.
     pub(super) fn job_failed(&mut self, index: usize, errno: i32, message: String, at_ns: Nanoseconds) {
         let stream = &mut self.streams[index];
         stream.stopped = true;
         stream.failed = true;
         let stop_group = stream.job.exitall || stream.job.exitall_on_error;
+        let at_seconds = at_ns.saturating_sub(self.ramp_end_ns) as f64 / 1e9;
+        let error = JobError { job: stream.job.name.clone(), errno, message, at_seconds };
         if self.job_error.is_none() {
-            let at_seconds = at_ns.saturating_sub(self.ramp_end_ns) as f64 / 1e9;
-            self.job_error = Some(JobError { job: stream.job.name.clone(), errno, message, at_seconds });
+            self.job_error = Some(error.clone());
         }
+        stream.error.get_or_insert(error);
         if stop_group {
             self.stop_issuing(at_ns);
         }
