@@ -252,6 +252,58 @@ def _direction(summary: dict, kind: str) -> dict:
     return out
 
 
+#: fio's ``unified_rw_reporting`` values and the mode each means: ``none`` (reads, writes and
+#: trims apart), ``mixed`` (one ``mixed`` entry instead of them, and no ``sync``), ``both``
+#: (apart, and the ``mixed`` entry after them).
+UNIFIED_RW_MODES = {"0": "none", "none": "none", "1": "mixed", "mixed": "mixed", "2": "both", "both": "both"}
+
+
+def _mixed(figures: dict) -> dict:
+    """fio's ``mixed`` entry (``unified_rw_reporting``): the kinds' figures summed, over the same
+    time, with the latency of every command."""
+    sim_s = max(figures["simulated_seconds"], 1e-12)
+    count = figures["reads"] + figures["writes"] + figures["trims"]
+    io_bytes = figures["host_read_bytes"] + figures["host_write_bytes"] + figures["host_trim_bytes"]
+    out = {
+        "io_bytes": io_bytes,
+        "io_kbytes": io_bytes // 1024,
+        "bw_bytes": round(io_bytes / sim_s),
+        "bw": round(io_bytes / sim_s / 1024),
+        "iops": count / sim_s,
+        "runtime": round(figures["simulated_seconds"] * 1000) if count else 0,
+        "total_ios": count,
+        "short_ios": 0,
+        "drop_ios": 0,
+    }
+    lat = figures.get("latency_us")
+    if lat:
+        clat = _latency_ns(lat, count)
+        out["slat_ns"] = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
+        out["clat_ns"] = clat
+        out["lat_ns"] = {k: v for k, v in clat.items() if k != "percentile"}
+    return out
+
+
+def _directions(figures: dict, mode: str, sync: dict | None) -> dict:
+    """The direction entries of a job's (or group's) fio JSON entry, in fio's order, as its
+    ``unified_rw_reporting`` mode shapes them (`sync`: the ``sync`` entry, if the entry has one)."""
+    out = {}
+    if mode != "mixed":
+        out = {kind: _direction(figures, kind) for kind in ("read", "write", "trim")}
+        if sync is not None:
+            out["sync"] = sync
+    if mode != "none":
+        out["mixed"] = _mixed(figures)
+    return out
+
+
+def _modes(job) -> list[str]:
+    """Each job's ``unified_rw_reporting`` mode, in the group's order (``none`` when the job
+    object does not say: the option's value is not yet carried by the core's job)."""
+    given = getattr(job, "unified_rw_reporting", None) or []
+    return [UNIFIED_RW_MODES.get(str(v).strip().lower(), "none") for v in given]
+
+
 def _sync(summary: dict) -> dict:
     """fio's ``sync`` entry: the flushes of ``fsync``/``fdatasync``/``end_fsync`` and their latency."""
     flushes = summary.get("flushes") or {"flushes": 0, "latency_us": None}
@@ -283,8 +335,9 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     entries = []
     for group_id, (result, job) in enumerate(zip(results, jobs, strict=True)):
         s = result.summary
+        modes = _modes(job)
         if s.get("each_job") and not getattr(job, "group_reporting", False):
-            entries += [_job_entry(figures, group_id, s) for figures in s["each_job"]]
+            entries += [_job_entry(figures, group_id, s, (modes[i : i + 1] or ["none"])[0]) for i, figures in enumerate(s["each_job"])]
             continue
         options = {"rw": s["rw"], "iodepth": str(job.iodepth), "numjobs": str(s.get("jobs_in_group", 1))}
         # fio lists a rate limit among the options as given (`"rate_iops": "1000"`).
@@ -315,10 +368,8 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "elapsed": round(s["simulated_seconds"] + s.get("ramp_seconds", 0.0)),
                 # fio shows the options as given (a job's own iodepth), not the group's sum.
                 "job options": options,
-                "read": _direction(s, "read"),
-                "write": _direction(s, "write"),
-                "trim": _direction(s, "trim"),
-                "sync": _sync(s),
+                # fio reports a group as one with its first job's mode.
+                **_directions(s, (modes or ["none"])[0], _sync(s)),
                 "job_runtime": round(s["simulated_seconds"] * 1000),
                 **latency,
                 "ssdlab": s,
@@ -335,18 +386,17 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     }
 
 
-def _job_entry(figures: dict, group_id: int, group: dict) -> dict:
-    """fio's JSON entry of one job of a group run side by side, from its own figures."""
+def _job_entry(figures: dict, group_id: int, group: dict, mode: str = "none") -> dict:
+    """fio's JSON entry of one job of a group run side by side, from its own figures (`mode`:
+    its ``unified_rw_reporting``)."""
     return {
         "jobname": figures["job"],
         "groupid": group_id,
-        "error": job_errors.error_number(group, figures["job"]),
+        "error": job_errors.error_number(figures),
         "eta": 0,
         "elapsed": round(figures["simulated_seconds"] + group.get("ramp_seconds", 0.0)),
         "job options": {"rw": figures["rw"], "iodepth": str(figures["iodepth"])},
-        "read": _direction(figures, "read"),
-        "write": _direction(figures, "write"),
-        "trim": _direction(figures, "trim"),
+        **_directions(figures, mode, None),
         "job_runtime": round(figures["simulated_seconds"] * 1000),
         "latency_depth": figures["iodepth"],
         "latency_target": 0,

@@ -4,9 +4,10 @@ from a run's summary. ``ssdlab run``'s exit status 1, its lines on standard erro
 
 A summary holds two kinds of job error, both set by the core: ``job_error`` (a job that
 ``max_latency``, ``rate_min``/``rate_iops_min`` or a ``latency_target`` missed at depth 1 ended:
-fio's ETIMEDOUT or EIO, with fio's message; the group's first such job) and ``verify`` with
-failures (blocks read back that were not what was written: fio's EILSEQ, which its ``verify.c``
-returns for a bad header; counted over the group's jobs with verify).
+fio's ETIMEDOUT or EIO, with fio's message) and ``verify`` with failures (blocks read back that
+were not what was written: fio's EILSEQ, which its ``verify.c`` returns for a bad header). A
+group of several jobs has both per job in ``each_job`` (each job's own error and verify counts),
+read here; the group's own ``job_error`` is its first in time, its ``verify`` the sum.
 """
 
 from __future__ import annotations
@@ -23,17 +24,14 @@ ERRNO_NAMES = {EIO: "EIO", EILSEQ: "EILSEQ", ETIMEDOUT: "ETIMEDOUT"}
 
 @dataclass(frozen=True)
 class JobFailure:
-    """One job (or, for a verify failure, one group of jobs) that ended in error."""
+    """One job that ended in error."""
 
-    #: The job's name; a verify failure in a group of several jobs names the group's first job.
+    #: The job's name (``numjobs`` copies share it, as in fio).
     job: str
     #: fio's error number.
     errno: int
     #: fio's message as the core gives it, or what verify found.
     message: str
-    #: Jobs of the group a verify failure was counted over (1: the job alone; the core does not
-    #: say which job of a larger group read the failed blocks).
-    group_jobs: int = 1
 
     @property
     def errno_name(self) -> str:
@@ -42,30 +40,33 @@ class JobFailure:
 
     def line(self) -> str:
         """The line ``ssdlab run`` prints on standard error for it."""
-        who = f"job {self.job}" if self.group_jobs == 1 else f"one of jobs {self.job} and {self.group_jobs - 1} more"
-        return f"ssdlab: {who} ended in error {self.errno} ({self.errno_name}): {self.message}"
+        return f"ssdlab: job {self.job} ended in error {self.errno} ({self.errno_name}): {self.message}"
+
+
+def job_failure(figures: dict) -> JobFailure | None:
+    """The error of one job (`figures`: a lone job's summary, or one entry of a group's
+    ``each_job``), as fio's JSON takes its error number: the core's ``job_error`` (which ended the
+    job) first, else a failed verify; None when the job ran cleanly."""
+    error = figures.get("job_error")
+    if error:
+        return JobFailure(figures["job"], error["errno"], error["message"])
+    verify = figures.get("verify")
+    if verify and verify["failures"]:
+        message = f"verify failed for {verify['failures']:,} blocks, the first at offset {verify['first_failure_offset']:,}"
+        return JobFailure(figures["job"], EILSEQ, message)
+    return None
 
 
 def failures(summary: dict) -> list[JobFailure]:
     """The jobs of one group's run (`summary`, as ``Drive.run`` gives it) that ended in error, in
-    the order fio's JSON takes its error number from: the core's ``job_error`` first, then a
-    failed verify (left out when that one job already has the core's error, which ended it)."""
-    out = []
-    error = summary.get("job_error")
-    if error:
-        out.append(JobFailure(error["job"], error["errno"], error["message"]))
-    verify = summary.get("verify")
-    group = summary.get("jobs_in_group", 1)
-    if verify and verify["failures"] and not (error and group == 1):
-        message = f"verify failed for {verify['failures']:,} blocks, the first at offset {verify['first_failure_offset']:,}"
-        out.append(JobFailure(summary["job"], EILSEQ, message, group))
-    return out
+    the group's order: each job of ``each_job`` with its own error, or the lone job."""
+    jobs = summary.get("each_job") or [summary]
+    return [failure for failure in map(job_failure, jobs) if failure is not None]
 
 
-def error_number(summary: dict, job: str | None = None) -> int:
-    """fio's ``"error"`` for a group's entry of its JSON output (`job` None: the first failure's
-    number) or for one job's entry (the failure that names that job alone), 0 when none."""
-    for failure in failures(summary):
-        if job is None or (failure.job == job and failure.group_jobs == 1):
-            return failure.errno
-    return 0
+def error_number(figures: dict) -> int:
+    """fio's ``"error"`` of one entry of its JSON output: a job's (`figures`: a lone job's
+    summary or an entry of ``each_job``), or a group reported as one (`figures`: the group's
+    summary; its first failed job's number), 0 when none."""
+    found = failures(figures)
+    return found[0].errno if found else 0

@@ -42,7 +42,7 @@ def run_summary(s: dict) -> str:
         who, seed = f"job {s['job']}: {s['rw']} QD{s['iodepth']}", f"seed {s['seed']}"
     lines = [
         f"{who}, {s['simulated_seconds']:,.2f} s simulated in {s['wall_seconds']:,.2f} s wall ({seed})",
-        f"  {s['iops']:,.0f} IOPS   read {s['read_mbps']:,.1f} MB/s   write {s['write_mbps']:,.1f} MB/s   "
+        f"  {rate_text(s['iops'], 0)} IOPS   read {rate_text(s['read_mbps'], 1)} MB/s   write {rate_text(s['write_mbps'], 1)} MB/s   {trim_rate(s)}"
         f"({s['ios']:,} IOs: {s['reads']:,} reads, {s['writes']:,} writes, {s['trims']:,} trims)",
     ]
     lines += each_job_lines(s.get("each_job") or [])
@@ -66,9 +66,11 @@ def run_summary(s: dict) -> str:
     flushes = s.get("flushes")
     if flushes:
         lines.append("  " + flush_line(flushes))
-    error = s.get("job_error")
-    if error and not (search and search["failed_at_depth_1_us"] is not None):
-        lines.append("  " + job_error_line(error))
+    # Each failed job's own error (a group keeps one per job in each_job; the group's
+    # job_error is its first).
+    errors = [j["job_error"] for j in s.get("each_job") or [] if j.get("job_error")] or [e for e in [s.get("job_error")] if e]
+    if errors and not (search and search["failed_at_depth_1_us"] is not None):
+        lines += ["  " + job_error_line(error) for error in errors]
     lat = s.get("latency_us")
     if lat:
         lines.append(f"  latency us: mean {lat['mean']:,.1f}  p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}")
@@ -108,15 +110,33 @@ def run_summary(s: dict) -> str:
 EACH_JOB_LINES = 16
 
 
+def rate_text(x: float, decimals: int) -> str:
+    """A rate with `decimals` places, or, below what those show, two significant digits (0.33
+    IOPS, 0.0041 MB/s, not 0 and 0.0)."""
+    if x == 0 or x >= 10**-decimals:
+        return f"{x:,.{decimals}f}"
+    return f"{x:.2g}"
+
+
+def trim_rate(s: dict) -> str:
+    """The trims' rate of a summary or a job's figures (``trim 1.2 MB/s   ``), empty when it
+    trimmed nothing (the summaries give reads' and writes' rates only)."""
+    if not s.get("host_trim_bytes"):
+        return ""
+    return f"trim {rate_text(s['host_trim_bytes'] / 1e6 / max(s['simulated_seconds'], 1e-12), 1)} MB/s   "
+
+
 def each_job_lines(each_job: list[dict]) -> list[str]:
-    """One line per job of a group run side by side: its own IOPS, rates and latency."""
+    """One line per job of a group run side by side: its own IOPS, rates (trims' too, when it
+    trims) and latency."""
     lines = []
     for j in each_job[:EACH_JOB_LINES]:
         lat = j.get("latency_us")
         latency = f", latency us mean {lat['mean']:,.1f} p99 {lat['p99']:,.1f} max {lat['max']:,.1f}" if lat else ""
+        trim = f", {trim_rate(j).rstrip()}" if j.get("host_trim_bytes") else ""
         lines.append(
-            f"    job {j['job']}: {j['rw']} QD{j['iodepth']}, {j['iops']:,.0f} IOPS, read {j['read_mbps']:,.1f} MB/s, "
-            f"write {j['write_mbps']:,.1f} MB/s ({j['ios']:,} IOs in {j['simulated_seconds']:,.2f} s){latency}"
+            f"    job {j['job']}: {j['rw']} QD{j['iodepth']}, {rate_text(j['iops'], 0)} IOPS, read {rate_text(j['read_mbps'], 1)} MB/s, "
+            f"write {rate_text(j['write_mbps'], 1)} MB/s{trim} ({j['ios']:,} IOs in {j['simulated_seconds']:,.2f} s){latency}"
         )
     if len(each_job) > EACH_JOB_LINES:
         lines.append(f"    ... and {len(each_job) - EACH_JOB_LINES} more jobs (each in --json's each_job)")

@@ -319,11 +319,11 @@ def test_jobs_on_different_files_touch_different_blocks(tmp_path):
     assert doc["verify"]["failures"] == 0 and doc["verify"]["blocks_verified"] > 0, doc["verify"]
     assert "VERIFY FAILED" not in r.stdout + r.stderr
     # The same two jobs on one file share its blocks, as in fio (and the run exits 1, as fio's
-    # does for a failed verify; the group's verify count does not say which job's block failed).
+    # does for a failed verify; the verifier, whose blocks failed, is named).
     job.write_text(job.read_text().replace("fileA", "fileB"))
     r = ssdlab("run", str(job), "--json", "-", *small_args(), cwd=tmp_path)
     assert r.returncode == 1 and json.loads(r.stdout)["verify"]["failures"] > 0, r.stderr
-    assert r.stderr.startswith("ssdlab: one of jobs other and 1 more ended in error 84 (EILSEQ): verify failed for "), r.stderr
+    assert r.stderr.startswith("ssdlab: job verifier ended in error 84 (EILSEQ): verify failed for "), r.stderr
 
 
 def test_fio_json_lists_every_job_of_a_group_as_fio_does_unless_group_reporting(tmp_path):

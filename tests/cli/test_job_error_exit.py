@@ -98,3 +98,25 @@ def test_a_sweep_whose_points_jobs_end_in_error_goes_on_and_records_them(tmp_pat
 
     df = pd.read_parquet(tmp_path / "out" / "sweep-err.parquet")
     assert df["job_error.errno"].tolist() == [110, 110] and df["error"].isna().all(), df.filter(like="error")
+
+
+def test_each_failed_job_of_a_group_has_its_own_line_and_error(tmp_path):
+    # Two jobs of one group miss their minimum rate, a third has none; then two jobs of one
+    # group verify blocks nobody wrote with a verify header: every failed job is named, each
+    # with its own error in fio's JSON (before, the core kept the group's first error only, and
+    # a verify failure was "one of jobs a and 1 more").
+    job = tmp_path / "two.fio"
+    job.write_text(
+        "[global]\nbs=4k\nsize=64m\nrw=randread\n"
+        "[a]\ntime_based\nruntime=5\nrate_iops_min=10000000\n[b]\ntime_based\nruntime=5\nrate_iops_min=10000000\n[c]\ntime_based\nruntime=5\n"
+        "[va]\nstonewall\nrw=read\nsize=1m\nverify=crc32c\n[vb]\nrw=read\noffset=8m\nsize=2m\nverify=crc32c\n"
+    )
+    r = ssdlab("run", str(job), *small_args(), "--output-format=json", "--output=fio.json", "--quiet", cwd=tmp_path)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    lines = error_lines(r.stderr)
+    assert [line.split(" ended")[0] for line in lines] == ["ssdlab: job a", "ssdlab: job b", "ssdlab: job va", "ssdlab: job vb"], lines
+    assert lines[2].endswith("verify failed for 256 blocks, the first at offset 0") and lines[3].endswith(
+        "verify failed for 512 blocks, the first at offset 8,388,608"
+    ), lines
+    errors = {j["jobname"]: j["error"] for j in json.loads((tmp_path / "fio.json").read_text())["jobs"]}
+    assert errors == {"a": 5, "b": 5, "c": 0, "va": 84, "vb": 84}, errors

@@ -81,6 +81,12 @@ struct Stream {
     poisson_offset_ns: Nanoseconds,
     /// fio's `startdelay` of this job, after the group's earliest start (`Run::delay_ns`).
     delay_ns: Nanoseconds,
+    /// Where the job's measured part starts: its own start (after its startdelay) plus its own
+    /// `ramp_time`, as fio ramps each job; its runtime counts from here too.
+    measure_from_ns: Nanoseconds,
+    /// The job's ramp has ended: its completions count (from its first at or after
+    /// `measure_from_ns`).
+    ramped: bool,
     /// Completions of this job, for fio's `thinktime_blocks`.
     completions: u64,
     /// fio's `latency_target` search of this job, and how many of its commands are held,
@@ -95,6 +101,8 @@ struct Stream {
     flushes: Option<JobFlushes>,
     /// The job ended in error (fio's `td->error`).
     failed: bool,
+    /// The job's own error, when it ended in one.
+    error: Option<JobError>,
     /// fio's `thinktime` as fio runs it (the whole job pauses; `think.rs`), for a job without a
     /// rate limit, depth search, verify or flushes (those keep the thinktime per slot).
     think: Option<Think>,
@@ -152,12 +160,16 @@ pub struct Run {
     pending: BinaryHeap<Reverse<(Nanoseconds, u64, usize, Held)>>,
     pending_seq: u64,
     device_depth: usize,
-    /// The earliest `startdelay` of the group's jobs: the group starts then, and the ramp and
-    /// figures count from there (the drive idles before).
+    /// The earliest `startdelay` of the group's jobs: the group starts then (the drive idles
+    /// before).
     delay_ns: Nanoseconds,
-    /// End of `ramp_time`: figures count from here.
+    /// The group's measured part starts here: the earliest of its jobs' measured starts (each
+    /// job's start plus its own `ramp_time`); the drive's figures count from here, a job's own
+    /// from its own (`Stream::measure_from_ns`).
     ramp_end_ns: Nanoseconds,
     ramped: bool,
+    /// The earliest measured start of a job still in its ramp (`Nanoseconds::MAX`: none).
+    next_job_ramp_ns: Nanoseconds,
     busy_base_ns: Nanoseconds,
     steady_samples: Vec<f64>,
     steady_at_ns: Option<Nanoseconds>,
@@ -185,7 +197,7 @@ pub struct Run {
     /// Content identities of the sectors of the write being submitted (data-reduction drives).
     written_ids: Vec<u64>,
     /// The first job of the group that ended in error (fio's `max_latency`, `rate_min`,
-    /// `latency_target` at depth 1).
+    /// `latency_target` at depth 1); each job keeps its own too (`Stream::error`).
     job_error: Option<JobError>,
     /// fio's flow control between the group's jobs (`Some` when a job has a `flow` weight).
     flows: Option<flow::Flows>,

@@ -30,9 +30,10 @@ impl Run {
         (self.ramp_end_ns - self.start_ns - self.delay_ns, self.last_done_ns.saturating_sub(self.start_ns + self.delay_ns), !self.ramped)
     }
 
-    /// How much later than the group's first job its last job starts (fio's `startdelay`).
-    pub(super) fn latest_delay_ns(&self) -> Nanoseconds {
-        self.streams.iter().map(|s| s.delay_ns).max().unwrap_or(0)
+    /// The latest of the group's jobs' measured starts (each job's start after its `startdelay`,
+    /// plus its `ramp_time`), where the last job's runtime starts.
+    pub(super) fn latest_measure_from_ns(&self) -> Nanoseconds {
+        self.streams.iter().map(|s| s.measure_from_ns).max().unwrap_or(self.ramp_end_ns)
     }
 
     /// How far the run has got.
@@ -40,8 +41,8 @@ impl Run {
         let simulated_ns = self.now_ns - self.start_ns;
         let mut fraction: f64 = 0.0;
         if let Some(runtime) = self.job.runtime_ns {
-            let later_ns = self.latest_delay_ns();
-            fraction = fraction.max(simulated_ns as f64 / (runtime as f64 + (self.ramp_end_ns - self.start_ns + later_ns) as f64));
+            let before_ns = self.latest_measure_from_ns() - self.start_ns;
+            fraction = fraction.max(simulated_ns as f64 / (runtime as f64 + before_ns as f64));
         }
         let generator = &self.streams[0].generator;
         if let Some(limit) = generator.limit_bytes() {

@@ -61,7 +61,7 @@ impl Run {
         if step.done {
             stream.stopped = true;
             if stream.job.exitall {
-                self.stop_issuing();
+                self.stop_issuing(done.done_ns);
             }
             return Ok(());
         }
@@ -76,6 +76,9 @@ impl Run {
             if search.quiesced(done.done_ns, completions) && self.streams.len() == 1 {
                 self.ramp_end_ns = done.done_ns;
                 self.end_ramp(drive, None);
+                self.streams[index].measure_from_ns = done.done_ns;
+                self.streams[index].ramped = false;
+                self.end_job_ramps(done.done_ns);
             }
         }
         let at_ns = done.done_ns.saturating_add(thinktime_ns);
@@ -162,7 +165,11 @@ impl Run {
                     }
                 }
             }
-            if self.ramped {
+            if done.done_ns >= self.next_job_ramp_ns {
+                self.end_job_ramps(done.done_ns);
+            }
+            let counted = self.ramped && self.streams[owner].ramped;
+            if counted {
                 if self.metrics.closes_second(done.done_ns) {
                     let snapshot = self.snapshot(drive);
                     self.metrics.close_seconds_before(done.done_ns, snapshot);
@@ -173,6 +180,8 @@ impl Run {
                     tally.record(done.op, done.bytes, done.done_ns - done.arrival_ns, done.done_ns);
                 }
                 self.completed += 1;
+            } else if self.ramped {
+                self.uncounted(done.op, done.bytes);
             }
             self.last_done_ns = self.last_done_ns.max(done.done_ns);
             if self.flush_stats.is_some() {
@@ -193,7 +202,7 @@ impl Run {
             if stream.think.is_none() && stream.job.thinktime_ns > 0 && stream.completions.is_multiple_of(stream.job.thinktime_blocks) {
                 thinktime_ns += stream.job.thinktime_ns;
             }
-            if self.ramped {
+            if counted {
                 self.host_time_ns += thinktime_ns;
                 if let Some(check) = stream.limits.as_mut() {
                     if let Some((errno, message)) = check.completed(&stream.job.name, done.op, done.bytes, done.done_ns - done.arrival_ns, done.done_ns) {
@@ -228,11 +237,8 @@ impl Run {
             let snapshot = self.snapshot(drive);
             // A time-based run's series ends at its runtime; the drain after it is in the summary.
             // (Jobs that start later, by their startdelay, run that much longer.)
-            let later_ns = self.latest_delay_ns();
-            let series_end = self
-                .job
-                .runtime_ns
-                .map_or(self.last_done_ns, |runtime| self.last_done_ns.min(self.ramp_end_ns.saturating_add(runtime).saturating_add(later_ns)));
+            let latest_ns = self.latest_measure_from_ns();
+            let series_end = self.job.runtime_ns.map_or(self.last_done_ns, |runtime| self.last_done_ns.min(latest_ns.saturating_add(runtime)));
             self.metrics.finish(snapshot, series_end);
         }
         Ok(self.is_done())

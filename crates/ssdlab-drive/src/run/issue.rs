@@ -66,7 +66,7 @@ impl Run {
             let stream = &mut self.streams[index];
             stream.stopped = true;
             if stream.job.exitall {
-                self.stop_issuing();
+                self.stop_issuing(now_ns);
             }
             return Ok(());
         };
@@ -109,12 +109,17 @@ impl Run {
             return Ok(());
         }
         if let Some(runtime) = stream.job.runtime_ns {
-            // A job's runtime counts from its own start (after its startdelay), as fio's.
-            let from_ns = self.ramp_end_ns.saturating_add(stream.delay_ns);
+            // A job's runtime counts from its own start (after its startdelay and its ramp), as
+            // fio's.
+            let from_ns = stream.measure_from_ns;
             if at_ns >= from_ns && at_ns - from_ns >= runtime {
                 stream.stopped = true;
+                // The job ran until it found its runtime passed (a rate limit's wait included).
+                if let Some(tally) = stream.tally.as_mut() {
+                    tally.extend_to(at_ns);
+                }
                 if stream.job.exitall {
-                    self.stop_issuing();
+                    self.stop_issuing(at_ns);
                 }
                 return Ok(());
             }
@@ -211,7 +216,7 @@ impl Run {
                 t.in_flight = t.in_flight.saturating_sub(1);
             }
             if stream.job.exitall {
-                self.stop_issuing();
+                self.stop_issuing(at_ns);
             }
             return Ok(false);
         };

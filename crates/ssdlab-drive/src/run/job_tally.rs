@@ -14,8 +14,9 @@ pub struct JobFigures {
     pub rw: String,
     /// The job's own queue depth.
     pub iodepth: u32,
-    /// Simulated seconds from the measured part's start (or the job's later start) to the job's
-    /// last completion.
+    /// Simulated seconds the job ran, measured: from its own measured start (its start after
+    /// its `startdelay`, plus its `ramp_time`) to its end (its last completion, or later where
+    /// it was stopped, or waited, past it: fio's `runtime` of the job).
     pub simulated_seconds: f64,
     /// Commands completed.
     pub ios: u64,
@@ -45,6 +46,14 @@ pub struct JobFigures {
     pub write_latency_us: Option<LatencySummary>,
     /// Latency of its trims, microseconds.
     pub trim_latency_us: Option<LatencySummary>,
+    /// The job's own error, if it ended in one (fio's `max_latency`, `rate_min`/`rate_iops_min`,
+    /// `latency_target` at depth 1): each job of a group has its own, as in fio's per-job
+    /// `"error"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job_error: Option<JobError>,
+    /// What the job's own `verify` read back and found (jobs with verify).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyReport>,
 }
 
 /// A job's completed commands in the measured part, by kind.
@@ -52,34 +61,36 @@ pub struct JobFigures {
 pub(crate) struct JobTally {
     latencies: Latencies,
     bytes: [u64; 3],
-    last_done_ns: Nanoseconds,
+    /// Where the job's time ends so far: its last completion, or a later stop or wait.
+    end_ns: Nanoseconds,
 }
 
 impl JobTally {
     pub fn new() -> Self {
-        Self { latencies: Latencies::new(), bytes: [0; 3], last_done_ns: 0 }
+        Self { latencies: Latencies::new(), bytes: [0; 3], end_ns: 0 }
     }
 
     /// Count one completed command.
     pub fn record(&mut self, op: Op, bytes: u64, latency_ns: Nanoseconds, done_ns: Nanoseconds) {
         self.latencies.record(op, latency_ns);
         self.bytes[op.index()] += bytes;
-        self.last_done_ns = self.last_done_ns.max(done_ns);
+        self.end_ns = self.end_ns.max(done_ns);
     }
 
-    /// The job's time runs on to `ns` at least (the end of a think it began: fio counts it).
+    /// The job's time runs on to `ns` at least: the end of a think it began, the time its
+    /// runtime stopped it, or the end of the wait it was in when another job stopped the group
+    /// (fio's job runs until it sees the stop).
     pub fn extend_to(&mut self, ns: Nanoseconds) {
-        self.last_done_ns = self.last_done_ns.max(ns);
+        self.end_ns = self.end_ns.max(ns);
     }
 
-    /// The job's figures; its time runs from `start_ns` (the measured part's start, or the
-    /// job's own later start) to its last completion. Its latencies are figured as the group's
-    /// are (`Latencies`).
+    /// The job's figures; its time runs from `start_ns` (its own measured start) to its end.
+    /// Its latencies are figured as the group's are (`Latencies`).
     pub fn figures(&self, job: &JobSpec, start_ns: Nanoseconds) -> JobFigures {
         let l = &self.latencies;
         let (reads, writes, trims) = (l.count(Op::Read), l.count(Op::Write), l.count(Op::Trim));
         let ios = reads + writes + trims;
-        let simulated_ns = self.last_done_ns.saturating_sub(start_ns);
+        let simulated_ns = self.end_ns.saturating_sub(start_ns);
         let sim_s = seconds(simulated_ns).max(1e-12);
         let per_second = |x: f64| if ios > 0 { x / sim_s } else { 0.0 };
         let [read_bytes, write_bytes, trim_bytes] = self.bytes;
@@ -102,6 +113,8 @@ impl JobTally {
             read_latency_us: l.of_kind(Op::Read),
             write_latency_us: l.of_kind(Op::Write),
             trim_latency_us: l.of_kind(Op::Trim),
+            job_error: None,
+            verify: None,
         }
     }
 }

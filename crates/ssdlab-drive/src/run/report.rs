@@ -139,7 +139,8 @@ pub struct RunSummary {
     /// Bytes read from sectors nobody wrote (or trimmed): answered from the map, no NAND read
     /// (the read bytes times the share of 4 KiB sectors read that were unmapped).
     pub unmapped_read_bytes: u64,
-    /// Simulated seconds of `ramp_time` run before measuring (not in any figure above).
+    /// Simulated seconds of `ramp_time` run before measuring (from the group's first start to
+    /// its earliest job's measured start; not in any figure above).
     pub ramp_seconds: f64,
     /// Simulated second (from the measured start) at which fio's steady-state rule was met and
     /// the jobs stopped; `None` when not asked for or not reached.
@@ -161,7 +162,8 @@ pub struct RunSummary {
     pub verify: Option<VerifyReport>,
     /// The first job of the group that ended in error, if one did (fio's `max_latency`,
     /// `rate_min`/`rate_iops_min`, or `latency_target` failing at depth 1); the figures cover
-    /// the run up to where every job stopped.
+    /// the run up to where every job stopped. Each job's own is in `each_job` (groups of
+    /// several jobs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_error: Option<JobError>,
     /// The flushes the group's jobs issued in the measured part (fio's `fsync`, `fdatasync`,

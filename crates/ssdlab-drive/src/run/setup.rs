@@ -26,7 +26,6 @@ impl Run {
                 job.group_iodepth()
             );
         }
-        let ramp_ns = job.group().map(|j| j.ramp_ns).max().unwrap_or(0);
         // Each job's startdelay (a range drawn from the job's seed); the group starts at the
         // earliest.
         let mut member_seeds = Vec::new();
@@ -61,27 +60,32 @@ impl Run {
                 );
             }
         }
-        let longest_ns = job.group().zip(&delays).filter_map(|(j, &d)| j.runtime_ns.map(|r| r.saturating_add(d - delay_ns))).max();
-        let Some(ramp_end_ns) = at_ns.checked_add(delay_ns).and_then(|t| t.checked_add(ramp_ns)).filter(|&t| t <= crate::session::MAX_SIMULATED_NS) else {
-            bail!(
-                Workload,
-                "job {}: startdelay and ramp_time pass the simulated clock's limit of {:.0} s",
-                job.name,
-                seconds(crate::session::MAX_SIMULATED_NS)
-            );
-        };
-        if let Some(runtime) = longest_ns {
-            if runtime > crate::session::MAX_SIMULATED_NS - ramp_end_ns {
+        // Each job ramps from its own start, as fio's (`ramp_time` after its `startdelay`), and
+        // its runtime counts from there: both must stay within the simulated clock's limit.
+        let mut measure_from = Vec::new();
+        for (member, &d) in job.group().zip(&delays) {
+            let Some(from_ns) = (at_ns + d).checked_add(member.ramp_ns).filter(|&t| t <= crate::session::MAX_SIMULATED_NS) else {
+                bail!(
+                    Workload,
+                    "job {}: startdelay and ramp_time pass the simulated clock's limit of {:.0} s",
+                    member.name,
+                    seconds(crate::session::MAX_SIMULATED_NS)
+                );
+            };
+            if let Some(runtime) = member.runtime_ns.filter(|&r| r > crate::session::MAX_SIMULATED_NS - from_ns) {
                 bail!(
                     Workload,
                     "job {}: a runtime of {:.0} s from the simulated present ({:.0} s) passes the simulated clock's limit of {:.0} s",
-                    job.name,
+                    member.name,
                     seconds(runtime),
                     seconds(at_ns),
                     seconds(crate::session::MAX_SIMULATED_NS)
                 );
             }
+            measure_from.push(from_ns);
         }
+        // The group's measured part (the drive's figures) starts at its earliest job's.
+        let ramp_end_ns = measure_from.iter().copied().min().unwrap_or(at_ns);
         let mut streams = Vec::new();
         let mut first_content = Some(content);
         for (index, member) in job.group().enumerate() {
@@ -107,6 +111,8 @@ impl Run {
                 poisson,
                 poisson_offset_ns: 0,
                 delay_ns: delays[index] - delay_ns,
+                measure_from_ns: measure_from[index],
+                ramped: member.ramp_ns == 0,
                 completions: 0,
                 search: member.latency_target.map(|t| DepthSearch::new(t, member.iodepth, ramp_end_ns)),
                 active: 0,
@@ -114,6 +120,7 @@ impl Run {
                 limits: member.limits.map(|l| LimitCheck::new(l, at_ns + delays[index])),
                 flushes: JobFlushes::new(member.flushes),
                 failed: false,
+                error: None,
                 think: (member.rate.is_none() && member.latency_target.is_none() && member.verify.is_none() && !member.flushes.any())
                     .then(|| Think::new(member, at_ns + delays[index]))
                     .flatten(),
@@ -127,6 +134,7 @@ impl Run {
             }
         }
         let total_depth = job.group_iodepth();
+        let streams_next_ramp = streams.iter().filter(|s| !s.ramped).map(|s| s.measure_from_ns).min().unwrap_or(Nanoseconds::MAX);
         let verifying = streams.iter().any(|s| s.verify.is_some());
         let flush_stats = streams.iter().any(|s| s.flushes.is_some()).then(FlushStats::new);
         let thinking = streams.iter().any(|s| s.think.is_some());
@@ -151,7 +159,8 @@ impl Run {
             delay_ns,
             device_depth,
             ramp_end_ns,
-            ramped: ramp_ns == 0,
+            ramped: ramp_end_ns == at_ns + delay_ns,
+            next_job_ramp_ns: streams_next_ramp,
             busy_base_ns: 0,
             steady_samples: Vec::new(),
             steady_at_ns: None,

@@ -78,8 +78,12 @@ impl Run {
                 .streams
                 .iter()
                 .filter_map(|s| {
-                    let start_ns = (self.start_ns + self.delay_ns + s.delay_ns).max(self.ramp_end_ns);
-                    s.tally.as_ref().map(|t| t.figures(&s.job, start_ns))
+                    let start_ns = s.measure_from_ns.max(self.ramp_end_ns);
+                    s.tally.as_ref().map(|t| JobFigures {
+                        job_error: s.error.clone(),
+                        verify: s.verify.as_ref().and_then(|v| VerifyReport::of(std::iter::once(v))),
+                        ..t.figures(&s.job, start_ns)
+                    })
                 })
                 .collect(),
             host_queued_max: self.host_queued_max,

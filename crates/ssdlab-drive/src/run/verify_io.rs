@@ -53,7 +53,7 @@ impl Run {
             v.phase = Phase::Done;
             stream.stopped = true;
             if stream.job.exitall {
-                self.stop_issuing();
+                self.stop_issuing(at_ns);
             }
             return Ok(false);
         };

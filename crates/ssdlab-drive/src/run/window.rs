@@ -4,10 +4,36 @@
 
 use super::*;
 
+/// fio sleeps a wait in slices of at most a second (`usec_sleep`), looking for a stop between
+/// them.
+const WAIT_SLICE_NS: Nanoseconds = ssdlab_core::time::NS_PER_S;
+
 impl Run {
-    /// The group issues no more commands (steady state reached, or a job with fio's `exitall`
-    /// has issued its last); those in flight complete.
-    pub(super) fn stop_issuing(&mut self) {
+    /// The group issues no more commands from `at_ns` (steady state reached, or a job with
+    /// fio's `exitall` has issued its last); those in flight complete. Each job still running
+    /// runs to `at_ns` at least, and on to the end of the wait it was in (its rate limit's next
+    /// slot, a flush it waits for, its flow's sleep), as fio's job sleeps that out before it
+    /// sees the stop: in slices of at most a second (fio's `usec_sleep`), so at most a second
+    /// past the stop. Its figures and the group's time run that long.
+    pub(super) fn stop_issuing(&mut self, at_ns: Nanoseconds) {
+        if !self.stopped_issuing {
+            for index in 0..self.streams.len() {
+                if self.streams[index].stopped {
+                    continue;
+                }
+                let wait_end = self
+                    .pending
+                    .iter()
+                    .filter(|Reverse((t, _, i, what))| *i == index && *what != Held::Schedule && *t > at_ns)
+                    .map(|Reverse((t, ..))| *t)
+                    .min();
+                let end_ns = wait_end.map_or(at_ns, |t| t.min(at_ns.saturating_add(WAIT_SLICE_NS)));
+                if let Some(tally) = self.streams[index].tally.as_mut() {
+                    tally.extend_to(end_ns);
+                }
+                self.last_done_ns = self.last_done_ns.max(end_ns);
+            }
+        }
         self.stopped_issuing = true;
         self.host_queue.clear();
         self.pending.clear();
@@ -40,15 +66,44 @@ impl Run {
         self.metadata_base = drive.translation().metadata_stats();
         self.busy_base_ns = self.inflight.busy().any_ns;
         self.completed = 0;
+    }
+
+    /// The jobs whose own ramp has ended by `now_ns` (their measured start, `measure_from_ns`)
+    /// start counting: their limits' checks and their counts of issued commands restart there
+    /// (fio's `reset_all_stats`, per job). Called at each completion from the group's ramp end.
+    pub(super) fn end_job_ramps(&mut self, now_ns: Nanoseconds) {
+        let mut next_ns = Nanoseconds::MAX;
         for stream in &mut self.streams {
-            if let Some(check) = stream.limits.as_mut() {
-                check.restart(self.ramp_end_ns);
+            if stream.ramped {
+                continue;
             }
-            // fio's reset_all_stats sets the counts of issued commands back to zero.
+            if stream.measure_from_ns > now_ns {
+                next_ns = next_ns.min(stream.measure_from_ns);
+                continue;
+            }
+            stream.ramped = true;
+            if let Some(check) = stream.limits.as_mut() {
+                check.restart(stream.measure_from_ns);
+            }
             if let Some(f) = stream.flushes.as_mut() {
                 f.restart_count();
             }
         }
+        self.next_job_ramp_ns = next_ns;
+    }
+
+    /// A command of stream `index` (`op`, `bytes`) completed in the group's measured part but
+    /// in the job's own ramp: it does not count, so it comes off the drive's counts too (they
+    /// counted it when it was submitted).
+    pub(super) fn uncounted(&mut self, op: Op, bytes: u64) {
+        let base = &mut self.drive_base;
+        let (commands, counted_bytes) = match op {
+            Op::Read => (&mut base.read_commands, &mut base.host_read_bytes),
+            Op::Write => (&mut base.write_commands, &mut base.host_write_bytes),
+            Op::Trim => (&mut base.trim_commands, &mut base.host_trim_bytes),
+        };
+        *commands += 1;
+        *counted_bytes += bytes;
     }
 
     /// A flush of stream `index`, called at `arrival_ns`, completed at `done_ns`: the job
@@ -58,7 +113,8 @@ impl Run {
         if let Some(f) = self.streams[index].flushes.as_mut() {
             f.flushed(done_ns);
         }
-        if let (true, Some(stats)) = (counted && self.ramped && arrival_ns >= self.ramp_end_ns, self.flush_stats.as_mut()) {
+        let measured = self.ramped && arrival_ns >= self.streams[index].measure_from_ns;
+        if let (true, Some(stats)) = (counted && measured, self.flush_stats.as_mut()) {
             stats.record(done_ns - arrival_ns);
         }
     }
@@ -90,6 +146,10 @@ impl Run {
             let start_ns = at_ns.max(f.blocked_until_ns);
             let done_ns = drive.flush(start_ns);
             self.flushed(index, start_ns, done_ns, false);
+            // The job's time ends with its flush, as fio's runtime does.
+            if let Some(tally) = self.streams[index].tally.as_mut() {
+                tally.extend_to(done_ns);
+            }
             if let (true, Some(stats)) = (self.ramped, self.flush_stats.as_mut()) {
                 stats.record_end();
             }
@@ -97,20 +157,22 @@ impl Run {
         }
     }
 
-    /// Stream `index` ended in error at `at_ns` (fio's `td_verror`): it issues no more, the
-    /// group's first error is kept for the summary, and with fio's `exitall` or
+    /// Stream `index` ended in error at `at_ns` (fio's `td_verror`): it issues no more, its
+    /// error is kept for its own figures and the group's first for the summary, and with fio's `exitall` or
     /// `exitall_on_error` the group's other jobs issue no more either.
     pub(super) fn job_failed(&mut self, index: usize, errno: i32, message: String, at_ns: Nanoseconds) {
         let stream = &mut self.streams[index];
         stream.stopped = true;
         stream.failed = true;
         let stop_group = stream.job.exitall || stream.job.exitall_on_error;
+        let at_seconds = at_ns.saturating_sub(self.ramp_end_ns) as f64 / 1e9;
+        let error = JobError { job: stream.job.name.clone(), errno, message, at_seconds };
         if self.job_error.is_none() {
-            let at_seconds = at_ns.saturating_sub(self.ramp_end_ns) as f64 / 1e9;
-            self.job_error = Some(JobError { job: stream.job.name.clone(), errno, message, at_seconds });
+            self.job_error = Some(error.clone());
         }
+        stream.error.get_or_insert(error);
         if stop_group {
-            self.stop_issuing();
+            self.stop_issuing(at_ns);
         }
     }
 
@@ -129,7 +191,7 @@ impl Run {
         }
         if self.steady_at_ns.is_none() && ss.reached(&self.steady_samples) {
             self.steady_at_ns = Some(at_ns);
-            self.stop_issuing();
+            self.stop_issuing(at_ns);
         }
     }
 }
