@@ -298,8 +298,8 @@ def _directions(figures: dict, mode: str, sync: dict | None) -> dict:
 
 
 def _modes(job) -> list[str]:
-    """Each job's ``unified_rw_reporting`` mode, in the group's order (``none`` when the job
-    object does not say: the option's value is not yet carried by the core's job)."""
+    """Each job's ``unified_rw_reporting`` mode, in the group's order, as the core's job gives
+    it (``none``, ``mixed`` or ``both``); ``none`` for a job object that does not say."""
     given = getattr(job, "unified_rw_reporting", None) or []
     return [UNIFIED_RW_MODES.get(str(v).strip().lower(), "none") for v in given]
 

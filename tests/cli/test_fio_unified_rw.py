@@ -2,10 +2,13 @@
 ``ioengine=null``): ``mixed``/``1`` gives one ``mixed`` entry instead of ``read``/``write``/
 ``trim`` (and no ``sync``), ``both``/``2`` gives them and ``mixed`` after ``sync``; the mixed
 figures are the kinds' sums, with the latency of every command. The shape is read from the job's
-``unified_rw_reporting`` (one value per job of the group); the core's jobs do not carry that
-value yet, so these tests give it on a stand-in job."""
+``unified_rw_reporting`` (one value per job of the group): the first tests give it on a stand-in
+job, the last runs the command line."""
 
+import json
 from types import SimpleNamespace
+
+from fio_helpers import small_args, ssdlab
 
 from ssdlab import fio
 
@@ -45,3 +48,25 @@ def test_each_job_of_a_group_has_its_own_mode():
     job = SimpleNamespace(name="a", iodepth=1, unified_rw_reporting=["1", "none"])
     a, b = fio.fio_json([SimpleNamespace(summary=group)], [job], 7)["jobs"]
     assert "mixed" in a and "read" not in a and "read" in b and "mixed" not in b
+
+
+def run_json(*options: str) -> dict:
+    done = ssdlab("run", *small_args(), "--rw=randrw", "--bs=4k", "--size=16m", "--number_ios=200", "--output-format=json", *options)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_option_on_the_command_line_shapes_the_entry():
+    (entry,) = run_json("--unified_rw_reporting=mixed")["jobs"]
+    assert "mixed" in entry and "read" not in entry and entry["mixed"]["total_ios"] == 200, list(entry)
+    (entry,) = run_json("--unified_rw_reporting=2")["jobs"]
+    assert "read" in entry and "mixed" in entry
+    assert entry["mixed"]["total_ios"] == entry["read"]["total_ios"] + entry["write"]["total_ios"] == 200
+    (entry,) = run_json()["jobs"]
+    assert "read" in entry and "mixed" not in entry
+
+
+def test_an_unknown_mode_is_refused_naming_the_option():
+    done = ssdlab("run", "--rw=randrw", "--unified_rw_reporting=sometimes")
+    assert done.returncode == 2 and "unified_rw_reporting" in done.stderr and "expected none, mixed or both" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

@@ -57,6 +57,13 @@ impl NativeJob {
         self.spec.group().all(|j| j.group_reporting)
     }
 
+    /// Each job's fio `unified_rw_reporting` mode (`none`, `mixed` or `both`), in the group's
+    /// order (this job, then the jobs run beside it).
+    #[getter]
+    fn unified_rw_reporting(&self) -> Vec<&'static str> {
+        self.spec.group().map(|j| j.unified_rw_reporting.name()).collect()
+    }
+
     /// Options given that change nothing in a simulation, over the whole group, once each.
     #[getter]
     fn no_effect(&self) -> Vec<String> {

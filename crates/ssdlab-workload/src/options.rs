@@ -16,8 +16,8 @@ mod finish;
 mod values;
 
 pub use values::{
-    BlockSizes, DirectionRate, Distribution, Extent, Flow, Flushes, LatencyTarget, LogSettings, RateLimit, RwKind, SteadyMetric, SteadyState, StridedZones,
-    Verify, Zone, ZoneExtent, RW_VALUES, VERIFY_METHODS,
+    BlockSizes, DirectionRate, Distribution, Extent, Flow, Flushes, LatencyTarget, LogSettings, RateLimit, RwKind, RwReporting, SteadyMetric, SteadyState,
+    StridedZones, Verify, Zone, ZoneExtent, RW_VALUES, VERIFY_METHODS,
 };
 
 /// Most commands one job keeps in flight (fio's own limit).
@@ -176,6 +176,9 @@ pub struct JobSpec {
     /// fio's `group_reporting`: the group is reported as a whole (one entry in fio's JSON)
     /// instead of job by job. Only the report changes.
     pub group_reporting: bool,
+    /// fio's `unified_rw_reporting`: the job's reads, writes and trims reported apart, as one
+    /// `mixed` entry, or both. Only the report changes.
+    pub unified_rw_reporting: RwReporting,
     /// Steady-state termination, if asked for.
     pub steady_state: Option<SteadyState>,
     /// Logs to write.
@@ -302,6 +305,7 @@ impl JobSpec {
             exitall: false,
             exitall_on_error: false,
             group_reporting: false,
+            unified_rw_reporting: RwReporting::Apart,
             percentage_random: 100,
             sync_engine: false,
             steady_state: None,
@@ -680,6 +684,9 @@ impl JobSpec {
             }
             "exitall" => self.exitall = flag(key, value, at)?,
             "group_reporting" => self.group_reporting = flag(key, value, at)?,
+            "unified_rw_reporting" => {
+                self.unified_rw_reporting = RwReporting::parse(value).map_err(|why| Error::Workload(format!("{at}: unified_rw_reporting: {why}")))?
+            }
             "exitall_on_error" => self.exitall_on_error = flag(key, value, at)?,
             "filename" => {
                 self.filename = Some((need()?.to_string(), at.to_string()));

@@ -23,6 +23,21 @@ fn options_parse() {
 }
 
 #[test]
+fn unified_rw_reporting_takes_fio_s_names_and_numbers() {
+    let mode = |v: &str| parse_options("cli", &[format!("unified_rw_reporting{v}")]).map(|j| j.unified_rw_reporting);
+    assert_eq!(parse_options("cli", &[]).unwrap().unified_rw_reporting, RwReporting::Apart);
+    for (v, want) in [("=none", RwReporting::Apart), ("=0", RwReporting::Apart), ("=mixed", RwReporting::Mixed), ("=1", RwReporting::Mixed)] {
+        assert_eq!(mode(v).unwrap(), want, "{v}");
+    }
+    assert_eq!(mode("=Both").unwrap(), RwReporting::Both);
+    assert_eq!(mode("=2").unwrap(), RwReporting::Both);
+    assert_eq!(mode("").unwrap(), RwReporting::Mixed);
+    let err = mode("=sometimes").unwrap_err().to_string();
+    assert!(err.contains("unified_rw_reporting") && err.contains("expected none, mixed or both"), "{err}");
+    assert!(!parse_options("cli", &["unified_rw_reporting=1".into()]).unwrap().no_effect.iter().any(|k| k == "unified_rw_reporting"));
+}
+
+#[test]
 fn boolean_options_take_fio_integers_and_words_and_refuse_the_rest() {
     let on = |v: &str| parse_options("cli", &[format!("time_based={v}"), "runtime=1".into()]).map(|j| j.time_based);
     for v in ["1", "2", "0x1", "true", "True", "YES", "on", ""] {

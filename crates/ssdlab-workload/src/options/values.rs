@@ -389,3 +389,38 @@ pub struct LatencyTarget {
     /// `latency_percentile`, default 100: one late command lowers the depth at once).
     pub percentile: f64,
 }
+
+/// How fio reports a job's reads, writes and trims (`unified_rw_reporting`): only the report
+/// changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RwReporting {
+    /// Each kind apart (`none`, `0`: fio's default).
+    #[default]
+    Apart,
+    /// One `mixed` entry instead of the kinds (`mixed`, `1`).
+    Mixed,
+    /// Each kind apart, then the `mixed` entry (`both`, `2`).
+    Both,
+}
+
+impl RwReporting {
+    /// The mode of a `unified_rw_reporting` value (fio's names or numbers; no value is `mixed`,
+    /// as the option's older boolean form), or what was expected.
+    pub fn parse(value: Option<&str>) -> std::result::Result<Self, String> {
+        match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("") | Some("mixed") | Some("1") => Ok(Self::Mixed),
+            Some("none") | Some("0") => Ok(Self::Apart),
+            Some("both") | Some("2") => Ok(Self::Both),
+            Some(other) => Err(format!("unknown mode `{other}` (expected none, mixed or both, or 0, 1 or 2)")),
+        }
+    }
+
+    /// fio's name of the mode (`none`, `mixed`, `both`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Apart => "none",
+            Self::Mixed => "mixed",
+            Self::Both => "both",
+        }
+    }
+}
