@@ -84,6 +84,9 @@ pub struct IoGenerator {
     /// The one block size of the job and how many aligned positions it has in the span
     /// (computed once instead of a division per command).
     positions_of_fixed: Option<(u64, u64)>,
+    /// A sequential position that reaches the span's end wraps to its start within the pass
+    /// (a `time_based` job, one in strided zones) instead of ending the pass.
+    wraps_in_pass: bool,
 }
 
 impl IoGenerator {
@@ -209,6 +212,7 @@ impl IoGenerator {
                 [(bs, _)] if *bs <= span_bytes && align_bytes > 0 && job.strided.is_none() => Some((*bs, (span_bytes - bs) / align_bytes + 1)),
                 _ => None,
             },
+            wraps_in_pass: job.time_based || job.strided.is_some(),
         })
     }
 
@@ -331,14 +335,21 @@ impl IoGenerator {
                 self.run_left = (self.job.rw_step.max(1) - 1) as u64;
                 self.random_offset(len_bytes)
             }
-        } else if op == Op::Write && self.job.rw == RwKind::ReadWrite {
-            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
-            let (offset, len) = self.sequential_offset(len_bytes);
-            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
-            len_bytes = len;
-            offset
         } else {
-            let (offset, len) = self.sequential_offset(len_bytes);
+            let writes_apart = op == Op::Write && self.job.rw == RwKind::ReadWrite;
+            if writes_apart {
+                std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            }
+            let placed = self.place_sequential(op, len_bytes);
+            if writes_apart {
+                std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            }
+            let Some((offset, len)) = placed else {
+                if let Some((start, span)) = whole_span {
+                    (self.span_start_bytes, self.span_bytes) = (start, span);
+                }
+                return None;
+            };
             len_bytes = len;
             offset
         };
@@ -365,9 +376,11 @@ impl IoGenerator {
     /// wrap to the span's start, as fio's.
     fn next_trimwrite(&mut self) -> Option<Io> {
         let op = if self.last_starts.0 == self.last_starts.1 { Op::Trim } else { Op::Write };
-        let end = self.span_start_bytes + self.span_bytes;
         let cursor = if op == Op::Trim { self.cursor_bytes } else { self.write_cursor_bytes };
-        let op = if cursor >= end && self.strided.is_none() {
+        let mut len_bytes = self.pick_block_size_for(op);
+        // (No partial block: a direction whose block does not fit before the span's end is
+        // past it, as fio's io_u_fits.)
+        let op = if !self.fits(cursor, len_bytes) && self.strided.is_none() {
             if let Some(limit) = self.limit_bytes {
                 // Past the span's end: the pass is over. Another pass only when `loops` left
                 // room for one (each pass moves about twice the span).
@@ -377,6 +390,9 @@ impl IoGenerator {
                 self.cursor_bytes = self.span_start_bytes;
                 self.write_cursor_bytes = self.span_start_bytes;
                 self.last_starts = (None, None);
+                if op != Op::Trim {
+                    len_bytes = self.pick_block_size_for(Op::Trim);
+                }
                 Op::Trim
             } else {
                 op
@@ -384,7 +400,6 @@ impl IoGenerator {
         } else {
             op
         };
-        let len_bytes = self.pick_block_size_for(op);
         let whole_span = self.enter_zone(len_bytes);
         let (offset_bytes, len_bytes) = if op == Op::Write {
             std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
@@ -404,6 +419,59 @@ impl IoGenerator {
         self.issued_ios += 1;
         self.issued_bytes += len_bytes;
         Some(Io { op, offset_bytes, len_bytes })
+    }
+
+    /// Whether a block of `len_bytes` at `cursor` ends within the span (fio's `io_u_fits`).
+    fn fits(&self, cursor: u64, len_bytes: u64) -> bool {
+        let end = self.span_start_bytes + self.span_bytes;
+        cursor < end && len_bytes <= end - cursor
+    }
+
+    /// The next sequential command of direction `op` (the cursor is the direction's own: the
+    /// caller swaps in the writes' for `rw=rw`), as fio's `get_next_buflen` and `fill_io_u`:
+    /// a command goes whole or not at all. When the drawn size does not fit before the span's
+    /// end, a job of several sizes takes one of those that fit; when none fits, the pass is
+    /// over: a job that wraps within its pass starts over at the span's start, any other starts
+    /// its next pass if fio would (`next_pass`) or ends (`None`).
+    fn place_sequential(&mut self, op: Op, len_bytes: u64) -> Option<(u64, u64)> {
+        let mut len = len_bytes;
+        if self.cursor_bytes >= self.span_start_bytes && !self.fits(self.cursor_bytes, len) {
+            let room = (self.span_start_bytes + self.span_bytes).saturating_sub(self.cursor_bytes);
+            match self.pick_fitting(op, room) {
+                Some(smaller) => len = smaller,
+                None if self.wraps_in_pass => self.cursor_bytes = self.span_start_bytes,
+                None if self.next_pass() => {}
+                None => return None,
+            }
+        }
+        Some(self.sequential_offset(len))
+    }
+
+    /// One of direction `op`'s sizes that is at most `room` bytes, drawn by weight among them
+    /// (fio draws again until the size fits); `None` when none fits (no draw).
+    fn pick_fitting(&mut self, op: Op, room: u64) -> Option<u64> {
+        let sizes = match self.job.block_sizes_by_op.as_deref() {
+            Some(by_op) => &by_op[op.index()],
+            None => &self.job.block_sizes,
+        };
+        let fitting: Vec<(u64, u32)> = sizes.iter().copied().filter(|(bytes, _)| *bytes <= room).collect();
+        if fitting.is_empty() {
+            return None;
+        }
+        let total = fitting.iter().map(|(_, w)| *w as u64).sum();
+        Some(pick_weighted(&mut self.rng, &fitting, total))
+    }
+
+    /// Whether another pass over the span starts once a sequential pass is over, as fio's
+    /// `keep_running` (backend.c): while the bytes left are at least the largest block size.
+    /// A new pass starts every direction at the span's start.
+    fn next_pass(&mut self) -> bool {
+        let room = self.limit_bytes.is_none_or(|limit| limit.saturating_sub(self.issued_bytes) >= self.job.max_block_bytes());
+        if room {
+            self.cursor_bytes = self.span_start_bytes;
+            self.write_cursor_bytes = self.span_start_bytes;
+        }
+        room
     }
 
     /// The size of the next command of direction `op`: drawn from the direction's own sizes
@@ -504,18 +572,19 @@ impl IoGenerator {
         self.span_start_bytes + index * self.align_bytes
     }
 
-    /// Next sequential `(offset, length)`. As fio, the last block of the span is cut short when
-    /// the block size does not divide the span; the one after starts over at the beginning. A
-    /// step (`rw=read:8k`, `rw=read:-8k`) moves the next offset by that much beyond (or before)
-    /// the block's end; stepping out of the span wraps to its other end (stepping back past
-    /// the start: to the end plus the step, as fio).
+    /// Next sequential `(offset, length)`: the block goes whole where the cursor stands, or at
+    /// the span's start when it does not fit before the span's end (fio issues no partial block).
+    /// A step (`rw=read:8k`, `rw=read:-8k`) moves the next offset by that much beyond (or before)
+    /// the block's end; stepping back past the start wraps to the end plus the step, as fio.
     fn sequential_offset(&mut self, len_bytes: u64) -> (u64, u64) {
         let start = self.span_start_bytes;
         let end = start + self.span_bytes;
-        if self.cursor_bytes >= end || self.cursor_bytes < start {
-            self.cursor_bytes = if self.cursor_bytes < start { end.saturating_sub(len_bytes).max(start) } else { start };
+        if self.cursor_bytes < start {
+            self.cursor_bytes = end.saturating_sub(len_bytes).max(start);
+        } else if !self.fits(self.cursor_bytes, len_bytes) {
+            self.cursor_bytes = start;
         }
-        let len = len_bytes.min(end - self.cursor_bytes);
+        let len = len_bytes;
         let offset = self.cursor_bytes;
         let next = offset as i128 + len as i128 + self.job.rw_step as i128;
         self.cursor_bytes = if next < start as i128 {

@@ -37,11 +37,38 @@ fn sequential_covers_span_once_by_default() {
 }
 
 #[test]
-fn sequential_last_block_is_cut_to_the_span() {
-    let j = job(&["rw=trim", "bs=1m", "size=2560k"]);
-    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
-    let ios: Vec<(u64, u64)> = std::iter::from_fn(|| g.next_io()).map(|io| (io.offset_bytes, io.len_bytes)).collect();
-    assert_eq!(ios, vec![(0, 1 << 20), (1 << 20, 1 << 20), (2 << 20, 512 << 10)]);
+fn a_sequential_pass_issues_no_partial_block_as_fio() {
+    // fio 3.33 (null engine, write_iolog) issues a block whole or not at all (io_u_fits):
+    // rw=write bs=64k size=1000k writes 15 blocks (983,040 B; ssdlab wrote a 16th of 40 KiB),
+    // rw=trim bs=1m size=2560k trims 2 MiB, rw=read bs=48k size=1m io_size=3m reads 64 blocks
+    // of 48 KiB in passes of 21 from the span's start (ssdlab: 66, one of 16 KiB per pass).
+    let ios = |items: &[&str]| -> Vec<Io> {
+        let mut g = IoGenerator::new(&job(items), 1 << 30, 1).unwrap();
+        std::iter::from_fn(|| g.next_io()).collect()
+    };
+    let w = ios(&["rw=write", "bs=64k", "size=1000k"]);
+    assert_eq!(w.iter().map(|io| (io.offset_bytes, io.len_bytes)).collect::<Vec<_>>(), (0..15).map(|k| (k * 65536, 65536)).collect::<Vec<_>>());
+    let t = ios(&["rw=trim", "bs=1m", "size=2560k"]);
+    assert_eq!(t.iter().map(|io| (io.offset_bytes, io.len_bytes)).collect::<Vec<_>>(), vec![(0, 1 << 20), (1 << 20, 1 << 20)]);
+    let r = ios(&["rw=read", "bs=48k", "size=1m", "io_size=3m"]);
+    assert_eq!(r.len(), 64);
+    assert!(r.iter().all(|io| io.len_bytes == 49152));
+    assert_eq!((r[20].offset_bytes, r[21].offset_bytes, r[63].offset_bytes), (20 * 49152, 0, 0));
+    // Several sizes: only those that fit, down to the smallest (fio: 1,015,808 B of
+    // bssplit=64k/50:16k/50 over 1000k; with io_size=3000k three such passes, 3,047,424 B).
+    for (io_size, total) in [("io_size=0", 1_015_808), ("io_size=3000k", 3_047_424)] {
+        let b = ios(&["rw=write", "bssplit=64k/50:16k/50", "size=1000k", io_size]);
+        assert!(b.iter().all(|io| io.offset_bytes + io.len_bytes <= 1000 << 10), "{io_size}");
+        assert_eq!(b.iter().map(|io| io.len_bytes).sum::<u64>(), total, "{io_size}");
+    }
+    // trimwrite: 15 trims and 15 writes of 64 KiB (fio 3.33: 30 commands).
+    let tw = ios(&["rw=trimwrite", "bs=64k", "size=1000k"]);
+    assert_eq!(tw.len(), 30);
+    assert!(tw.iter().all(|io| io.len_bytes == 65536 && io.offset_bytes + io.len_bytes <= 1000 << 10));
+    // time_based: from the start again after the 15th block (fio: 0, 64k, ..., 896k, 0).
+    let mut g = IoGenerator::new(&job(&["rw=read", "bs=64k", "size=1000k", "runtime=1", "time_based"]), 1 << 30, 1).unwrap();
+    let offsets: Vec<u64> = (0..17).map(|_| g.next_io().unwrap().offset_bytes >> 10).collect();
+    assert_eq!(offsets[14..], [896, 0, 64]);
 }
 
 #[test]
