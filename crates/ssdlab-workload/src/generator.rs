@@ -71,7 +71,16 @@ pub struct IoGenerator {
     ios_limit: Option<u64>,
     issued_ios: u64,
     issued_bytes: u64,
+    /// The most bytes the job moves (fio's `io_size`, else `size`, times `loops`).
     limit_bytes: Option<u64>,
+    /// fio's `io_size` when given: after its `loops` passes, a sequential job starts another
+    /// only while it has moved less.
+    io_size_bytes: Option<u64>,
+    /// Passes over the span begun so far (the first included).
+    passes_started: u64,
+    /// The bytes a sequential job moves by its passes, when they are known ahead (one block
+    /// size, no strided zones, not `time_based`): what `limit_bytes()` reports.
+    expected_bytes: Option<u64>,
     weight_total: u64,
     equal_weights: bool,
     zipf: Option<(Zipf<f64>, u64)>,
@@ -165,6 +174,15 @@ impl IoGenerator {
         let twice = if job.rw.trims_then_writes() { 2 } else { 1 };
         let limit_bytes = limit_bytes.map(|b| b.saturating_mul(twice));
         let ios_limit = job.number_ios.map(|n| n.saturating_mul(job.loops).saturating_mul(twice));
+        let expected_bytes = match (limit_bytes, job.block_sizes.as_slice()) {
+            (Some(cap), [(bs, _)])
+                if !job.rw.is_random() && !job.rw.trims_then_writes() && job.block_sizes_by_op.is_none() && job.strided.is_none() && job.rw_step >= 0 =>
+            {
+                let pass = one_pass_bytes / bs * bs;
+                Some(passes_total(pass, job.loops, io_size_bytes, job.max_block_bytes()).min(cap))
+            }
+            _ => None,
+        };
         let zipf = match job.distribution {
             Distribution::Zipf(theta) if job.rw.is_random() => {
                 let blocks = (span_bytes / align_bytes).max(1);
@@ -203,6 +221,9 @@ impl IoGenerator {
             issued_ios: 0,
             issued_bytes: 0,
             limit_bytes,
+            io_size_bytes,
+            passes_started: 1,
+            expected_bytes,
             zipf,
             pareto,
             zones,
@@ -252,9 +273,10 @@ impl IoGenerator {
         &self.job
     }
 
-    /// Bytes the job will transfer before it stops by itself (`None` when only time stops it).
+    /// Bytes the job will transfer before it stops by itself (`None` when only time stops it):
+    /// a sequential job's passes when they are known ahead, else the most it may move.
     pub fn limit_bytes(&self) -> Option<u64> {
-        self.limit_bytes
+        self.expected_bytes.or(self.limit_bytes)
     }
 
     /// IOs handed out so far.
@@ -463,15 +485,19 @@ impl IoGenerator {
     }
 
     /// Whether another pass over the span starts once a sequential pass is over, as fio's
-    /// `keep_running` (backend.c): while the bytes left are at least the largest block size.
-    /// A new pass starts every direction at the span's start.
+    /// `keep_running` (backend.c): the first `loops` passes always; after them only a job given
+    /// `io_size`, while it has moved less and the bytes left are at least the largest block
+    /// size (fio 3.33: `rw=read size=1m io_size=2m` reads 2 MiB, with `loops=3` 3 MiB: three
+    /// passes). A new pass starts every direction at the span's start.
     fn next_pass(&mut self) -> bool {
-        let room = self.limit_bytes.is_none_or(|limit| limit.saturating_sub(self.issued_bytes) >= self.job.max_block_bytes());
-        if room {
+        let more = self.passes_started < self.job.loops
+            || self.io_size_bytes.is_some_and(|target| target.saturating_sub(self.issued_bytes) >= self.job.max_block_bytes().max(1));
+        if more {
+            self.passes_started += 1;
             self.cursor_bytes = self.span_start_bytes;
             self.write_cursor_bytes = self.span_start_bytes;
         }
-        room
+        more
     }
 
     /// The size of the next command of direction `op`: drawn from the direction's own sizes
@@ -596,6 +622,18 @@ impl IoGenerator {
         };
         (offset, len)
     }
+}
+
+/// The bytes of a sequential job whose every pass moves `pass` bytes, by fio's `keep_running`:
+/// `loops` passes, then, given `io_size`, one more while the bytes left are at least `max_bs`
+/// (the cap of `io_size` times `loops` is applied by the caller).
+fn passes_total(pass: u64, loops: u64, io_size: Option<u64>, max_bs: u64) -> u64 {
+    let after_loops = pass.saturating_mul(loops);
+    let extra = match io_size {
+        Some(target) if pass > 0 && target.saturating_sub(after_loops) >= max_bs.max(1) => (target - max_bs.max(1) - after_loops) / pass + 1,
+        _ => 0,
+    };
+    after_loops.saturating_add(extra.saturating_mul(pass))
 }
 
 /// One size of `sizes` (size, weight; `total_weight` their weights' sum), drawn by weight; a

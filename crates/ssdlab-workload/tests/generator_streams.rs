@@ -444,3 +444,26 @@ fn integer_options_take_fios_size_suffixes() {
     assert_eq!(job(&["rw=randwrite", "iodepth=0x20"]).iodepth, 32);
     assert!(parse_options("t", &["rw=write".into(), "number_ios=many".into()]).unwrap_err().to_string().contains("`many` is not a whole number"));
 }
+
+#[test]
+fn loops_make_whole_passes_and_io_size_adds_passes_only_after_them_as_fio() {
+    // fio 3.33 (null and psync engines alike, write_iolog): rw=read size=1m io_size=2m reads
+    // 512 blocks of 4 KiB with loops=1 or 2, and 768 with loops=3: a sequential pass ends at the
+    // span's end, `loops` passes run, then more only while less than io_size was moved
+    // (backend.c keep_running). ssdlab read io_size times loops: 1,536 with loops=3.
+    let generated = |items: &[&str]| {
+        let mut g = IoGenerator::new(&job(items), 1 << 30, 1).unwrap();
+        let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+        (ios, g.limit_bytes())
+    };
+    for (loops, reads) in [("loops=1", 512), ("loops=2", 512), ("loops=3", 768)] {
+        let (ios, limit) = generated(&["rw=read", "bs=4k", "size=1m", "io_size=2m", loops]);
+        assert_eq!(ios.len(), reads, "{loops}");
+        assert_eq!(limit, Some(reads as u64 * 4096), "{loops}: the bytes the job moves");
+        assert!(ios.chunks(256).all(|pass| pass[0].offset_bytes == 0), "{loops}: each pass from the start");
+    }
+    // A random job keeps no map of the blocks done (fio's norandommap): its passes never end by
+    // themselves and it moves io_size times loops (fio 3.33, null and psync: 1,536).
+    let (ios, _) = generated(&["rw=randread", "bs=4k", "size=1m", "io_size=2m", "loops=3"]);
+    assert_eq!(ios.len(), 1536);
+}
