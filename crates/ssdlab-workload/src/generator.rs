@@ -148,25 +148,19 @@ impl IoGenerator {
         if align_bytes > span_bytes {
             bail!(Workload, "{at}: blockalign {align_bytes} is larger than the span of {span_bytes} bytes (every IO would land at its start)");
         }
-        // As fio, a job transfers `io_size` (default: the span, `loops` times) and stops;
-        // `time_based` lifts that limit. `number_ios` stops it earlier, never later (fio: "this
-        // does not extend the amount of I/O that will be done"). A sequential job that skips
-        // (`rw=write:4k`) makes one pass over the span, as fio does; one that steps back
+        // As fio, a job transfers at most `io_size` (default: the span), `loops` times, and
+        // stops; `time_based` lifts that limit. `number_ios` stops it earlier, never later (fio:
+        // "this does not extend the amount of I/O that will be done"). A sequential pass ends
+        // where its next block starts past the span's end (`next_pass`): one that skips
+        // (`rw=write:4k`) moves less than the span, as fio's; one that steps back
         // (`rw=read:-8k`) wraps from the start to the end and moves the span's bytes, as fio's
         // (it ends on its byte count, not at an end of the span).
-        let one_pass_bytes = match job.rw_step {
-            step if step > 0 && !job.rw.is_random() => {
-                let stride = job.max_block_bytes() + step.unsigned_abs();
-                (span_bytes / stride).max(1) * job.max_block_bytes()
-            }
-            _ => span_bytes,
-        };
         // fio's io_size=N% is a share of the job's size (its span).
         let io_size_bytes = job.io_size_bytes.or(job.io_size_percent.map(|p| (span_bytes as f64 * p / 100.0) as u64));
         // fio multiplies both limits by `loops` (backend.c: io_bytes_exceeded, exceeds_number_ios).
         let limit_bytes = match (io_size_bytes, job.time_based) {
             (Some(bytes), false) => Some(bytes.saturating_mul(job.loops)),
-            (None, false) => Some(one_pass_bytes.saturating_mul(job.loops)),
+            (None, false) => Some(span_bytes.saturating_mul(job.loops)),
             (_, true) => None,
         };
         // fio's trimwrite moves every byte twice (a trim, then a write): its byte and IO limits
@@ -178,7 +172,8 @@ impl IoGenerator {
             (Some(cap), [(bs, _)])
                 if !job.rw.is_random() && !job.rw.trims_then_writes() && job.block_sizes_by_op.is_none() && job.strided.is_none() && job.rw_step >= 0 =>
             {
-                let pass = one_pass_bytes / bs * bs;
+                // Blocks starting every bs + step bytes, each whole within the span.
+                let pass = ((span_bytes - bs) / (bs + job.rw_step.unsigned_abs()) + 1) * bs;
                 Some(passes_total(pass, job.loops, io_size_bytes, job.max_block_bytes()).min(cap))
             }
             _ => None,

@@ -467,3 +467,21 @@ fn loops_make_whole_passes_and_io_size_adds_passes_only_after_them_as_fio() {
     let (ios, _) = generated(&["rw=randread", "bs=4k", "size=1m", "io_size=2m", "loops=3"]);
     assert_eq!(ios.len(), 1536);
 }
+
+#[test]
+fn a_forward_step_keeps_its_last_block_when_it_fits_as_fio() {
+    // fio 3.33 (write_iolog): rw=write:8k bs=4k writes at 0, 12k, ..., 60k over 64k, 68k and 72k
+    // alike (6 writes: the pass ends where the next block starts past the span's end). ssdlab
+    // counted whole strides of 12k: 5 writes over 64k and 68k, losing the one at 60k.
+    let offsets = |items: &[&str]| {
+        let mut g = IoGenerator::new(&job(items), 1 << 30, 1).unwrap();
+        let offsets: Vec<u64> = std::iter::from_fn(|| g.next_io()).map(|io| io.offset_bytes >> 10).collect();
+        (offsets, g.limit_bytes())
+    };
+    for size in ["size=64k", "size=68k", "size=72k"] {
+        assert_eq!(offsets(&["rw=write:8k", "bs=4k", size]), (vec![0, 12, 24, 36, 48, 60], Some(24 << 10)), "{size}");
+    }
+    // loops=2: two such passes (fio: 12 writes); io_size=128k: passes until 128 KiB (fio: 32).
+    assert_eq!(offsets(&["rw=write:8k", "bs=4k", "size=64k", "loops=2"]).0.len(), 12);
+    assert_eq!(offsets(&["rw=write:8k", "bs=4k", "size=64k", "io_size=128k"]).0.len(), 32);
+}
