@@ -255,6 +255,7 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("create_fsync", "no file is created"),
     ("unlink_each_loop", "no file is created"),
     ("opendir", "the job addresses the simulated drive"),
+    ("random_sequence_stride", "matters only with random_distribution=sequence, which is refused"),
     ("unique_filename", "the job addresses the simulated drive"),
     // fio 3.33's gfapi and gfapi_async engines (GlusterFS).
     ("volume", ENGINE_TARGET),
@@ -336,7 +337,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("spr_op", SPRANDOM),
     ("spr_num_regions", SPRANDOM),
     ("bs_is_seq_rand", "block sizes per sequential and random command are not simulated (bs=4k,64k gives reads and writes their own)"),
-    ("random_sequence_stride", "random_distribution=sequence is not simulated"),
     ("write_hist_log", "histogram logs are not written (bw, lat and iops logs are)"),
     ("exec_prerun", "ssdlab runs no programs"),
     ("exec_postrun", "ssdlab runs no programs"),
@@ -457,8 +457,15 @@ pub fn not_simulated_reason(key: &str) -> Option<&'static str> {
     NOT_SIMULATED.iter().find(|(k, _)| *k == key).map(|(_, why)| *why)
 }
 
-/// The option closest to `key` (a typo or a hyphenated spelling), if one is close.
+/// fio's old option names that fio 3.33 no longer knows either, with what replaced them.
+const RENAMED: &[(&str, &str)] = &[("rate_poisson", "rate_process=poisson")];
+
+/// The option closest to `key` (a typo, a hyphenated spelling, or an old name's replacement),
+/// if one is close.
 pub fn suggest(key: &str) -> Option<&'static str> {
+    if let Some((_, new)) = RENAMED.iter().find(|(old, _)| *old == key) {
+        return Some(new);
+    }
     let wanted = key.replace('-', "_");
     let candidates = SIMULATED.iter().copied().chain(NO_EFFECT.iter().map(|(k, _)| *k));
     if let Some(exact) = candidates.clone().find(|c| *c == wanted) {

@@ -366,3 +366,18 @@ fn engine_options_are_known_with_their_engine() {
 fn crate_reason(name: &str) -> &'static str {
     ssdlab_workload::catalogue::no_effect_reason(name).unwrap_or_default()
 }
+
+#[test]
+fn old_and_later_names_get_one_clear_reason() {
+    let err = |list: &[&str]| parse_options("cli", &list.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_err().to_string();
+    // fio's old rate_poisson (fio 3.33 rejects it too) points to its replacement.
+    let e = err(&["rate_poisson=1"]);
+    assert!(e.contains("unknown fio option `rate_poisson` (did you mean `rate_process=poisson`?)"), "{e}");
+    // The falloc engine's reason says once that it moves no data.
+    let e = err(&["ioengine=falloc"]);
+    assert!(e.contains("(fallocate): it moves no data to a drive") && e.matches("no data").count() == 1, "{e}");
+    // A later fio's random_distribution=sequence: one reason, its stride no second one.
+    let e = err(&["rw=randread", "random_distribution=sequence:2,0,1", "random_sequence_stride=1"]);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("random_distribution: sequence") && e.contains("is not simulated"), "{e}");
+}
