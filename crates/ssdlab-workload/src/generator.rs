@@ -456,6 +456,7 @@ impl IoGenerator {
             let room = (self.span_start_bytes + self.span_bytes).saturating_sub(self.cursor_bytes);
             match self.pick_fitting(op, room) {
                 Some(smaller) => len = smaller,
+                None if self.job.cut_last_block && room > 0 => len = room,
                 None if self.wraps_in_pass => self.cursor_bytes = self.span_start_bytes,
                 None if self.next_pass() => {}
                 None => return None,

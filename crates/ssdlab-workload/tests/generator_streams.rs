@@ -61,6 +61,13 @@ fn a_sequential_pass_issues_no_partial_block_as_fio() {
         assert!(b.iter().all(|io| io.offset_bytes + io.len_bytes <= 1000 << 10), "{io_size}");
         assert_eq!(b.iter().map(|io| io.len_bytes).sum::<u64>(), total, "{io_size}");
     }
+    // ssdlab's own preconditioning steps (seq-fill, trim-all) cover every byte of the span:
+    // their last block is cut to its end.
+    let mut fill = job(&["rw=write", "bs=128k", "size=1000k"]);
+    fill.cut_last_block = true;
+    let mut g = IoGenerator::new(&fill, 1 << 30, 1).unwrap();
+    let placed: Vec<(u64, u64)> = std::iter::from_fn(|| g.next_io()).map(|io| (io.offset_bytes >> 10, io.len_bytes >> 10)).collect();
+    assert_eq!(placed, (0..7).map(|k| (k * 128, 128)).chain([(896, 104)]).collect::<Vec<_>>());
     // trimwrite: 15 trims and 15 writes of 64 KiB (fio 3.33: 30 commands).
     let tw = ios(&["rw=trimwrite", "bs=64k", "size=1000k"]);
     assert_eq!(tw.len(), 30);
