@@ -23,8 +23,8 @@ from ssdlab.report_text import bytes_text
 #: without touching NAND, so they would measure the link, not the drive.
 BARE_RUN_OPTIONS = ["rw=randwrite", "bs=4k", "iodepth=32", "runtime=60", "time_based"]
 
-#: The job that lays out a span: 128 KiB sequential writes at QD32.
-LAYOUT_OPTIONS = ["rw=write", "bs=128k", "iodepth=32"]
+#: The block of the job that lays out a span: 128 KiB sequential writes at QD32.
+LAYOUT_BLOCK = 128 * 1024
 
 
 #: fio's command-line options about its progress display, which ssdlab's own progress replaces.
@@ -109,6 +109,15 @@ def merged_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(s, e - s) for s, e in out]
 
 
+def whole_blocks_then_tail(start: int, length: int) -> list[tuple[int, int, int]]:
+    """The runs ``(offset, size, block size)`` that cover a span: whole 128 KiB blocks, then
+    the span's tail as one command of its own (a job issues no partial block, as fio's; fio's
+    layout and ``pre_read`` cover a file's tail with a shorter command)."""
+    whole = length // LAYOUT_BLOCK * LAYOUT_BLOCK
+    pieces = [(start, whole, LAYOUT_BLOCK), (start + whole, length - whole, length - whole)]
+    return [piece for piece in pieces if piece[1] > 0]
+
+
 def lay_out(drive, jobs: list, progress=None) -> dict:
     """Write every span the jobs will touch once, 128 KiB sequential at QD32 (what fio does when
     it lays out a job's file before the job). Returns a record of it."""
@@ -117,10 +126,9 @@ def lay_out(drive, jobs: list, progress=None) -> dict:
     started = drive.now_seconds
     written = 0
     for start, length in spans:
-        options = LAYOUT_OPTIONS + [f"offset={start}", f"size={length}"]
-        if length < 128 * 1024:
-            options[1] = f"bs={length}"
-        drive.run(options, name="layout", progress=progress)
+        for offset, size, block in whole_blocks_then_tail(start, length):
+            options = ["rw=write", f"bs={block}", "iodepth=32", f"offset={offset}", f"size={size}"]
+            drive.run(options, name="layout", progress=progress)
         written += length
     return {"step": "layout", "bytes_written": written, "spans": len(spans), "simulated_seconds": drive.now_seconds - started}
 
@@ -129,8 +137,8 @@ def pre_read(drive, job, progress=None) -> None:
     """fio's ``pre_read``: read the job's spans once before it, unmeasured."""
     capacity = drive.info["usable_bytes"]
     for start, length in merged_spans(job.spans(capacity)):
-        bs = 128 * 1024 if length >= 128 * 1024 else length
-        drive.run(["rw=read", f"bs={bs}", "iodepth=32", f"offset={start}", f"size={length}"], name="pre_read", progress=progress)
+        for offset, size, block in whole_blocks_then_tail(start, length):
+            drive.run(["rw=read", f"bs={block}", "iodepth=32", f"offset={offset}", f"size={size}"], name="pre_read", progress=progress)
 
 
 def unwritten_read_warning(summaries: list[dict], remedy: str = "lay the span out first with --precondition layout (as fio does) or seq-fill") -> str | None:

@@ -33,7 +33,9 @@ def test_pre_read_and_fill_device_are_accepted(tmp_path):
     doc = json.loads(r.stdout)
     fill, read = doc["jobs"]
     usable = doc["profile"]["usable_bytes"]
-    assert fill["host_write_bytes"] == usable
+    # Every whole 1 MiB block up to the device's end: no partial last block, as fio, whose
+    # fill on a device stops where the next block no longer fits (io_u_fits).
+    assert fill["host_write_bytes"] == usable // (1 << 20) * (1 << 20)
     assert read["unmapped_read_bytes"] == 0 and read["nand_page_reads"] > 0 and "warning" not in r.stderr
 
 
@@ -42,3 +44,15 @@ def test_bare_run_writes_instead_of_reading_an_empty_drive():
     assert r.returncode == 0, r.stderr
     assert "no job given: running --rw=randwrite --bs=4k --iodepth=32 --runtime=60 --time_based" in r.stdout
     assert "warning" not in r.stderr
+
+
+def test_layout_writes_a_span_that_is_no_multiple_of_its_block_whole():
+    # A job issues no partial block (as fio); the layout writes the span's tail as a command of
+    # its own, so a sequential read of 1000 KiB finds every byte written.
+    read = ["--rw=read", "--bs=8k", "--size=1000k"]
+    r = ssdlab("run", *small_args(), "--precondition", "layout", *read, "--quiet", "--json", "-")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert "warning" not in r.stderr, r.stderr
+    assert doc["preconditions"][0]["bytes_written"] == 1000 * 1024
+    assert doc["unmapped_read_bytes"] == 0 and doc["host_read_bytes"] == 1000 * 1024

@@ -100,7 +100,11 @@ impl PreconditionStep {
     /// The job of a fill or TRIM step on a drive of `usable_bytes`, named by its kind (`None`
     /// for a step that is not a job).
     pub fn job(self, usable_bytes: u64) -> Result<Option<JobSpec>> {
-        self.job_options(usable_bytes).map(|options| ssdlab_workload::parse_options(self.kind(), &options)).transpose()
+        let Some(options) = self.job_options(usable_bytes) else { return Ok(None) };
+        let mut job = ssdlab_workload::parse_options(self.kind(), &options)?;
+        // The fills and trims cover the whole span, its last block cut to the end.
+        job.cut_last_block = true;
+        Ok(Some(job))
     }
 }
 
@@ -229,5 +233,19 @@ mod tests {
         assert_eq!(PreconditionStep::TrimAll.job_options(100 << 20).unwrap()[1], format!("bs={}", 100 << 20));
         assert!(PreconditionStep::SecureErase.job(usable).unwrap().is_none() && PreconditionStep::Idle(1).job(usable).unwrap().is_none());
         assert_eq!(PreconditionStep::RandFill.job(usable).unwrap().unwrap().name, "rand-fill");
+    }
+
+    #[test]
+    fn seq_fill_and_trim_all_cover_a_span_that_is_no_multiple_of_their_block() {
+        // A job issues no partial block (fio's io_u_fits); the steps' last block is cut to the
+        // span's end instead, so every byte is written or trimmed.
+        let usable = (10 << 30) + (40 << 10);
+        for step in [PreconditionStep::SeqFill, PreconditionStep::TrimAll] {
+            let job = step.job(usable).unwrap().unwrap();
+            let mut generator = ssdlab_workload::IoGenerator::new(&job, usable, 1).unwrap();
+            let ios: Vec<_> = std::iter::from_fn(|| generator.next_io()).collect();
+            assert_eq!(ios.iter().map(|io| io.len_bytes).sum::<u64>(), usable, "{}", step.kind());
+            assert_eq!(ios.last().map(|io| io.offset_bytes + io.len_bytes), Some(usable), "{}", step.kind());
+        }
     }
 }

@@ -97,6 +97,10 @@ pub const SIMULATED: &[&str] = &[
     "verify_backlog_batch",
 ];
 
+/// Why the options of an engine that runs on the drive (gfapi, libhdfs, dfs, libiscsi) that
+/// name where its data goes change nothing.
+const ENGINE_TARGET: &str = "addresses the engine's target (a remote volume, file system or server), which the simulated drive replaces";
+
 /// Options accepted that change nothing in a simulation, with why.
 pub const NO_EFFECT: &[(&str, &str)] = &[
     ("name", "names the job in fio's output; ssdlab names it by its section"),
@@ -251,7 +255,28 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("create_fsync", "no file is created"),
     ("unlink_each_loop", "no file is created"),
     ("opendir", "the job addresses the simulated drive"),
+    ("random_sequence_stride", "matters only with random_distribution=sequence, which is refused"),
     ("unique_filename", "the job addresses the simulated drive"),
+    // fio 3.33's gfapi and gfapi_async engines (GlusterFS).
+    ("volume", ENGINE_TARGET),
+    ("brick", ENGINE_TARGET),
+    ("single-instance", ENGINE_TARGET),
+    // fio 3.33's libhdfs engine (`hostname` and `port` also serve the net, rdma and librpma
+    // engines, which are refused by their `ioengine`).
+    ("namenode", ENGINE_TARGET),
+    ("hostname", ENGINE_TARGET),
+    ("port", ENGINE_TARGET),
+    ("hdfsdirectory", ENGINE_TARGET),
+    ("chunk_size", ENGINE_TARGET),
+    ("chunck_size", ENGINE_TARGET),
+    ("single_instance", ENGINE_TARGET),
+    ("hdfs_use_direct", ENGINE_TARGET),
+    // fio 3.33's dfs engine (DAOS; its `pool` is rbd's above, `chunk_size` libhdfs').
+    ("cont", ENGINE_TARGET),
+    ("object_class", ENGINE_TARGET),
+    ("svcl", ENGINE_TARGET),
+    // fio 3.33's libiscsi engine.
+    ("initiator", ENGINE_TARGET),
 ];
 
 /// Why fio's placement-hint options are refused.
@@ -265,6 +290,18 @@ const SPRANDOM: &str = "fio's SPRandom preconditioning is not simulated (ssdlab 
 
 /// Why fio's zoned-device options are refused.
 const ZONED_DEVICES: &str = "fio's zoned block devices (zonemode=zbd) are not simulated; zonemode=strided is";
+
+/// Why the options of fio's engines that move no data to a drive (refused by `ioengine`, in
+/// `engines.rs`) are refused.
+const CPUIO_ONLY: &str = "matters only with fio's cpuio engine, which is refused: it burns CPU time and moves no data to a drive";
+const EXEC_ONLY: &str = "matters only with fio's exec engine, which is refused: it runs a program and moves no data to a drive";
+const E4DEFRAG_ONLY: &str = "matters only with fio's e4defrag engine, which is refused: it moves a file's extents, no data to a drive";
+const FILESTAT_ONLY: &str = "matters only with fio's filestat engine, which is refused: it stats files and moves no data to a drive";
+const NET_ONLY: &str = "matters only with fio's net and netsplice engines, which are refused: they send data over a network socket, not to a drive";
+const RDMA_ONLY: &str = "matters only with fio's rdma engine, which is refused: it sends data over RDMA, not to a drive";
+const RADOS_ONLY: &str = "matters only with fio's rados engine, which is refused: it talks to a Ceph object store, not a drive";
+const HTTP_ONLY: &str = "matters only with fio's http engine, which is refused: it talks to an object store over HTTP, not a drive";
+const LIBRPMA_ONLY: &str = "matters only with fio's librpma engines, which are refused: they write remote persistent memory over RDMA, not a drive";
 
 /// Options ssdlab knows and refuses, with why.
 pub const NOT_SIMULATED: &[(&str, &str)] = &[
@@ -300,7 +337,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("spr_op", SPRANDOM),
     ("spr_num_regions", SPRANDOM),
     ("bs_is_seq_rand", "block sizes per sequential and random command are not simulated (bs=4k,64k gives reads and writes their own)"),
-    ("random_sequence_stride", "random_distribution=sequence is not simulated"),
     ("write_hist_log", "histogram logs are not written (bw, lat and iops logs are)"),
     ("exec_prerun", "ssdlab runs no programs"),
     ("exec_postrun", "ssdlab runs no programs"),
@@ -336,6 +372,47 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
     ("stream_id", PLACEMENT_HINTS),
     ("log_alternate_epoch", "logs carry simulated milliseconds from the job's start"),
     ("exit_what", "only fio's exit_what=group (and stonewall, the same when one group runs at a time) is simulated: exitall stops the jobs of its group"),
+    ("cpuload", CPUIO_ONLY),
+    ("cpumode", CPUIO_ONLY),
+    ("cpuchunks", CPUIO_ONLY),
+    ("exit_on_io_done", CPUIO_ONLY),
+    ("program", EXEC_ONLY),
+    ("arguments", EXEC_ONLY),
+    ("grace_time", EXEC_ONLY),
+    ("std_redirect", EXEC_ONLY),
+    ("donorname", E4DEFRAG_ONLY),
+    ("inplace", E4DEFRAG_ONLY),
+    ("stat_type", FILESTAT_ONLY),
+    ("protocol", NET_ONLY),
+    ("proto", NET_ONLY),
+    ("nodelay", NET_ONLY),
+    ("listen", NET_ONLY),
+    ("pingpong", NET_ONLY),
+    ("interface", NET_ONLY),
+    ("ttl", NET_ONLY),
+    ("window_size", NET_ONLY),
+    ("mss", NET_ONLY),
+    ("bindname", RDMA_ONLY),
+    ("verb", RDMA_ONLY),
+    ("conf", RADOS_ONLY),
+    ("touch_objects", RADOS_ONLY),
+    ("https", HTTP_ONLY),
+    ("http_host", HTTP_ONLY),
+    ("http_user", HTTP_ONLY),
+    ("http_pass", HTTP_ONLY),
+    ("http_s3_key", HTTP_ONLY),
+    ("http_s3_keyid", HTTP_ONLY),
+    ("http_s3_security_token", HTTP_ONLY),
+    ("http_swift_auth_token", HTTP_ONLY),
+    ("http_s3_region", HTTP_ONLY),
+    ("http_s3_sse_customer_key", HTTP_ONLY),
+    ("http_s3_sse_customer_algorithm", HTTP_ONLY),
+    ("http_s3_storage_class", HTTP_ONLY),
+    ("http_mode", HTTP_ONLY),
+    ("http_verbose", HTTP_ONLY),
+    ("http_object_mode", HTTP_ONLY),
+    ("serverip", LIBRPMA_ONLY),
+    ("direct_write_to_pmem", LIBRPMA_ONLY),
 ];
 
 /// Whether `value` is fio's own default for a refused option, so giving it changes nothing:
@@ -380,8 +457,15 @@ pub fn not_simulated_reason(key: &str) -> Option<&'static str> {
     NOT_SIMULATED.iter().find(|(k, _)| *k == key).map(|(_, why)| *why)
 }
 
-/// The option closest to `key` (a typo or a hyphenated spelling), if one is close.
+/// fio's old option names that fio 3.33 no longer knows either, with what replaced them.
+const RENAMED: &[(&str, &str)] = &[("rate_poisson", "rate_process=poisson")];
+
+/// The option closest to `key` (a typo, a hyphenated spelling, or an old name's replacement),
+/// if one is close.
 pub fn suggest(key: &str) -> Option<&'static str> {
+    if let Some((_, new)) = RENAMED.iter().find(|(old, _)| *old == key) {
+        return Some(new);
+    }
     let wanted = key.replace('-', "_");
     let candidates = SIMULATED.iter().copied().chain(NO_EFFECT.iter().map(|(k, _)| *k));
     if let Some(exact) = candidates.clone().find(|c| *c == wanted) {

@@ -87,7 +87,7 @@ const NO_DEVICE_DATA: &[(&str, &str)] = &[
     ("dirstat", "stats directories"),
     ("dirdelete", "deletes directories"),
     ("ftruncate", "truncates a file"),
-    ("falloc", "allocates and punches a file's space (fallocate), moving no data"),
+    ("falloc", "allocates and punches a file's space (fallocate)"),
     ("e4defrag", "moves a file's extents on ext4"),
     ("page_fault", "touches memory"),
     ("http", "talks to an object store over HTTP"),

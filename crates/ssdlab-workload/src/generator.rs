@@ -71,7 +71,16 @@ pub struct IoGenerator {
     ios_limit: Option<u64>,
     issued_ios: u64,
     issued_bytes: u64,
+    /// The most bytes the job moves (fio's `io_size`, else `size`, times `loops`).
     limit_bytes: Option<u64>,
+    /// fio's `io_size` when given: after its `loops` passes, a sequential job starts another
+    /// only while it has moved less.
+    io_size_bytes: Option<u64>,
+    /// Passes over the span begun so far (the first included).
+    passes_started: u64,
+    /// The bytes a sequential job moves by its passes, when they are known ahead (one block
+    /// size, no strided zones, not `time_based`): what `limit_bytes()` reports.
+    expected_bytes: Option<u64>,
     weight_total: u64,
     equal_weights: bool,
     zipf: Option<(Zipf<f64>, u64)>,
@@ -84,6 +93,9 @@ pub struct IoGenerator {
     /// The one block size of the job and how many aligned positions it has in the span
     /// (computed once instead of a division per command).
     positions_of_fixed: Option<(u64, u64)>,
+    /// A sequential position that reaches the span's end wraps to its start within the pass
+    /// (a `time_based` job, one in strided zones) instead of ending the pass.
+    wraps_in_pass: bool,
 }
 
 impl IoGenerator {
@@ -136,25 +148,19 @@ impl IoGenerator {
         if align_bytes > span_bytes {
             bail!(Workload, "{at}: blockalign {align_bytes} is larger than the span of {span_bytes} bytes (every IO would land at its start)");
         }
-        // As fio, a job transfers `io_size` (default: the span, `loops` times) and stops;
-        // `time_based` lifts that limit. `number_ios` stops it earlier, never later (fio: "this
-        // does not extend the amount of I/O that will be done"). A sequential job that skips
-        // (`rw=write:4k`) makes one pass over the span, as fio does; one that steps back
+        // As fio, a job transfers at most `io_size` (default: the span), `loops` times, and
+        // stops; `time_based` lifts that limit. `number_ios` stops it earlier, never later (fio:
+        // "this does not extend the amount of I/O that will be done"). A sequential pass ends
+        // where its next block starts past the span's end (`next_pass`): one that skips
+        // (`rw=write:4k`) moves less than the span, as fio's; one that steps back
         // (`rw=read:-8k`) wraps from the start to the end and moves the span's bytes, as fio's
         // (it ends on its byte count, not at an end of the span).
-        let one_pass_bytes = match job.rw_step {
-            step if step > 0 && !job.rw.is_random() => {
-                let stride = job.max_block_bytes() + step.unsigned_abs();
-                (span_bytes / stride).max(1) * job.max_block_bytes()
-            }
-            _ => span_bytes,
-        };
         // fio's io_size=N% is a share of the job's size (its span).
         let io_size_bytes = job.io_size_bytes.or(job.io_size_percent.map(|p| (span_bytes as f64 * p / 100.0) as u64));
         // fio multiplies both limits by `loops` (backend.c: io_bytes_exceeded, exceeds_number_ios).
         let limit_bytes = match (io_size_bytes, job.time_based) {
             (Some(bytes), false) => Some(bytes.saturating_mul(job.loops)),
-            (None, false) => Some(one_pass_bytes.saturating_mul(job.loops)),
+            (None, false) => Some(span_bytes.saturating_mul(job.loops)),
             (_, true) => None,
         };
         // fio's trimwrite moves every byte twice (a trim, then a write): its byte and IO limits
@@ -162,6 +168,16 @@ impl IoGenerator {
         let twice = if job.rw.trims_then_writes() { 2 } else { 1 };
         let limit_bytes = limit_bytes.map(|b| b.saturating_mul(twice));
         let ios_limit = job.number_ios.map(|n| n.saturating_mul(job.loops).saturating_mul(twice));
+        let expected_bytes = match (limit_bytes, job.block_sizes.as_slice()) {
+            (Some(cap), [(bs, _)])
+                if !job.rw.is_random() && !job.rw.trims_then_writes() && job.block_sizes_by_op.is_none() && job.strided.is_none() && job.rw_step >= 0 =>
+            {
+                // Blocks starting every bs + step bytes, each whole within the span.
+                let pass = ((span_bytes - bs) / (bs + job.rw_step.unsigned_abs()) + 1) * bs;
+                Some(passes_total(pass, job.loops, io_size_bytes, job.max_block_bytes()).min(cap))
+            }
+            _ => None,
+        };
         let zipf = match job.distribution {
             Distribution::Zipf(theta) if job.rw.is_random() => {
                 let blocks = (span_bytes / align_bytes).max(1);
@@ -200,6 +216,9 @@ impl IoGenerator {
             issued_ios: 0,
             issued_bytes: 0,
             limit_bytes,
+            io_size_bytes,
+            passes_started: 1,
+            expected_bytes,
             zipf,
             pareto,
             zones,
@@ -209,6 +228,7 @@ impl IoGenerator {
                 [(bs, _)] if *bs <= span_bytes && align_bytes > 0 && job.strided.is_none() => Some((*bs, (span_bytes - bs) / align_bytes + 1)),
                 _ => None,
             },
+            wraps_in_pass: job.time_based || job.strided.is_some(),
         })
     }
 
@@ -248,9 +268,10 @@ impl IoGenerator {
         &self.job
     }
 
-    /// Bytes the job will transfer before it stops by itself (`None` when only time stops it).
+    /// Bytes the job will transfer before it stops by itself (`None` when only time stops it):
+    /// a sequential job's passes when they are known ahead, else the most it may move.
     pub fn limit_bytes(&self) -> Option<u64> {
-        self.limit_bytes
+        self.expected_bytes.or(self.limit_bytes)
     }
 
     /// IOs handed out so far.
@@ -331,14 +352,21 @@ impl IoGenerator {
                 self.run_left = (self.job.rw_step.max(1) - 1) as u64;
                 self.random_offset(len_bytes)
             }
-        } else if op == Op::Write && self.job.rw == RwKind::ReadWrite {
-            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
-            let (offset, len) = self.sequential_offset(len_bytes);
-            std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
-            len_bytes = len;
-            offset
         } else {
-            let (offset, len) = self.sequential_offset(len_bytes);
+            let writes_apart = op == Op::Write && self.job.rw == RwKind::ReadWrite;
+            if writes_apart {
+                std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            }
+            let placed = self.place_sequential(op, len_bytes);
+            if writes_apart {
+                std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
+            }
+            let Some((offset, len)) = placed else {
+                if let Some((start, span)) = whole_span {
+                    (self.span_start_bytes, self.span_bytes) = (start, span);
+                }
+                return None;
+            };
             len_bytes = len;
             offset
         };
@@ -365,9 +393,11 @@ impl IoGenerator {
     /// wrap to the span's start, as fio's.
     fn next_trimwrite(&mut self) -> Option<Io> {
         let op = if self.last_starts.0 == self.last_starts.1 { Op::Trim } else { Op::Write };
-        let end = self.span_start_bytes + self.span_bytes;
         let cursor = if op == Op::Trim { self.cursor_bytes } else { self.write_cursor_bytes };
-        let op = if cursor >= end && self.strided.is_none() {
+        let mut len_bytes = self.pick_block_size_for(op);
+        // (No partial block: a direction whose block does not fit before the span's end is
+        // past it, as fio's io_u_fits.)
+        let op = if !self.fits(cursor, len_bytes) && self.strided.is_none() {
             if let Some(limit) = self.limit_bytes {
                 // Past the span's end: the pass is over. Another pass only when `loops` left
                 // room for one (each pass moves about twice the span).
@@ -377,6 +407,9 @@ impl IoGenerator {
                 self.cursor_bytes = self.span_start_bytes;
                 self.write_cursor_bytes = self.span_start_bytes;
                 self.last_starts = (None, None);
+                if op != Op::Trim {
+                    len_bytes = self.pick_block_size_for(Op::Trim);
+                }
                 Op::Trim
             } else {
                 op
@@ -384,7 +417,6 @@ impl IoGenerator {
         } else {
             op
         };
-        let len_bytes = self.pick_block_size_for(op);
         let whole_span = self.enter_zone(len_bytes);
         let (offset_bytes, len_bytes) = if op == Op::Write {
             std::mem::swap(&mut self.cursor_bytes, &mut self.write_cursor_bytes);
@@ -404,6 +436,64 @@ impl IoGenerator {
         self.issued_ios += 1;
         self.issued_bytes += len_bytes;
         Some(Io { op, offset_bytes, len_bytes })
+    }
+
+    /// Whether a block of `len_bytes` at `cursor` ends within the span (fio's `io_u_fits`).
+    fn fits(&self, cursor: u64, len_bytes: u64) -> bool {
+        let end = self.span_start_bytes + self.span_bytes;
+        cursor < end && len_bytes <= end - cursor
+    }
+
+    /// The next sequential command of direction `op` (the cursor is the direction's own: the
+    /// caller swaps in the writes' for `rw=rw`), as fio's `get_next_buflen` and `fill_io_u`:
+    /// a command goes whole or not at all. When the drawn size does not fit before the span's
+    /// end, a job of several sizes takes one of those that fit; when none fits, the pass is
+    /// over: a job that wraps within its pass starts over at the span's start, any other starts
+    /// its next pass if fio would (`next_pass`) or ends (`None`).
+    fn place_sequential(&mut self, op: Op, len_bytes: u64) -> Option<(u64, u64)> {
+        let mut len = len_bytes;
+        if self.cursor_bytes >= self.span_start_bytes && !self.fits(self.cursor_bytes, len) {
+            let room = (self.span_start_bytes + self.span_bytes).saturating_sub(self.cursor_bytes);
+            match self.pick_fitting(op, room) {
+                Some(smaller) => len = smaller,
+                None if self.job.cut_last_block && room > 0 => len = room,
+                None if self.wraps_in_pass => self.cursor_bytes = self.span_start_bytes,
+                None if self.next_pass() => {}
+                None => return None,
+            }
+        }
+        Some(self.sequential_offset(len))
+    }
+
+    /// One of direction `op`'s sizes that is at most `room` bytes, drawn by weight among them
+    /// (fio draws again until the size fits); `None` when none fits (no draw).
+    fn pick_fitting(&mut self, op: Op, room: u64) -> Option<u64> {
+        let sizes = match self.job.block_sizes_by_op.as_deref() {
+            Some(by_op) => &by_op[op.index()],
+            None => &self.job.block_sizes,
+        };
+        let fitting: Vec<(u64, u32)> = sizes.iter().copied().filter(|(bytes, _)| *bytes <= room).collect();
+        if fitting.is_empty() {
+            return None;
+        }
+        let total = fitting.iter().map(|(_, w)| *w as u64).sum();
+        Some(pick_weighted(&mut self.rng, &fitting, total))
+    }
+
+    /// Whether another pass over the span starts once a sequential pass is over, as fio's
+    /// `keep_running` (backend.c): the first `loops` passes always; after them only a job given
+    /// `io_size`, while it has moved less and the bytes left are at least the largest block
+    /// size (fio 3.33: `rw=read size=1m io_size=2m` reads 2 MiB, with `loops=3` 3 MiB: three
+    /// passes). A new pass starts every direction at the span's start.
+    fn next_pass(&mut self) -> bool {
+        let more = self.passes_started < self.job.loops
+            || self.io_size_bytes.is_some_and(|target| target.saturating_sub(self.issued_bytes) >= self.job.max_block_bytes().max(1));
+        if more {
+            self.passes_started += 1;
+            self.cursor_bytes = self.span_start_bytes;
+            self.write_cursor_bytes = self.span_start_bytes;
+        }
+        more
     }
 
     /// The size of the next command of direction `op`: drawn from the direction's own sizes
@@ -504,18 +594,19 @@ impl IoGenerator {
         self.span_start_bytes + index * self.align_bytes
     }
 
-    /// Next sequential `(offset, length)`. As fio, the last block of the span is cut short when
-    /// the block size does not divide the span; the one after starts over at the beginning. A
-    /// step (`rw=read:8k`, `rw=read:-8k`) moves the next offset by that much beyond (or before)
-    /// the block's end; stepping out of the span wraps to its other end (stepping back past
-    /// the start: to the end plus the step, as fio).
+    /// Next sequential `(offset, length)`: the block goes whole where the cursor stands, or at
+    /// the span's start when it does not fit before the span's end (fio issues no partial block).
+    /// A step (`rw=read:8k`, `rw=read:-8k`) moves the next offset by that much beyond (or before)
+    /// the block's end; stepping back past the start wraps to the end plus the step, as fio.
     fn sequential_offset(&mut self, len_bytes: u64) -> (u64, u64) {
         let start = self.span_start_bytes;
         let end = start + self.span_bytes;
-        if self.cursor_bytes >= end || self.cursor_bytes < start {
-            self.cursor_bytes = if self.cursor_bytes < start { end.saturating_sub(len_bytes).max(start) } else { start };
+        if self.cursor_bytes < start {
+            self.cursor_bytes = end.saturating_sub(len_bytes).max(start);
+        } else if !self.fits(self.cursor_bytes, len_bytes) {
+            self.cursor_bytes = start;
         }
-        let len = len_bytes.min(end - self.cursor_bytes);
+        let len = len_bytes;
         let offset = self.cursor_bytes;
         let next = offset as i128 + len as i128 + self.job.rw_step as i128;
         self.cursor_bytes = if next < start as i128 {
@@ -527,6 +618,18 @@ impl IoGenerator {
         };
         (offset, len)
     }
+}
+
+/// The bytes of a sequential job whose every pass moves `pass` bytes, by fio's `keep_running`:
+/// `loops` passes, then, given `io_size`, one more while the bytes left are at least `max_bs`
+/// (the cap of `io_size` times `loops` is applied by the caller).
+fn passes_total(pass: u64, loops: u64, io_size: Option<u64>, max_bs: u64) -> u64 {
+    let after_loops = pass.saturating_mul(loops);
+    let extra = match io_size {
+        Some(target) if pass > 0 && target.saturating_sub(after_loops) >= max_bs.max(1) => (target - max_bs.max(1) - after_loops) / pass + 1,
+        _ => 0,
+    };
+    after_loops.saturating_add(extra.saturating_mul(pass))
 }
 
 /// One size of `sizes` (size, weight; `total_weight` their weights' sum), drawn by weight; a

@@ -147,6 +147,11 @@ pub struct JobSpec {
     pub block_sizes_by_op: Option<Box<[BlockSizes; 3]>>,
     /// fio's strided zones, when asked for.
     pub strided: Option<StridedZones>,
+    /// ssdlab's own, for its preconditioning steps (`seq-fill`, `trim-all`), never set by a
+    /// job's options: a sequential pass ends with its last block cut to the span's end, so that
+    /// every byte of the span is written, as fio lays out a file (`extend_file`); a job's own
+    /// passes issue no partial block.
+    pub cut_last_block: bool,
     zone_mode: Option<String>,
     zone_size: u64,
     zone_range: u64,
@@ -292,6 +297,7 @@ impl JobSpec {
             size_at: None,
             copy_index: 0,
             strided: None,
+            cut_last_block: false,
             zone_mode: None,
             zone_size: 0,
             zone_range: 0,

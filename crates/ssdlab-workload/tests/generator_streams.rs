@@ -37,11 +37,45 @@ fn sequential_covers_span_once_by_default() {
 }
 
 #[test]
-fn sequential_last_block_is_cut_to_the_span() {
-    let j = job(&["rw=trim", "bs=1m", "size=2560k"]);
-    let mut g = IoGenerator::new(&j, 1 << 30, 1).unwrap();
-    let ios: Vec<(u64, u64)> = std::iter::from_fn(|| g.next_io()).map(|io| (io.offset_bytes, io.len_bytes)).collect();
-    assert_eq!(ios, vec![(0, 1 << 20), (1 << 20, 1 << 20), (2 << 20, 512 << 10)]);
+fn a_sequential_pass_issues_no_partial_block_as_fio() {
+    // fio 3.33 (null engine, write_iolog) issues a block whole or not at all (io_u_fits):
+    // rw=write bs=64k size=1000k writes 15 blocks (983,040 B; ssdlab wrote a 16th of 40 KiB),
+    // rw=trim bs=1m size=2560k trims 2 MiB, rw=read bs=48k size=1m io_size=3m reads 64 blocks
+    // of 48 KiB in passes of 21 from the span's start (ssdlab: 66, one of 16 KiB per pass).
+    let ios = |items: &[&str]| -> Vec<Io> {
+        let mut g = IoGenerator::new(&job(items), 1 << 30, 1).unwrap();
+        std::iter::from_fn(|| g.next_io()).collect()
+    };
+    let w = ios(&["rw=write", "bs=64k", "size=1000k"]);
+    assert_eq!(w.iter().map(|io| (io.offset_bytes, io.len_bytes)).collect::<Vec<_>>(), (0..15).map(|k| (k * 65536, 65536)).collect::<Vec<_>>());
+    let t = ios(&["rw=trim", "bs=1m", "size=2560k"]);
+    assert_eq!(t.iter().map(|io| (io.offset_bytes, io.len_bytes)).collect::<Vec<_>>(), vec![(0, 1 << 20), (1 << 20, 1 << 20)]);
+    let r = ios(&["rw=read", "bs=48k", "size=1m", "io_size=3m"]);
+    assert_eq!(r.len(), 64);
+    assert!(r.iter().all(|io| io.len_bytes == 49152));
+    assert_eq!((r[20].offset_bytes, r[21].offset_bytes, r[63].offset_bytes), (20 * 49152, 0, 0));
+    // Several sizes: only those that fit, down to the smallest (fio: 1,015,808 B of
+    // bssplit=64k/50:16k/50 over 1000k; with io_size=3000k three such passes, 3,047,424 B).
+    for (io_size, total) in [("io_size=0", 1_015_808), ("io_size=3000k", 3_047_424)] {
+        let b = ios(&["rw=write", "bssplit=64k/50:16k/50", "size=1000k", io_size]);
+        assert!(b.iter().all(|io| io.offset_bytes + io.len_bytes <= 1000 << 10), "{io_size}");
+        assert_eq!(b.iter().map(|io| io.len_bytes).sum::<u64>(), total, "{io_size}");
+    }
+    // ssdlab's own preconditioning steps (seq-fill, trim-all) cover every byte of the span:
+    // their last block is cut to its end.
+    let mut fill = job(&["rw=write", "bs=128k", "size=1000k"]);
+    fill.cut_last_block = true;
+    let mut g = IoGenerator::new(&fill, 1 << 30, 1).unwrap();
+    let placed: Vec<(u64, u64)> = std::iter::from_fn(|| g.next_io()).map(|io| (io.offset_bytes >> 10, io.len_bytes >> 10)).collect();
+    assert_eq!(placed, (0..7).map(|k| (k * 128, 128)).chain([(896, 104)]).collect::<Vec<_>>());
+    // trimwrite: 15 trims and 15 writes of 64 KiB (fio 3.33: 30 commands).
+    let tw = ios(&["rw=trimwrite", "bs=64k", "size=1000k"]);
+    assert_eq!(tw.len(), 30);
+    assert!(tw.iter().all(|io| io.len_bytes == 65536 && io.offset_bytes + io.len_bytes <= 1000 << 10));
+    // time_based: from the start again after the 15th block (fio: 0, 64k, ..., 896k, 0).
+    let mut g = IoGenerator::new(&job(&["rw=read", "bs=64k", "size=1000k", "runtime=1", "time_based"]), 1 << 30, 1).unwrap();
+    let offsets: Vec<u64> = (0..17).map(|_| g.next_io().unwrap().offset_bytes >> 10).collect();
+    assert_eq!(offsets[14..], [896, 0, 64]);
 }
 
 #[test]
@@ -416,4 +450,45 @@ fn integer_options_take_fios_size_suffixes() {
     assert_eq!(job(&["kb_base=1000", "rw=write", "number_ios=1k"]).number_ios, Some(1000));
     assert_eq!(job(&["rw=randwrite", "iodepth=0x20"]).iodepth, 32);
     assert!(parse_options("t", &["rw=write".into(), "number_ios=many".into()]).unwrap_err().to_string().contains("`many` is not a whole number"));
+}
+
+#[test]
+fn loops_make_whole_passes_and_io_size_adds_passes_only_after_them_as_fio() {
+    // fio 3.33 (null and psync engines alike, write_iolog): rw=read size=1m io_size=2m reads
+    // 512 blocks of 4 KiB with loops=1 or 2, and 768 with loops=3: a sequential pass ends at the
+    // span's end, `loops` passes run, then more only while less than io_size was moved
+    // (backend.c keep_running). ssdlab read io_size times loops: 1,536 with loops=3.
+    let generated = |items: &[&str]| {
+        let mut g = IoGenerator::new(&job(items), 1 << 30, 1).unwrap();
+        let ios: Vec<Io> = std::iter::from_fn(|| g.next_io()).collect();
+        (ios, g.limit_bytes())
+    };
+    for (loops, reads) in [("loops=1", 512), ("loops=2", 512), ("loops=3", 768)] {
+        let (ios, limit) = generated(&["rw=read", "bs=4k", "size=1m", "io_size=2m", loops]);
+        assert_eq!(ios.len(), reads, "{loops}");
+        assert_eq!(limit, Some(reads as u64 * 4096), "{loops}: the bytes the job moves");
+        assert!(ios.chunks(256).all(|pass| pass[0].offset_bytes == 0), "{loops}: each pass from the start");
+    }
+    // A random job keeps no map of the blocks done (fio's norandommap): its passes never end by
+    // themselves and it moves io_size times loops (fio 3.33, null and psync: 1,536).
+    let (ios, _) = generated(&["rw=randread", "bs=4k", "size=1m", "io_size=2m", "loops=3"]);
+    assert_eq!(ios.len(), 1536);
+}
+
+#[test]
+fn a_forward_step_keeps_its_last_block_when_it_fits_as_fio() {
+    // fio 3.33 (write_iolog): rw=write:8k bs=4k writes at 0, 12k, ..., 60k over 64k, 68k and 72k
+    // alike (6 writes: the pass ends where the next block starts past the span's end). ssdlab
+    // counted whole strides of 12k: 5 writes over 64k and 68k, losing the one at 60k.
+    let offsets = |items: &[&str]| {
+        let mut g = IoGenerator::new(&job(items), 1 << 30, 1).unwrap();
+        let offsets: Vec<u64> = std::iter::from_fn(|| g.next_io()).map(|io| io.offset_bytes >> 10).collect();
+        (offsets, g.limit_bytes())
+    };
+    for size in ["size=64k", "size=68k", "size=72k"] {
+        assert_eq!(offsets(&["rw=write:8k", "bs=4k", size]), (vec![0, 12, 24, 36, 48, 60], Some(24 << 10)), "{size}");
+    }
+    // loops=2: two such passes (fio: 12 writes); io_size=128k: passes until 128 KiB (fio: 32).
+    assert_eq!(offsets(&["rw=write:8k", "bs=4k", "size=64k", "loops=2"]).0.len(), 12);
+    assert_eq!(offsets(&["rw=write:8k", "bs=4k", "size=64k", "io_size=128k"]).0.len(), 32);
 }

@@ -23,6 +23,10 @@ impl JobSpec {
             }
             return Ok(Distribution::Pareto(h));
         }
+        if text.starts_with("sequence") {
+            // A later fio's (fio 3.33 does not have it); random_sequence_stride goes with it.
+            return Err(bad(format!("sequence (`{text}`), a later fio's distribution (fio 3.33 does not have it), is not simulated")));
+        }
         let (absolute, zones_text) = match (text.strip_prefix("zoned:"), text.strip_prefix("zoned_abs:")) {
             (Some(z), _) => (false, z),
             (_, Some(z)) => (true, z),
