@@ -23,15 +23,14 @@ fn main() {
     let slots_per_block = profile.geometry.slots_per_block();
     let mut session = Session::new(profile, DriveOptions::default(), 1).unwrap();
     session.secure_erase();
-    let run = |session: &mut Session, items: &[&str]| {
-        let job = common::job("t", items);
+    let run = |session: &mut Session, job: ssdlab_workload::JobSpec| {
         let mut r = session.start_run(&job, None, None).unwrap();
         while !session.advance_run(&mut r, u64::MAX).unwrap() {}
         session.run_summary(&r, 0.0).unwrap()
     };
-    run(&mut session, &["rw=write", "bs=128k", "iodepth=32"]);
+    run(&mut session, common::fill_job("t", &["rw=write", "bs=128k", "iodepth=32"]));
     for pass in 1..=passes {
-        let s = run(&mut session, &["rw=randwrite", "bs=4k", "iodepth=32", &format!("io_size={}", user / 4096 * 4096)]);
+        let s = run(&mut session, common::job("t", &["rw=randwrite", "bs=4k", "iodepth=32", &format!("io_size={}", user / 4096 * 4096)]));
         let t = s.tiers.clone().unwrap();
         println!(
             "pass {pass}: {:.0} IOPS, WA {:.3} (host into SLC {:.1} GB, native {:.1} GB, folding {:.1} GB, GC {:.1} GB)",

@@ -8,11 +8,11 @@ use ssdlab_profile::load_profile;
 use std::time::Instant;
 
 mod common;
-use common::{job, peak_rss_bytes, Args};
+use common::{fill_job, job, peak_rss_bytes, Args};
+use ssdlab_workload::JobSpec;
 
-fn run(drive: &mut Drive, items: &[&str], at: u64, seed: u64) -> (ssdlab_drive::RunSummary, u64, Vec<ssdlab_drive::SeriesRow>) {
-    let job = job("bench", items);
-    let mut r = Run::new(drive, &job, seed, at).unwrap();
+fn run(drive: &mut Drive, job: &JobSpec, at: u64, seed: u64) -> (ssdlab_drive::RunSummary, u64, Vec<ssdlab_drive::SeriesRow>) {
+    let mut r = Run::new(drive, job, seed, at).unwrap();
     let t = Instant::now();
     while !r.advance(drive, 1 << 20).unwrap() {}
     let s = r.summary(drive, t.elapsed().as_secs_f64());
@@ -30,12 +30,12 @@ fn main() {
     let raw_gib = profile.raw_bytes() as f64 / (1u64 << 30) as f64;
     let mut drive = Drive::new(profile).unwrap();
     let data = format!("data_pattern={pattern}");
-    let (fill, end, _) = run(&mut drive, &["rw=write", "bs=128k", "iodepth=32", &data], 0, 1);
+    let (fill, end, _) = run(&mut drive, &fill_job("bench", &["rw=write", "bs=128k", "iodepth=32", &data]), 0, 1);
     println!("fill: {:.1} simulated s, {:.1} MB/s, wall {:.2} s", fill.simulated_seconds, fill.write_mbps, fill.wall_seconds);
     let runtime = format!("runtime={seconds}");
-    let (warm, end, _) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based", &data], end, 2);
+    let (warm, end, _) = run(&mut drive, &job("bench", &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based", &data]), end, 2);
     println!("warm-up random write: {:.0} simulated s, {} IOs, wall {:.2} s", warm.simulated_seconds, warm.ios, warm.wall_seconds);
-    let (rw, _, series) = run(&mut drive, &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based", &data], end, 3);
+    let (rw, _, series) = run(&mut drive, &job("bench", &["rw=randwrite", "bs=4k", "iodepth=32", &runtime, "time_based", &data]), end, 3);
     println!(
         "random write: {:.0} simulated s, {} IOs, {:.0} IOPS, WA {:.3}, wall {:.2} s, {:.0} host writes per wall second",
         rw.simulated_seconds,

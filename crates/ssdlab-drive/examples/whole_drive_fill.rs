@@ -9,7 +9,7 @@ use ssdlab_profile::load_profile;
 use std::time::Instant;
 
 mod common;
-use common::{job, peak_rss_bytes, Args};
+use common::{fill_job, peak_rss_bytes, Args};
 
 fn main() {
     let args = Args::from_env();
@@ -19,7 +19,7 @@ fn main() {
     let raw_gib = profile.raw_bytes() as f64 / (1u64 << 30) as f64;
     let mut session = Session::new(profile, DriveOptions::default(), 1).unwrap();
     session.secure_erase();
-    let job = job("fill", &["rw=write", "bs=128k", "iodepth=32"]);
+    let job = fill_job("fill", &["rw=write", "bs=128k", "iodepth=32"]);
     let wall = Instant::now();
     let mut run = session.start_run(&job, None, None).unwrap();
     while !session.advance_run(&mut run, u64::MAX).unwrap() {}

@@ -53,6 +53,16 @@ pub fn job(name: &str, items: &[&str]) -> JobSpec {
     parse_options(name, &items.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
 }
 
+/// A sequential fill of the whole span (`items` without a size): as the `seq-fill`
+/// preconditioning step, its last block is cut to the span's end, so every byte is written (a
+/// job's own pass issues whole blocks only, as fio's).
+#[allow(dead_code)]
+pub fn fill_job(name: &str, items: &[&str]) -> JobSpec {
+    let mut job = job(name, items);
+    job.cut_last_block = true;
+    job
+}
+
 /// Peak resident set size of this process in bytes (Linux `VmHWM`; 0 where unknown).
 pub fn peak_rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
