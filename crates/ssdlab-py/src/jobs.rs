@@ -120,10 +120,14 @@ impl NativeJob {
     }
 }
 
-/// Build one job from fio-style `key=value` options.
+/// Build one job from fio-style `key=value` options. With `fill`, a sequential pass's last
+/// block is cut to the span's end, so every byte of the span is written (ssdlab's own fills, as
+/// the `seq-fill` step; a job's own passes issue whole blocks only, as fio's).
 #[pyfunction]
-pub fn job_from_options(name: &str, options: Vec<String>) -> PyResult<NativeJob> {
-    let spec = ssdlab_workload::parse_options(name, &options).map_err(to_py)?;
+#[pyo3(signature = (name, options, fill = false))]
+pub fn job_from_options(name: &str, options: Vec<String>, fill: bool) -> PyResult<NativeJob> {
+    let mut spec = ssdlab_workload::parse_options(name, &options).map_err(to_py)?;
+    spec.cut_last_block = fill;
     Ok(NativeJob { spec })
 }
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ssdlab import _native
 from ssdlab.drive import Drive, RunResult, profile_info, profile_source
 from ssdlab.lab.scaling import scaled_blocks_and_capacity
 from ssdlab.lab.tables import size_text
@@ -134,9 +135,12 @@ class ReviewContext:
         drive idle, so what follows starts from the same state. Returns the step's summary."""
         label = f"{self.suite}: {name}" if self.suite else name
         progress = self.progress if progress is None else progress
+        # A fill writes every byte of its span, its last block cut to the span's end (as the
+        # seq-fill step; a plain job issues whole blocks only, as fio's).
+        job = _native.job_from_options(label, list(options), fill=True)
         if self.precondition_timing == "fast":
-            return drive.fast_forward(options, name=label, progress=progress)
-        summary = drive.run(options, name=label, progress=progress).summary
+            return drive.fast_forward(job=job, progress=progress)
+        summary = drive.run(job=job, progress=progress).summary
         drive.wait_until_idle()
         return summary
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ssdlab import _native
 from ssdlab.drive import Drive
 from ssdlab.lab import today_charts
 from ssdlab.lab.context import INCOMPRESSIBLE, ReviewContext
@@ -90,7 +91,8 @@ def write_pieces(
     while offset < end:
         size = min(piece, end - offset)
         before = drive.now_seconds
-        run = drive.run([*options, f"offset={offset}", f"size={size}"], name=label)
+        # Every byte of the span, the last piece's last block cut to its end (fill=True).
+        run = drive.run(job=_native.job_from_options(label, [*options, f"offset={offset}", f"size={size}"], fill=True))
         tiers = run.summary.get("tiers")
         if tiers is None:
             # A drive without an SLC cache reports no tiers: every host byte went to native blocks.
