@@ -184,3 +184,18 @@ def test_plots_and_index_are_written(tmp_path):
     assert {"axis.ftl.gc_policy", "axis.iodepth", "write_amplification", "iops", "seed", "profile_hash", "version"} <= set(df.columns)
     assert json.loads(json.dumps(df.iloc[0].to_dict(), default=str))
     assert os.path.getsize(result.parquet) > 0
+
+
+def test_a_point_with_two_refused_options_is_one_line(tmp_path):
+    # The job's options are each refused on a line of their own; a spec's error is one line
+    # (found by tests/cli/test_property_bad_inputs.py's generated specs).
+    path = tmp_path / "two.toml"
+    path.write_text(
+        '[sweep]\nprofile = "conventional-240"\nworkload = ["rw=randwrite"]\n'
+        '[[axis]]\noption = "ftl.gc_policy"\nvalues = [0]\n[[axis]]\noption = "iodepth"\nvalues = [0]\n'
+    )
+    with pytest.raises(SsdlabError) as caught:
+        load(path)
+    message = str(caught.value)
+    assert "\n" not in message, message
+    assert "unknown fio option `ftl.gc_policy`; option --iodepth: iodepth: must be 1 to 65536" in message, message

@@ -149,7 +149,10 @@ class Spec:
 
 
 def _fail(path: Path, message: str, line: int | None = None) -> SsdlabError:
-    """The error of a spec, at `line` of it when known (``spec.toml:17: ...``)."""
+    """The error of a spec, at `line` of it when known (``spec.toml:17: ...``), on one line: a
+    point's several problems (a job's options each refused on a line of their own) are joined
+    by "; "."""
+    message = "; ".join(part.strip() for part in str(message).splitlines() if part.strip())
     return SsdlabError(f"{path}:{line}: {message}" if line else f"{path}: {message}")
 
 
