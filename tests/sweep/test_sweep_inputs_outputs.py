@@ -404,7 +404,9 @@ def test_a_user_capacity_axis_checks_the_base_profile_with_the_axis_capacity(tmp
 
 def test_ctrl_c_on_a_local_dask_cluster_is_one_line(tmp_path):
     pytest.importorskip("distributed")
-    path = write(tmp_path / "s.toml", spec_text("ctrlc", axes='[[axis]]\noption = "iodepth"\nvalues = [1, 2, 4, 8]\n', io_size="30g"))
+    # Points of about 20 s each (300 GiB of 4 KiB writes on the small drive), so the sweep is
+    # still running when Ctrl-C comes (with 30 GiB the four took about 8 s and could end first).
+    path = write(tmp_path / "s.toml", spec_text("ctrlc", axes='[[axis]]\noption = "iodepth"\nvalues = [1, 2, 4, 8]\n', io_size="300g"))
     db = tmp_path / "o" / "results.sqlite"
     cmd = [sys.executable, "-m", "ssdlab.cli", "sweep", str(path), "--out", str(tmp_path / "o"), "--dask", "local:1", "--quiet"]
     busy = socket.socket()  # Dask's default dashboard port in use: no warning about it either
