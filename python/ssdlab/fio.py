@@ -237,17 +237,23 @@ def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[P
 
 def _direction(summary: dict, kind: str) -> dict:
     """One direction of fio's JSON job entry."""
-    sim_s = max(summary["simulated_seconds"], 1e-12)
     count = summary[{"read": "reads", "write": "writes", "trim": "trims"}[kind]]
     io_bytes = summary[{"read": "host_read_bytes", "write": "host_write_bytes", "trim": "host_trim_bytes"}[kind]]
     lat = summary.get({"read": "read_latency_us", "write": "write_latency_us", "trim": "trim_latency_us"}[kind])
+    return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, round(summary["simulated_seconds"] * 1000))
+
+
+def _io_entry(simulated_seconds: float, count: int, io_bytes: int, lat: dict | None, runtime_ms: int) -> dict:
+    """fio's figures of `count` commands moving `io_bytes` in `simulated_seconds` (a direction's
+    or the ``mixed`` entry), with their latency `lat` (us) when there is one."""
+    sim_s = max(simulated_seconds, 1e-12)
     out = {
         "io_bytes": io_bytes,
         "io_kbytes": io_bytes // 1024,
         "bw_bytes": round(io_bytes / sim_s),
         "bw": round(io_bytes / sim_s / 1024),
         "iops": count / sim_s,
-        "runtime": round(summary["simulated_seconds"] * 1000),
+        "runtime": runtime_ms,
         "total_ios": count,
         "short_ios": 0,
         "drop_ios": 0,
@@ -269,27 +275,10 @@ UNIFIED_RW_MODES = {"0": "none", "none": "none", "1": "mixed", "mixed": "mixed",
 def _mixed(figures: dict) -> dict:
     """fio's ``mixed`` entry (``unified_rw_reporting``): the kinds' figures summed, over the same
     time, with the latency of every command."""
-    sim_s = max(figures["simulated_seconds"], 1e-12)
     count = figures["reads"] + figures["writes"] + figures["trims"]
     io_bytes = figures["host_read_bytes"] + figures["host_write_bytes"] + figures["host_trim_bytes"]
-    out = {
-        "io_bytes": io_bytes,
-        "io_kbytes": io_bytes // 1024,
-        "bw_bytes": round(io_bytes / sim_s),
-        "bw": round(io_bytes / sim_s / 1024),
-        "iops": count / sim_s,
-        "runtime": round(figures["simulated_seconds"] * 1000) if count else 0,
-        "total_ios": count,
-        "short_ios": 0,
-        "drop_ios": 0,
-    }
-    lat = figures.get("latency_us")
-    if lat:
-        clat = _latency_ns(lat, count)
-        out["slat_ns"] = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
-        out["clat_ns"] = clat
-        out["lat_ns"] = {k: v for k, v in clat.items() if k != "percentile"}
-    return out
+    runtime_ms = round(figures["simulated_seconds"] * 1000) if count else 0
+    return _io_entry(figures["simulated_seconds"], count, io_bytes, figures.get("latency_us"), runtime_ms)
 
 
 def _directions(figures: dict, mode: str, sync: dict | None) -> dict:
