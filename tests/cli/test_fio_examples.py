@@ -5,7 +5,7 @@ those refused name every reason at once."""
 import json
 
 import pytest
-from fio_helpers import EXAMPLES, ssdlab
+from fio_helpers import EXAMPLES, VERIFY_FAILS, ssdlab
 
 #: Files ssdlab refuses, and a piece of each reason it must give (all in one message).
 REFUSED: dict[str, list[str]] = {}
@@ -118,18 +118,12 @@ def test_a_verify_failure_is_a_result_stated_plainly_with_fio_error_eilseq(tmp_p
     # Group 1 writes 4 MiB with verify headers, group 2 overwrites 64 KiB of it without, group 3
     # reads the 4 MiB back with verify: the 16 overwritten blocks fail. The run exits 1 after
     # its output, as fio does when a job ended in error.
-    jobs = [
-        "--bs=4k", "--iodepth=4",
-        "--name=w", "--rw=write", "--size=4m", "--verify=crc32c", "--do_verify=0",
-        "--name=o", "--stonewall", "--rw=write", "--size=64k",
-        "--name=r", "--stonewall", "--rw=read", "--size=4m", "--verify=crc32c",
-    ]  # fmt: skip
-    r = ssdlab("run", *jobs, "--output-format=json", cwd=tmp_path)
+    r = ssdlab("run", *VERIFY_FAILS, "--output-format=json", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     last = json.loads(r.stdout)["jobs"][2]
     verify = last["ssdlab"]["verify"]
     assert (last["error"], verify["failures"], verify["first_failure_offset"], verify["blocks_verified"]) == (84, 16, 0, 1024), verify
-    r = ssdlab("run", *jobs, cwd=tmp_path)
+    r = ssdlab("run", *VERIFY_FAILS, cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     assert "VERIFY FAILED for 16 blocks, the first at offset 0" in r.stdout, r.stdout
     assert r.stderr == "ssdlab: job r ended in error 84 (EILSEQ): verify failed for 16 blocks, the first at offset 0\n", r.stderr

@@ -11,16 +11,7 @@ import re
 import subprocess
 import sys
 
-from fio_helpers import small_args, ssdlab
-
-#: Three groups one after the other: 4 MiB written with verify headers, 64 KiB of it overwritten
-#: without, the 4 MiB read back with verify: the 16 overwritten blocks fail.
-VERIFY_FAILS = [
-    "--bs=4k", "--iodepth=4",
-    "--name=w", "--rw=write", "--size=4m", "--verify=crc32c", "--do_verify=0",
-    "--name=o", "--stonewall", "--rw=write", "--size=64k",
-    "--name=r", "--stonewall", "--rw=read", "--size=4m", "--verify=crc32c",
-]  # fmt: skip
+from fio_helpers import VERIFY_FAILS, small_args, ssdlab
 
 VERIFY_LINE = "ssdlab: job r ended in error 84 (EILSEQ): verify failed for 16 blocks, the first at offset 0"
 
