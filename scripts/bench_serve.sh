@@ -19,7 +19,8 @@
 # the ratio against nbdkit memory in the same run is the figure that counts.
 # Knobs: RUNTIME (s per job, default 20), ROUNDS (3), SPAN (bytes addressed, default 4g),
 # PARTS (which of "throughput emulate ram" to run, default all), ONLY_JOBS (throughput jobs to
-# run, e.g. "write 128k 8"), BEFORE_PLUGIN.
+# run, e.g. "write 128k 8"), BEFORE_PLUGIN, WORKDIR (the folder the backing files, sockets and
+# logs go in, default /tmp: /dev/shm puts the backing file in RAM, as `nbdkit memory` keeps its data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
@@ -28,7 +29,7 @@ ROUNDS=${ROUNDS:-3}
 SPAN=${SPAN:-4g}
 PARTS=${PARTS:-"throughput emulate ram"}
 PLUGIN=$(.venv/bin/python -c "from ssdlab._nbd import PLUGIN; print(PLUGIN)")
-work=$(mktemp -d /tmp/ssdlab-bench-serve.XXXXXX)
+work=$(mktemp -d "${WORKDIR:-/tmp}/ssdlab-bench-serve.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 buffers_of() {  # fio options for a data kind

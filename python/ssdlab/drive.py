@@ -495,9 +495,18 @@ def _note_data_file(summary: dict, data_file: str | None) -> None:
 def jobs_from_file(path: str, overrides: Sequence[str] = ()) -> list:
     """The groups of jobs of an fio job file, to pass as ``Drive.run(job=...)`` one after the
     other (the jobs of a group run side by side); ``overrides`` (``key=value``) apply to every
-    job after the file's own options, as fio's command line does."""
+    job after the file's own options, as fio's command line does. ``-`` reads the job file from
+    standard input, as ``fio -`` does (at most :data:`paths.MAX_TEXT_FILE_BYTES` are read, so an
+    endless input is refused, not waited on; includes are relative to the current folder)."""
+    overrides = _strings("jobs_from_file", "overrides", overrides)
+    if path == "-":
+        return _native.jobs_from_bytes(STDIN_ORIGIN, paths.read_stdin("job file -", paths.MAX_TEXT_FILE_BYTES), overrides)
     checked = paths.input_file("job file", path, paths.MAX_TEXT_FILE_BYTES)
-    return _native.jobs_from_file(checked, _strings("jobs_from_file", "overrides", overrides))
+    return _native.jobs_from_file(checked, overrides)
+
+
+#: How a job file read from standard input is named in messages (``<stdin>:3: ...``).
+STDIN_ORIGIN = "<stdin>"
 
 
 def _check_profile_file(name_or_path: str) -> None:

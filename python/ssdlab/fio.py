@@ -79,10 +79,12 @@ def takes_next_word(option: str) -> bool:
 
 
 def split_job_file(args: list[str]) -> tuple[str | None, list[str]]:
-    """The job file given as ``ssdlab run job.fio`` (fio's own form), and the other arguments."""
+    """The job file given as ``ssdlab run job.fio`` (fio's own form; ``-`` for standard input),
+    and the other arguments."""
     # Anything that exists counts (a folder or FIFO given as the job file is then refused as
     # such by the input check, not taken for a stray argument).
-    files = [a for a in args if not a.startswith("-") and (a.endswith((".fio", ".job", ".ini")) or os.path.lexists(a))]
+    # `-` is the job file read from standard input (`fio -`).
+    files = [a for a in args if a == "-" or (not a.startswith("-") and (a.endswith((".fio", ".job", ".ini")) or os.path.lexists(a)))]
     # A value written after its option (`--bs 4k`) is not a job file.
     candidates = []
     for index, arg in enumerate(args):

@@ -23,6 +23,7 @@ import errno
 import os
 import socket
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,6 +115,26 @@ def input_file(option: str, path: str | os.PathLike, max_bytes: int | None = Non
     if not os.access(text, os.R_OK):
         raise InputOutputError(f"{option} {shown(text)}: not readable (permission denied)")
     return text
+
+
+def read_stdin(option: str, max_bytes: int) -> bytes:
+    """An input given as ``-``: standard input's bytes, at most `max_bytes` of them (an endless
+    input such as ``< /dev/zero`` is refused after `max_bytes` + 1, not read forever). A
+    terminal is refused rather than waited on: the input is to be piped in."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise InputOutputError(f"{option}: there is no standard input to read")
+    try:
+        if stream.isatty():
+            raise InputOutputError(f"{option}: standard input is a terminal; pipe the input in (< FILE)")
+        data = stream.read(max_bytes + 1)
+    except OSError as error:
+        raise InputOutputError(f"{option}: cannot read standard input: {why(error)}") from None
+    except ValueError as error:  # standard input closed
+        raise InputOutputError(f"{option}: cannot read standard input: {error}") from None
+    if len(data) > max_bytes:
+        raise InputOutputError(f"{option}: standard input gave more than {max_bytes:,} bytes; at most {max_bytes:,} are accepted")
+    return data
 
 
 def output_file(option: str, path: str | os.PathLike, *, stdout: bool = True) -> str:

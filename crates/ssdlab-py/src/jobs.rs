@@ -148,6 +148,15 @@ pub fn jobs_from_file(path: &str, overrides: Vec<String>) -> PyResult<Vec<Native
     Ok(specs.into_iter().map(|spec| NativeJob { spec }).collect())
 }
 
+/// The groups of jobs of a job file's bytes read from standard input (`ssdlab run -`, as
+/// `fio -`): `origin` names them in messages; includes are relative to the current folder.
+#[pyfunction]
+#[pyo3(signature = (origin, data, overrides = Vec::new()))]
+pub fn jobs_from_bytes(origin: &str, data: Vec<u8>, overrides: Vec<String>) -> PyResult<Vec<NativeJob>> {
+    let specs = ssdlab_workload::parse_job_bytes_with(origin, data, &overrides).map_err(to_py)?;
+    Ok(specs.into_iter().map(|spec| NativeJob { spec }).collect())
+}
+
 /// Parse a size as fio does (`4k`, `10GB`, `128KiB`; `kb_base` 1024 or 1000) into bytes.
 #[pyfunction]
 #[pyo3(signature = (text, kb_base = 1024))]

@@ -52,6 +52,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profiles::toml_line, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::job_from_options, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::jobs_from_file, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::jobs_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::jobs_from_options, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::parse_time_ns, m)?)?;

@@ -244,6 +244,18 @@ pub fn parse_job_file(path: &str) -> Result<Vec<JobSpec>> {
     parse_job_file_with(path, &[])
 }
 
+/// Parse a job file's bytes read from elsewhere than a file (standard input, as `fio -`):
+/// `origin` names them in messages, includes are read relative to the current folder, and the
+/// bytes pass the same checks as a file's (size, binary data, UTF-8); `overrides` as in
+/// [`parse_job_file_with`].
+pub fn parse_job_bytes_with(origin: &str, bytes: Vec<u8>, overrides: &[String]) -> Result<Vec<JobSpec>> {
+    if bytes.len() as u64 > MAX_JOB_FILE_BYTES {
+        return Err(Error::Workload(format!("{origin}: too large for a job file (at most {MAX_JOB_FILE_BYTES} bytes)")));
+    }
+    let text = text_of(bytes, origin)?;
+    parse_job_text_in(origin, &text, None, overrides)
+}
+
 /// Parse job-file text; `origin` names the file in messages (includes are read relative to the
 /// current folder).
 pub fn parse_job_text(origin: &str, text: &str) -> Result<Vec<JobSpec>> {

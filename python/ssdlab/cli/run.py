@@ -84,7 +84,8 @@ class _RunCommand(click.Command):
     "--job-file",
     type=click.Path(dir_okay=False),
     help=(
-        "fio job file (or give it as `ssdlab run job.fio`): its groups run one after the other, "
+        "fio job file (or give it as `ssdlab run job.fio`; - reads it from standard input, as `fio -`): "
+        "its groups run one after the other, "
         "the jobs of a group side by side; fio options given too override the file's."
     ),
 )
@@ -138,6 +139,7 @@ def run_command(
         if positional_file and job_file:
             raise SsdlabError(f"give the job file once (--job-file {job_file} and {positional_file})")
         job_file = job_file or positional_file
+        job_input = None if job_file == "-" else job_file  # `-`: read from standard input, not a path to check
         options, fio_output, display = fio.command_line_only(_fio_options(rest))
         own = {opt for param in ctx.command.params for opt in getattr(param, "opts", [])}
         for option in options:
@@ -151,7 +153,7 @@ def run_command(
             raise SsdlabError("--output-format=json prints on standard output; write --json/--series to a file")
         profile_input(profile)
         check_io(
-            {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
+            {"--job-file": job_input, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
             {"--json": json_path, "--series": series_path, "--output": fio_output},
             text_inputs=("--job-file", "--profile"),
         )
@@ -170,7 +172,7 @@ def run_command(
             paths.output_file(option, log)
         if logs:
             paths.check_distinct(
-                {"--job-file": job_file, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
+                {"--job-file": job_input, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
                 [("--json", json_path), ("--series", series_path), ("--output", fio_output), *logs],
             )
         for option, log in logs:
