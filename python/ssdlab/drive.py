@@ -117,10 +117,15 @@ def _text(where: str, name: str, value: object) -> str:
 @dataclass
 class RunResult:
     """What one job reports: the summary (a dict with the keys of ``ssdlab run --json``) and
-    the per-second series as a data frame."""
+    the per-second series as a data frame; for a job whose fio logs average over windows that
+    are not whole seconds (``log_avg_msec``), those windows too (``end_ms``, ``span_ms``,
+    ``ios``, ``read_bytes``, ``write_bytes``, ``latency_sum_ns``; ``None`` otherwise) and
+    whether they stopped at their bound (``ssdlab_drive::MAX_LOG_WINDOWS``)."""
 
     summary: dict
     series: pd.DataFrame = field(repr=False)
+    log_windows: pd.DataFrame | None = field(default=None, repr=False)
+    log_windows_truncated: bool = False
 
     @property
     def write_amplification(self) -> float | None:
@@ -294,7 +299,11 @@ class Drive:
         if not series.empty:
             series["second"] = series["second"].astype("int64")
             series["free_blocks"] = series["free_blocks"].astype("int64")
-        return RunResult(summary=summary, series=series)
+        windows = native_run.log_window_columns()
+        if windows is None:
+            return RunResult(summary=summary, series=series)
+        columns, truncated = windows
+        return RunResult(summary=summary, series=series, log_windows=pd.DataFrame(dict(columns)), log_windows_truncated=truncated)
 
     def replay(
         self,

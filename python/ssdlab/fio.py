@@ -181,17 +181,20 @@ def _log_path(folder: Path, prefix: str, suffix: str, number: int) -> Path:
 def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[Path]:
     """fio's ``write_bw_log``/``write_lat_log``/``write_iops_log`` files for group `number` of jobs,
     in fio's format (``msec, value, direction, bs, offset, priority``), one row per direction
-    per simulated second (windowed logging: bs and offset 0, as fio writes them with
-    ``log_avg_msec``). Bandwidth in KiB/s, latency in ns, IOPS. ssdlab's series is per second,
-    so per-IO logging (fio's default without ``log_avg_msec``) is written per second too; IOPS
-    and latency rows of a mixed job carry both directions together under the reads' 0."""
+    per window of ``log_avg_msec`` (windowed logging: bs and offset 0, as fio writes them).
+    Whole seconds come from the per-second series; other windows from the run's own windows
+    (``RunResult.log_windows``). Bandwidth in KiB/s, latency in ns, IOPS. Per-IO logging (fio's
+    default without ``log_avg_msec``) is written per second; IOPS and latency rows of a mixed
+    job carry both directions together under the reads' 0."""
     logs = job.logs
     if not any(k in logs for k in ("bw", "lat", "iops")):
         return []
     window_s = max(1, int(logs.get("avg_msec", "1000")) // 1000)
     series = result.series
     written = []
-    if series.empty:
+    if result.log_windows is not None:
+        rows = _window_rows(result.log_windows)
+    elif series.empty:
         rows = []
     else:
         rows = []
@@ -235,6 +238,24 @@ def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[P
             dump(_log_path(folder, logs["lat"], kind, number), lines)
         dump(_log_path(folder, logs["lat"], "slat", number), [f"{r['msec']}, 0, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0])
     return written
+
+
+def _window_rows(windows) -> list[dict]:
+    """The log rows of the run's own windows (``log_avg_msec`` not whole seconds): each
+    window's rates over the time it covers (the last may be partial), its mean latency."""
+    rows = []
+    for w in windows.itertuples(index=False):
+        span_s = max(w.span_ms / 1000, 1e-12)
+        rows.append(
+            {
+                "msec": int(w.end_ms),
+                "read_kib": w.read_bytes / span_s / 1024,
+                "write_kib": w.write_bytes / span_s / 1024,
+                "iops": w.ios / span_s,
+                "lat_ns": w.latency_sum_ns / w.ios if w.ios else 0.0,
+            }
+        )
+    return rows
 
 
 def _direction(summary: dict, kind: str) -> dict:

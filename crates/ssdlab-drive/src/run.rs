@@ -12,6 +12,7 @@ use crate::drive::{Drive, DriveCounters};
 use crate::flushes::{FlushReport, FlushStats, JobFlushes};
 use crate::inflight::InFlightQueue;
 use crate::job_limits::{JobError, LimitCheck, ETIMEDOUT};
+use crate::log_windows::LogWindows;
 use crate::lookahead::{ContentFrom, Lookahead, STAGE2_AT, STAGE3_AT};
 use crate::metrics::{LatencySummary, Metrics, SeriesRow, Snapshot};
 use crate::think::Think;
@@ -177,6 +178,9 @@ pub struct Run {
     stopped_issuing: bool,
     completed: u64,
     metrics: Metrics,
+    /// fio's log windows when `log_avg_msec` is not whole seconds (`None`: the logs come from
+    /// the per-second series).
+    log_windows: Option<LogWindows>,
     flash_base: FlashCounters,
     drive_base: DriveCounters,
     /// Busy time of the drive's resources when measuring started.

@@ -207,6 +207,12 @@ def run_command(
             result = drive.run(job=job, progress=bars, data_file=data_file)
             results.append(result)
             logs_written += fio.write_logs(job, result, number=number)
+            if result.log_windows_truncated:
+                click.echo(
+                    f"ssdlab: warning: group {number}'s logs stopped at {len(result.log_windows):,} windows of log_avg_msec "
+                    f"(the most a run keeps); the run's figures cover all of it",
+                    err=True,
+                )
             if human:
                 click.echo(run_summary(result.summary))
         bars.close()

@@ -60,4 +60,11 @@ impl Run {
     pub fn series(&self) -> &[SeriesRow] {
         &self.metrics.series
     }
+
+    /// fio's log windows so far, and whether they stopped at their bound
+    /// ([`crate::MAX_LOG_WINDOWS`]); `None` when the job's `log_avg_msec` is whole seconds (or
+    /// it writes no log): its logs come from [`Run::series`].
+    pub fn log_windows(&self) -> Option<(&[crate::LogWindow], bool)> {
+        self.log_windows.as_ref().map(|w| (w.rows(), w.truncated()))
+    }
 }

@@ -176,6 +176,9 @@ impl Run {
                     self.check_steady_state(done.done_ns);
                 }
                 self.metrics.record(done.op, done.bytes, done.done_ns - done.arrival_ns);
+                if let Some(windows) = self.log_windows.as_mut() {
+                    windows.record(done.done_ns, done.op, done.bytes, done.done_ns - done.arrival_ns);
+                }
                 if let Some(tally) = self.streams[owner].tally.as_mut() {
                     tally.record(done.op, done.bytes, done.done_ns - done.arrival_ns, done.done_ns);
                 }
@@ -240,6 +243,9 @@ impl Run {
             let latest_ns = self.latest_measure_from_ns();
             let series_end = self.job.runtime_ns.map_or(self.last_done_ns, |runtime| self.last_done_ns.min(latest_ns.saturating_add(runtime)));
             self.metrics.finish(snapshot, series_end);
+            if let Some(windows) = self.log_windows.as_mut() {
+                windows.finish(series_end);
+            }
         }
         Ok(self.is_done())
     }

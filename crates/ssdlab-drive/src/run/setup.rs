@@ -168,6 +168,7 @@ impl Run {
             stopped_issuing: false,
             completed: 0,
             metrics: Metrics::new(ramp_end_ns),
+            log_windows: log_window_ms(job).map(|ms| LogWindows::new(ramp_end_ns, ms)),
             flash_base: drive.flash().counters().clone(),
             drive_base: drive.counters().clone(),
             busy_counters_base: crate::utilization::BusyCounters::of(drive),
@@ -183,4 +184,13 @@ impl Run {
             flows,
         })
     }
+}
+
+/// The window of fio's logs that the per-second series cannot give: the job's `log_avg_msec`
+/// when it writes a log and the window is not a whole number of seconds (`None` otherwise;
+/// 0, fio's per-IO logging, is written per second from the series).
+pub(super) fn log_window_ms(job: &JobSpec) -> Option<u64> {
+    let logs = &job.logs;
+    let writes_a_log = logs.bw.is_some() || logs.lat.is_some() || logs.iops.is_some();
+    (writes_a_log && logs.avg_msec > 0 && !logs.avg_msec.is_multiple_of(1000)).then_some(logs.avg_msec)
 }

@@ -47,6 +47,7 @@ impl Run {
     pub(super) fn end_ramp(&mut self, drive: &Drive, first: Option<(Op, u64)>) {
         self.ramped = true;
         self.metrics = Metrics::new(self.ramp_end_ns);
+        self.log_windows = super::setup::log_window_ms(&self.job).map(|ms| LogWindows::new(self.ramp_end_ns, ms));
         self.flash_base = drive.flash().counters().clone();
         self.drive_base = drive.counters().clone();
         for (op, bytes) in self.inflight.in_flight().chain(first) {

@@ -114,15 +114,6 @@ impl JobSpec {
                 "{at}: continue_on_error with max_latency, rate_min, rate_iops_min or latency_target is not simulated (fio may go on past the error those end a job with)"
             ));
         }
-        if !self.logs.avg_msec.is_multiple_of(1000) {
-            // The logs are written from the run's series, which the simulation keeps per
-            // simulated second (a row per second of completions); a window of part of a second
-            // would have to be made up from it, not measured.
-            problems.push(format!(
-                "{at}: log_avg_msec: {} ms is not a whole number of seconds: ssdlab writes its logs from the run's per-second series (one row per simulated second of completions), so the windows it can average honestly are whole seconds: give 1000 or a multiple of it (1000 for per-second rows, also what fio's per-IO logging without log_avg_msec gives here)",
-                self.logs.avg_msec
-            ));
-        }
         if problems.is_empty() {
             Ok(())
         } else {
