@@ -172,9 +172,18 @@ impl IoGenerator {
             (Some(cap), [(bs, _)])
                 if !job.rw.is_random() && !job.rw.trims_then_writes() && job.block_sizes_by_op.is_none() && job.strided.is_none() && job.rw_step >= 0 =>
             {
-                // Blocks starting every bs + step bytes, each whole within the span.
-                let pass = ((span_bytes - bs) / (bs + job.rw_step.unsigned_abs()) + 1) * bs;
-                Some(passes_total(pass, job.loops, io_size_bytes, job.max_block_bytes()).min(cap))
+                // Blocks starting every bs + step bytes, each whole within the span; with
+                // `cut_last_block` (ssdlab's own fills) also the block that starts in the span
+                // and runs past its end, cut to it.
+                let stride = bs + job.rw_step.unsigned_abs();
+                let pass = if job.cut_last_block {
+                    let blocks = (span_bytes - 1) / stride + 1;
+                    (blocks - 1) * bs + (*bs).min(span_bytes - (blocks - 1) * stride)
+                } else {
+                    ((span_bytes - bs) / stride + 1) * bs
+                };
+                // The byte limit stops the job at the first whole block that reaches it.
+                Some(passes_total(pass, job.loops, io_size_bytes, job.max_block_bytes()).min(cap.div_ceil(*bs).saturating_mul(*bs)))
             }
             _ => None,
         };
