@@ -259,11 +259,13 @@ def _window_rows(windows) -> list[dict]:
 
 
 def _direction(summary: dict, kind: str) -> dict:
-    """One direction of fio's JSON job entry."""
+    """One direction of fio's JSON job entry (a direction with no commands has runtime 0, as
+    fio 3.33 writes it)."""
     count = summary[{"read": "reads", "write": "writes", "trim": "trims"}[kind]]
     io_bytes = summary[{"read": "host_read_bytes", "write": "host_write_bytes", "trim": "host_trim_bytes"}[kind]]
     lat = summary.get({"read": "read_latency_us", "write": "write_latency_us", "trim": "trim_latency_us"}[kind])
-    return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, round(summary["simulated_seconds"] * 1000))
+    runtime_ms = round(summary["simulated_seconds"] * 1000) if count else 0
+    return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, runtime_ms)
 
 
 def _io_entry(simulated_seconds: float, count: int, io_bytes: int, lat: dict | None, runtime_ms: int) -> dict:
