@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ssdlab import __version__, job_errors, paths
+from ssdlab import __version__, fio_cli_options, job_errors, paths
 from ssdlab.errors import SsdlabError
 from ssdlab.report_text import bytes_text
 
@@ -34,18 +34,21 @@ DISPLAY_OPTIONS = ("eta", "eta-newline", "eta_newline", "eta-interval", "eta_int
 def command_line_only(options: list[str]) -> tuple[list[str], str | None, list[str]]:
     """fio's options of its command line that are not job options: ``output=FILE`` (where fio
     writes what it prints) and its progress display (``eta``, ``status-interval``, ...), which
-    ssdlab's progress replaces. Returns the job options, the output file (or None) and the
-    display options given."""
+    ssdlab's progress replaces. fio's other options of its own (``--minimal``, ``--readonly``, ...)
+    are refused with the reason, or listed with the display options when they change nothing
+    (``fio_cli_options``). Returns the job options, the output file (or None) and the display
+    and other no-effect options given."""
     rest: list[str] = []
     output = None
     display: list[str] = []
     for item in options:
         key, _, value = item.partition("=")
+        fio_cli_options.refuse(key)
         if key == "output":
             if not value.strip():
                 raise SsdlabError("--output: give a file name (fio writes what it prints there)")
             output = value
-        elif key in DISPLAY_OPTIONS:
+        elif key in DISPLAY_OPTIONS or fio_cli_options.no_effect(key):
             display.append(key)
         else:
             rest.append(item)
@@ -75,7 +78,8 @@ FLAG_OPTIONS = frozenset(
 def takes_next_word(option: str) -> bool:
     """Whether ``--option WORD`` gives WORD as the option's value (``--bs 4k``), as fio's
     command line reads it."""
-    return option.startswith("--") and "=" not in option and option[2:] not in FLAG_OPTIONS
+    name = option[2:]
+    return option.startswith("--") and "=" not in option and name not in FLAG_OPTIONS and name.replace("_", "-") not in fio_cli_options.FLAGS
 
 
 def split_job_file(args: list[str]) -> tuple[str | None, list[str]]:
