@@ -267,7 +267,9 @@ def _direction(summary: dict, kind: str) -> dict:
     count = summary[{"read": "reads", "write": "writes", "trim": "trims"}[kind]]
     io_bytes = summary[{"read": "host_read_bytes", "write": "host_write_bytes", "trim": "host_trim_bytes"}[kind]]
     lat = summary.get({"read": "read_latency_us", "write": "write_latency_us", "trim": "trim_latency_us"}[kind])
-    return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, round(summary["simulated_seconds"] * 1000))
+    # fio's runtime of a direction counts only when the direction moved bytes (`update_runtime`).
+    runtime_ms = round(summary["simulated_seconds"] * 1000) if count else 0
+    return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, runtime_ms)
 
 
 def _io_entry(simulated_seconds: float, count: int, io_bytes: int, lat: dict | None, runtime_ms: int) -> dict:
@@ -285,12 +287,22 @@ def _io_entry(simulated_seconds: float, count: int, io_bytes: int, lat: dict | N
         "short_ios": 0,
         "drop_ios": 0,
     }
+    out["slat_ns"] = dict(NO_LATENCY)
     if lat:
         clat = _latency_ns(lat, count)
-        out["slat_ns"] = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
         out["clat_ns"] = clat
         out["lat_ns"] = {k: v for k, v in clat.items() if k != "percentile"}
+    else:
+        # fio writes the latency entries of a direction without commands too, all zeros (tools
+        # read `jobs[0]["read"]["lat_ns"]["mean"]` of a write-only job).
+        out["clat_ns"] = dict(NO_LATENCY)
+        out["lat_ns"] = dict(NO_LATENCY)
     return out
+
+
+#: fio's latency entry of no commands (and its ``slat_ns``, submission latency, which ssdlab's
+#: commands do not have).
+NO_LATENCY = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
 
 
 #: fio's ``unified_rw_reporting`` values and the mode each means: ``none`` (reads, writes and
@@ -333,7 +345,7 @@ def _sync(summary: dict) -> dict:
     flushes = summary.get("flushes") or {"flushes": 0, "latency_us": None}
     n = flushes["flushes"]
     lat = flushes["latency_us"]
-    lat_ns = _latency_ns(lat, n) if lat else {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
+    lat_ns = _latency_ns(lat, n) if lat else dict(NO_LATENCY)
     return {"total_ios": n, "lat_ns": lat_ns}
 
 
@@ -394,7 +406,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "job options": options,
                 # fio reports a group as one with its first job's mode.
                 **_directions(s, (modes or ["none"])[0], _sync(s)),
-                "job_runtime": round(s["simulated_seconds"] * 1000),
+                "job_runtime": _job_runtime_ms(s),
                 **latency,
                 "ssdlab": s,
             }
@@ -408,6 +420,16 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         "jobs": entries,
         "disk_util": [],
     }
+
+
+def _job_runtime_ms(summary: dict) -> int:
+    """fio's ``job_runtime`` of an entry, in ms: a lone job's run time, or for a group reported
+    as one (``group_reporting``) the sum of its jobs' (fio's `sum_thread_stats` adds each job's
+    ``total_run_time``: 16 jobs of 1 s give 16000)."""
+    each = summary.get("each_job")
+    if each:
+        return sum(round(figures["simulated_seconds"] * 1000) for figures in each)
+    return round(summary["simulated_seconds"] * 1000)
 
 
 def _job_entry(figures: dict, group_id: int, group: dict, mode: str = "none") -> dict:
