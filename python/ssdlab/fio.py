@@ -174,22 +174,27 @@ def log_paths(job, folder: Path = Path("."), number: int = 1) -> list[tuple[str,
     ``(option, path)``: what `write_logs` writes, so the command line can check them before
     the run."""
     logs = job.logs
-    return [(option, _log_path(folder, logs[key], suffix, number)) for key, (option, suffixes) in LOG_FILES.items() if key in logs for suffix in suffixes]
+    return [(option, _log_path(folder, logs, key, suffix, number)) for key, (option, suffixes) in LOG_FILES.items() if key in logs for suffix in suffixes]
 
 
-def _log_path(folder: Path, prefix: str, suffix: str, number: int) -> Path:
-    """fio's name of a log file: ``PREFIX_SUFFIX.NUMBER.log``."""
-    return folder / f"{prefix}_{suffix}.{number}.log"
+def _log_path(folder: Path, logs: dict, key: str, suffix: str, number: int) -> Path:
+    """fio's name of a log file: ``PREFIX_SUFFIX.NUMBER.log``, or ``PREFIX_SUFFIX.log`` with
+    fio's ``per_job_logs=0`` (`logs["shared"]`), where every job's rows go in one file."""
+    if logs.get("shared") == "1":
+        return folder / f"{logs[key]}_{suffix}.log"
+    return folder / f"{logs[key]}_{suffix}.{number}.log"
 
 
-def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[Path]:
+def write_logs(job, result, folder: Path = Path("."), number: int = 1, earlier: dict[Path, str] | None = None) -> list[Path]:
     """fio's ``write_bw_log``/``write_lat_log``/``write_iops_log`` files for group `number` of jobs,
     in fio's format (``msec, value, direction, bs, offset, priority``), one row per direction
     per window of ``log_avg_msec`` (windowed logging: bs and offset 0, as fio writes them).
     Whole seconds come from the per-second series; other windows from the run's own windows
     (``RunResult.log_windows``). Bandwidth in KiB/s, latency in ns, IOPS. Per-IO logging (fio's
     default without ``log_avg_msec``) is written per second; IOPS and latency rows of a mixed
-    job carry both directions together under the reads' 0."""
+    job carry both directions together under the reads' 0. `earlier` holds what this run has
+    written to each file so far: a file shared by several groups (``per_job_logs=0``) gets
+    their rows one group after the other, as fio appends every job's to it."""
     logs = job.logs
     if not any(k in logs for k in ("bw", "lat", "iops")):
         return []
@@ -223,8 +228,13 @@ def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[P
     options = {path: option for option, path in log_paths(job, folder, number)}
 
     def dump(path: Path, lines: list[str]) -> None:
-        paths.write_atomic(path, "".join(lines), options[path], owned=True)
-        written.append(path)
+        text = "".join(lines)
+        if earlier is not None:
+            text = earlier.get(path, "") + text
+            earlier[path] = text
+        paths.write_atomic(path, text, options[path], owned=True)
+        if path not in written:
+            written.append(path)
 
     if "bw" in logs:
         lines = []
@@ -233,14 +243,14 @@ def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[P
                 lines.append(f"{r['msec']}, {round(r['read_kib'])}, 0, 0, 0, 0\n")
             if writes:
                 lines.append(f"{r['msec']}, {round(r['write_kib'])}, 1, 0, 0, 0\n")
-        dump(_log_path(folder, logs["bw"], "bw", number), lines)
+        dump(_log_path(folder, logs, "bw", "bw", number), lines)
     if "iops" in logs:
-        dump(_log_path(folder, logs["iops"], "iops", number), [f"{r['msec']}, {round(r['iops'])}, {main_dir}, 0, 0, 0\n" for r in rows])
+        dump(_log_path(folder, logs, "iops", "iops", number), [f"{r['msec']}, {round(r['iops'])}, {main_dir}, 0, 0, 0\n" for r in rows])
     if "lat" in logs:
         lines = [f"{r['msec']}, {round(r['lat_ns'])}, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0]
         for kind in ("lat", "clat"):
-            dump(_log_path(folder, logs["lat"], kind, number), lines)
-        dump(_log_path(folder, logs["lat"], "slat", number), [f"{r['msec']}, 0, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0])
+            dump(_log_path(folder, logs, "lat", kind, number), lines)
+        dump(_log_path(folder, logs, "lat", "slat", number), [f"{r['msec']}, 0, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0])
     return written
 
 
