@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ssdlab import __version__, job_errors, paths
+from ssdlab import __version__, fio_cli_options, job_errors, paths
 from ssdlab.errors import SsdlabError
 from ssdlab.report_text import bytes_text
 
@@ -34,18 +34,21 @@ DISPLAY_OPTIONS = ("eta", "eta-newline", "eta_newline", "eta-interval", "eta_int
 def command_line_only(options: list[str]) -> tuple[list[str], str | None, list[str]]:
     """fio's options of its command line that are not job options: ``output=FILE`` (where fio
     writes what it prints) and its progress display (``eta``, ``status-interval``, ...), which
-    ssdlab's progress replaces. Returns the job options, the output file (or None) and the
-    display options given."""
+    ssdlab's progress replaces. fio's other options of its own (``--minimal``, ``--readonly``, ...)
+    are refused with the reason, or listed with the display options when they change nothing
+    (``fio_cli_options``). Returns the job options, the output file (or None) and the display
+    and other no-effect options given."""
     rest: list[str] = []
     output = None
     display: list[str] = []
     for item in options:
         key, _, value = item.partition("=")
+        fio_cli_options.refuse(key)
         if key == "output":
             if not value.strip():
                 raise SsdlabError("--output: give a file name (fio writes what it prints there)")
             output = value
-        elif key in DISPLAY_OPTIONS:
+        elif key in DISPLAY_OPTIONS or fio_cli_options.no_effect(key):
             display.append(key)
         else:
             rest.append(item)
@@ -75,7 +78,8 @@ FLAG_OPTIONS = frozenset(
 def takes_next_word(option: str) -> bool:
     """Whether ``--option WORD`` gives WORD as the option's value (``--bs 4k``), as fio's
     command line reads it."""
-    return option.startswith("--") and "=" not in option and option[2:] not in FLAG_OPTIONS
+    name = option[2:]
+    return option.startswith("--") and "=" not in option and name not in FLAG_OPTIONS and name.replace("_", "-") not in fio_cli_options.FLAGS
 
 
 def split_job_file(args: list[str]) -> tuple[str | None, list[str]]:
@@ -170,22 +174,27 @@ def log_paths(job, folder: Path = Path("."), number: int = 1) -> list[tuple[str,
     ``(option, path)``: what `write_logs` writes, so the command line can check them before
     the run."""
     logs = job.logs
-    return [(option, _log_path(folder, logs[key], suffix, number)) for key, (option, suffixes) in LOG_FILES.items() if key in logs for suffix in suffixes]
+    return [(option, _log_path(folder, logs, key, suffix, number)) for key, (option, suffixes) in LOG_FILES.items() if key in logs for suffix in suffixes]
 
 
-def _log_path(folder: Path, prefix: str, suffix: str, number: int) -> Path:
-    """fio's name of a log file: ``PREFIX_SUFFIX.NUMBER.log``."""
-    return folder / f"{prefix}_{suffix}.{number}.log"
+def _log_path(folder: Path, logs: dict, key: str, suffix: str, number: int) -> Path:
+    """fio's name of a log file: ``PREFIX_SUFFIX.NUMBER.log``, or ``PREFIX_SUFFIX.log`` with
+    fio's ``per_job_logs=0`` (`logs["shared"]`), where every job's rows go in one file."""
+    if logs.get("shared") == "1":
+        return folder / f"{logs[key]}_{suffix}.log"
+    return folder / f"{logs[key]}_{suffix}.{number}.log"
 
 
-def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[Path]:
+def write_logs(job, result, folder: Path = Path("."), number: int = 1, earlier: dict[Path, str] | None = None) -> list[Path]:
     """fio's ``write_bw_log``/``write_lat_log``/``write_iops_log`` files for group `number` of jobs,
     in fio's format (``msec, value, direction, bs, offset, priority``), one row per direction
     per window of ``log_avg_msec`` (windowed logging: bs and offset 0, as fio writes them).
     Whole seconds come from the per-second series; other windows from the run's own windows
     (``RunResult.log_windows``). Bandwidth in KiB/s, latency in ns, IOPS. Per-IO logging (fio's
     default without ``log_avg_msec``) is written per second; IOPS and latency rows of a mixed
-    job carry both directions together under the reads' 0."""
+    job carry both directions together under the reads' 0. `earlier` holds what this run has
+    written to each file so far: a file shared by several groups (``per_job_logs=0``) gets
+    their rows one group after the other, as fio appends every job's to it."""
     logs = job.logs
     if not any(k in logs for k in ("bw", "lat", "iops")):
         return []
@@ -219,8 +228,13 @@ def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[P
     options = {path: option for option, path in log_paths(job, folder, number)}
 
     def dump(path: Path, lines: list[str]) -> None:
-        paths.write_atomic(path, "".join(lines), options[path], owned=True)
-        written.append(path)
+        text = "".join(lines)
+        if earlier is not None:
+            text = earlier.get(path, "") + text
+            earlier[path] = text
+        paths.write_atomic(path, text, options[path], owned=True)
+        if path not in written:
+            written.append(path)
 
     if "bw" in logs:
         lines = []
@@ -229,14 +243,14 @@ def write_logs(job, result, folder: Path = Path("."), number: int = 1) -> list[P
                 lines.append(f"{r['msec']}, {round(r['read_kib'])}, 0, 0, 0, 0\n")
             if writes:
                 lines.append(f"{r['msec']}, {round(r['write_kib'])}, 1, 0, 0, 0\n")
-        dump(_log_path(folder, logs["bw"], "bw", number), lines)
+        dump(_log_path(folder, logs, "bw", "bw", number), lines)
     if "iops" in logs:
-        dump(_log_path(folder, logs["iops"], "iops", number), [f"{r['msec']}, {round(r['iops'])}, {main_dir}, 0, 0, 0\n" for r in rows])
+        dump(_log_path(folder, logs, "iops", "iops", number), [f"{r['msec']}, {round(r['iops'])}, {main_dir}, 0, 0, 0\n" for r in rows])
     if "lat" in logs:
         lines = [f"{r['msec']}, {round(r['lat_ns'])}, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0]
         for kind in ("lat", "clat"):
-            dump(_log_path(folder, logs["lat"], kind, number), lines)
-        dump(_log_path(folder, logs["lat"], "slat", number), [f"{r['msec']}, 0, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0])
+            dump(_log_path(folder, logs, "lat", kind, number), lines)
+        dump(_log_path(folder, logs, "lat", "slat", number), [f"{r['msec']}, 0, {main_dir}, 0, 0, 0\n" for r in rows if r["iops"] > 0])
     return written
 
 
@@ -264,6 +278,7 @@ def _direction(summary: dict, kind: str) -> dict:
     count = summary[{"read": "reads", "write": "writes", "trim": "trims"}[kind]]
     io_bytes = summary[{"read": "host_read_bytes", "write": "host_write_bytes", "trim": "host_trim_bytes"}[kind]]
     lat = summary.get({"read": "read_latency_us", "write": "write_latency_us", "trim": "trim_latency_us"}[kind])
+    # fio's runtime of a direction counts only when the direction moved bytes (`update_runtime`).
     runtime_ms = round(summary["simulated_seconds"] * 1000) if count else 0
     return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, runtime_ms)
 
@@ -283,12 +298,22 @@ def _io_entry(simulated_seconds: float, count: int, io_bytes: int, lat: dict | N
         "short_ios": 0,
         "drop_ios": 0,
     }
+    out["slat_ns"] = dict(NO_LATENCY)
     if lat:
         clat = _latency_ns(lat, count)
-        out["slat_ns"] = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
         out["clat_ns"] = clat
         out["lat_ns"] = {k: v for k, v in clat.items() if k != "percentile"}
+    else:
+        # fio writes the latency entries of a direction without commands too, all zeros (tools
+        # read `jobs[0]["read"]["lat_ns"]["mean"]` of a write-only job).
+        out["clat_ns"] = dict(NO_LATENCY)
+        out["lat_ns"] = dict(NO_LATENCY)
     return out
+
+
+#: fio's latency entry of no commands (and its ``slat_ns``, submission latency, which ssdlab's
+#: commands do not have).
+NO_LATENCY = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
 
 
 #: fio's ``unified_rw_reporting`` values and the mode each means: ``none`` (reads, writes and
@@ -331,7 +356,7 @@ def _sync(summary: dict) -> dict:
     flushes = summary.get("flushes") or {"flushes": 0, "latency_us": None}
     n = flushes["flushes"]
     lat = flushes["latency_us"]
-    lat_ns = _latency_ns(lat, n) if lat else {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
+    lat_ns = _latency_ns(lat, n) if lat else dict(NO_LATENCY)
     return {"total_ios": n, "lat_ns": lat_ns}
 
 
@@ -392,7 +417,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "job options": options,
                 # fio reports a group as one with its first job's mode.
                 **_directions(s, (modes or ["none"])[0], _sync(s)),
-                "job_runtime": round(s["simulated_seconds"] * 1000),
+                "job_runtime": _job_runtime_ms(s),
                 **latency,
                 "ssdlab": s,
             }
@@ -406,6 +431,16 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         "jobs": entries,
         "disk_util": [],
     }
+
+
+def _job_runtime_ms(summary: dict) -> int:
+    """fio's ``job_runtime`` of an entry, in ms: a lone job's run time, or for a group reported
+    as one (``group_reporting``) the sum of its jobs' (fio's `sum_thread_stats` adds each job's
+    ``total_run_time``: 16 jobs of 1 s give 16000)."""
+    each = summary.get("each_job")
+    if each:
+        return sum(round(figures["simulated_seconds"] * 1000) for figures in each)
+    return round(summary["simulated_seconds"] * 1000)
 
 
 def _job_entry(figures: dict, group_id: int, group: dict, mode: str = "none") -> dict:

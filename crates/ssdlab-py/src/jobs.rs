@@ -88,8 +88,8 @@ impl NativeJob {
         self.spec.group().any(|j| j.pre_read)
     }
 
-    /// Log prefixes asked for: `{"bw": ..., "lat": ..., "iops": ...}` (absent keys: none), and
-    /// `avg_msec`.
+    /// Log prefixes asked for: `{"bw": ..., "lat": ..., "iops": ...}` (absent keys: none),
+    /// `avg_msec`, and `shared` (`"1"`) when a job has fio's `per_job_logs=0`.
     #[getter]
     fn logs(&self) -> std::collections::BTreeMap<String, String> {
         let mut out = std::collections::BTreeMap::new();
@@ -101,6 +101,9 @@ impl NativeJob {
             }
             if job.logs.avg_msec > 0 {
                 out.entry("avg_msec".to_string()).or_insert_with(|| job.logs.avg_msec.to_string());
+            }
+            if job.logs.shared {
+                out.insert("shared".to_string(), "1".to_string());
             }
         }
         out

@@ -722,6 +722,7 @@ impl JobSpec {
             "write_lat_log" => self.logs.lat = Some(log_prefix(value, &self.name)),
             "write_iops_log" => self.logs.iops = Some(log_prefix(value, &self.name)),
             "log_avg_msec" => self.logs.avg_msec = int(u64::MAX / 1_000_000)?,
+            "per_job_logs" => self.logs.shared = !flag(key, value, at)?,
             "steadystate" | "ss" => {
                 let parsed = parse_steady_state(need()?, at)?;
                 let old = self.steady_state.unwrap_or(parsed);

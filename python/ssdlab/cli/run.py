@@ -167,7 +167,8 @@ def run_command(
         for job in jobs:
             drive.check_job(job)
         # fio's log files are outputs too: checked before the run, like --json and --series.
-        logs = [(option, str(log)) for number, job in enumerate(jobs, 1) for option, log in fio.log_paths(job, number=number)]
+        # A log file several groups share (fio's per_job_logs=0) is one output.
+        logs = list(dict.fromkeys((option, str(log)) for number, job in enumerate(jobs, 1) for option, log in fio.log_paths(job, number=number)))
         for option, log in logs:
             paths.output_file(option, log)
         if logs:
@@ -201,12 +202,13 @@ def run_command(
                 click.echo(f"precondition {step}: {record['simulated_seconds']:,.1f} s simulated")
         results = []
         logs_written = []
+        log_text: dict = {}  # each log file's rows so far (a shared file gets each group's in turn)
         for number, job in enumerate(jobs, 1):
             if job.pre_read:
                 fio.pre_read(drive, job, progress=bars)
             result = drive.run(job=job, progress=bars, data_file=data_file)
             results.append(result)
-            logs_written += fio.write_logs(job, result, number=number)
+            logs_written += [p for p in fio.write_logs(job, result, number=number, earlier=log_text) if p not in logs_written]
             if result.log_windows_truncated:
                 click.echo(
                     f"ssdlab: warning: group {number}'s logs stopped at {len(result.log_windows):,} windows of log_avg_msec "

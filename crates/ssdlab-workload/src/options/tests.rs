@@ -351,3 +351,18 @@ fn log_avg_msec_takes_any_window() {
         assert_eq!(job.logs.avg_msec, ms, "{value}");
     }
 }
+
+#[test]
+fn per_job_logs_0_shares_one_log_file() {
+    // fio's default (1) is a file per job; 0 puts every job's rows in one file of the prefix.
+    let shared = |extra: &[&str]| {
+        let mut options = vec!["write_lat_log=x".to_string()];
+        options.extend(extra.iter().map(|o| o.to_string()));
+        parse_options("cli", &options).unwrap().logs.shared
+    };
+    assert!(!shared(&[]));
+    assert!(!shared(&["per_job_logs=1"]));
+    assert!(shared(&["per_job_logs=0"]));
+    assert!(shared(&["per_job_logs=false"]));
+    assert!(parse_options("cli", &["per_job_logs=maybe".into()]).is_err());
+}

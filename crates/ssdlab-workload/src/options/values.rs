@@ -241,6 +241,9 @@ pub struct LogSettings {
     pub iops: Option<String>,
     /// Averaging window, milliseconds (`log_avg_msec`; 0 = fio's per-IO logging).
     pub avg_msec: u64,
+    /// fio's `per_job_logs=0`: the logs of a prefix go in one file named without a number
+    /// (`PREFIX_lat.log`), every job's rows in it, instead of one file per job.
+    pub shared: bool,
 }
 
 /// fio's `rate_iops` or `rate` of a job: each direction it issues is paced to its own value
