@@ -272,7 +272,12 @@ def _window_rows(windows) -> list[dict]:
     return rows
 
 
-def _direction(summary: dict, kind: str) -> dict:
+#: Which of fio's latency entries carry percentiles by default: ``clat_ns`` (``clat_percentiles``
+#: on), not ``lat_ns`` (``lat_percentiles`` off).
+DEFAULT_PERCENTILE_ENTRIES = (True, False)
+
+
+def _direction(summary: dict, kind: str, entries: tuple[bool, bool] = DEFAULT_PERCENTILE_ENTRIES) -> dict:
     """One direction of fio's JSON job entry (a direction with no commands has runtime 0, as
     fio 3.33 writes it)."""
     count = summary[{"read": "reads", "write": "writes", "trim": "trims"}[kind]]
@@ -280,12 +285,17 @@ def _direction(summary: dict, kind: str) -> dict:
     lat = summary.get({"read": "read_latency_us", "write": "write_latency_us", "trim": "trim_latency_us"}[kind])
     # fio's runtime of a direction counts only when the direction moved bytes (`update_runtime`).
     runtime_ms = round(summary["simulated_seconds"] * 1000) if count else 0
-    return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, runtime_ms)
+    return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, runtime_ms, entries)
 
 
-def _io_entry(simulated_seconds: float, count: int, io_bytes: int, lat: dict | None, runtime_ms: int) -> dict:
+def _io_entry(
+    simulated_seconds: float, count: int, io_bytes: int, lat: dict | None, runtime_ms: int, entries: tuple[bool, bool] = DEFAULT_PERCENTILE_ENTRIES
+) -> dict:
     """fio's figures of `count` commands moving `io_bytes` in `simulated_seconds` (a direction's
-    or the ``mixed`` entry), with their latency `lat` (us) when there is one."""
+    or the ``mixed`` entry), with their latency `lat` (us) when there is one; `entries` says
+    whether ``clat_ns`` and ``lat_ns`` carry the percentiles (fio's ``clat_percentiles`` and
+    ``lat_percentiles``: a simulated command has no submission latency, so both are the same
+    figures)."""
     sim_s = max(simulated_seconds, 1e-12)
     out = {
         "io_bytes": io_bytes,
@@ -301,8 +311,9 @@ def _io_entry(simulated_seconds: float, count: int, io_bytes: int, lat: dict | N
     out["slat_ns"] = dict(NO_LATENCY)
     if lat:
         clat = _latency_ns(lat, count)
-        out["clat_ns"] = clat
-        out["lat_ns"] = {k: v for k, v in clat.items() if k != "percentile"}
+        without = {k: v for k, v in clat.items() if k != "percentile"}
+        out["clat_ns"] = clat if entries[0] else without
+        out["lat_ns"] = clat if entries[1] else without
     else:
         # fio writes the latency entries of a direction without commands too, all zeros (tools
         # read `jobs[0]["read"]["lat_ns"]["mean"]` of a write-only job).
@@ -322,26 +333,33 @@ NO_LATENCY = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
 UNIFIED_RW_MODES = {"0": "none", "none": "none", "1": "mixed", "mixed": "mixed", "2": "both", "both": "both"}
 
 
-def _mixed(figures: dict) -> dict:
+def _mixed(figures: dict, entries: tuple[bool, bool] = DEFAULT_PERCENTILE_ENTRIES) -> dict:
     """fio's ``mixed`` entry (``unified_rw_reporting``): the kinds' figures summed, over the same
     time, with the latency of every command."""
     count = figures["reads"] + figures["writes"] + figures["trims"]
     io_bytes = figures["host_read_bytes"] + figures["host_write_bytes"] + figures["host_trim_bytes"]
     runtime_ms = round(figures["simulated_seconds"] * 1000) if count else 0
-    return _io_entry(figures["simulated_seconds"], count, io_bytes, figures.get("latency_us"), runtime_ms)
+    return _io_entry(figures["simulated_seconds"], count, io_bytes, figures.get("latency_us"), runtime_ms, entries)
 
 
-def _directions(figures: dict, mode: str, sync: dict | None) -> dict:
+def _directions(figures: dict, mode: str, sync: dict | None, entries: tuple[bool, bool] = DEFAULT_PERCENTILE_ENTRIES) -> dict:
     """The direction entries of a job's (or group's) fio JSON entry, in fio's order, as its
-    ``unified_rw_reporting`` mode shapes them (`sync`: the ``sync`` entry, if the entry has one)."""
+    ``unified_rw_reporting`` mode shapes them (`sync`: the ``sync`` entry, if the entry has one;
+    `entries`: which latency entries carry percentiles)."""
     out = {}
     if mode != "mixed":
-        out = {kind: _direction(figures, kind) for kind in ("read", "write", "trim")}
+        out = {kind: _direction(figures, kind, entries) for kind in ("read", "write", "trim")}
         if sync is not None:
             out["sync"] = sync
     if mode != "none":
-        out["mixed"] = _mixed(figures)
+        out["mixed"] = _mixed(figures, entries)
     return out
+
+
+def _percentile_entries(job) -> list[tuple[bool, bool]]:
+    """Each job's (``clat_percentiles``, ``lat_percentiles``), in the group's order, as the
+    core's job gives them; fio's defaults for a job object that does not say."""
+    return [(bool(c), bool(t)) for c, t in (getattr(job, "latency_percentiles", None) or [])]
 
 
 def _modes(job) -> list[str]:
@@ -361,20 +379,23 @@ def _sync(summary: dict) -> dict:
 
 
 def _latency_ns(lat: dict, count: int) -> dict:
-    """fio's latency entry (ns) of `count` commands from a summary's latency figures (us)."""
-    return {
-        "max": round(lat["max"] * 1e3),
-        "mean": lat["mean"] * 1e3,
-        "N": count,
-        "percentile": {"50.000000": round(lat["p50"] * 1e3), "99.000000": round(lat["p99"] * 1e3), "99.900000": round(lat["p999"] * 1e3)},
-    }
+    """fio's latency entry (ns) of `count` commands from a summary's latency figures (us): the
+    percentiles the job asked for (fio's ``percentile_list``, by default fio's own 1 to
+    99.99), keyed as fio keys them (``"99.990000"``)."""
+    listed = lat.get("percentiles")
+    if listed:
+        percentile = {f"{p:.6f}": round(us * 1e3) for p, us in listed}
+    else:
+        percentile = {"50.000000": round(lat["p50"] * 1e3), "99.000000": round(lat["p99"] * 1e3), "99.900000": round(lat["p999"] * 1e3)}
+    return {"max": round(lat["max"] * 1e3), "mean": lat["mean"] * 1e3, "N": count, "percentile": percentile}
 
 
 def fio_json(results: list, jobs: list, seed: int) -> dict:
     """fio's ``--output-format=json`` shape: one entry per job, as fio gives, or one per group of
     jobs side by side when every job of the group has ``group_reporting``; each with
-    ``read``/``write``/``trim`` figures, latencies in ns (``clat_ns`` with the 50th, 99th and
-    99.9th percentiles; no minimum or standard deviation, which ssdlab does not keep), and
+    ``read``/``write``/``trim`` figures, latencies in ns (``clat_ns`` with the job's
+    percentiles, fio's ``percentile_list``, by default fio's own list from 1 to 99.99; no minimum
+    or standard deviation, which ssdlab does not keep), and
     ssdlab's own summary under ``ssdlab`` (a job's entry: its own figures, with the group's
     summary under ``group``). The drive's figures (write amplification, GC, energy) belong to
     the group: the jobs share the drive."""
@@ -383,8 +404,12 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     for group_id, (result, job) in enumerate(zip(results, jobs, strict=True)):
         s = result.summary
         modes = _modes(job)
+        percentile_entries = _percentile_entries(job)
         if s.get("each_job") and not getattr(job, "group_reporting", False):
-            entries += [_job_entry(figures, group_id, s, (modes[i : i + 1] or ["none"])[0]) for i, figures in enumerate(s["each_job"])]
+            entries += [
+                _job_entry(figures, group_id, s, (modes[i : i + 1] or ["none"])[0], (percentile_entries[i : i + 1] or [DEFAULT_PERCENTILE_ENTRIES])[0])
+                for i, figures in enumerate(s["each_job"])
+            ]
             continue
         options = {"rw": s["rw"], "iodepth": str(job.iodepth), "numjobs": str(s.get("jobs_in_group", 1))}
         # fio lists a rate limit among the options as given (`"rate_iops": "1000"`).
@@ -416,7 +441,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 # fio shows the options as given (a job's own iodepth), not the group's sum.
                 "job options": options,
                 # fio reports a group as one with its first job's mode.
-                **_directions(s, (modes or ["none"])[0], _sync(s)),
+                **_directions(s, (modes or ["none"])[0], _sync(s), (percentile_entries or [DEFAULT_PERCENTILE_ENTRIES])[0]),
                 "job_runtime": _job_runtime_ms(s),
                 **latency,
                 "ssdlab": s,
@@ -443,9 +468,9 @@ def _job_runtime_ms(summary: dict) -> int:
     return round(summary["simulated_seconds"] * 1000)
 
 
-def _job_entry(figures: dict, group_id: int, group: dict, mode: str = "none") -> dict:
+def _job_entry(figures: dict, group_id: int, group: dict, mode: str = "none", entries: tuple[bool, bool] = DEFAULT_PERCENTILE_ENTRIES) -> dict:
     """fio's JSON entry of one job of a group run side by side, from its own figures (`mode`:
-    its ``unified_rw_reporting``)."""
+    its ``unified_rw_reporting``; `entries`: its ``clat_percentiles`` and ``lat_percentiles``)."""
     return {
         "jobname": figures["job"],
         "groupid": group_id,
@@ -453,7 +478,7 @@ def _job_entry(figures: dict, group_id: int, group: dict, mode: str = "none") ->
         "eta": 0,
         "elapsed": round(figures["simulated_seconds"] + group.get("ramp_seconds", 0.0)),
         "job options": {"rw": figures["rw"], "iodepth": str(figures["iodepth"])},
-        **_directions(figures, mode, None),
+        **_directions(figures, mode, None, entries),
         "job_runtime": round(figures["simulated_seconds"] * 1000),
         "latency_depth": figures["iodepth"],
         "latency_target": 0,

@@ -125,7 +125,8 @@ def test_output_format_json_has_fios_shape():
     doc = json.loads(r.stdout)
     job = doc["jobs"][0]
     assert job["read"]["total_ios"] + job["write"]["total_ios"] == 2000
-    assert set(job["read"]["clat_ns"]["percentile"]) == {"50.000000", "99.000000", "99.900000"}
+    # fio's default percentile list (test_fio_percentiles.py checks the job's own).
+    assert len(job["read"]["clat_ns"]["percentile"]) == 17 and "99.990000" in job["read"]["clat_ns"]["percentile"]
     if shutil.which("fio"):
         real = json.loads(subprocess.run(["fio", "--name=x", "--ioengine=null", "--size=1m", "--output-format=json"], capture_output=True, text=True).stdout)
         # fio writes these two only with global options and real disks.

@@ -121,7 +121,13 @@ impl FlushStats {
         FlushReport {
             flushes: n,
             end_flushes: self.end_flushes,
-            latency_us: Metrics::summarize(&self.latencies, if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 }, self.max_ns),
+            // (fio's default percentiles: the flushes are the group's, not one job's.)
+            latency_us: Metrics::summarize(
+                &self.latencies,
+                if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 },
+                self.max_ns,
+                &ssdlab_workload::FIO_DEFAULT_PERCENTILES,
+            ),
         }
     }
 }

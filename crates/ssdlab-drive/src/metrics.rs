@@ -20,6 +20,9 @@ pub struct LatencySummary {
     /// Largest: the exact latency measured (the percentiles are a histogram's, to 3
     /// significant figures).
     pub max: f64,
+    /// The percentiles the job asked for (fio's `percentile_list`, by default fio's own list:
+    /// 1, 5, 10, ..., 99.99), each as (percentile, microseconds), ascending.
+    pub percentiles: Vec<(f64, f64)>,
 }
 
 /// One second of a run.
@@ -126,23 +129,23 @@ impl Latencies {
         }
     }
 
-    /// Every command's latency (the mean exact, from the sum).
-    pub fn all(&self) -> Option<LatencySummary> {
+    /// Every command's latency (the mean exact, from the sum), with the percentiles `list`.
+    pub fn all(&self, list: &[f64]) -> Option<LatencySummary> {
         let mut all = self.reads.clone();
         all.add(&self.writes).expect("histograms of the same bounds");
         all.add(&self.trims).expect("histograms of the same bounds");
         let n = all.len();
         let max_ns = self.max_ns.iter().copied().max().unwrap_or(0);
         let sum_ns: u128 = self.sum_ns.iter().sum();
-        Metrics::summarize(&all, if n > 0 { sum_ns as f64 / n as f64 } else { 0.0 }, max_ns)
+        Metrics::summarize(&all, if n > 0 { sum_ns as f64 / n as f64 } else { 0.0 }, max_ns, list)
     }
 
-    /// The latency of the commands of kind `op`.
-    pub fn of_kind(&self, op: Op) -> Option<LatencySummary> {
+    /// The latency of the commands of kind `op`, with the percentiles `list`.
+    pub fn of_kind(&self, op: Op, list: &[f64]) -> Option<LatencySummary> {
         let h = self.of(op);
         let n = h.len();
         let mean_ns = if n > 0 { self.sum_ns[op.index()] as f64 / n as f64 } else { 0.0 };
-        Metrics::summarize(h, mean_ns, self.max_ns[op.index()])
+        Metrics::summarize(h, mean_ns, self.max_ns[op.index()], list)
     }
 }
 
@@ -264,31 +267,36 @@ impl Metrics {
         }
     }
 
-    /// The figures of the latencies in `h`: percentiles from the histogram, the mean and the
-    /// largest (`max_ns`, the exact value recorded, not its bucket's) as the caller measured them.
-    pub(crate) fn summarize(h: &Histogram<u64>, mean_ns: f64, max_ns: Nanoseconds) -> Option<LatencySummary> {
+    /// The figures of the latencies in `h`: percentiles from the histogram (p50, p99, p99.9
+    /// and those of `list`), the mean and the largest (`max_ns`, the exact value recorded, not
+    /// its bucket's) as the caller measured them.
+    pub(crate) fn summarize(h: &Histogram<u64>, mean_ns: f64, max_ns: Nanoseconds, list: &[f64]) -> Option<LatencySummary> {
         if h.is_empty() {
             return None;
         }
+        // A percentile is its histogram bucket's highest value, which may lie above the largest
+        // latency measured: never shown above it.
+        let at = |quantile: f64| h.value_at_quantile(quantile).min(max_ns.max(1)) as f64 / 1e3;
         Some(LatencySummary {
             mean: mean_ns / 1e3,
-            p50: h.value_at_quantile(0.5) as f64 / 1e3,
-            p99: h.value_at_quantile(0.99) as f64 / 1e3,
-            p999: h.value_at_quantile(0.999) as f64 / 1e3,
+            p50: at(0.5),
+            p99: at(0.99),
+            p999: at(0.999),
             max: max_ns as f64 / 1e3,
+            percentiles: list.iter().map(|&p| (p, at(p / 100.0))).collect(),
         })
     }
 
-    pub fn latency_all(&self) -> Option<LatencySummary> {
-        self.latencies.all()
+    pub fn latency_all(&self, list: &[f64]) -> Option<LatencySummary> {
+        self.latencies.all(list)
     }
 
-    pub fn latency_reads(&self) -> Option<LatencySummary> {
-        self.latencies.of_kind(Op::Read)
+    pub fn latency_reads(&self, list: &[f64]) -> Option<LatencySummary> {
+        self.latencies.of_kind(Op::Read, list)
     }
 
-    pub fn latency_writes(&self) -> Option<LatencySummary> {
-        self.latencies.of_kind(Op::Write)
+    pub fn latency_writes(&self, list: &[f64]) -> Option<LatencySummary> {
+        self.latencies.of_kind(Op::Write, list)
     }
 }
 
@@ -331,17 +339,17 @@ mod tests {
         l.record(Op::Write, 1_234_567);
         l.record(Op::Read, 76_543);
         assert_ne!(l.of(Op::Write).max(), 1_234_567, "the value must be one the histogram rounds");
-        assert_eq!(l.of_kind(Op::Write).unwrap().max, 1_234.567);
-        assert_eq!(l.of_kind(Op::Read).unwrap().max, 76.543);
-        assert_eq!(l.all().unwrap().max, 1_234.567);
-        assert!(l.of_kind(Op::Trim).is_none());
+        assert_eq!(l.of_kind(Op::Write, &[]).unwrap().max, 1_234.567);
+        assert_eq!(l.of_kind(Op::Read, &[]).unwrap().max, 76.543);
+        assert_eq!(l.all(&[]).unwrap().max, 1_234.567);
+        assert!(l.of_kind(Op::Trim, &[]).is_none());
         // The run's figures (`Metrics`) are the same `Latencies`.
         let mut m = Metrics::new(0);
         m.record(Op::Read, 4096, 76_543);
         m.record(Op::Write, 4096, 1_234_567);
-        assert_eq!(m.latency_reads().unwrap().max, 76.543);
-        assert_eq!(m.latency_writes().unwrap().max, 1_234.567);
-        assert_eq!(m.latency_all().unwrap().max, 1_234.567);
+        assert_eq!(m.latency_reads(&[]).unwrap().max, 76.543);
+        assert_eq!(m.latency_writes(&[]).unwrap().max, 1_234.567);
+        assert_eq!(m.latency_all(&[]).unwrap().max, 1_234.567);
     }
 
     #[test]
@@ -353,9 +361,9 @@ mod tests {
         l.record(Op::Write, 1_234_567);
         l.record(Op::Read, 76_543);
         assert_ne!(l.of(Op::Write).mean(), 617_783.5, "the values must be ones the histogram rounds");
-        assert_eq!(l.of_kind(Op::Write).unwrap().mean, 617.7835);
-        assert_eq!(l.of_kind(Op::Read).unwrap().mean, 76.543);
-        assert_eq!(l.all().unwrap().mean, (1_000.0 + 1_234_567.0 + 76_543.0) / 3.0 / 1e3);
+        assert_eq!(l.of_kind(Op::Write, &[]).unwrap().mean, 617.7835);
+        assert_eq!(l.of_kind(Op::Read, &[]).unwrap().mean, 76.543);
+        assert_eq!(l.all(&[]).unwrap().mean, (1_000.0 + 1_234_567.0 + 76_543.0) / 3.0 / 1e3);
     }
 
     #[test]
@@ -378,5 +386,27 @@ mod tests {
         m.record(Op::Write, 4096, 1_000);
         m.close_idle_before(NS_PER_S + 1, SNAP);
         assert_eq!(m.series.len(), 1);
+    }
+
+    #[test]
+    fn percentiles_are_the_lists_and_never_above_the_largest_latency() {
+        let mut l = Latencies::new();
+        // Every latency 19,000 ns: its histogram bucket's highest value is 19,007 ns.
+        for _ in 0..64 {
+            l.record(Op::Trim, 19_000);
+        }
+        let s = l.of_kind(Op::Trim, &[1.0, 50.0, 99.99]).unwrap();
+        assert_eq!((s.p50, s.p99, s.p999, s.max), (19.0, 19.0, 19.0, 19.0));
+        assert_eq!(s.percentiles, vec![(1.0, 19.0), (50.0, 19.0), (99.99, 19.0)]);
+        // Spread latencies: the list rises with the percentile, its median is p50.
+        let mut l = Latencies::new();
+        for k in 1..=1000u64 {
+            l.record(Op::Read, k * 1_000);
+        }
+        let s = l.all(&ssdlab_workload::FIO_DEFAULT_PERCENTILES).unwrap();
+        assert_eq!(s.percentiles.len(), 17);
+        assert!(s.percentiles.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1), "{:?}", s.percentiles);
+        assert_eq!(s.percentiles[6], (50.0, s.p50));
+        assert!(s.percentiles[16].1 <= s.max && s.percentiles[0].1 < s.percentiles[16].1);
     }
 }

@@ -64,6 +64,13 @@ impl NativeJob {
         self.spec.group().map(|j| j.unified_rw_reporting.name()).collect()
     }
 
+    /// Each job's fio `clat_percentiles` and `lat_percentiles` (whether its completion and its
+    /// total latency carry percentiles in fio's JSON), in the group's order.
+    #[getter]
+    fn latency_percentiles(&self) -> Vec<(bool, bool)> {
+        self.spec.group().map(|j| (j.percentiles.clat, j.percentiles.lat)).collect()
+    }
+
     /// Options given that change nothing in a simulation, over the whole group, once each.
     #[getter]
     fn no_effect(&self) -> Vec<String> {

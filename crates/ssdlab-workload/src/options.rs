@@ -16,8 +16,8 @@ mod finish;
 mod values;
 
 pub use values::{
-    BlockSizes, DirectionRate, Distribution, Extent, Flow, Flushes, LatencyTarget, LogSettings, RateLimit, RwKind, RwReporting, SteadyMetric, SteadyState,
-    StridedZones, Verify, Zone, ZoneExtent, RW_VALUES, VERIFY_METHODS,
+    BlockSizes, DirectionRate, Distribution, Extent, Flow, Flushes, LatencyTarget, LogSettings, PercentileSettings, RateLimit, RwKind, RwReporting,
+    SteadyMetric, SteadyState, StridedZones, Verify, Zone, ZoneExtent, FIO_DEFAULT_PERCENTILES, MAX_PERCENTILES, RW_VALUES, VERIFY_METHODS,
 };
 
 /// Most commands one job keeps in flight (fio's own limit).
@@ -188,6 +188,9 @@ pub struct JobSpec {
     pub steady_state: Option<SteadyState>,
     /// Logs to write.
     pub logs: LogSettings,
+    /// The latency percentiles reported (`percentile_list`, `clat_percentiles`,
+    /// `lat_percentiles`).
+    pub percentiles: PercentileSettings,
     /// Write until the device is full (`fill_device`): the span runs to the end of the device.
     pub fill_device: bool,
     /// Read the job's span once before the job (`pre_read`), unmeasured.
@@ -316,6 +319,7 @@ impl JobSpec {
             sync_engine: false,
             steady_state: None,
             logs: LogSettings::default(),
+            percentiles: PercentileSettings::default(),
             fill_device: false,
             pre_read: false,
             concurrent: Vec::new(),
@@ -690,6 +694,11 @@ impl JobSpec {
             }
             "exitall" => self.exitall = flag(key, value, at)?,
             "group_reporting" => self.group_reporting = flag(key, value, at)?,
+            "percentile_list" => {
+                self.percentiles.list = PercentileSettings::parse_list(need()?).map_err(|why| Error::Workload(format!("{at}: percentile_list: {why}")))?
+            }
+            "clat_percentiles" => self.percentiles.clat = flag(key, value, at)?,
+            "lat_percentiles" => self.percentiles.lat = flag(key, value, at)?,
             "unified_rw_reporting" => {
                 self.unified_rw_reporting = RwReporting::parse(value).map_err(|why| Error::Workload(format!("{at}: unified_rw_reporting: {why}")))?
             }

@@ -366,3 +366,22 @@ fn per_job_logs_0_shares_one_log_file() {
     assert!(shared(&["per_job_logs=false"]));
     assert!(parse_options("cli", &["per_job_logs=maybe".into()]).is_err());
 }
+
+#[test]
+fn percentile_list_is_fios_sorted_and_checked() {
+    let job = |items: &[&str]| parse_options("cli", &items.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let default = job(&[]).unwrap().percentiles;
+    assert_eq!((default.list.len(), default.list[16], default.clat, default.lat), (17, 99.99, true, false));
+    let given = job(&["percentile_list=99.9999:50:99:50", "lat_percentiles=1", "clat_percentiles=0"]).unwrap().percentiles;
+    assert_eq!((given.list, given.clat, given.lat), (vec![50.0, 99.0, 99.9999], false, true));
+    assert!(!job(&["percentile_list=99"]).unwrap().no_effect.iter().any(|k| k.contains("percentile")));
+    for (value, says) in
+        [("abc", "`abc` is not a number"), ("0", "0 is not a percentile"), ("100.5", "100.5 is not a percentile"), ("50:", "`` is not a number")]
+    {
+        let err = job(&[&format!("percentile_list={value}")]).unwrap_err().to_string();
+        assert!(err.contains("percentile_list") && err.contains(says), "{value}: {err}");
+    }
+    let many = (1..=21).map(|p| p.to_string()).collect::<Vec<_>>().join(":");
+    assert!(job(&[&format!("percentile_list={many}")]).unwrap_err().to_string().contains("21 percentiles given; fio takes at most 20"));
+    assert_eq!(job(&["percentile_list=100"]).unwrap().percentiles.list, vec![100.0]);
+}

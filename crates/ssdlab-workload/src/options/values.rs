@@ -230,6 +230,52 @@ pub struct SteadyState {
     pub interval_ns: Nanoseconds,
 }
 
+/// fio's default `percentile_list` (stat.c): the latency percentiles its reports give.
+pub const FIO_DEFAULT_PERCENTILES: [f64; 17] = [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
+
+/// Most percentiles `percentile_list` takes (fio's `FIO_IO_U_LIST_MAX_LEN`).
+pub const MAX_PERCENTILES: usize = 20;
+
+/// fio's `percentile_list`, `clat_percentiles` and `lat_percentiles` of a job: which latency
+/// percentiles its reports give, and on which latency (a simulated command has no submission
+/// latency, so its completion and total latencies are the same figures).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PercentileSettings {
+    /// The percentiles, ascending (fio sorts them), each above 0 and at most 100.
+    pub list: Vec<f64>,
+    /// Completion latency's percentiles reported (`clat_percentiles`, default on).
+    pub clat: bool,
+    /// Total latency's percentiles reported (`lat_percentiles`, default off).
+    pub lat: bool,
+}
+
+impl Default for PercentileSettings {
+    fn default() -> Self {
+        Self { list: FIO_DEFAULT_PERCENTILES.to_vec(), clat: true, lat: false }
+    }
+}
+
+impl PercentileSettings {
+    /// `percentile_list`'s value: percentiles separated by `:` (`99:99.9:99.99`), each above 0
+    /// and at most 100, at most [`MAX_PERCENTILES`]; sorted ascending, repeats kept once.
+    pub(crate) fn parse_list(text: &str) -> std::result::Result<Vec<f64>, String> {
+        let mut list = Vec::new();
+        for item in text.split(':').map(str::trim) {
+            let p: f64 = item.parse().map_err(|_| format!("`{item}` is not a number (expected percentiles separated by `:`, such as 99:99.9:99.99)"))?;
+            if !(p > 0.0 && p <= 100.0) {
+                return Err(format!("{item} is not a percentile above 0 and at most 100"));
+            }
+            list.push(p);
+        }
+        if list.len() > MAX_PERCENTILES {
+            return Err(format!("{} percentiles given; fio takes at most {MAX_PERCENTILES}", list.len()));
+        }
+        list.sort_by(f64::total_cmp);
+        list.dedup();
+        Ok(list)
+    }
+}
+
 /// fio's `write_bw_log`, `write_lat_log`, `write_iops_log` settings of a job.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogSettings {
