@@ -105,6 +105,7 @@ def test_skip_bad_counts_and_addresses_beyond_the_drive(tmp_path):
     far.write_text("0.0 0 8 8 1\n1.0 0 900000000000 8 0\n")
     r = ssdlab("trace", "replay", str(far), *small_args())
     assert r.returncode == 2 and "beyond the drive" in r.stderr and "Traceback" not in r.stderr
+    assert "replay with --remap" in r.stderr, r.stderr  # the message names the option
     r = ssdlab("trace", "replay", str(far), *small_args(), "--remap", "--json", "-")
     assert r.returncode == 0 and json.loads(r.stdout)["remapped"] == 1
     r = ssdlab("trace", "generate", "superheavy", "--out", str(tmp_path / "x.csv"))

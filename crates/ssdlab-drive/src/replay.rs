@@ -226,7 +226,7 @@ impl TraceRun {
             if !self.remap {
                 bail!(
                     Workload,
-                    "{at}: the request addresses bytes up to {}, beyond the drive's {} usable bytes (use remapping to fold addresses into the drive)",
+                    "{at}: the request addresses bytes up to {}, beyond the drive's {} usable bytes (replay with --remap, or remap=True in Python, to fold addresses into the drive)",
                     offset + len,
                     self.capacity
                 );
