@@ -406,16 +406,30 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         modes = _modes(job)
         percentile_entries = _percentile_entries(job)
         if s.get("each_job") and not getattr(job, "group_reporting", False):
+            given = _given_options(job)
             entries += [
-                _job_entry(figures, group_id, s, (modes[i : i + 1] or ["none"])[0], (percentile_entries[i : i + 1] or [DEFAULT_PERCENTILE_ENTRIES])[0])
+                _job_entry(
+                    figures,
+                    group_id,
+                    s,
+                    (modes[i : i + 1] or ["none"])[0],
+                    (percentile_entries[i : i + 1] or [DEFAULT_PERCENTILE_ENTRIES])[0],
+                    dict(given[i][1]) if i < len(given) else {},
+                )  # fmt: skip
                 for i, figures in enumerate(s["each_job"])
             ]
             continue
-        options = {"rw": s["rw"], "iodepth": str(job.iodepth), "numjobs": str(s.get("jobs_in_group", 1))}
+        given = _given_options(job)
+        # fio echoes the job's own options as given (tools read `job options`' bs, size,
+        # numjobs...); ssdlab adds the ones it always gave (rw, iodepth, numjobs) when they
+        # were not given.
+        options = dict(given[0][1]) if given else {}
+        for key, value in (("rw", s["rw"]), ("iodepth", str(job.iodepth)), ("numjobs", str(s.get("jobs_in_group", 1)))):
+            options.setdefault(key, value)
         # fio lists a rate limit among the options as given (`"rate_iops": "1000"`).
         rate = getattr(job, "rate_given", None)
         if rate is not None:
-            options[rate[0]] = rate[1]
+            options.setdefault(rate[0], rate[1])
         # fio's latency-target fields (fio gives them for every job: the depth is the job's
         # iodepth without a target); the target in ns, the window in us, as fio's JSON.
         search = s.get("latency_target")
@@ -427,7 +441,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         }
         verify = s.get("verify")
         if verify:
-            options["verify"] = verify["method"]
+            options.setdefault("verify", verify["method"])
         # A job a limit ended (ETIMEDOUT, EIO) or whose verify failed (EILSEQ) carries fio's
         # error number (`job_errors`, the one reading of a job's error).
         error = job_errors.error_number(s)
@@ -452,10 +466,29 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         "timestamp": int(now),
         "timestamp_ms": int(now * 1000),
         "time": time.ctime(now),
-        "global options": {"randseed": str(seed)},
+        "global options": _global_options(jobs, seed),
         "jobs": entries,
         "disk_util": [],
     }
+
+
+def _given_options(job) -> list[tuple[list, list]]:
+    """Each job's options as given, in the group's order: (global ones, its own), as the
+    core's job gives them; none for a job object that does not say."""
+    return [(list(g), list(o)) for g, o in (getattr(job, "options_given", None) or [])]
+
+
+def _global_options(jobs: list, seed: int) -> dict:
+    """fio's ``global options``: those of the job file's ``[global]`` sections and of the
+    command line beside it, as given (every group's, in order), and the seed ssdlab drew from
+    (``randseed``) unless one was given."""
+    out: dict = {}
+    for job in jobs:
+        for global_options, _ in _given_options(job)[:1]:
+            for key, value in global_options:
+                out.setdefault(key, value)
+    out.setdefault("randseed", str(seed))
+    return out
 
 
 def _job_runtime_ms(summary: dict) -> int:
@@ -468,16 +501,22 @@ def _job_runtime_ms(summary: dict) -> int:
     return round(summary["simulated_seconds"] * 1000)
 
 
-def _job_entry(figures: dict, group_id: int, group: dict, mode: str = "none", entries: tuple[bool, bool] = DEFAULT_PERCENTILE_ENTRIES) -> dict:
+def _job_entry(
+    figures: dict, group_id: int, group: dict, mode: str = "none", entries: tuple[bool, bool] = DEFAULT_PERCENTILE_ENTRIES, given: dict | None = None
+) -> dict:
     """fio's JSON entry of one job of a group run side by side, from its own figures (`mode`:
-    its ``unified_rw_reporting``; `entries`: its ``clat_percentiles`` and ``lat_percentiles``)."""
+    its ``unified_rw_reporting``; `entries`: its ``clat_percentiles`` and ``lat_percentiles``;
+    `given`: its own options as given, which fio echoes)."""
+    options = dict(given or {})
+    options.setdefault("rw", figures["rw"])
+    options.setdefault("iodepth", str(figures["iodepth"]))
     return {
         "jobname": figures["job"],
         "groupid": group_id,
         "error": job_errors.error_number(figures),
         "eta": 0,
         "elapsed": round(figures["simulated_seconds"] + group.get("ramp_seconds", 0.0)),
-        "job options": {"rw": figures["rw"], "iodepth": str(figures["iodepth"])},
+        "job options": options,
         **_directions(figures, mode, None, entries),
         "job_runtime": round(figures["simulated_seconds"] * 1000),
         "latency_depth": figures["iodepth"],

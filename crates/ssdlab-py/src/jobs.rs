@@ -71,6 +71,14 @@ impl NativeJob {
         self.spec.group().map(|j| (j.percentiles.clat, j.percentiles.lat)).collect()
     }
 
+    /// Each job's options as given, in the group's order: (those of `[global]` and of the
+    /// command line beside a job file, those of its own section), each a list of (key, value),
+    /// for fio's JSON echo (`global options`, `job options`).
+    #[getter]
+    fn options_given(&self) -> Vec<GivenOptions> {
+        self.spec.group().map(|j| (j.echo.global.clone(), j.echo.job.clone())).collect()
+    }
+
     /// Options given that change nothing in a simulation, over the whole group, once each.
     #[getter]
     fn no_effect(&self) -> Vec<String> {
@@ -129,6 +137,9 @@ impl NativeJob {
         format!("NativeJob(name={:?}, rw={}, iodepth={})", self.spec.name, self.spec.rw.name(), self.spec.iodepth)
     }
 }
+
+/// A job's options as given: (global ones, its own), each a list of (key, value).
+type GivenOptions = (Vec<(String, String)>, Vec<(String, String)>);
 
 /// Build one job from fio-style `key=value` options. With `fill`, a sequential pass's last
 /// block is cut to the span's end, so every byte of the span is written (ssdlab's own fills, as

@@ -286,7 +286,11 @@ pub fn parse_command_line(items: &[String]) -> Result<Vec<JobSpec>> {
         return Err(Error::Workload(format!("{}: picks a section of a job file; give the job file too", section.at)));
     }
     if !options.iter().any(|o| o.key == "name") {
-        return Ok(vec![crate::options::parse_options("cli", items)?]);
+        // fio would take these as global options and run no job; ssdlab runs them as job `cli`,
+        // its options its own.
+        let mut job = crate::options::parse_options("cli", items)?;
+        job.echo.job = options.iter().map(|o| (o.key.clone(), o.value.clone().unwrap_or_default())).collect();
+        return Ok(vec![job]);
     }
     let mut global: Vec<JobOption> = Vec::new();
     let mut sections: Vec<Section> = Vec::new();
@@ -355,6 +359,8 @@ fn build_groups(origin: &str, sections: Vec<Section>, command_line: &[JobOption]
     for section in sections {
         let mut job = JobSpec::new(&section.name);
         let options: Vec<&JobOption> = section.global.iter().chain(section.options.iter()).chain(command_line.iter()).collect();
+        let given = |options: &mut dyn Iterator<Item = &JobOption>| options.map(|o| (o.key.clone(), o.value.clone().unwrap_or_default())).collect();
+        let echo = crate::OptionsEcho { global: given(&mut section.global.iter().chain(command_line.iter())), job: given(&mut section.options.iter()) };
         let mut failed = false;
         let mut note = |message: String, problems: &mut Vec<String>, failed: &mut bool| {
             *failed = true;
@@ -378,6 +384,7 @@ fn build_groups(origin: &str, sections: Vec<Section>, command_line: &[JobOption]
                 note(e.to_string(), &mut problems, &mut failed);
             }
         }
+        job.echo = echo;
         jobs.push(job);
     }
     if !problems.is_empty() {

@@ -25,7 +25,7 @@ pub use generator::{Io, IoGenerator, Op};
 pub use jobfile::{expand_numjobs, parse_command_line, parse_job_bytes_with, parse_job_file, parse_job_file_with, parse_job_text, MAX_JOB_FILE_BYTES};
 pub use limits::{JobLimits, DEFAULT_RATE_CYCLE_MS};
 pub use options::{
-    parse_options, BlockSizes, DirectionRate, Distribution, Extent, Flow, Flushes, JobSpec, LatencyTarget, LogSettings, PercentileSettings, RateLimit, RwKind,
-    RwReporting, SteadyMetric, SteadyState, StridedZones, Verify, Zone, ZoneExtent, FIO_DEFAULT_PERCENTILES, MAX_IODEPTH, MAX_NUMJOBS, MAX_PERCENTILES,
-    RW_VALUES, VERIFY_METHODS,
+    parse_options, BlockSizes, DirectionRate, Distribution, Extent, Flow, Flushes, JobSpec, LatencyTarget, LogSettings, OptionsEcho, PercentileSettings,
+    RateLimit, RwKind, RwReporting, SteadyMetric, SteadyState, StridedZones, Verify, Zone, ZoneExtent, FIO_DEFAULT_PERCENTILES, MAX_IODEPTH, MAX_NUMJOBS,
+    MAX_PERCENTILES, RW_VALUES, VERIFY_METHODS,
 };

@@ -16,8 +16,8 @@ mod finish;
 mod values;
 
 pub use values::{
-    BlockSizes, DirectionRate, Distribution, Extent, Flow, Flushes, LatencyTarget, LogSettings, PercentileSettings, RateLimit, RwKind, RwReporting,
-    SteadyMetric, SteadyState, StridedZones, Verify, Zone, ZoneExtent, FIO_DEFAULT_PERCENTILES, MAX_PERCENTILES, RW_VALUES, VERIFY_METHODS,
+    BlockSizes, DirectionRate, Distribution, Extent, Flow, Flushes, LatencyTarget, LogSettings, OptionsEcho, PercentileSettings, RateLimit, RwKind,
+    RwReporting, SteadyMetric, SteadyState, StridedZones, Verify, Zone, ZoneExtent, FIO_DEFAULT_PERCENTILES, MAX_PERCENTILES, RW_VALUES, VERIFY_METHODS,
 };
 
 /// Most commands one job keeps in flight (fio's own limit).
@@ -191,6 +191,8 @@ pub struct JobSpec {
     /// The latency percentiles reported (`percentile_list`, `clat_percentiles`,
     /// `lat_percentiles`).
     pub percentiles: PercentileSettings,
+    /// The options as given, for fio's JSON echo of them (empty for jobs ssdlab makes itself).
+    pub echo: OptionsEcho,
     /// Write until the device is full (`fill_device`): the span runs to the end of the device.
     pub fill_device: bool,
     /// Read the job's span once before the job (`pre_read`), unmeasured.
@@ -320,6 +322,7 @@ impl JobSpec {
             steady_state: None,
             logs: LogSettings::default(),
             percentiles: PercentileSettings::default(),
+            echo: OptionsEcho::default(),
             fill_device: false,
             pre_read: false,
             concurrent: Vec::new(),

@@ -276,6 +276,18 @@ impl PercentileSettings {
     }
 }
 
+/// The options a job was given, as given (key, value; an empty value for a flag given without
+/// one), for fio's JSON, which echoes them: `global` those of the job file's `[global]`
+/// sections and of the command line beside a job file (`global options`), `job` those of the
+/// job's own section (`job options`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OptionsEcho {
+    /// Options that came from `[global]` or the command line beside a job file.
+    pub global: Vec<(String, String)>,
+    /// Options of the job's own section (or, on fio's command line, after its `--name`).
+    pub job: Vec<(String, String)>,
+}
+
 /// fio's `write_bw_log`, `write_lat_log`, `write_iops_log` settings of a job.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogSettings {
