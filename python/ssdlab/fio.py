@@ -517,7 +517,8 @@ def _job_entry(
         "eta": 0,
         "elapsed": round(figures["simulated_seconds"] + group.get("ramp_seconds", 0.0)),
         "job options": options,
-        **_directions(figures, mode, None, entries),
+        # The job's own flushes, as fio's per-job `sync` entry (zero when it does not flush).
+        **_directions(figures, mode, _sync(figures), entries),
         "job_runtime": round(figures["simulated_seconds"] * 1000),
         "latency_depth": figures["iodepth"],
         "latency_target": 0,

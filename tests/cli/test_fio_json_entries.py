@@ -34,3 +34,15 @@ def test_group_reporting_job_runtime_is_the_sum_of_its_jobs():
     assert len(apart) == 3
     assert group["job_runtime"] == sum(job["job_runtime"] for job in apart), (group["job_runtime"], [j["job_runtime"] for j in apart])
     assert group["job_runtime"] > 2 * group["write"]["runtime"], group["job_runtime"]
+
+
+def test_each_job_of_a_group_has_its_own_sync_entry(tmp_path):
+    # fio's per-job entries each carry the job's own flushes (a ZFS-style fsync job beside
+    # another); ssdlab's had no `sync` entry in a group's per-job entries.
+    job = tmp_path / "sync.fio"
+    job.write_text("[global]\nsize=16m\nbs=4k\nrw=randwrite\n[a]\nnumber_ios=400\nfsync=4\n[b]\nnumber_ios=300\nfsync=10\n[c]\nnumber_ios=100\n")
+    done = ssdlab("run", *small_args(), str(job), "--output-format=json")
+    assert done.returncode == 0, done.stderr
+    a, b, c = json.loads(done.stdout)["jobs"]
+    assert [e["sync"]["total_ios"] for e in (a, b, c)] == [99, 29, 0], [e.get("sync") for e in (a, b, c)]
+    assert a["sync"]["lat_ns"]["N"] == 99 and a["sync"]["lat_ns"]["mean"] > 0 and c["sync"]["lat_ns"] == ZERO

@@ -104,3 +104,19 @@ fn each_job_has_its_own_error_and_verify_counts() {
     assert_eq!(failures, [Some((256, 256)), Some((512, 512))]);
     assert_eq!(s.verify.as_ref().map(|v| v.failures), Some(768));
 }
+
+#[test]
+fn each_jobs_flushes_are_its_own_and_add_up_to_the_groups() {
+    // Two writers that flush (fio's fsync=N, end_fsync) beside a reader that does not.
+    let s = run_file(
+        "[global]\nsize=64m\nbs=4k\n[a]\nrw=randwrite\nnumber_ios=400\nfsync=4\nend_fsync=1\n[b]\nrw=randwrite\nnumber_ios=300\nfsync=10\n[r]\nrw=randread\nnumber_ios=200\n",
+    );
+    let group = s.flushes.clone().expect("the group's flushes");
+    let (a, b) = (s.each_job[0].flushes.clone().expect("a's flushes"), s.each_job[1].flushes.clone().expect("b's flushes"));
+    assert!(s.each_job[2].flushes.is_none(), "a job that does not flush has no flush figures");
+    // fio issues no flush after a job's last write: 99 for a (400 / 4 - 1), 29 for b.
+    assert_eq!((a.flushes, a.end_flushes, b.flushes, b.end_flushes), (99, 1, 29, 0));
+    assert_eq!((group.flushes, group.end_flushes), (a.flushes + b.flushes, a.end_flushes + b.end_flushes));
+    let (la, lb, lg) = (a.latency_us.unwrap(), b.latency_us.unwrap(), group.latency_us.unwrap());
+    assert!(lg.max == la.max.max(lb.max), "the group's longest flush is one of its jobs'");
+}

@@ -54,6 +54,10 @@ pub struct JobFigures {
     /// What the job's own `verify` read back and found (jobs with verify).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyReport>,
+    /// The job's own flushes (fio's `fsync`, `fdatasync`, `end_fsync`; jobs that flush), as
+    /// fio's per-job `sync` entry gives them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flushes: Option<FlushReport>,
 }
 
 /// A job's completed commands in the measured part, by kind.
@@ -63,11 +67,14 @@ pub(crate) struct JobTally {
     bytes: [u64; 3],
     /// Where the job's time ends so far: its last completion, or a later stop or wait.
     end_ns: Nanoseconds,
+    /// The job's own measured flushes (`Some` when it flushes).
+    pub flushes: Option<FlushStats>,
 }
 
 impl JobTally {
-    pub fn new() -> Self {
-        Self { latencies: Latencies::new(), bytes: [0; 3], end_ns: 0 }
+    /// A job's tally; `flushes`: whether the job flushes (its flushes are then counted too).
+    pub fn new(flushes: bool) -> Self {
+        Self { latencies: Latencies::new(), bytes: [0; 3], end_ns: 0, flushes: flushes.then(FlushStats::new) }
     }
 
     /// Count one completed command.
@@ -115,6 +122,7 @@ impl JobTally {
             trim_latency_us: l.of_kind(Op::Trim, &job.percentiles.list),
             job_error: None,
             verify: None,
+            flushes: self.flushes.as_ref().map(FlushStats::report),
         }
     }
 }

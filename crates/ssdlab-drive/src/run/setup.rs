@@ -130,7 +130,7 @@ impl Run {
         }
         if streams.len() > 1 {
             for stream in &mut streams {
-                stream.tally = Some(job_tally::JobTally::new());
+                stream.tally = Some(job_tally::JobTally::new(stream.flushes.is_some()));
             }
         }
         let total_depth = job.group_iodepth();

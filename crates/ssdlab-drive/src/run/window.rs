@@ -118,6 +118,9 @@ impl Run {
         if let (true, Some(stats)) = (counted && measured, self.flush_stats.as_mut()) {
             stats.record(done_ns - arrival_ns);
         }
+        if let (true, Some(stats)) = (counted && measured, self.streams[index].tally.as_mut().and_then(|t| t.flushes.as_mut())) {
+            stats.record(done_ns - arrival_ns);
+        }
     }
 
     /// fio's `end_fsync`: each job that issues no more, has nothing in flight or held by the
@@ -152,6 +155,9 @@ impl Run {
                 tally.extend_to(done_ns);
             }
             if let (true, Some(stats)) = (self.ramped, self.flush_stats.as_mut()) {
+                stats.record_end();
+            }
+            if let (true, Some(stats)) = (self.ramped, self.streams[index].tally.as_mut().and_then(|t| t.flushes.as_mut())) {
                 stats.record_end();
             }
             self.last_done_ns = self.last_done_ns.max(done_ns);
