@@ -407,6 +407,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         percentile_entries = _percentile_entries(job)
         if s.get("each_job") and not getattr(job, "group_reporting", False):
             given = _given_options(job)
+            first = len(entries)
             entries += [
                 _job_entry(
                     figures,
@@ -418,6 +419,8 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 )  # fmt: skip
                 for i, figures in enumerate(s["each_job"])
             ]
+            # The group's steady-state rule is its first job's (the jobs stop together).
+            entries[first].update(_steady_state(s))
             continue
         given = _given_options(job)
         # fio echoes the job's own options as given (tools read `job options`' bs, size,
@@ -458,6 +461,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 **_directions(s, (modes or ["none"])[0], _sync(s), (percentile_entries or [DEFAULT_PERCENTILE_ENTRIES])[0]),
                 "job_runtime": _job_runtime_ms(s),
                 **latency,
+                **_steady_state(s),
                 "ssdlab": s,
             }
         )
@@ -469,6 +473,37 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         "global options": _global_options(jobs, seed),
         "jobs": entries,
         "disk_util": [],
+    }
+
+
+def _steady_state(summary: dict) -> dict:
+    """fio's ``steadystate`` entry of a job with ``steadystate`` (``{}`` otherwise, or before a
+    window was full): the rule as fio writes it (``"iops:20.000000%"``), whether it was met,
+    the criterion it measured, and the judged window's IOPS and bandwidth (bytes/s) samples.
+    For the ``bw`` rules the deviation and slope are in bytes/s, as fio's."""
+    ss = summary.get("steady_state")
+    if not ss:
+        return {}
+    unit = 1e6 if ss["metric"] == "bw" else 1.0  # ssdlab's bandwidth samples are MB/s
+    pct = "%" if ss["percent"] else ""
+    limit = ss["limit"] * (100 if ss["percent"] else unit)
+    criterion = ss["criterion"] * (100 if ss["percent"] else unit)
+    iops, bw = ss["iops"], ss["bw_bytes_per_s"]
+    return {
+        "steadystate": {
+            "ss": f"{ss['metric']}{'_slope' if ss['slope_rule'] else ''}:{limit:f}{pct}",
+            "duration": round(ss["duration_seconds"]),
+            "attained": int(ss["attained"]),
+            "criterion": f"{criterion:f}{pct}",
+            "max_deviation": ss["max_deviation"] * unit,
+            "slope": ss["slope"] * unit,
+            "data": {
+                "bw_mean": round(sum(bw) / len(bw)) if bw else 0,
+                "iops_mean": round(sum(iops) / len(iops)) if iops else 0,
+                "iops": [round(v) for v in iops],
+                "bw": [round(v) for v in bw],
+            },
+        }
     }
 
 

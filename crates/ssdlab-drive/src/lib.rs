@@ -78,7 +78,7 @@ pub use log_windows::{LogWindow, MAX_LOG_WINDOWS};
 pub use metrics::{LatencySummary, SeriesRow};
 pub use precondition::{idle_seconds_ns, PreconditionStart, PreconditionStep, PRECONDITION_STEPS};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};
-pub use run::{JobFigures, LatencyTargetReport, MetadataReport, ReductionReport, Run, RunProgress, RunSummary, WearReport};
+pub use run::{JobFigures, LatencyTargetReport, MetadataReport, ReductionReport, Run, RunProgress, RunSummary, SteadyReport, WearReport};
 pub use session::{DriveInfo, DriveState, Session, WearState, MAX_SIMULATED_NS};
 pub use ssdlab_ftl::{Piece, Translation};
 pub use thermal::{ThermalState, THERMAL_STEP_NS};

@@ -44,7 +44,7 @@ mod window;
 
 use clock_checks::{check_rate, check_thinktime};
 pub use job_tally::JobFigures;
-pub use report::{LatencyTargetReport, MetadataReport, ReductionReport, RunProgress, RunSummary, WearReport};
+pub use report::{LatencyTargetReport, MetadataReport, ReductionReport, RunProgress, RunSummary, SteadyReport, WearReport};
 
 /// Most commands a group of jobs keeps in flight together (each job's `iodepth`, its `numjobs`
 /// copies and the jobs side by side, summed): what the drive's queue does not hold waits in the
@@ -174,6 +174,8 @@ pub struct Run {
     busy_base_ns: Nanoseconds,
     steady_samples: Vec<f64>,
     steady_at_ns: Option<Nanoseconds>,
+    /// How many of `steady_samples` there were when the rule was met (the window it judged).
+    steady_samples_at: Option<usize>,
     started: bool,
     stopped_issuing: bool,
     completed: u64,

@@ -29,3 +29,4 @@ pub use options::{
     RateLimit, RwKind, RwReporting, SteadyMetric, SteadyState, StridedZones, Verify, Zone, ZoneExtent, FIO_DEFAULT_PERCENTILES, MAX_IODEPTH, MAX_NUMJOBS,
     MAX_PERCENTILES, RW_VALUES, VERIFY_METHODS,
 };
+pub use steady::SteadyWindow;

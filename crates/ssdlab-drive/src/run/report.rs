@@ -145,6 +145,10 @@ pub struct RunSummary {
     /// Simulated second (from the measured start) at which fio's steady-state rule was met and
     /// the jobs stopped; `None` when not asked for or not reached.
     pub steady_state_seconds: Option<f64>,
+    /// fio's steady-state check (jobs with `steadystate`, once a window was full): the window
+    /// it judged and what it measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<SteadyReport>,
     /// Write amplification by tier (drives with an SLC cache only; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tiers: Option<crate::tiers::TierReport>,
@@ -230,4 +234,35 @@ impl MetadataReport {
             wa_metadata: (host_write_bytes > 0).then(|| (journal + map) as f64 / host_write_bytes as f64),
         })
     }
+}
+
+/// fio's steady-state check of a run (`steadystate=iops:10%` and the others): the window the
+/// rule judged (when it was met, else the last full one) and what it measured there, as fio's
+/// JSON `steadystate` entry gives it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SteadyReport {
+    /// The metric watched: `iops`, `bw` or `lat`.
+    pub metric: &'static str,
+    /// Whether the rule is on the slope (`*_slope`) rather than the deviation.
+    pub slope_rule: bool,
+    /// The limit as given: a fraction of the mean when `percent`, else in the metric's unit
+    /// (IOPS, MB/s, microseconds).
+    pub limit: f64,
+    /// Whether the limit is a share of the window's mean.
+    pub percent: bool,
+    /// The window's length, seconds (`ss_dur`).
+    pub duration_seconds: f64,
+    /// Whether the rule was met (the jobs then stopped).
+    pub attained: bool,
+    /// What the rule compared with the limit: the slope's size or the largest deviation, as a
+    /// fraction of the mean when `percent`.
+    pub criterion: f64,
+    /// The largest distance of a sample from the window's mean, in the metric's unit.
+    pub max_deviation: f64,
+    /// The least-squares slope of the samples, in the metric's unit per sample.
+    pub slope: f64,
+    /// The window's IOPS samples (one per check interval).
+    pub iops: Vec<f64>,
+    /// The window's bandwidth samples, bytes per second.
+    pub bw_bytes_per_s: Vec<f64>,
 }

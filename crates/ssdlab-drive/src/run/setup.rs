@@ -164,6 +164,7 @@ impl Run {
             busy_base_ns: 0,
             steady_samples: Vec::new(),
             steady_at_ns: None,
+            steady_samples_at: None,
             started: false,
             stopped_issuing: false,
             completed: 0,

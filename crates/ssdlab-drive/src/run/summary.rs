@@ -99,6 +99,7 @@ impl Run {
             },
             ramp_seconds: seconds(self.ramp_end_ns - self.start_ns - self.delay_ns),
             steady_state_seconds: self.steady_at_ns.map(|t| seconds(t.saturating_sub(self.ramp_end_ns))),
+            steady_state: self.steady_report(),
             tiers: crate::tiers::TierReport::since(self.tier_base, drive),
             utilization: crate::utilization::Utilization::between(
                 &self.busy_counters_base,

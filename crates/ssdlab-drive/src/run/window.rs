@@ -198,7 +198,38 @@ impl Run {
         }
         if self.steady_at_ns.is_none() && ss.reached(&self.steady_samples) {
             self.steady_at_ns = Some(at_ns);
+            self.steady_samples_at = Some(self.steady_samples.len());
             self.stop_issuing(at_ns);
         }
+    }
+
+    /// fio's steady-state entry: the window the rule judged (when it was met, else the last
+    /// full one), what it measured, and the window's IOPS and bandwidth samples.
+    pub(super) fn steady_report(&self) -> Option<SteadyReport> {
+        let ss = self.job.steady_state?;
+        let judged = &self.steady_samples[..self.steady_samples_at.unwrap_or(self.steady_samples.len())];
+        let window = ss.last_window(judged)?;
+        let ramp_seconds = (ss.ramp_ns / ssdlab_core::time::NS_PER_S) as usize;
+        let rows = self.metrics.series.get(ramp_seconds..ramp_seconds + judged.len())?;
+        let per_second = |f: &dyn Fn(&SeriesRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+        let iops = ss.last_window(&per_second(&|r| r.iops))?.samples;
+        let bw_bytes_per_s = ss.last_window(&per_second(&|r| (r.read_mbps + r.write_mbps) * 1e6))?.samples;
+        Some(SteadyReport {
+            metric: match ss.metric {
+                SteadyMetric::Iops => "iops",
+                SteadyMetric::Bandwidth => "bw",
+                SteadyMetric::Latency => "lat",
+            },
+            slope_rule: ss.slope,
+            limit: ss.limit,
+            percent: ss.percent,
+            duration_seconds: seconds(ss.duration_ns),
+            attained: self.steady_at_ns.is_some(),
+            criterion: window.criterion,
+            max_deviation: window.max_deviation,
+            slope: window.slope,
+            iops,
+            bw_bytes_per_s,
+        })
     }
 }
