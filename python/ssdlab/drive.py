@@ -299,11 +299,9 @@ class Drive:
         if not series.empty:
             series["second"] = series["second"].astype("int64")
             series["free_blocks"] = series["free_blocks"].astype("int64")
-        windows = native_run.log_window_columns()
-        if windows is None:
-            return RunResult(summary=summary, series=series)
-        columns, truncated = windows
-        return RunResult(summary=summary, series=series, log_windows=pd.DataFrame(dict(columns)), log_windows_truncated=truncated)
+        columns, truncated = native_run.log_window_columns() or (None, False)
+        log_windows = pd.DataFrame(dict(columns)) if columns is not None else None
+        return RunResult(summary=summary, series=series, log_windows=log_windows, log_windows_truncated=truncated)
 
     def replay(
         self,

@@ -360,7 +360,17 @@ impl NativeRun {
         py.detach(|| {
             let guard = lock(&self.run);
             let inner = guard.as_ref().ok_or_else(|| ssdlab_core::Error::Request("run is gone".into()))?;
-            Ok(Self::log_window_columns_of(inner))
+            let Some((rows, truncated)) = inner.log_windows() else { return Ok(None) };
+            let column = |f: &dyn Fn(&ssdlab_drive::LogWindow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+            let columns = vec![
+                ("end_ms".into(), column(&|r| r.end_ms as f64)),
+                ("span_ms".into(), column(&|r| r.span_ns as f64 / 1e6)),
+                ("ios".into(), column(&|r| r.ios as f64)),
+                ("read_bytes".into(), column(&|r| r.read_bytes as f64)),
+                ("write_bytes".into(), column(&|r| r.write_bytes as f64)),
+                ("latency_sum_ns".into(), column(&|r| r.latency_sum_ns as f64)),
+            ];
+            Ok(Some((columns, truncated)))
         })
         .map_err(to_py)
     }
@@ -368,25 +378,6 @@ impl NativeRun {
 
 /// Named columns of numbers, as Python makes a data frame of them.
 type Columns = Vec<(String, Vec<f64>)>;
-
-impl NativeRun {
-    /// fio's log windows as columns (`end_ms`, `span_ms`, `ios`, `read_bytes`, `write_bytes`,
-    /// `latency_sum_ns`) and whether they stopped at their bound; `None` when the job's logs
-    /// come from the per-second series (`log_avg_msec` whole seconds, or no log).
-    fn log_window_columns_of(run: &Run) -> Option<(Columns, bool)> {
-        let (rows, truncated) = run.log_windows()?;
-        let column = |f: &dyn Fn(&ssdlab_drive::LogWindow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
-        let columns = vec![
-            ("end_ms".into(), column(&|r| r.end_ms as f64)),
-            ("span_ms".into(), column(&|r| r.span_ns as f64 / 1e6)),
-            ("ios".into(), column(&|r| r.ios as f64)),
-            ("read_bytes".into(), column(&|r| r.read_bytes as f64)),
-            ("write_bytes".into(), column(&|r| r.write_bytes as f64)),
-            ("latency_sum_ns".into(), column(&|r| r.latency_sum_ns as f64)),
-        ];
-        Some((columns, truncated))
-    }
-}
 
 /// A fast-forward in progress (advance it with `NativeDrive.advance_fast_forward`).
 #[pyclass(module = "ssdlab._native")]

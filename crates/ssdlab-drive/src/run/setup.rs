@@ -169,7 +169,7 @@ impl Run {
             stopped_issuing: false,
             completed: 0,
             metrics: Metrics::new(ramp_end_ns),
-            log_windows: log_window_ms(job).map(|ms| LogWindows::new(ramp_end_ns, ms)),
+            log_windows: log_windows_for(job, ramp_end_ns),
             flash_base: drive.flash().counters().clone(),
             drive_base: drive.counters().clone(),
             busy_counters_base: crate::utilization::BusyCounters::of(drive),
@@ -187,11 +187,11 @@ impl Run {
     }
 }
 
-/// The window of fio's logs that the per-second series cannot give: the job's `log_avg_msec`
-/// when it writes a log and the window is not a whole number of seconds (`None` otherwise;
-/// 0, fio's per-IO logging, is written per second from the series).
-pub(super) fn log_window_ms(job: &JobSpec) -> Option<u64> {
+/// The log windows of a measured part starting at `start_ns`, for the logs the per-second
+/// series cannot give: when the job writes a log and its `log_avg_msec` is not a whole number
+/// of seconds (`None` otherwise; 0, fio's per-IO logging, is written per second from the series).
+pub(super) fn log_windows_for(job: &JobSpec, start_ns: Nanoseconds) -> Option<LogWindows> {
     let logs = &job.logs;
     let writes_a_log = logs.bw.is_some() || logs.lat.is_some() || logs.iops.is_some();
-    (writes_a_log && logs.avg_msec > 0 && !logs.avg_msec.is_multiple_of(1000)).then_some(logs.avg_msec)
+    (writes_a_log && logs.avg_msec > 0 && !logs.avg_msec.is_multiple_of(1000)).then(|| LogWindows::new(start_ns, logs.avg_msec))
 }

@@ -47,7 +47,7 @@ impl Run {
     pub(super) fn end_ramp(&mut self, drive: &Drive, first: Option<(Op, u64)>) {
         self.ramped = true;
         self.metrics = Metrics::new(self.ramp_end_ns);
-        self.log_windows = super::setup::log_window_ms(&self.job).map(|ms| LogWindows::new(self.ramp_end_ns, ms));
+        self.log_windows = super::setup::log_windows_for(&self.job, self.ramp_end_ns);
         self.flash_base = drive.flash().counters().clone();
         self.drive_base = drive.counters().clone();
         for (op, bytes) in self.inflight.in_flight().chain(first) {
@@ -115,12 +115,18 @@ impl Run {
             f.flushed(done_ns);
         }
         let measured = self.ramped && arrival_ns >= self.streams[index].measure_from_ns;
-        if let (true, Some(stats)) = (counted && measured, self.flush_stats.as_mut()) {
-            stats.record(done_ns - arrival_ns);
+        if counted && measured {
+            for stats in self.flush_tallies(index) {
+                stats.record(done_ns - arrival_ns);
+            }
         }
-        if let (true, Some(stats)) = (counted && measured, self.streams[index].tally.as_mut().and_then(|t| t.flushes.as_mut())) {
-            stats.record(done_ns - arrival_ns);
-        }
+    }
+
+    /// Where a flush of stream `index` is counted: the group's flush figures and, in a group of
+    /// several jobs, the job's own.
+    fn flush_tallies(&mut self, index: usize) -> impl Iterator<Item = &mut FlushStats> {
+        let own = self.streams[index].tally.as_mut().and_then(|t| t.flushes.as_mut());
+        self.flush_stats.as_mut().into_iter().chain(own)
     }
 
     /// fio's `end_fsync`: each job that issues no more, has nothing in flight or held by the
@@ -154,11 +160,10 @@ impl Run {
             if let Some(tally) = self.streams[index].tally.as_mut() {
                 tally.extend_to(done_ns);
             }
-            if let (true, Some(stats)) = (self.ramped, self.flush_stats.as_mut()) {
-                stats.record_end();
-            }
-            if let (true, Some(stats)) = (self.ramped, self.streams[index].tally.as_mut().and_then(|t| t.flushes.as_mut())) {
-                stats.record_end();
+            if self.ramped {
+                for stats in self.flush_tallies(index) {
+                    stats.record_end();
+                }
             }
             self.last_done_ns = self.last_done_ns.max(done_ns);
         }
