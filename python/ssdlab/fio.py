@@ -8,6 +8,7 @@ fio does around it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Iterable
@@ -285,7 +286,60 @@ def _direction(summary: dict, kind: str, entries: tuple[bool, bool] = DEFAULT_PE
     lat = summary.get({"read": "read_latency_us", "write": "write_latency_us", "trim": "trim_latency_us"}[kind])
     # fio's runtime of a direction counts only when the direction moved bytes (`update_runtime`).
     runtime_ms = round(summary["simulated_seconds"] * 1000) if count else 0
-    return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, runtime_ms, entries)
+    return _io_entry(summary["simulated_seconds"], count, io_bytes, lat, runtime_ms, entries) | _rate_entries(summary.get("rate_samples"), kind)
+
+
+#: Where each direction's samples sit in the core's rate samples (reads, writes, trims).
+_SAMPLE_INDEX = {"read": 0, "write": 1, "trim": 2}
+
+#: Statistics of no samples.
+_NO_SAMPLES = {"samples": 0, "min": 0, "max": 0, "mean": 0.0, "sum_squares": 0.0}
+
+
+def _rate_entries(samples: dict | None, kind: str) -> dict:
+    """fio's ``bw_min`` ... ``iops_samples`` of one direction (`kind`: ``read``, ``write``,
+    ``trim``, or ``mixed``, the directions added up) from the core's bandwidth (KiB/s) and IOPS
+    samples of the job or group; ``bw_agg`` is its group's share, set by `_fill_bw_agg`."""
+    if not samples:
+        bw = iops = _NO_SAMPLES
+    elif kind == "mixed":
+        bw, iops = samples["bw_kib_per_s_mixed"], samples["iops_mixed"]
+    else:
+        bw, iops = samples["bw_kib_per_s"][_SAMPLE_INDEX[kind]], samples["iops"][_SAMPLE_INDEX[kind]]
+    return {
+        "bw_min": bw["min"],
+        "bw_max": bw["max"],
+        "bw_agg": 0.0,
+        "bw_mean": bw["mean"],
+        "bw_dev": _stddev(bw),
+        "bw_samples": bw["samples"],
+        "iops_min": iops["min"],
+        "iops_max": iops["max"],
+        "iops_mean": iops["mean"],
+        "iops_stddev": _stddev(iops),
+        "iops_samples": iops["samples"],
+    }
+
+
+def _stddev(stats: dict) -> float:
+    """fio's standard deviation of samples: ``sqrt(S / (n - 1))``, 0 for fewer than two."""
+    n = stats["samples"]
+    return math.sqrt(stats["sum_squares"] / (n - 1)) if n > 1 else 0.0
+
+
+def _fill_bw_agg(group_entries: list[dict]) -> None:
+    """fio's ``bw_agg`` of each direction of a group's entries: the entry's mean bandwidth
+    sample as a share (%) of the group's aggregate bandwidth (the group's bytes in that
+    direction over its longest runtime, KiB/s as fio rounds it), at most 100."""
+    for kind in ("read", "write", "trim", "mixed"):
+        parts = [entry[kind] for entry in group_entries if kind in entry]
+        runtime_ms = max((part["runtime"] for part in parts), default=0)
+        if not runtime_ms:
+            continue
+        agg_kib = sum(part["io_bytes"] for part in parts) * 1000 // runtime_ms // 1024
+        for part in parts:
+            if part["bw_mean"]:
+                part["bw_agg"] = min(100.0, part["bw_mean"] * 100 / agg_kib) if agg_kib else 100.0
 
 
 def _io_entry(
@@ -339,7 +393,9 @@ def _mixed(figures: dict, entries: tuple[bool, bool] = DEFAULT_PERCENTILE_ENTRIE
     count = figures["reads"] + figures["writes"] + figures["trims"]
     io_bytes = figures["host_read_bytes"] + figures["host_write_bytes"] + figures["host_trim_bytes"]
     runtime_ms = round(figures["simulated_seconds"] * 1000) if count else 0
-    return _io_entry(figures["simulated_seconds"], count, io_bytes, figures.get("latency_us"), runtime_ms, entries)
+    return _io_entry(figures["simulated_seconds"], count, io_bytes, figures.get("latency_us"), runtime_ms, entries) | _rate_entries(
+        figures.get("rate_samples"), "mixed"
+    )
 
 
 def _directions(figures: dict, mode: str, sync: dict | None, entries: tuple[bool, bool] = DEFAULT_PERCENTILE_ENTRIES) -> dict:
@@ -395,7 +451,8 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     jobs side by side when every job of the group has ``group_reporting``; each with
     ``read``/``write``/``trim`` figures, latencies in ns (``clat_ns`` with the job's
     percentiles, fio's ``percentile_list``, by default fio's own list from 1 to 99.99; no minimum
-    or standard deviation, which ssdlab does not keep), and
+    or standard deviation, which ssdlab does not keep), fio's bandwidth and IOPS samples
+    (``bw_min`` ... ``iops_samples``, windows of ``bwavgtime``/``iopsavgtime``), and
     ssdlab's own summary under ``ssdlab`` (a job's entry: its own figures, with the group's
     summary under ``group``). The drive's figures (write amplification, GC, energy) belong to
     the group: the jobs share the drive."""
@@ -421,6 +478,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
             ]
             # The group's steady-state rule is its first job's (the jobs stop together).
             entries[first].update(_steady_state(s))
+            _fill_bw_agg(entries[first:])
             continue
         given = _given_options(job)
         # fio echoes the job's own options as given (tools read `job options`' bs, size,
@@ -465,6 +523,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "ssdlab": s,
             }
         )
+        _fill_bw_agg(entries[-1:])
     return {
         "fio version": f"ssdlab-{__version__}",
         "timestamp": int(now),

@@ -112,6 +112,8 @@ struct Stream {
     gate: Option<rate_gate::RateGate>,
     /// The job's own figures, in a group of more than one job (`job_tally.rs`).
     tally: Option<job_tally::JobTally>,
+    /// fio's bandwidth and IOPS samples of the job (`bw_min`... `iops_samples`).
+    rates: crate::rate_samples::RateSamples,
 }
 
 /// Why an issue is held in the run's pending issues.

@@ -734,6 +734,8 @@ impl JobSpec {
             "write_lat_log" => self.logs.lat = Some(log_prefix(value, &self.name)),
             "write_iops_log" => self.logs.iops = Some(log_prefix(value, &self.name)),
             "log_avg_msec" => self.logs.avg_msec = int(u64::MAX / 1_000_000)?,
+            "bwavgtime" => self.logs.bw_avg_msec = Some(int(u64::MAX / 1_000_000)?),
+            "iopsavgtime" => self.logs.iops_avg_msec = Some(int(u64::MAX / 1_000_000)?),
             "per_job_logs" => self.logs.shared = !flag(key, value, at)?,
             "steadystate" | "ss" => {
                 let parsed = parse_steady_state(need()?, at)?;

@@ -179,9 +179,11 @@ impl Run {
                 if let Some(windows) = self.log_windows.as_mut() {
                     windows.record(done.done_ns, done.op, done.bytes, done.done_ns - done.arrival_ns);
                 }
-                if let Some(tally) = self.streams[owner].tally.as_mut() {
+                let stream = &mut self.streams[owner];
+                if let Some(tally) = stream.tally.as_mut() {
                     tally.record(done.op, done.bytes, done.done_ns - done.arrival_ns, done.done_ns);
                 }
+                stream.rates.record(stream.measure_from_ns.max(self.ramp_end_ns), done.done_ns, done.arrival_ns, done.op, done.bytes);
                 self.completed += 1;
             } else if self.ramped {
                 self.uncounted(done.op, done.bytes);
@@ -245,6 +247,14 @@ impl Run {
             self.metrics.finish(snapshot, series_end);
             if let Some(windows) = self.log_windows.as_mut() {
                 windows.finish(series_end);
+            }
+            // Each job's last sampling windows count if the job's own time runs past them: to
+            // its end, or to where its runtime stopped it (its last commands' drain after the
+            // stop is counted, but fio takes no sample of it).
+            for stream in &mut self.streams {
+                let end_ns = stream.tally.as_ref().map_or(series_end, |t| t.end_ns());
+                let stop_ns = stream.job.runtime_ns.map_or(Nanoseconds::MAX, |runtime| stream.measure_from_ns.max(self.ramp_end_ns).saturating_add(runtime));
+                stream.rates.finish(end_ns.min(stop_ns));
             }
         }
         Ok(self.is_done())

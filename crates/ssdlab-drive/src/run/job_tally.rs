@@ -58,6 +58,8 @@ pub struct JobFigures {
     /// fio's per-job `sync` entry gives them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flushes: Option<FlushReport>,
+    /// The job's bandwidth and IOPS samples (fio's per-job `bw_*`, `iops_*`).
+    pub rate_samples: crate::RateSampleReport,
 }
 
 /// A job's completed commands in the measured part, by kind.
@@ -82,6 +84,11 @@ impl JobTally {
         self.latencies.record(op, latency_ns);
         self.bytes[op.index()] += bytes;
         self.end_ns = self.end_ns.max(done_ns);
+    }
+
+    /// Where the job's time ends so far.
+    pub fn end_ns(&self) -> Nanoseconds {
+        self.end_ns
     }
 
     /// The job's time runs on to `ns` at least: the end of a think it began, the time its
@@ -123,6 +130,7 @@ impl JobTally {
             job_error: None,
             verify: None,
             flushes: self.flushes.as_ref().map(FlushStats::report),
+            rate_samples: crate::RateSampleReport::default(),
         }
     }
 }

@@ -174,6 +174,9 @@ pub struct RunSummary {
     /// `end_fsync`, `fsync_on_close`; groups with such a job): fio's `sync` figures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flushes: Option<FlushReport>,
+    /// The group's bandwidth and IOPS samples (fio's `bw_*`, `iops_*`): a lone job's own, or
+    /// its jobs' added up as fio's `group_reporting` adds them (extremes and means summed).
+    pub rate_samples: crate::RateSampleReport,
 }
 
 /// What fio's `latency_target` search found, over the jobs of the group that have a target.

@@ -126,6 +126,7 @@ impl Run {
                     .flatten(),
                 gate: member.rate.as_ref().filter(|r| r.uniform.is_none()).map(|_| rate_gate::RateGate::default()),
                 tally: None,
+                rates: crate::rate_samples::RateSamples::new(member.logs.bw_sample_ms(), member.logs.iops_sample_ms()),
             });
         }
         if streams.len() > 1 {

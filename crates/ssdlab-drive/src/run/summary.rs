@@ -82,6 +82,7 @@ impl Run {
                     s.tally.as_ref().map(|t| JobFigures {
                         job_error: s.error.clone(),
                         verify: s.verify.as_ref().and_then(|v| VerifyReport::of(std::iter::once(v))),
+                        rate_samples: s.rates.report(),
                         ..t.figures(&s.job, start_ns)
                     })
                 })
@@ -128,6 +129,10 @@ impl Run {
             latency_target: self.latency_target_report(),
             job_error: self.job_error.clone(),
             flushes: self.flush_stats.as_ref().map(FlushStats::report),
+            rate_samples: self.streams.iter().fold(crate::RateSampleReport::default(), |mut sum, s| {
+                sum.add_up(&s.rates.report());
+                sum
+            }),
             verify: VerifyReport::of(self.streams.iter().filter_map(|s| s.verify.as_ref())),
         }
     }

@@ -302,6 +302,38 @@ pub struct LogSettings {
     /// fio's `per_job_logs=0`: the logs of a prefix go in one file named without a number
     /// (`PREFIX_lat.log`), every job's rows in it, instead of one file per job.
     pub shared: bool,
+    /// fio's `bwavgtime`, milliseconds, when given: the window of the bandwidth samples
+    /// behind fio's `bw_min`/`bw_max`/`bw_mean`/`bw_dev` (see [`LogSettings::bw_sample_ms`]).
+    pub bw_avg_msec: Option<u64>,
+    /// fio's `iopsavgtime`, milliseconds, when given: the window of the IOPS samples.
+    pub iops_avg_msec: Option<u64>,
+}
+
+/// fio's default window of its bandwidth and IOPS samples (`bwavgtime`, `iopsavgtime`), ms.
+pub const DEFAULT_SAMPLE_MSEC: u64 = 500;
+
+impl LogSettings {
+    /// Window of the job's bandwidth samples, ms, as fio sets it: `bwavgtime` when given (at
+    /// least 1); else, for a job with a windowed bandwidth log, its `log_avg_msec`; else 500.
+    /// (fio takes a sample per command for a job logging every command, `write_bw_log`
+    /// without `log_avg_msec`; ssdlab keeps 500 ms windows there.)
+    pub fn bw_sample_ms(&self) -> u64 {
+        Self::sample_ms(self.bw_avg_msec, self.bw.is_some(), self.avg_msec)
+    }
+
+    /// Window of the job's IOPS samples, ms, as [`Self::bw_sample_ms`] with `iopsavgtime`
+    /// and `write_iops_log`.
+    pub fn iops_sample_ms(&self) -> u64 {
+        Self::sample_ms(self.iops_avg_msec, self.iops.is_some(), self.avg_msec)
+    }
+
+    fn sample_ms(given: Option<u64>, logged: bool, log_avg_msec: u64) -> u64 {
+        match given {
+            Some(ms) => ms.max(1),
+            None if logged && log_avg_msec > 0 => log_avg_msec,
+            None => DEFAULT_SAMPLE_MSEC,
+        }
+    }
 }
 
 /// fio's `rate_iops` or `rate` of a job: each direction it issues is paced to its own value
