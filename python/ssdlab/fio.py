@@ -327,6 +327,25 @@ def _stddev(stats: dict) -> float:
     return math.sqrt(stats["sum_squares"] / (n - 1)) if n > 1 else 0.0
 
 
+#: fio's keys of its latency ranges (`latency_ns`, `latency_us`: ten; `latency_ms`: twelve).
+_RANGE_KEYS = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"]
+_RANGE_KEYS_MS = [*_RANGE_KEYS, "2000", ">=2000"]
+
+
+def _latency_ranges(figures: dict) -> dict:
+    """fio's ``latency_ns``, ``latency_us`` and ``latency_ms`` of a job or group: the share (%)
+    of its commands in each of fio's latency ranges (all zeros without commands)."""
+    lat = figures.get("latency_us")
+    shares = lat.get("shares") if lat else None
+    if not shares:
+        shares = {"ns": [0.0] * 10, "us": [0.0] * 10, "ms": [0.0] * 12}
+    return {
+        "latency_ns": dict(zip(_RANGE_KEYS, shares["ns"], strict=True)),
+        "latency_us": dict(zip(_RANGE_KEYS, shares["us"], strict=True)),
+        "latency_ms": dict(zip(_RANGE_KEYS_MS, shares["ms"], strict=True)),
+    }
+
+
 def _fill_bw_agg(group_entries: list[dict]) -> None:
     """fio's ``bw_agg`` of each direction of a group's entries: the entry's mean bandwidth
     sample as a share (%) of the group's aggregate bandwidth (the group's bytes in that
@@ -452,7 +471,8 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     ``read``/``write``/``trim`` figures, latencies in ns (``clat_ns`` with the job's
     percentiles, fio's ``percentile_list``, by default fio's own list from 1 to 99.99; no minimum
     or standard deviation, which ssdlab does not keep), fio's bandwidth and IOPS samples
-    (``bw_min`` ... ``iops_samples``, windows of ``bwavgtime``/``iopsavgtime``), and
+    (``bw_min`` ... ``iops_samples``, windows of ``bwavgtime``/``iopsavgtime``), fio's latency
+    ranges (``latency_ns``, ``latency_us``, ``latency_ms``), and
     ssdlab's own summary under ``ssdlab`` (a job's entry: its own figures, with the group's
     summary under ``group``). The drive's figures (write amplification, GC, energy) belong to
     the group: the jobs share the drive."""
@@ -518,6 +538,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 # fio reports a group as one with its first job's mode.
                 **_directions(s, (modes or ["none"])[0], _sync(s), (percentile_entries or [DEFAULT_PERCENTILE_ENTRIES])[0]),
                 "job_runtime": _job_runtime_ms(s),
+                **_latency_ranges(s),
                 **latency,
                 **_steady_state(s),
                 "ssdlab": s,
@@ -614,6 +635,7 @@ def _job_entry(
         # The job's own flushes, as fio's per-job `sync` entry (zero when it does not flush).
         **_directions(figures, mode, _sync(figures), entries),
         "job_runtime": round(figures["simulated_seconds"] * 1000),
+        **_latency_ranges(figures),
         "latency_depth": figures["iodepth"],
         "latency_target": 0,
         "latency_percentile": 100.0,

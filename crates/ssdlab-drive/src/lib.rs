@@ -76,7 +76,7 @@ pub use fill::{FillFigures, CLIFF_FRACTION, POST_CACHE_SHARE};
 pub use flushes::FlushReport;
 pub use job_limits::{JobError, EIO, ETIMEDOUT};
 pub use log_windows::{LogWindow, MAX_LOG_WINDOWS};
-pub use metrics::{LatencySummary, SeriesRow};
+pub use metrics::{LatencyShares, LatencySummary, SeriesRow};
 pub use precondition::{idle_seconds_ns, PreconditionStart, PreconditionStep, PRECONDITION_STEPS};
 pub use rate_samples::{RateSampleReport, SampleStats};
 pub use replay::{ReplayMode, ReplaySummary, TraceRun};

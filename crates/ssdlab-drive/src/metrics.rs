@@ -23,6 +23,79 @@ pub struct LatencySummary {
     /// The percentiles the job asked for (fio's `percentile_list`, by default fio's own list:
     /// 1, 5, 10, ..., 99.99), each as (percentile, microseconds), ascending.
     pub percentiles: Vec<(f64, f64)>,
+    /// How the latencies fall in fio's ranges (its JSON's `latency_ns`, `latency_us`,
+    /// `latency_ms`).
+    pub shares: LatencyShares,
+}
+
+/// fio's latency distribution: the share (%) of the commands whose latency falls in each of
+/// fio's ranges, as its JSON's `latency_ns`, `latency_us` and `latency_ms` give it. Each unit
+/// has the ranges fio's `io_u_mark_latency` counts, keyed by their upper ends: under 2, 2 to 3,
+/// 4 to 9, 10 to 19, 20 to 49, 50 to 99, 100 to 249, 250 to 499, 500 to 749, 750 to 999 (of
+/// ns below 1 us, of whole us below 1 ms, of whole ms above), and for ms also 1,000 to 1,999
+/// and 2,000 or more. From the latency histogram: exact below 2,048 ns, to its 3 significant
+/// figures above (a latency within 0.1% of a range's edge may count in its neighbour). A range
+/// with any command in it shows at least 0.01, as fio's.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct LatencyShares {
+    /// Shares of the ns ranges (keys `"2"` ... `"1000"`).
+    pub ns: [f64; 10],
+    /// Shares of the us ranges (keys `"2"` ... `"1000"`).
+    pub us: [f64; 10],
+    /// Shares of the ms ranges (keys `"2"` ... `"2000"`, `">=2000"`).
+    pub ms: [f64; 12],
+}
+
+impl LatencyShares {
+    /// The shares of the latencies recorded in `h`.
+    fn of(h: &Histogram<u64>) -> Self {
+        let mut counts = [[0u64; 12]; 3];
+        for v in h.iter_recorded() {
+            let (unit, range) = fio_latency_range(h.median_equivalent(v.value_iterated_to()));
+            counts[unit][range] += v.count_at_value();
+        }
+        let total = h.len().max(1) as f64;
+        // fio shows a range with commands in it as at least 0.01% (its `stat_calc_lat`).
+        let share = |c: u64| if c > 0 { (c as f64 * 100.0 / total).max(0.01) } else { 0.0 };
+        let mut out = Self::default();
+        for (i, c) in counts[0].iter().take(10).enumerate() {
+            out.ns[i] = share(*c);
+        }
+        for (i, c) in counts[1].iter().take(10).enumerate() {
+            out.us[i] = share(*c);
+        }
+        for (i, c) in counts[2].iter().enumerate() {
+            out.ms[i] = share(*c);
+        }
+        out
+    }
+}
+
+/// fio's range of a latency of `ns` nanoseconds: its unit (0 ns, 1 us, 2 ms) and the range in
+/// that unit, as fio's `io_u_mark_lat_nsec`/`_usec`/`_msec` split them.
+pub(crate) fn fio_latency_range(ns: u64) -> (usize, usize) {
+    let (unit, value) = if ns < 1_000 {
+        (0, ns)
+    } else if ns < 1_000_000 {
+        (1, ns / 1_000)
+    } else {
+        (2, ns / 1_000_000)
+    };
+    let range = match value {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=9 => 2,
+        10..=19 => 3,
+        20..=49 => 4,
+        50..=99 => 5,
+        100..=249 => 6,
+        250..=499 => 7,
+        500..=749 => 8,
+        750..=999 => 9,
+        1_000..=1_999 => 10,
+        _ => 11,
+    };
+    (unit, range)
 }
 
 /// One second of a run.
@@ -284,6 +357,7 @@ impl Metrics {
             p999: at(0.999),
             max: max_ns as f64 / 1e3,
             percentiles: list.iter().map(|&p| (p, at(p / 100.0))).collect(),
+            shares: LatencyShares::of(h),
         })
     }
 
@@ -303,6 +377,38 @@ impl Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latencies_fall_in_fios_ranges() {
+        // fio's io_u_mark_lat_*: under 2, 2-3, 4-9, ... 750-999 of each unit; ms also 1,000-1,999 and more.
+        let cases = [
+            (1, (0, 0)),
+            (2, (0, 1)),
+            (999, (0, 9)),
+            (1_000, (1, 0)),
+            (19_999, (1, 3)),
+            (20_000, (1, 4)),
+            (999_999, (1, 9)),
+            (1_000_000, (2, 0)),
+            (1_999_999_999, (2, 10)),
+            (2_000_000_000, (2, 11)),
+        ];
+        for (ns, expected) in cases {
+            assert_eq!(fio_latency_range(ns), expected, "{ns} ns");
+        }
+        let mut h = histogram();
+        for ns in [500, 1_500, 1_500, 30_000] {
+            h.record(ns).unwrap();
+        }
+        let shares = LatencyShares::of(&h);
+        assert_eq!((shares.ns[8], shares.us[0], shares.us[4]), (25.0, 50.0, 25.0), "{shares:?}");
+        assert_eq!(shares.ns.iter().chain(&shares.us).chain(&shares.ms).sum::<f64>(), 100.0);
+        // One command in 100,000 still shows, as fio's 0.01.
+        let mut rare = histogram();
+        rare.record_n(1_500, 99_999).unwrap();
+        rare.record(5_000_000).unwrap();
+        assert_eq!(LatencyShares::of(&rare).ms[2], 0.01);
+    }
 
     const SNAP: Snapshot = Snapshot { free_blocks: 0, write_amplification: 1.0, thermal: None };
 
