@@ -348,17 +348,24 @@ def _latency_ranges(figures: dict) -> dict:
 
 def _fill_bw_agg(group_entries: list[dict]) -> None:
     """fio's ``bw_agg`` of each direction of a group's entries: the entry's mean bandwidth
-    sample as a share (%) of the group's aggregate bandwidth (the group's bytes in that
-    direction over its longest runtime, KiB/s as fio rounds it), at most 100."""
+    sample as a share (%) of the group's aggregate bandwidth in that direction (the group's
+    bytes over its longest runtime), as fio's `convert_agg_kbytes_percent` figures it: the
+    mean cut to an integer, at most 100, and 100 where the group moved at most 1,024 B/s. In
+    ``unified_rw_reporting=both`` fio divides the ``mixed`` entry by the group's read
+    bandwidth (its `add_mixed_ddir_status_json` passes the read direction); in ``mixed`` mode
+    by the group's whole bandwidth."""
+    aggregate = {}
     for kind in ("read", "write", "trim", "mixed"):
         parts = [entry[kind] for entry in group_entries if kind in entry]
         runtime_ms = max((part["runtime"] for part in parts), default=0)
-        if not runtime_ms:
-            continue
-        agg_kib = sum(part["io_bytes"] for part in parts) * 1000 // runtime_ms // 1024
-        for part in parts:
-            if part["bw_mean"]:
-                part["bw_agg"] = min(100.0, part["bw_mean"] * 100 / agg_kib) if agg_kib else 100.0
+        aggregate[kind] = sum(part["io_bytes"] for part in parts) * 1000 // runtime_ms if runtime_ms else 0
+    for entry in group_entries:
+        for kind in ("read", "write", "trim", "mixed"):
+            part = entry.get(kind)
+            if part is None or not part["bw_samples"]:
+                continue
+            agg = aggregate["read"] if kind == "mixed" and "read" in entry else aggregate[kind]
+            part["bw_agg"] = min(100.0, int(part["bw_mean"]) * 100.0 / (agg / 1024.0)) if agg > 1024 else 100.0
 
 
 def _io_entry(

@@ -79,3 +79,22 @@ def test_a_job_shorter_than_a_window_has_no_samples():
     # fio samples only whole windows: 1 MiB at QD1 is over long before 500 ms.
     (entry,) = run_json("--rw=write", "--size=1m")
     assert entry["write"]["total_ios"] == 256 and entry["write"]["bw_samples"] == 0 and entry["write"]["bw_mean"] == 0.0
+
+
+def test_windows_count_from_the_ramps_end_and_each_jobs_start():
+    # fio 3.33 (null engine, rate_iops=1000): ramp_time=1 runtime=2 gives 3 samples; two jobs
+    # delayed by startdelay=1, reported as one, give 6 and a least bandwidth of 2 x 4,000 KiB/s.
+    paced = ["--rw=randwrite", "--size=64m", "--time_based", "--runtime=2", "--rate_iops=1000"]
+    (ramped,) = run_json(*paced, "--ramp_time=1")
+    assert (ramped["write"]["bw_samples"], ramped["write"]["bw_min"], ramped["write"]["bw_max"]) == (3, 4000, 4000), ramped["write"]
+    (group,) = run_json(*paced, "--numjobs=2", "--startdelay=1", "--group_reporting")
+    assert (group["write"]["bw_samples"], group["write"]["bw_min"], group["write"]["iops_min"]) == (6, 8000, 2000), group["write"]
+
+
+def test_the_mixed_entry_of_both_is_a_share_of_the_groups_reads():
+    # fio 3.33 divides `both`'s mixed bandwidth by the group's read bandwidth: with reads a
+    # fifth of the commands, each job's mixed share is 100 while its reads and writes are half.
+    jobs = run_json("--rw=randrw", "--rwmixread=20", "--size=64m", "--time_based", "--runtime=2", "--numjobs=2", "--unified_rw_reporting=both")
+    for job in jobs:
+        assert job["mixed"]["bw_agg"] == 100.0, job["mixed"]
+        assert 40 < job["read"]["bw_agg"] < 60 and 40 < job["write"]["bw_agg"] < 60, (job["read"]["bw_agg"], job["write"]["bw_agg"])

@@ -113,9 +113,10 @@ struct Sampler {
     /// End of the current window; `None` before the first completion.
     window_end_ns: Option<Nanoseconds>,
     current: [u64; 3],
-    /// Closed windows (end, amounts) the job's time may end before: those closed while the
-    /// job's last commands drained. A window counts once the job issued a command after its
-    /// end (the job's time runs at least that far), or at [`Sampler::finish`].
+    /// Closed windows (end, amounts) the job's time may end before (closed by commands that
+    /// complete after it stopped). [`Sampler::finish`] takes those the job's time runs past; a
+    /// window is taken as soon as the job issues a command after its end (its time surely
+    /// runs that far), so only the last drain's windows wait here, not the whole run's.
     closed: VecDeque<(Nanoseconds, [u64; 3])>,
     stats: [SampleStats; 3],
     /// Samples in KiB/s (bytes counted), else commands per second.
@@ -211,6 +212,12 @@ impl RateSamples {
         self.iops.record(start_ns, at_ns, issued_ns, direction, 1);
     }
 
+    /// Start again from nothing, with the same windows (fio's `reset_io_stats`: a
+    /// `latency_target` job's final run).
+    pub fn restart(&mut self) {
+        *self = Self::new(self.bw.width_ms, self.iops.width_ms);
+    }
+
     /// The job's time ended at `end_ns` (its last window gives samples only if covered).
     pub fn finish(&mut self, end_ns: Nanoseconds) {
         self.bw.finish(end_ns);
@@ -279,6 +286,20 @@ mod tests {
         on_boundary.record(0, 600 * MS, 600 * MS, Op::Write, 4096);
         on_boundary.finish(1_000 * MS);
         assert_eq!(on_boundary.report().iops[Op::Write.index()].samples, 1);
+    }
+
+    #[test]
+    fn closed_windows_wait_only_while_the_job_issues_nothing_after_them() {
+        // A command per 100 ms for 100 s: each closed window is taken by the next window's.
+        let mut r = RateSamples::new(500, 500);
+        for k in 0..1_000u64 {
+            r.record(0, k * 100 * MS + 50 * MS, k * 100 * MS, Op::Write, 4096);
+            assert!(r.bw.closed.len() <= 1 && r.iops.closed.len() <= 1, "{} windows wait at {k}", r.bw.closed.len());
+        }
+        // The window ending at 99.5 s waits: nothing was issued after it yet.
+        assert_eq!(r.report().iops[Op::Write.index()].samples, 198);
+        r.finish(100_000 * MS);
+        assert_eq!(r.report().iops[Op::Write.index()].samples, 199, "the last window ends on the job's end");
     }
 
     #[test]

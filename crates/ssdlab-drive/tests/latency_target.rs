@@ -36,6 +36,18 @@ fn a_target_every_depth_meets_climbs_to_iodepth_and_ends_after_its_final_window(
 }
 
 #[test]
+fn the_final_run_samples_bandwidth_and_iops_afresh() {
+    // fio's final run resets the job's statistics (`reset_io_stats`): the bandwidth and IOPS
+    // samples are the final window's, not the search's six seconds.
+    let s = read_job(&["iodepth=32", "latency_target=1s", "latency_window=1s"]);
+    assert!(s.latency_target.as_ref().is_some_and(|t| t.settled), "{:?}", s.latency_target);
+    assert!(s.ramp_seconds > 5.9, "{} s of search", s.ramp_seconds);
+    let reads = &s.rate_samples.iops[0];
+    assert!((1..=2).contains(&reads.samples), "{reads:?} over a final window of {} s", s.simulated_seconds);
+    assert!((reads.mean - s.iops).abs() / s.iops < 0.05, "{reads:?} against {} IOPS", s.iops);
+}
+
+#[test]
 fn a_target_between_depths_settles_below_iodepth_and_its_final_window_meets_it() {
     // A lone read on this drive takes `lone`; at QD32 random reads queue behind each other on
     // the dies and the channel. A target of twice a lone read lies between the two.

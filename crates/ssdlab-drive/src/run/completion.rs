@@ -78,6 +78,8 @@ impl Run {
                 self.end_ramp(drive, None);
                 self.streams[index].measure_from_ns = done.done_ns;
                 self.streams[index].ramped = false;
+                // fio's `reset_io_stats` at the final run: its bandwidth and IOPS samples too.
+                self.streams[index].rates.restart();
                 self.end_job_ramps(done.done_ns);
             }
         }
