@@ -402,6 +402,22 @@ def test_a_user_capacity_axis_checks_the_base_profile_with_the_axis_capacity(tmp
 # 12. Ctrl-C on a cluster started here.
 
 
+def wait_for_a_busy_worker(pid: int, cpu_seconds: float, deadline: float) -> None:
+    """Wait until a process under `pid` (a Dask worker running a point) has used `cpu_seconds`
+    of CPU: more than a worker's start-up takes, less than one point of the sweep below."""
+    import psutil
+
+    parent = psutil.Process(pid)
+    while time.time() < deadline:
+        for child in parent.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                used = child.cpu_times()
+                if used.user + used.system >= cpu_seconds:
+                    return
+        time.sleep(0.2)
+    raise AssertionError(f"no worker used {cpu_seconds} s of CPU in time")
+
+
 def test_ctrl_c_on_a_local_dask_cluster_is_one_line(tmp_path):
     pytest.importorskip("distributed")
     # Points of about 20 s each (300 GiB of 4 KiB writes on the small drive), so the sweep is
@@ -415,11 +431,11 @@ def test_ctrl_c_on_a_local_dask_cluster_is_one_line(tmp_path):
         busy.listen()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        # The cluster is up and a worker busy once the database exists and a few seconds passed.
-        deadline = time.time() + 120
-        while not db.exists() and time.time() < deadline:
-            time.sleep(0.1)
-        time.sleep(4)
+        # The cluster is up once its worker runs a point (a Ctrl-C while the cluster starts is
+        # not seen: the workers start with it ignored; in a CI run under load 4 s after the
+        # database appeared were not enough, the sweep ran on and the test timed out).
+        wait_for_a_busy_worker(p.pid, cpu_seconds=6.0, deadline=time.time() + 180)
+        assert db.exists()
         os.killpg(p.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
         _, err = p.communicate(timeout=120)
     finally:
