@@ -402,20 +402,39 @@ def test_a_user_capacity_axis_checks_the_base_profile_with_the_axis_capacity(tmp
 # 12. Ctrl-C on a cluster started here.
 
 
-def wait_for_a_busy_worker(pid: int, cpu_seconds: float, deadline: float) -> None:
+def ignores_ctrl_c(pid: int) -> bool:
+    """Whether process `pid` has SIGINT ignored now (its ``SigIgn`` mask in /proc; False once
+    it has ended)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    for line in status.splitlines():
+        if line.startswith("SigIgn:"):
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+    return False
+
+
+def wait_for_a_busy_worker(pid: int, cpu_seconds: float, deadline: float) -> str:
     """Wait until a process under `pid` (a Dask worker running a point) has used `cpu_seconds`
-    of CPU: more than a worker's start-up takes, less than one point of the sweep below."""
+    of CPU and the sweep (`pid`) no longer ignores Ctrl-C (it ignores it while its local
+    cluster starts, so that the workers inherit the ignore): then the cluster is up and a point
+    runs. Returns what it saw, for a failure's message."""
     import psutil
 
     parent = psutil.Process(pid)
-    while time.time() < deadline:
-        for child in parent.children(recursive=True):
+    while time.time() < deadline and parent.is_running():
+        busiest, children = 0.0, []
+        with contextlib.suppress(psutil.Error):
+            children = parent.children(recursive=True)
+        for child in children:
             with contextlib.suppress(psutil.Error):
                 used = child.cpu_times()
-                if used.user + used.system >= cpu_seconds:
-                    return
+                busiest = max(busiest, used.user + used.system)
+        if busiest >= cpu_seconds and not ignores_ctrl_c(pid):
+            return f"a worker had used {busiest:.1f} s of CPU; the sweep did not ignore Ctrl-C"
         time.sleep(0.2)
-    raise AssertionError(f"no worker used {cpu_seconds} s of CPU in time")
+    raise AssertionError(f"no worker used {cpu_seconds} s of CPU with Ctrl-C heard, in time")
 
 
 def test_ctrl_c_on_a_local_dask_cluster_is_one_line(tmp_path):
@@ -434,14 +453,15 @@ def test_ctrl_c_on_a_local_dask_cluster_is_one_line(tmp_path):
         # The cluster is up once its worker runs a point (a Ctrl-C while the cluster starts is
         # not seen: the workers start with it ignored; in a CI run under load 4 s after the
         # database appeared were not enough, the sweep ran on and the test timed out).
-        wait_for_a_busy_worker(p.pid, cpu_seconds=6.0, deadline=time.time() + 180)
+        seen = wait_for_a_busy_worker(p.pid, cpu_seconds=6.0, deadline=time.time() + 180)
         assert db.exists()
         os.killpg(p.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+        seen += f"; after Ctrl-C the sweep ignores it: {ignores_ctrl_c(p.pid) if p.poll() is None else 'ended'}"
         _, err = p.communicate(timeout=120)
     finally:
         busy.close()
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
-    assert p.returncode == 130, err
+    assert p.returncode == 130, (seen, err)
     assert "Traceback" not in err and "8787" not in err and err.strip().splitlines()[-1] == "ssdlab: interrupted", err
