@@ -249,6 +249,16 @@ mod tests {
 
     const MS: Nanoseconds = NS_PER_MS;
 
+    /// Samples of 500 ms windows from 0 with writes of 4 KiB issued and completed at the
+    /// (issued, completed) ms given.
+    fn writes_at(commands: &[(u64, u64)]) -> RateSamples {
+        let mut r = RateSamples::new(500, 500);
+        for &(issued, done) in commands {
+            r.record(0, done * MS, issued * MS, Op::Write, 4096);
+        }
+        r
+    }
+
     #[test]
     fn each_full_window_gives_a_sample_per_direction_that_moved() {
         let mut r = RateSamples::new(500, 500);
@@ -270,20 +280,14 @@ mod tests {
 
     #[test]
     fn a_window_the_job_does_not_reach_the_end_of_gives_no_sample() {
-        let mut r = RateSamples::new(500, 500);
-        r.record(0, 100 * MS, 100 * MS, Op::Write, 4096);
-        r.record(0, 600 * MS, 600 * MS, Op::Write, 4096);
+        let mut r = writes_at(&[(100, 100), (600, 600)]);
         r.finish(900 * MS);
         assert_eq!(r.report().iops[Op::Write.index()].samples, 1);
-        let mut covered = RateSamples::new(500, 500);
-        covered.record(0, 100 * MS, 100 * MS, Op::Write, 4096);
-        covered.record(0, 600 * MS, 600 * MS, Op::Write, 4096);
+        let mut covered = writes_at(&[(100, 100), (600, 600)]);
         covered.finish(1_001 * MS);
         assert_eq!(covered.report().iops[Op::Write.index()].samples, 2);
         // A job whose time ends on the boundary has stopped before fio samples the window.
-        let mut on_boundary = RateSamples::new(500, 500);
-        on_boundary.record(0, 100 * MS, 100 * MS, Op::Write, 4096);
-        on_boundary.record(0, 600 * MS, 600 * MS, Op::Write, 4096);
+        let mut on_boundary = writes_at(&[(100, 100), (600, 600)]);
         on_boundary.finish(1_000 * MS);
         assert_eq!(on_boundary.report().iops[Op::Write.index()].samples, 1);
     }
@@ -305,17 +309,11 @@ mod tests {
     #[test]
     fn commands_draining_after_the_job_ends_give_no_window_of_their_own() {
         // A 1 s job: the command issued at 990 ms completes at 1,050 ms, after the job's time.
-        let mut r = RateSamples::new(500, 500);
-        r.record(0, 100 * MS, 100 * MS, Op::Write, 4096);
-        r.record(0, 600 * MS, 600 * MS, Op::Write, 4096);
-        r.record(0, 1_050 * MS, 990 * MS, Op::Write, 4096);
+        let mut r = writes_at(&[(100, 100), (600, 600), (990, 1_050)]);
         r.finish(1_000 * MS);
         assert_eq!(r.report().iops[Op::Write.index()].samples, 1);
         // The same command issued after the second window's end shows the job ran past it.
-        let mut later = RateSamples::new(500, 500);
-        later.record(0, 100 * MS, 100 * MS, Op::Write, 4096);
-        later.record(0, 600 * MS, 600 * MS, Op::Write, 4096);
-        later.record(0, 1_050 * MS, 1_010 * MS, Op::Write, 4096);
+        let mut later = writes_at(&[(100, 100), (600, 600), (1_010, 1_050)]);
         later.finish(1_100 * MS);
         assert_eq!(later.report().iops[Op::Write.index()].samples, 2);
     }

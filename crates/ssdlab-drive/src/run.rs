@@ -116,6 +116,14 @@ struct Stream {
     rates: crate::rate_samples::RateSamples,
 }
 
+impl Stream {
+    /// Where the job's figures count from: its own measured start, or the group's ramp end
+    /// (`ramp_end_ns`) when that is later.
+    fn measured_start_ns(&self, ramp_end_ns: Nanoseconds) -> Nanoseconds {
+        self.measure_from_ns.max(ramp_end_ns)
+    }
+}
+
 /// Why an issue is held in the run's pending issues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Held {

@@ -185,7 +185,7 @@ impl Run {
                 if let Some(tally) = stream.tally.as_mut() {
                     tally.record(done.op, done.bytes, done.done_ns - done.arrival_ns, done.done_ns);
                 }
-                stream.rates.record(stream.measure_from_ns.max(self.ramp_end_ns), done.done_ns, done.arrival_ns, done.op, done.bytes);
+                stream.rates.record(stream.measured_start_ns(self.ramp_end_ns), done.done_ns, done.arrival_ns, done.op, done.bytes);
                 self.completed += 1;
             } else if self.ramped {
                 self.uncounted(done.op, done.bytes);
@@ -255,7 +255,7 @@ impl Run {
             // stop is counted, but fio takes no sample of it).
             for stream in &mut self.streams {
                 let end_ns = stream.tally.as_ref().map_or(series_end, |t| t.end_ns());
-                let stop_ns = stream.job.runtime_ns.map_or(Nanoseconds::MAX, |runtime| stream.measure_from_ns.max(self.ramp_end_ns).saturating_add(runtime));
+                let stop_ns = stream.job.runtime_ns.map_or(Nanoseconds::MAX, |runtime| stream.measured_start_ns(self.ramp_end_ns).saturating_add(runtime));
                 stream.rates.finish(end_ns.min(stop_ns));
             }
         }

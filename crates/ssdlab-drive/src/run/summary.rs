@@ -78,7 +78,7 @@ impl Run {
                 .streams
                 .iter()
                 .filter_map(|s| {
-                    let start_ns = s.measure_from_ns.max(self.ramp_end_ns);
+                    let start_ns = s.measured_start_ns(self.ramp_end_ns);
                     s.tally.as_ref().map(|t| JobFigures {
                         job_error: s.error.clone(),
                         verify: s.verify.as_ref().and_then(|v| VerifyReport::of(std::iter::once(v))),
