@@ -13,7 +13,7 @@ from ssdlab.lab.pts import steady_state as ss
 from ssdlab.lab.suites import consistency, pts_iops, pts_wsat
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-from test_report_browser import CHROMIUM, chromium  # noqa: E402
+from test_report_browser import CHROMIUM, dumped_body  # noqa: E402
 
 # --- the steady-state rule -------------------------------------------------------------------
 
@@ -144,8 +144,7 @@ def test_quick_pts_report_opens_with_every_image_loaded(tmp_path):
     assert stored >= 30, stored
     if CHROMIUM is None:
         pytest.skip("chromium is not installed")
-    dom = chromium("--virtual-time-budget=10000", "--dump-dom", (out / "index.html").as_uri())
-    body = next(line for line in dom.stdout.splitlines() if "<body" in line)
+    body, _ = dumped_body("--virtual-time-budget=10000", (out / "index.html").as_uri())
     assert 'data-broken-images="0"' in body, body
     assert int(body.split('data-images="')[1].split('"')[0]) >= 12
 
