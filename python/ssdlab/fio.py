@@ -346,6 +346,36 @@ def _latency_ranges(figures: dict) -> dict:
     }
 
 
+#: fio's keys of ``iodepth_level`` (commands at 1, 2-3, 4-7, ... 32-63, 64+ outstanding) and of
+#: ``iodepth_submit``/``iodepth_complete`` (commands per submission or reap: 0, 1-4, 5-8, ...).
+_DEPTH_KEYS = ("1", "2", "4", "8", "16", "32", ">=64")
+_BATCH_KEYS = ("0", "4", "8", "16", "32", "64", ">=64")
+
+
+def _distribution(counts: list[int]) -> list[float]:
+    """fio's ``stat_calc_dist``: each count's share (%) of their sum, at least 0.1 where any."""
+    total = sum(counts)
+    if not total:
+        return [0.0] * len(counts)
+    return [max(n / total * 100.0, 0.1) if n else 0.0 for n in counts]
+
+
+def _depth_entries(figures: dict) -> dict:
+    """fio's ``iodepth_level`` of a job or group: the share (%) of its commands sent to the drive
+    at each of fio's depth levels (the job's commands outstanding then, in the drive or the host's
+    queue, this one included; `depth_levels.rs`); and ``iodepth_submit``/``iodepth_complete``:
+    ssdlab's host submits every command on its own and takes every completion as it comes (fio's
+    defaults, ``iodepth_batch_submit=1``, ``iodepth_batch_complete_min=1``, with completions
+    apart in time), so all of them are in the 1-4 range."""
+    levels = list((figures.get("depth_levels") or {}).get("levels") or [0] * len(_DEPTH_KEYS))
+    one_each = [0, sum(levels), 0, 0, 0, 0, 0]
+    return {
+        "iodepth_level": dict(zip(_DEPTH_KEYS, _distribution(levels), strict=True)),
+        "iodepth_submit": dict(zip(_BATCH_KEYS, _distribution(one_each), strict=True)),
+        "iodepth_complete": dict(zip(_BATCH_KEYS, _distribution(one_each), strict=True)),
+    }
+
+
 def _fill_bw_agg(group_entries: list[dict]) -> None:
     """fio's ``bw_agg`` of each direction of a group's entries: the entry's mean bandwidth
     sample as a share (%) of the group's aggregate bandwidth in that direction (the group's
@@ -478,8 +508,9 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     ``read``/``write``/``trim`` figures, latencies in ns (``clat_ns`` with the job's
     percentiles, fio's ``percentile_list``, by default fio's own list from 1 to 99.99; no minimum
     or standard deviation, which ssdlab does not keep), fio's bandwidth and IOPS samples
-    (``bw_min`` ... ``iops_samples``, windows of ``bwavgtime``/``iopsavgtime``), fio's latency
-    ranges (``latency_ns``, ``latency_us``, ``latency_ms``), and
+    (``bw_min`` ... ``iops_samples``, windows of ``bwavgtime``/``iopsavgtime``), fio's queue
+    depths (``iodepth_level``, ``iodepth_submit``, ``iodepth_complete``), fio's latency ranges
+    (``latency_ns``, ``latency_us``, ``latency_ms``), and
     ssdlab's own summary under ``ssdlab`` (a job's entry: its own figures, with the group's
     summary under ``group``). The drive's figures (write amplification, GC, energy) belong to
     the group: the jobs share the drive."""
@@ -545,6 +576,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 # fio reports a group as one with its first job's mode.
                 **_directions(s, (modes or ["none"])[0], _sync(s), (percentile_entries or [DEFAULT_PERCENTILE_ENTRIES])[0]),
                 "job_runtime": _job_runtime_ms(s),
+                **_depth_entries(s),
                 **_latency_ranges(s),
                 **latency,
                 **_steady_state(s),
@@ -642,6 +674,7 @@ def _job_entry(
         # The job's own flushes, as fio's per-job `sync` entry (zero when it does not flush).
         **_directions(figures, mode, _sync(figures), entries),
         "job_runtime": round(figures["simulated_seconds"] * 1000),
+        **_depth_entries(figures),
         **_latency_ranges(figures),
         "latency_depth": figures["iodepth"],
         "latency_target": 0,

@@ -114,6 +114,8 @@ struct Stream {
     tally: Option<job_tally::JobTally>,
     /// fio's bandwidth and IOPS samples of the job (`bw_min`... `iops_samples`).
     rates: crate::rate_samples::RateSamples,
+    /// fio's queue-depth distribution of the job (`iodepth_level`) and its commands outstanding.
+    depth: crate::depth_levels::DepthLevels,
 }
 
 impl Stream {
@@ -163,8 +165,12 @@ pub struct Run {
     /// The stream of each command in the drive, ordered as `inflight` orders them.
     owners: BinaryHeap<Reverse<(Nanoseconds, u64, usize)>>,
     owner_seq: u64,
-    /// Commands the host holds while the drive's queue is full: arrival time and stream.
-    host_queue: VecDeque<(Nanoseconds, usize)>,
+    /// Commands the host holds while the drive's queue is full: arrival time, stream, and the
+    /// stream's commands outstanding when it was issued (fio's depth of it).
+    host_queue: VecDeque<(Nanoseconds, usize, u32)>,
+    /// The depth at issue (`depth_levels.rs`) of the command now going from the host's queue
+    /// to the drive, taken where it enters the drive.
+    sending_depth: Option<u32>,
     host_queued_max: u64,
     /// Issues held back (by a rate limit, or a job's startdelay): time, sequence (ties in
     /// order), stream, and what happens then.

@@ -80,6 +80,7 @@ impl Run {
                 self.streams[index].ramped = false;
                 // fio's `reset_io_stats` at the final run: its bandwidth and IOPS samples too.
                 self.streams[index].rates.restart();
+                self.streams[index].depth.restart();
                 self.end_job_ramps(done.done_ns);
             }
         }
@@ -191,6 +192,7 @@ impl Run {
                 self.uncounted(done.op, done.bytes);
             }
             self.last_done_ns = self.last_done_ns.max(done.done_ns);
+            self.streams[owner].depth.completed();
             if self.flush_stats.is_some() {
                 if let Some(f) = self.streams[owner].flushes.as_mut() {
                     f.in_flight = f.in_flight.saturating_sub(1);

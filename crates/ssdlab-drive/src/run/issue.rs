@@ -151,7 +151,8 @@ impl Run {
         if self.inflight.len() < self.device_depth && self.host_queue.is_empty() {
             self.submit(drive, index, at_ns, at_ns)?;
         } else {
-            self.host_queue.push_back((at_ns, index));
+            let depth = self.streams[index].depth.queued();
+            self.host_queue.push_back((at_ns, index, depth));
             self.host_queued_max = self.host_queued_max.max(self.host_queue.len() as u64);
             if let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) {
                 m.outstanding += 1;
@@ -254,6 +255,10 @@ impl Run {
     #[inline]
     pub(super) fn note_in_flight(&mut self, index: usize, io: &Io, at_ns: Nanoseconds, arrival_ns: Nanoseconds, done_ns: Nanoseconds) {
         self.inflight.push(at_ns, arrival_ns, done_ns, io.op, io.len_bytes);
+        // fio marks a command's depth as the job issues it (at its arrival).
+        let stream = &mut self.streams[index];
+        let counted = arrival_ns >= stream.measured_start_ns(self.ramp_end_ns);
+        stream.depth.sent(counted, self.sending_depth.take());
         if let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) {
             m.outstanding += 1;
         }
@@ -267,14 +272,17 @@ impl Run {
     /// A drive slot freed at `at_ns`: submit what the host holds, oldest first.
     pub(super) fn drain_host_queue(&mut self, drive: &mut Drive, at_ns: Nanoseconds) -> Result<()> {
         while self.inflight.len() < self.device_depth {
-            let Some((arrival_ns, index)) = self.host_queue.pop_front() else { break };
+            let Some((arrival_ns, index, depth)) = self.host_queue.pop_front() else { break };
+            self.streams[index].depth.dequeued();
             if let Some(m) = self.flows.as_mut().and_then(|f| f.members[index].as_mut()) {
                 m.outstanding = m.outstanding.saturating_sub(1);
             }
             if self.stopped_issuing {
                 continue;
             }
+            self.sending_depth = Some(depth);
             self.submit(drive, index, arrival_ns, at_ns.max(arrival_ns))?;
+            self.sending_depth = None;
         }
         Ok(())
     }

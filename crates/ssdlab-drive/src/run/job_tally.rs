@@ -60,6 +60,8 @@ pub struct JobFigures {
     pub flushes: Option<FlushReport>,
     /// The job's bandwidth and IOPS samples (fio's per-job `bw_*`, `iops_*`).
     pub rate_samples: crate::RateSampleReport,
+    /// The job's commands sent at each of fio's queue-depth levels (fio's `iodepth_level`).
+    pub depth_levels: crate::DepthReport,
 }
 
 /// A job's completed commands in the measured part, by kind.
@@ -131,6 +133,7 @@ impl JobTally {
             verify: None,
             flushes: self.flushes.as_ref().map(FlushStats::report),
             rate_samples: crate::RateSampleReport::default(),
+            depth_levels: crate::DepthReport::default(),
         }
     }
 }

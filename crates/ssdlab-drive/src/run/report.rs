@@ -177,6 +177,9 @@ pub struct RunSummary {
     /// The group's bandwidth and IOPS samples (fio's `bw_*`, `iops_*`): a lone job's own, or
     /// its jobs' added up as fio's `group_reporting` adds them (extremes and means summed).
     pub rate_samples: crate::RateSampleReport,
+    /// The group's commands sent at each of fio's queue-depth levels (fio's `iodepth_level`):
+    /// a lone job's own, or its jobs' added up.
+    pub depth_levels: crate::DepthReport,
 }
 
 /// What fio's `latency_target` search found, over the jobs of the group that have a target.

@@ -127,6 +127,7 @@ impl Run {
                 gate: member.rate.as_ref().filter(|r| r.uniform.is_none()).map(|_| rate_gate::RateGate::default()),
                 tally: None,
                 rates: crate::rate_samples::RateSamples::new(member.logs.bw_sample_ms(), member.logs.iops_sample_ms()),
+                depth: crate::depth_levels::DepthLevels::default(),
             });
         }
         if streams.len() > 1 {
@@ -154,6 +155,7 @@ impl Run {
             owners: BinaryHeap::new(),
             owner_seq: 0,
             host_queue: VecDeque::new(),
+            sending_depth: None,
             host_queued_max: 0,
             pending: BinaryHeap::new(),
             pending_seq: 0,

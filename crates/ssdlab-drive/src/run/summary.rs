@@ -83,6 +83,7 @@ impl Run {
                         job_error: s.error.clone(),
                         verify: s.verify.as_ref().and_then(|v| VerifyReport::of(std::iter::once(v))),
                         rate_samples: s.rates.report(),
+                        depth_levels: s.depth.report(),
                         ..t.figures(&s.job, start_ns)
                     })
                 })
@@ -134,6 +135,10 @@ impl Run {
                 sum
             }),
             verify: VerifyReport::of(self.streams.iter().filter_map(|s| s.verify.as_ref())),
+            depth_levels: self.streams.iter().fold(crate::DepthReport::default(), |mut sum, s| {
+                sum.add_up(&s.depth.report());
+                sum
+            }),
         }
     }
 

@@ -86,7 +86,7 @@ impl Run {
                 continue;
             }
             // Commands of the job still held by the host come first.
-            if self.host_queue.iter().any(|&(_, i)| i == index) || self.pending.iter().any(|Reverse((_, _, i, _))| *i == index) {
+            if self.host_queue.iter().any(|&(_, i, _)| i == index) || self.pending.iter().any(|Reverse((_, _, i, _))| *i == index) {
                 continue;
             }
             let depth = stream.job.iodepth;

@@ -36,6 +36,9 @@ impl Run {
         }
         self.stopped_issuing = true;
         self.host_queue.clear();
+        for stream in &mut self.streams {
+            stream.depth.queue_cleared();
+        }
         self.pending.clear();
     }
 
@@ -141,7 +144,7 @@ impl Run {
             if !f.end_due(stopped) {
                 continue;
             }
-            if self.host_queue.iter().any(|&(_, i)| i == index) || self.pending.iter().any(|Reverse((_, _, i, _))| *i == index) {
+            if self.host_queue.iter().any(|&(_, i, _)| i == index) || self.pending.iter().any(|Reverse((_, _, i, _))| *i == index) {
                 continue;
             }
             let failed = stream.failed;
