@@ -66,3 +66,14 @@ def test_the_names_are_fio_s(tmp_path):
     done = ssdlab("run", *small_args(), str(job), "--quiet", cwd=tmp_path / "ssdlab")
     assert done.returncode == 0, done.stderr
     assert log_names(tmp_path / "ssdlab") == log_names(tmp_path / "fio")
+
+
+def test_a_log_named_after_a_job_named_as_a_path_stays_in_the_current_folder(tmp_path):
+    # fio's disk-zone-profile.fio names its job `[/dev/sdb]` and asks for `write_bw_log` without
+    # a prefix: fio writes `/dev/sdb_bw.1.log` beside the device; ssdlab keeps it here.
+    job = tmp_path / "device.fio"
+    job.write_text("[under/a/folder]\nbs=64k\nrw=write\nsize=4m\nwrite_bw_log\n[w]\nrw=write\nsize=4m\nwrite_iops_log=given\n")
+    done = ssdlab("run", *small_args(), str(job), "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "under_a_folder_bw.1.log").is_file() and not (tmp_path / "under").exists()
+    assert (tmp_path / "given_iops.1.log").is_file()

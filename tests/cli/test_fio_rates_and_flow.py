@@ -76,7 +76,7 @@ def test_what_stays_refused_is_named_at_its_line(tmp_path):
         "[both]\nrw=randrw\nrate=1m\nrate_iops=100\n"
         "[tw]\nrw=trimwrite\nrate_iops=100\n"
         "[heavy]\nrw=randread\nflow=1001\n"
-        "[negative]\nrw=randread\nflow=-1\n"
+        "[negative]\nrw=randread\nflow=-2147483649\n"
     )
     r = ssdlab("run", str(path), *small_args(), cwd=tmp_path)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
@@ -84,7 +84,24 @@ def test_what_stays_refused_is_named_at_its_line(tmp_path):
     assert any(line.startswith(f"{path}:") and "rate and rate_iops are mutually exclusive" in line for line in lines), r.stderr
     assert any(line.startswith(f"{path}:") and "rate on rw=trimwrite is not simulated" in line for line in lines), r.stderr
     assert any(line.startswith(f"{path}:12: flow: must be 0 to 1000") for line in lines), r.stderr
-    assert any(line.startswith(f"{path}:15: flow: must be 0 to 1000") for line in lines), r.stderr
+    assert any(line.startswith(f"{path}:15: flow: expected a whole number from -2147483648 to 1000") for line in lines), r.stderr
+
+
+def test_fios_butterfly_weights_of_2_and_minus_2_run_both_jobs_freely(tmp_path):
+    # fio's butterfly.fio (flow=2, flow=-2): fio 3.33 wraps -2 to 2^32 - 2 in an unsigned int,
+    # the flow's total to 0, and holds neither job back. One job limited to 1,000 IOPS: the
+    # other runs at the drive's pace (with weights 2 and 2 it would be held to the first's).
+    text = "[global]\nsize=4m\nbs=4k\n[forward]\nrw=read\nflow=2\n[backward]\nrw=read:-8k\nflow=-2\nrate_iops=1000\n"
+    (tmp_path / "b.fio").write_text(text)
+    r = ssdlab("run", str(tmp_path / "b.fio"), *small_args(), "--precondition=seq-fill", "--output-format=json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    jobs = {j["jobname"]: j for j in json.loads(r.stdout)["jobs"]}
+    assert jobs["forward"]["read"]["total_ios"] == 1024 and jobs["backward"]["read"]["total_ios"] == 1024
+    assert jobs["forward"]["job_runtime"] < 300 and jobs["backward"]["job_runtime"] > 900, (jobs["forward"]["job_runtime"], jobs["backward"]["job_runtime"])
+    (tmp_path / "p.fio").write_text(text.replace("flow=-2", "flow=2"))
+    r = ssdlab("run", str(tmp_path / "p.fio"), *small_args(), "--precondition=seq-fill", "--output-format=json", cwd=tmp_path)
+    paced = {j["jobname"]: j for j in json.loads(r.stdout)["jobs"]}
+    assert paced["forward"]["job_runtime"] > 900, paced["forward"]["job_runtime"]
 
 
 def test_flow_id_and_flow_sleep_without_a_weight_are_listed_as_changing_nothing(tmp_path):

@@ -259,6 +259,9 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("unique_filename", "the job addresses the simulated drive"),
     // fio 3.33's gfapi and gfapi_async engines (GlusterFS).
     ("volume", ENGINE_TARGET),
+    // fio's sheepdog engine (`engines/sheepdog.c`: `target=tcp:HOST:PORT:VDI`; fio's
+    // sheepdog.fio example).
+    ("target", ENGINE_TARGET),
     ("brick", ENGINE_TARGET),
     ("single-instance", ENGINE_TARGET),
     // fio 3.33's libhdfs engine (`hostname` and `port` also serve the net, rdma and librpma

@@ -36,6 +36,8 @@ const SYNCHRONOUS: &[&str] = &[
     "fusion-aw-sync",
     "libhdfs",
     "gfapi",
+    // fio's sheepdog engine is synchronous (`FIO_SYNCIO`).
+    "sheepdog",
 ];
 
 /// fio's queued data engines, and the external engines people load by name (SPDK's plugins).
@@ -59,7 +61,6 @@ const QUEUED: &[&str] = &[
     "gfapi_async",
     "nfs",
     "dfs",
-    "sheepdog",
     "guasi",
     "syslet-rw",
     "binject",

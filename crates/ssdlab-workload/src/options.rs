@@ -50,6 +50,8 @@ pub struct JobSpec {
     /// fio's `filesize` (the job's file, hence its span), settled by `finish`: with `size`
     /// also given, `size` is then how many bytes the job moves in that file, as fio's.
     filesize: Option<Extent>,
+    /// Where `filesize` last stood: the span's place once `finish` settles it from the file.
+    filesize_at: Option<String>,
     /// Bytes to transfer before stopping (`None`: the span's size times `loops`, as fio does).
     pub io_size_bytes: Option<u64>,
     /// Bytes to transfer as a percentage of the span (`io_size=50%`, as fio: of `size`).
@@ -253,6 +255,7 @@ impl JobSpec {
             size_bytes: None,
             size_percent: None,
             filesize: None,
+            filesize_at: None,
             io_size_bytes: None,
             io_size_percent: None,
             loops: 1,
@@ -427,7 +430,8 @@ impl JobSpec {
         match key {
             "offset" => self.offset_at = Some(format!("{at}: {key}")),
             "offset_increment" => self.increment_at = Some(format!("{at}: {key}")),
-            "size" | "filesize" => self.size_at = Some(format!("{at}: {key}")),
+            "size" => self.size_at = Some(format!("{at}: {key}")),
+            "filesize" => self.filesize_at = Some(format!("{at}: {key}")),
             _ => {}
         }
         match key {
@@ -560,16 +564,21 @@ impl JobSpec {
                 self.rate_bytes_given = Some((values, t.to_string()));
             }
             "flow" => {
-                // fio 3.33's flow is a weight, 0 to 1000. Its parser still takes a negative value
-                // (older fio's signed flow counter, as fio's butterfly.fio has it), which its
-                // flow.c then divides by the flow's total weight: refused, saying so.
+                // fio 3.33's flow is a weight, at most 1000, kept in an unsigned int. Its parser
+                // still takes a negative value (older fio's signed flow counter, as fio's
+                // butterfly.fio has it: 2 and -2), which wraps to a huge weight (2^32 - 2), and
+                // the flow's total weight, also an unsigned int, wraps with it: 2 and -2 total 0,
+                // and neither job is held back (fio 3.33 runs butterfly.fio's jobs freely).
                 let t = need()?;
-                if t.starts_with('-') {
-                    return Err(Error::Workload(format!(
-                        "{at}: flow: must be 0 to 1000 (fio's weight; got {t}: a negative flow is older fio's signed flow counter, which fio 3.x replaced by weights)"
-                    )));
-                }
-                self.flow_weight = int(1000)? as u32;
+                self.flow_weight =
+                    match t.trim().strip_prefix('-') {
+                        Some(magnitude) => {
+                            magnitude.trim().parse::<u64>().ok().filter(|&m| m <= 1 << 31).map(|m| (m as u32).wrapping_neg()).ok_or_else(|| {
+                                Error::Workload(format!("{at}: flow: expected a whole number from -2147483648 to 1000 (fio's weight), got `{t}`"))
+                            })?
+                        }
+                        None => int(1000)? as u32,
+                    };
             }
             "flow_id" => self.flow_id = int(u32::MAX as u64)? as u32,
             // A bare number of microseconds, as fio's.
@@ -877,8 +886,15 @@ fn unset_variable(text: &str) -> Option<&str> {
     Some(&text[start + 2..start + end])
 }
 
+/// fio's log prefix: the value given, else the job's name. A job's name that is a path (fio's
+/// job named after its device, `[/dev/sdb]` in fio's `disk-zone-profile.fio`) would put fio's
+/// log beside the device; ssdlab keeps it in the current folder, the path's `/` as `_`
+/// (`dev_sdb_bw.1.log`). A prefix given as a path is kept as given.
 fn log_prefix(value: Option<&str>, job: &str) -> String {
-    value.map(str::trim).filter(|v| !v.is_empty()).unwrap_or(job).to_string()
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        Some(given) => given.to_string(),
+        None => job.trim_start_matches('/').replace('/', "_"),
+    }
 }
 
 fn parse_steady_state(text: &str, at: &str) -> Result<SteadyState> {

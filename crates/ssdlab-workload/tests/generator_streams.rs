@@ -132,6 +132,12 @@ fn a_span_beyond_capacity_is_named_where_its_options_stand() {
     let groups = ssdlab_workload::parse_job_text("big.fio", "[w]\nrw=write\noffset=512m\nsize=768m\n").unwrap();
     let err = IoGenerator::new(&groups[0], 1 << 30, 1).unwrap_err().to_string();
     assert!(err.contains("big.fio:4: size: job w: offset 536870912 + size 805306368"), "{err}");
+    // A span set by filesize is filesize's, even with a size after it (fio's enospc-pressure
+    // example: `filesize=128G` then `size=999G`; the size only says how much the job moves).
+    let text = "[global]\nfilesize=1536m\nsize=999g\n[w]\nrw=write\n";
+    let groups = ssdlab_workload::parse_job_text("files.fio", text).unwrap();
+    let err = IoGenerator::new(&groups[0], 1 << 30, 1).unwrap_err().to_string();
+    assert!(err.contains("files.fio:2: filesize: job w: offset 0 + size 1610612736"), "{err}");
 }
 
 #[test]

@@ -17,15 +17,16 @@ struct Counter {
     id: u32,
     /// fio's `flow->flow_counter`: 1, plus every command counted by its jobs still in it.
     count: u64,
-    /// fio's `flow->total_weight`: the weights of its jobs still in it.
-    total_weight: u64,
+    /// fio's `flow->total_weight`: the weights of its jobs still in it, added as fio adds them
+    /// (an unsigned int: a negative `flow`, wrapped to a huge weight, wraps the total too).
+    total_weight: u32,
 }
 
 /// A job's place in its flow.
 #[derive(Debug)]
 pub(super) struct Member {
     flow: usize,
-    weight: u64,
+    weight: u32,
     /// fio's `td->flow_counter`: the job's commands counted.
     count: u64,
     /// fio's `flow_sleep`, ns.
@@ -64,8 +65,8 @@ impl Flows {
                         counters.len() - 1
                     }
                 };
-                counters[index].total_weight += f.weight as u64;
-                Member { flow: index, weight: f.weight as u64, count: 0, sleep_ns: f.sleep_ns, blocked: 0, sleeping: false, outstanding: 0, joined: true }
+                counters[index].total_weight = counters[index].total_weight.wrapping_add(f.weight);
+                Member { flow: index, weight: f.weight, count: 0, sleep_ns: f.sleep_ns, blocked: 0, sleeping: false, outstanding: 0, joined: true }
             }));
         }
         (!counters.is_empty()).then_some(Self { counters, members })
@@ -75,7 +76,8 @@ impl Flows {
     pub fn allowed(&self, index: usize) -> bool {
         let Some(m) = self.members[index].as_ref().filter(|m| m.joined) else { return true };
         let c = &self.counters[m.flow];
-        // count / flow count > weight / total weight, in integers (both denominators above 0).
+        // count / flow count > weight / total weight, in integers (the flow's count is above 0;
+        // a total of 0, fio's weight / 0 = infinity, holds nothing back).
         (m.count as u128) * (c.total_weight as u128) <= (m.weight as u128) * (c.count as u128)
     }
 
@@ -100,7 +102,7 @@ impl Flows {
         m.joined = false;
         let c = &mut self.counters[m.flow];
         c.count -= m.count;
-        c.total_weight -= m.weight;
+        c.total_weight = c.total_weight.wrapping_sub(m.weight);
     }
 
     /// The command counts of job `index` and of its flow (for tests and reports).
@@ -148,5 +150,22 @@ mod tests {
         assert!((0..100).all(|_| flows.pass(2) && flows.pass(3)));
         flows.leave(1);
         assert!(flows.pass(0) && flows.counts(0) == (3, 4));
+    }
+
+    #[test]
+    fn weights_of_2_and_minus_2_hold_nothing_back_as_in_fio_3_33() {
+        // fio's butterfly.fio: `flow=2` and `flow=-2`, the second wrapped to 2^32 - 2 in fio's
+        // unsigned int; the total wraps to 0, so neither job waits (fio 3.33 with a rate limit on
+        // one job: the other finishes at once; with 2 and 2 it is paced by the first).
+        let (a, b) = (flow(0, 2), flow(0, 2u32.wrapping_neg()));
+        let mut flows = Flows::new([Some(&a), Some(&b)].into_iter()).unwrap();
+        assert!((0..1000).all(|_| flows.pass(0)), "job 0 alone is not held");
+        assert!((0..1000).all(|_| flows.pass(1)));
+        // Once one leaves, the other is alone in the flow (its weight is the total).
+        flows.leave(0);
+        assert!((0..1000).all(|_| flows.pass(1)));
+        let (a, b) = (flow(0, 2), flow(0, 2));
+        let mut paced = Flows::new([Some(&a), Some(&b)].into_iter()).unwrap();
+        assert!(!(0..1000).all(|_| paced.pass(0)), "equal positive weights pace job 0");
     }
 }

@@ -128,6 +128,9 @@ impl JobSpec {
     /// as fio 3.33 does (it was a 1 GiB span and 1 GiB moved, whichever option came last).
     fn finish_filesize(&mut self, at: &str, problems: &mut Vec<String>) {
         let Some(file) = self.filesize.take() else { return };
+        // The span is the file's: a span too long for the drive is `filesize`'s doing (a `size`
+        // given too only says how much of it the job moves).
+        self.size_at = self.filesize_at.take();
         let size = match (self.size_bytes, self.size_percent) {
             (Some(b), _) => Some(Extent::Bytes(b)),
             (None, Some(p)) => Some(Extent::Percent(p)),

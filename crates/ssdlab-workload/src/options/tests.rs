@@ -115,12 +115,15 @@ fn flow_options_as_fio_reads_them() {
     let job = parse(&["flow=8", "flow_id=3", "flow_sleep=1000"]).unwrap();
     assert_eq!(job.flow, Some(Flow { id: 3, weight: 8, sleep_ns: 1_000_000 }));
     assert_eq!(parse(&["flow=2"]).unwrap().flow, Some(Flow { id: 0, weight: 2, sleep_ns: 0 }));
+    // A negative weight wraps as fio's unsigned int (fio's butterfly.fio: flow=-2).
+    assert_eq!(parse(&["flow=-2"]).unwrap().flow, Some(Flow { id: 0, weight: u32::MAX - 1, sleep_ns: 0 }));
     // flow=0 is fio's default: no flow control; its id and sleep then change nothing.
     let job = parse(&["flow=0", "flow_id=3", "flow_sleep=5ms"]).unwrap();
     assert!(job.flow.is_none() && job.no_effect.contains(&"flow_id".to_string()) && job.no_effect.contains(&"flow_sleep".to_string()), "{:?}", job.no_effect);
     for (items, says) in [
         (vec!["flow=1001"], "must be 0 to 1000"),
-        (vec!["flow=-1"], "a negative flow is older fio's signed flow counter"),
+        (vec!["flow=-2147483649"], "from -2147483648 to 1000"),
+        (vec!["flow=-x"], "from -2147483648 to 1000"),
         (vec!["flow_id=x"], "whole number"),
         (vec!["flow_sleep=soon"], "flow_sleep"),
     ] {
