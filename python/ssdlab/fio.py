@@ -516,17 +516,19 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     the group: the jobs share the drive."""
     now = time.time()
     entries = []
-    for group_id, (result, job) in enumerate(zip(results, jobs, strict=True)):
+    group_ids = _fio_group_ids(jobs)
+    for ids, (result, job) in zip(group_ids, zip(results, jobs, strict=True), strict=True):
         s = result.summary
         modes = _modes(job)
         percentile_entries = _percentile_entries(job)
+        group_id = ids[0]
         if s.get("each_job") and not getattr(job, "group_reporting", False):
             given = _given_options(job)
             first = len(entries)
             entries += [
                 _job_entry(
                     figures,
-                    group_id,
+                    (ids[i : i + 1] or [group_id])[0],
                     s,
                     (modes[i : i + 1] or ["none"])[0],
                     (percentile_entries[i : i + 1] or [DEFAULT_PERCENTILE_ENTRIES])[0],
@@ -593,6 +595,27 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         "jobs": entries,
         "disk_util": [],
     }
+
+
+def _fio_group_ids(jobs: list) -> list[list[int]]:
+    """fio's ``groupid`` of every job of every group, as fio's ``add_job`` numbers them: from 0,
+    one more at each job with ``stonewall`` or ``new_group`` where the group before has jobs (a
+    ``numjobs`` copy never starts one). A group ssdlab starts at a ``wait_for`` keeps the id of
+    the one before (fio: ``wait_for`` waits, it does not start a reporting group), and a
+    ``new_group`` inside jobs run side by side starts one (fio's ids; with ``group_reporting``
+    ssdlab still reports the jobs run side by side as one entry, under its first job's id)."""
+    out, group_id, jobs_in_group = [], 0, 0
+    for job in jobs:
+        # A job object that does not say is a group of its own, as ssdlab runs it.
+        starts = list(getattr(job, "starts_fio_group", None) or [True])
+        ids = []
+        for starts_group in starts:
+            if starts_group and jobs_in_group:
+                group_id, jobs_in_group = group_id + 1, 0
+            ids.append(group_id)
+            jobs_in_group += 1
+        out.append(ids)
+    return out
 
 
 def _steady_state(summary: dict) -> dict:

@@ -25,9 +25,11 @@ def test_run_help_lists_rw_values_and_no_effect_options():
     text = " ".join(r.stdout.split())
     for value in ("read", "write", "randread", "randwrite", "randrw", "trim", "randtrim"):
         assert value in text
-    assert "ioengine" in text and "new_group" in text
-    # group_reporting changes the report (one entry per group), so it is not listed as without effect.
-    assert "group_reporting" not in text.split("Accepted without effect")[1].split(". ")[0]
+    assert "ioengine" in text and "thread" in text
+    # group_reporting and new_group change the report (one entry per group; fio's group ids), so
+    # they are not listed as without effect.
+    no_effect = text.split("Accepted without effect")[1].split(". ")[0]
+    assert "group_reporting" not in no_effect and "new_group" not in no_effect
 
 
 def test_run_and_trace_replay_share_names_and_defaults():

@@ -71,6 +71,15 @@ impl NativeJob {
         self.spec.group().map(|j| (j.percentiles.clat, j.percentiles.lat)).collect()
     }
 
+    /// Whether each job, in the group's order, starts one of fio's reporting groups (its
+    /// `stonewall` or `new_group`, not the stonewall ssdlab gives a `wait_for`; a `numjobs`
+    /// copy never does, as fio clears both on its clones): fio's `groupid` counts these, where
+    /// the group before has jobs.
+    #[getter]
+    fn starts_fio_group(&self) -> Vec<bool> {
+        self.spec.group().map(|j| j.copy_index == 0 && ((j.stonewall && !j.stonewall_for_wait) || j.new_group)).collect()
+    }
+
     /// Each job's options as given, in the group's order: (those of `[global]` and of the
     /// command line beside a job file, those of its own section), each a list of (key, value),
     /// for fio's JSON echo (`global options`, `job options`).

@@ -125,7 +125,6 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("create_on_open", "no file is created"),
     ("allow_file_create", "no file is created"),
     ("invalidate", "no page cache"),
-    ("new_group", "ssdlab's reporting groups are its groups of jobs (stonewall), each reported as a whole with group_reporting"),
     ("thread", "no host processes"),
     ("threads", "no host processes"),
     ("cpus_allowed", "no host processes"),

@@ -432,6 +432,7 @@ pub(crate) fn settle_wait_for(jobs: &mut [JobSpec]) -> Result<()> {
                 later.name, jobs[index].name, jobs[index].name
             )));
         }
+        jobs[index].stonewall_for_wait = true;
         jobs[index].stonewall = true;
         group_start = index;
     }
@@ -526,6 +527,8 @@ mod tests {
         let text = "[w]\nrw=write\nnumjobs=2\nsize=1m\n[r]\nwait_for=w\nrw=randread\nsize=1m\n[w2]\nwait_for=r\nrw=randwrite\nsize=1m\n";
         let groups = parse_job_text("t.fio", text).unwrap();
         assert_eq!(groups.iter().map(|g| (g.name.as_str(), g.concurrent.len())).collect::<Vec<_>>(), vec![("w", 1), ("r", 0), ("w2", 0)]);
+        // Their stonewalls are ssdlab's (fio keeps them in the reporting group before).
+        assert_eq!(groups.iter().map(|g| g.stonewall_for_wait).collect::<Vec<_>>(), vec![false, true, true]);
         // A job of an earlier group has finished already: nothing to add.
         let text = "[a]\nsize=1m\n[b]\nstonewall\nsize=1m\n[c]\nwait_for=a\nsize=1m\n";
         let groups = parse_job_text("t.fio", text).unwrap();

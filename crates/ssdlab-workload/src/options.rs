@@ -183,6 +183,12 @@ pub struct JobSpec {
     /// fio's `group_reporting`: the group is reported as a whole (one entry in fio's JSON)
     /// instead of job by job. Only the report changes.
     pub group_reporting: bool,
+    /// fio's `new_group`: the job starts a new reporting group (fio's `groupid`) without waiting
+    /// for the jobs before it. Only the report's group ids change (`stonewall` starts one too).
+    pub new_group: bool,
+    /// The job's `stonewall` is ssdlab's, set for its `wait_for` (`settle_wait_for`): in fio the
+    /// job waits, but stays in the reporting group before it.
+    pub stonewall_for_wait: bool,
     /// fio's `unified_rw_reporting`: the job's reads, writes and trims reported apart, as one
     /// `mixed` entry, or both. Only the report changes.
     pub unified_rw_reporting: RwReporting,
@@ -319,6 +325,8 @@ impl JobSpec {
             exitall: false,
             exitall_on_error: false,
             group_reporting: false,
+            new_group: false,
+            stonewall_for_wait: false,
             unified_rw_reporting: RwReporting::Apart,
             percentage_random: 100,
             sync_engine: false,
@@ -706,6 +714,7 @@ impl JobSpec {
             }
             "exitall" => self.exitall = flag(key, value, at)?,
             "group_reporting" => self.group_reporting = flag(key, value, at)?,
+            "new_group" => self.new_group = flag(key, value, at)?,
             "percentile_list" => {
                 self.percentiles.list = PercentileSettings::parse_list(need()?).map_err(|why| Error::Workload(format!("{at}: percentile_list: {why}")))?
             }
