@@ -538,7 +538,6 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
             ]
             # The group's steady-state rule is its first job's (the jobs stop together).
             entries[first].update(_steady_state(s))
-            _fill_bw_agg(entries[first:])
             continue
         given = _given_options(job)
         # fio echoes the job's own options as given (tools read `job options`' bs, size,
@@ -585,7 +584,10 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 "ssdlab": s,
             }
         )
-        _fill_bw_agg(entries[-1:])
+    # fio's `bw_agg` is a share of each fio group's bandwidth (its `groupid`, which a group
+    # ssdlab starts at a `wait_for` shares with the group before).
+    for group_id in sorted({entry["groupid"] for entry in entries}):
+        _fill_bw_agg([entry for entry in entries if entry["groupid"] == group_id])
     return {
         "fio version": f"ssdlab-{__version__}",
         "timestamp": int(now),

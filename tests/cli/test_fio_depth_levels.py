@@ -1,8 +1,8 @@
 """fio's queue-depth distribution in its JSON (``iodepth_level``: the share of a job's commands
 sent at 1, 2-3, 4-7, ... 32-63, 64+ of its commands outstanding; ``iodepth_submit`` and
 ``iodepth_complete``), which ssdlab's JSON lacked. A QD32 job on a device gives fio's familiar
-``1=0.1%, 2=0.1%, 4=0.1%, 8=0.1%, 16=0.1%, 32=99.9%``: its first 31 commands go out at depths
-1 to 31, every later one at 32."""
+``1=0.1%, 2=0.1%, 4=0.1%, ... 32=99.x%``: its first 31 commands go out at depths 1 to 31, every
+later one at 32 (over 4,096 commands: 0.1, 0.1, 0.1, 0.2, 0.4, 99.2)."""
 
 import json
 

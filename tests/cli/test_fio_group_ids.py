@@ -49,3 +49,16 @@ def test_the_ids_above_are_what_fio_gives(tmp_path):
     assert r.returncode == 0, r.stderr
     jobs = json.loads(r.stdout[r.stdout.index("{") :])["jobs"]
     assert [(j["jobname"], j["groupid"]) for j in jobs] == FIO_IDS
+
+
+def test_bw_agg_is_a_share_of_the_fio_groups_bandwidth(tmp_path):
+    # Rate-limited so the shares are exact: d reads 4 MiB at 4 MiB/s, then e (wait_for=d, fio's
+    # group 2 with d) 4 MiB at 2 MiB/s: the group's bandwidth is 8 MiB over e's 2 s, so fio 3.33
+    # gives d 100 and e 50 (a, a 50 each, b 100, f 100). ssdlab took e's share of its own run (100).
+    path = tmp_path / "rates.fio"
+    path.write_text(JOBS.replace("bs=4k\n", "bs=4k\nrate=4m\n").replace("wait_for=d\n", "wait_for=d\nrate=2m\n"))
+    r = ssdlab("run", str(path), *small_args(), "--output-format=json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    agg = [(j["jobname"], j["read"]["bw_agg"] if j["read"]["io_bytes"] else j["write"]["bw_agg"]) for j in json.loads(r.stdout)["jobs"]]
+    want = [("a", 50), ("a", 50), ("b", 100), ("d", 100), ("e", 50), ("f", 100)]
+    assert agg == [(name, pytest.approx(share, abs=1)) for name, share in want], agg

@@ -100,6 +100,7 @@ def test_fios_butterfly_weights_of_2_and_minus_2_run_both_jobs_freely(tmp_path):
     assert jobs["forward"]["job_runtime"] < 300 and jobs["backward"]["job_runtime"] > 900, (jobs["forward"]["job_runtime"], jobs["backward"]["job_runtime"])
     (tmp_path / "p.fio").write_text(text.replace("flow=-2", "flow=2"))
     r = ssdlab("run", str(tmp_path / "p.fio"), *small_args(), "--precondition=seq-fill", "--output-format=json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
     paced = {j["jobname"]: j for j in json.loads(r.stdout)["jobs"]}
     assert paced["forward"]["job_runtime"] > 900, paced["forward"]["job_runtime"]
 

@@ -5,7 +5,9 @@
 //! more; fio's `io_u_mark_depth`, which marks a command as the job hands it to the engine). A
 //! command that waits in the host's queue keeps the depth it was issued at. Only commands issued
 //! from the job's measured start count (fio resets the map with its other figures at the end of
-//! `ramp_time`); a flush is not counted (fio's distribution is of reads, writes and trims).
+//! `ramp_time`); a flush is not counted. Departure: fio marks each `fsync=N` flush at its depth
+//! too, but divides by reads, writes and trims alone, so its shares can pass 100 (`fsync=1`
+//! writes: `"1": 193.75`); ssdlab counts reads, writes and trims.
 
 use serde::Serialize;
 
@@ -13,8 +15,10 @@ use serde::Serialize;
 pub const DEPTH_LEVELS: usize = 7;
 
 /// The level (index into the seven) of `depth` outstanding commands: 1, 2-3, 4-7, 8-15, 16-31,
-/// 32-63, 64+ (0 counts as 1, as fio's switch falls to its first level).
+/// 32-63, 64+. A command counts itself, so `depth` is at least 1 (fio's switch would put 0 with
+/// 64+).
 pub fn depth_level(depth: u32) -> usize {
+    debug_assert!(depth > 0, "a command counts itself");
     match depth {
         0..=1 => 0,
         2..=3 => 1,
@@ -110,7 +114,7 @@ mod tests {
 
     #[test]
     fn levels_are_fios_powers_of_two() {
-        let expect = [(0, 0), (1, 0), (2, 1), (3, 1), (4, 2), (7, 2), (8, 3), (15, 3), (16, 4), (31, 4), (32, 5), (63, 5), (64, 6), (1000, 6)];
+        let expect = [(1, 0), (2, 1), (3, 1), (4, 2), (7, 2), (8, 3), (15, 3), (16, 4), (31, 4), (32, 5), (63, 5), (64, 6), (1000, 6)];
         for (depth, level) in expect {
             assert_eq!(depth_level(depth), level, "depth {depth}");
         }

@@ -61,6 +61,7 @@ pub const SIMULATED: &[&str] = &[
     "exitall",
     "exitall_on_error",
     "group_reporting",
+    "new_group",
     "percentile_list",
     "clat_percentiles",
     "lat_percentiles",
@@ -258,8 +259,8 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("unique_filename", "the job addresses the simulated drive"),
     // fio 3.33's gfapi and gfapi_async engines (GlusterFS).
     ("volume", ENGINE_TARGET),
-    // fio's sheepdog engine (`engines/sheepdog.c`: `target=tcp:HOST:PORT:VDI`; fio's
-    // sheepdog.fio example).
+    // The sheepdog engine of fio's tree (`engines/sheepdog.c`, `target=tcp:HOST:PORT:VDI`; fio's
+    // sheepdog.fio example), which fio 3.33 does not have (it calls the engine not loadable).
     ("target", ENGINE_TARGET),
     ("brick", ENGINE_TARGET),
     ("single-instance", ENGINE_TARGET),

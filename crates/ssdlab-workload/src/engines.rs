@@ -36,7 +36,7 @@ const SYNCHRONOUS: &[&str] = &[
     "fusion-aw-sync",
     "libhdfs",
     "gfapi",
-    // fio's sheepdog engine is synchronous (`FIO_SYNCIO`).
+    // The sheepdog engine of fio's tree is synchronous (`FIO_SYNCIO`; fio 3.33 does not have it).
     "sheepdog",
 ];
 
