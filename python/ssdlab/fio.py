@@ -368,11 +368,11 @@ def _depth_entries(figures: dict) -> dict:
     defaults, ``iodepth_batch_submit=1``, ``iodepth_batch_complete_min=1``, with completions
     apart in time), so all of them are in the 1-4 range."""
     levels = list((figures.get("depth_levels") or {}).get("levels") or [0] * len(_DEPTH_KEYS))
-    one_each = [0, sum(levels), 0, 0, 0, 0, 0]
+    one_each = dict(zip(_BATCH_KEYS, _distribution([0, sum(levels), 0, 0, 0, 0, 0]), strict=True))
     return {
         "iodepth_level": dict(zip(_DEPTH_KEYS, _distribution(levels), strict=True)),
-        "iodepth_submit": dict(zip(_BATCH_KEYS, _distribution(one_each), strict=True)),
-        "iodepth_complete": dict(zip(_BATCH_KEYS, _distribution(one_each), strict=True)),
+        "iodepth_submit": one_each,
+        "iodepth_complete": dict(one_each),
     }
 
 

@@ -68,7 +68,7 @@ mod write_path;
 
 pub use buffer::BufferAtCut;
 pub use data_plane::{decode_region, decode_region_into, encode_region, DataPlane, REGION_PREFIX_BYTES};
-pub use depth_levels::{depth_level, DepthReport, DEPTH_LEVELS};
+pub use depth_levels::DepthReport;
 pub use drive::{Drive, DriveCounters, DriveOptions, DEFAULT_REAL_BYTES_LIMIT};
 pub use drive_power::PowerStateNow;
 pub use engine::EngineCounters;
