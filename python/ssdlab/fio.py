@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from ssdlab import __version__, fio_cli_options, job_errors, paths
 from ssdlab.errors import SsdlabError
@@ -32,28 +33,57 @@ LAYOUT_BLOCK = 128 * 1024
 DISPLAY_OPTIONS = ("eta", "eta-newline", "eta_newline", "eta-interval", "eta_interval", "status-interval", "status_interval")
 
 
-def command_line_only(options: list[str]) -> tuple[list[str], str | None, list[str]]:
+class FioCommandLine(NamedTuple):
+    """What `command_line_only` takes out of a run's fio options."""
+
+    #: The job options.
+    options: list[str]
+    #: fio's ``--output=FILE`` (None when not given).
+    output: str | None
+    #: The display and other no-effect options given.
+    display: list[str]
+    #: fio's ``--minimal`` (terse output only) was given.
+    minimal: bool = False
+    #: fio's ``--append-terse`` (terse output too) was given.
+    append_terse: bool = False
+    #: fio's ``--terse-version`` (3 unless given).
+    terse_version: int = fio_cli_options.DEFAULT_TERSE_VERSION
+
+
+#: fio's output options that take no value (getopt's ``no_argument``).
+_TERSE_FLAGS = ("minimal", "append-terse", "append_terse")
+
+
+def command_line_only(options: list[str]) -> FioCommandLine:
     """fio's options of its command line that are not job options: ``output=FILE`` (where fio
-    writes what it prints) and its progress display (``eta``, ``status-interval``, ...), which
-    ssdlab's progress replaces. fio's other options of its own (``--minimal``, ``--readonly``, ...)
-    are refused with the reason, or listed with the display options when they change nothing
-    (``fio_cli_options``). Returns the job options, the output file (or None) and the display
-    and other no-effect options given."""
+    writes what it prints), its terse output (``minimal``, ``append-terse``, ``terse-version``)
+    and its progress display (``eta``, ``status-interval``, ...), which ssdlab's progress
+    replaces. fio's other options of its own (``--readonly``, ...) are refused with the reason,
+    or listed with the display options when they change nothing (``fio_cli_options``)."""
     rest: list[str] = []
     output = None
     display: list[str] = []
+    minimal = append_terse = False
+    version = fio_cli_options.DEFAULT_TERSE_VERSION
     for item in options:
-        key, _, value = item.partition("=")
+        key, equals, value = item.partition("=")
         fio_cli_options.refuse(key)
         if key == "output":
             if not value.strip():
                 raise SsdlabError("--output: give a file name (fio writes what it prints there)")
             output = value
+        elif key in _TERSE_FLAGS:
+            if equals:
+                raise SsdlabError(f"--{key} takes no value (given {value!r})")
+            minimal = minimal or key == "minimal"
+            append_terse = append_terse or key != "minimal"
+        elif key.replace("_", "-") == "terse-version":
+            version = fio_cli_options.terse_version(value)
         elif key in DISPLAY_OPTIONS or fio_cli_options.no_effect(key):
             display.append(key)
         else:
             rest.append(item)
-    return rest, output, display
+    return FioCommandLine(rest, output, display, minimal, append_terse, version)
 
 
 #: fio's options that take no value on its command line (fio's FIO_OPT_STR_SET: getopt's
@@ -384,18 +414,32 @@ def _fill_bw_agg(group_entries: list[dict]) -> None:
     ``unified_rw_reporting=both`` fio divides the ``mixed`` entry by the group's read
     bandwidth (its `add_mixed_ddir_status_json` passes the read direction); in ``mixed`` mode
     by the group's whole bandwidth."""
-    aggregate = {}
-    for kind in ("read", "write", "trim", "mixed"):
-        parts = [entry[kind] for entry in group_entries if kind in entry]
-        runtime_ms = max((part["runtime"] for part in parts), default=0)
-        aggregate[kind] = sum(part["io_bytes"] for part in parts) * 1000 // runtime_ms if runtime_ms else 0
+    aggregate = group_aggregates(group_entries)
     for entry in group_entries:
         for kind in ("read", "write", "trim", "mixed"):
             part = entry.get(kind)
             if part is None or not part["bw_samples"]:
                 continue
-            agg = aggregate["read"] if kind == "mixed" and "read" in entry else aggregate[kind]
+            agg = aggregate_of(aggregate, entry, kind)
             part["bw_agg"] = min(100.0, int(part["bw_mean"]) * 100.0 / (agg / 1024.0)) if agg > 1024 else 100.0
+
+
+def group_aggregates(group_entries: list[dict]) -> dict[str, int]:
+    """fio's aggregate bandwidth (bytes/s) of one fio group in each direction (``rs->agg``):
+    the group's bytes over its longest runtime (ms), in integers as fio's."""
+    aggregate = {}
+    for kind in ("read", "write", "trim", "mixed"):
+        parts = [entry[kind] for entry in group_entries if kind in entry]
+        runtime_ms = max((part["runtime"] for part in parts), default=0)
+        aggregate[kind] = sum(part["io_bytes"] for part in parts) * 1000 // runtime_ms if runtime_ms else 0
+    return aggregate
+
+
+def aggregate_of(aggregate: dict[str, int], entry: dict, kind: str) -> int:
+    """The group aggregate fio compares an entry's direction `kind` with: its own, but for the
+    ``mixed`` entry of ``unified_rw_reporting=both`` the read direction's (fio passes the read
+    direction for it)."""
+    return aggregate["read"] if kind == "mixed" and "read" in entry else aggregate[kind]
 
 
 def _io_entry(
@@ -492,22 +536,69 @@ def _sync(summary: dict) -> dict:
 
 def _latency_ns(lat: dict, count: int) -> dict:
     """fio's latency entry (ns) of `count` commands from a summary's latency figures (us): the
-    percentiles the job asked for (fio's ``percentile_list``, by default fio's own 1 to
+    smallest, largest, mean and standard deviation of the exact latencies (fio's ``min``,
+    ``max``, ``mean``, ``stddev``), the percentiles the job asked for (fio's ``percentile_list``, by default fio's own 1 to
     99.99), keyed as fio keys them (``"99.990000"``)."""
     listed = lat.get("percentiles")
     if listed:
         percentile = {f"{p:.6f}": round(us * 1e3) for p, us in listed}
     else:
         percentile = {"50.000000": round(lat["p50"] * 1e3), "99.000000": round(lat["p99"] * 1e3), "99.900000": round(lat["p999"] * 1e3)}
-    return {"max": round(lat["max"] * 1e3), "mean": lat["mean"] * 1e3, "N": count, "percentile": percentile}
+    return {
+        "min": round(lat["min"] * 1e3),
+        "max": round(lat["max"] * 1e3),
+        "mean": lat["mean"] * 1e3,
+        "stddev": lat["stddev"] * 1e3,
+        "N": count,
+        "percentile": percentile,
+    }
+
+
+class EntrySettings(NamedTuple):
+    """What fio's terse line of one JSON entry needs beyond the entry: its job's percentile list
+    and which latencies carry them, its ``continue_on_error`` and its ``description`` (for a
+    group reported as one, its first job's, as fio takes them)."""
+
+    percentiles: list[float]
+    clat_percentiles: bool
+    lat_percentiles: bool
+    continue_on_error: bool
+    description: str | None
+
+
+def _entry_settings(job, index: int) -> EntrySettings:
+    """The `EntrySettings` of the job at `index` of a group (no percentile list, fio's other
+    defaults, for a job object that does not say: the core's jobs always say)."""
+    lists = list(getattr(job, "percentile_lists", None) or [])
+    continues = list(getattr(job, "continues_on_error", None) or [])
+    clat, lat = (_percentile_entries(job)[index : index + 1] or [DEFAULT_PERCENTILE_ENTRIES])[0]
+    given = _given_options(job)
+    description = None
+    if index < len(given):
+        for key, value in [*given[index][0], *given[index][1]]:
+            if key == "description":
+                description = value
+    return EntrySettings(
+        list(lists[index]) if index < len(lists) else [],
+        clat,
+        lat,
+        bool(continues[index]) if index < len(continues) else False,
+        description,
+    )
 
 
 def fio_json(results: list, jobs: list, seed: int) -> dict:
-    """fio's ``--output-format=json`` shape: one entry per job, as fio gives, or one per group of
+    """fio's ``--output-format=json`` document of the run (`fio_output`'s first part)."""
+    return fio_output(results, jobs, seed)[0]
+
+
+def fio_output(results: list, jobs: list, seed: int) -> tuple[dict, list[EntrySettings]]:
+    """fio's ``--output-format=json`` document, and each entry's `EntrySettings` (for fio's terse
+    output, `fio_terse`). The document has fio's JSON shape: one entry per job, as fio gives, or one per group of
     jobs side by side when every job of the group has ``group_reporting``; each with
     ``read``/``write``/``trim`` figures, latencies in ns (``clat_ns`` with the job's
-    percentiles, fio's ``percentile_list``, by default fio's own list from 1 to 99.99; no minimum
-    or standard deviation, which ssdlab does not keep), fio's bandwidth and IOPS samples
+    percentiles, fio's ``percentile_list``, by default fio's own list from 1 to 99.99, and the
+    exact smallest, largest, mean and standard deviation), fio's bandwidth and IOPS samples
     (``bw_min`` ... ``iops_samples``, windows of ``bwavgtime``/``iopsavgtime``), fio's queue
     depths (``iodepth_level``, ``iodepth_submit``, ``iodepth_complete``), fio's latency ranges
     (``latency_ns``, ``latency_us``, ``latency_ms``), and
@@ -516,6 +607,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     the group: the jobs share the drive."""
     now = time.time()
     entries = []
+    settings: list[EntrySettings] = []
     group_ids = _fio_group_ids(jobs)
     for ids, (result, job) in zip(group_ids, zip(results, jobs, strict=True), strict=True):
         s = result.summary
@@ -536,6 +628,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
                 )  # fmt: skip
                 for i, figures in enumerate(s["each_job"])
             ]
+            settings += [_entry_settings(job, i) for i in range(len(s["each_job"]))]
             # The group's steady-state rule is its first job's (the jobs stop together).
             entries[first].update(_steady_state(s))
             continue
@@ -565,6 +658,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         # A job a limit ended (ETIMEDOUT, EIO) or whose verify failed (EILSEQ) carries fio's
         # error number (`job_errors`, the one reading of a job's error).
         error = job_errors.error_number(s)
+        settings.append(_entry_settings(job, 0))
         entries.append(
             {
                 "jobname": job.name,
@@ -588,7 +682,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
     # ssdlab starts at a `wait_for` shares with the group before).
     for group_id in sorted({entry["groupid"] for entry in entries}):
         _fill_bw_agg([entry for entry in entries if entry["groupid"] == group_id])
-    return {
+    document = {
         "fio version": f"ssdlab-{__version__}",
         "timestamp": int(now),
         "timestamp_ms": int(now * 1000),
@@ -597,6 +691,7 @@ def fio_json(results: list, jobs: list, seed: int) -> dict:
         "jobs": entries,
         "disk_util": [],
     }
+    return document, settings
 
 
 def _fio_group_ids(jobs: list) -> list[list[int]]:

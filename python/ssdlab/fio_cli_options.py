@@ -1,13 +1,13 @@
 """fio's own command-line options that are not job options (fio 3.33's ``l_opts`` in
 ``init.c``): which ``ssdlab run`` takes as changing nothing and which it refuses, with the
 reason. Without this table they reached the job parser and were called "unknown fio option",
-which says the name is a typo (``--minimal`` is fio's terse output)."""
+which says the name is a typo. Also fio's output formats (``--output-format``, ``--minimal``,
+``--append-terse``, ``--terse-version``), as fio 3.33's ``init.c`` reads them."""
 
 from __future__ import annotations
 
 from ssdlab.errors import SsdlabError
 
-_TERSE = "fio's terse output is not written; --output-format=json gives fio's JSON shape"
 _STOPS = "fio prints what it read and stops without running; ssdlab run always runs the jobs"
 _TOOL = "a tool of fio's own, not a way to run jobs"
 _REMOTE = "fio's client/server mode (jobs run by another fio) is not offered"
@@ -15,9 +15,6 @@ _TRIGGER = "fio's triggers run a command on the machine at a moment of the run; 
 
 #: fio's command-line options ssdlab refuses, each with the reason.
 REFUSED = {
-    "minimal": _TERSE,
-    "append-terse": _TERSE,
-    "terse-version": _TERSE,
     "bandwidth-log": "give write_bw_log=NAME in the job for fio's bandwidth log",
     "latency-log": "give write_lat_log=NAME in the job for fio's latency logs",
     "parse-only": _STOPS,
@@ -81,3 +78,48 @@ def refuse(key: str) -> None:
 def no_effect(key: str) -> bool:
     """Whether `key` is one of fio's command-line options accepted as changing nothing."""
     return key.replace("_", "-") in NO_EFFECT
+
+
+#: fio's names of its output formats (``parse_output_format``): ``minimal`` and ``csv`` are
+#: other names of ``terse``.
+OUTPUT_FORMAT_NAMES = {"normal": "normal", "json": "json", "terse": "terse", "minimal": "terse", "csv": "terse"}
+
+#: fio's terse versions (``--terse-version``) and its default.
+TERSE_VERSIONS = (2, 3, 4, 5)
+DEFAULT_TERSE_VERSION = 3
+
+
+def output_formats(given: str | None, minimal: bool = False, append_terse: bool = False) -> frozenset[str]:
+    """The output formats of a run (``normal``, ``json``, ``terse``) from fio's
+    ``--output-format=A,B`` (`given`; None when not given), ``--minimal`` (terse only) and
+    ``--append-terse`` (terse too). fio keeps the last of ``--output-format`` and ``--minimal``
+    given; ssdlab, which does not see their order, refuses the two together."""
+    if given is not None and minimal:
+        raise SsdlabError("give one of --minimal and --output-format (fio keeps whichever comes last)")
+    if given is None:
+        formats = {"terse"} if minimal else {"normal"}
+    else:
+        formats = set()
+        for token in given.split(","):
+            name = token.strip().lower()
+            if name == "json+":
+                raise SsdlabError(
+                    "--output-format: json+ (fio's JSON with each latency's histogram bins) is not written; json gives fio's JSON shape with its percentiles"
+                )
+            if name not in OUTPUT_FORMAT_NAMES:
+                raise SsdlabError(f"--output-format={given}: {token.strip()!r} is not one of fio's output formats: normal, json, terse (or minimal, csv)")
+            formats.add(OUTPUT_FORMAT_NAMES[name])
+    if append_terse:
+        formats.add("terse")
+    return frozenset(formats)
+
+
+def terse_version(text: str) -> int:
+    """fio's ``--terse-version=N``: 2, 3, 4 or 5."""
+    try:
+        version = int(text.strip())
+    except ValueError:
+        version = 0
+    if version not in TERSE_VERSIONS:
+        raise SsdlabError(f"--terse-version={text}: expected one of fio's terse versions 2, 3, 4 or 5")
+    return version

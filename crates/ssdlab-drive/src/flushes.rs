@@ -12,6 +12,7 @@
 //! kernel's write followed by a flush, on a drive without FUA): that time is in the write's own
 //! latency, as fio measures it.
 
+use crate::latency_moments::LatencyMoments;
 use crate::metrics::{histogram, LatencySummary, Metrics};
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -93,15 +94,14 @@ impl JobFlushes {
 #[derive(Debug, Clone)]
 pub(crate) struct FlushStats {
     latencies: Histogram<u64>,
-    sum_ns: u128,
-    /// The longest flush, exact (the histogram's maximum is its bucket's).
-    max_ns: Nanoseconds,
+    /// The flushes' exact moments (the histogram's are its buckets').
+    moments: LatencyMoments,
     end_flushes: u64,
 }
 
 impl FlushStats {
     pub(crate) fn new() -> Self {
-        FlushStats { latencies: histogram(), sum_ns: 0, max_ns: 0, end_flushes: 0 }
+        FlushStats { latencies: histogram(), moments: LatencyMoments::default(), end_flushes: 0 }
     }
 
     /// A job's flush at its end (fio's `end_fsync`) completed: counted apart, as fio leaves it
@@ -112,8 +112,7 @@ impl FlushStats {
 
     pub(crate) fn record(&mut self, latency_ns: Nanoseconds) {
         self.latencies.saturating_record(latency_ns.clamp(1, 3_600 * NS_PER_S));
-        self.sum_ns += latency_ns as u128;
-        self.max_ns = self.max_ns.max(latency_ns);
+        self.moments.record(latency_ns);
     }
 
     pub(crate) fn report(&self) -> FlushReport {
@@ -122,12 +121,7 @@ impl FlushStats {
             flushes: n,
             end_flushes: self.end_flushes,
             // (fio's default percentiles: the flushes are the group's, not one job's.)
-            latency_us: Metrics::summarize(
-                &self.latencies,
-                if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 },
-                self.max_ns,
-                &ssdlab_workload::FIO_DEFAULT_PERCENTILES,
-            ),
+            latency_us: Metrics::summarize(&self.latencies, &self.moments, &ssdlab_workload::FIO_DEFAULT_PERCENTILES),
         }
     }
 }

@@ -44,6 +44,7 @@ mod fill;
 mod flushes;
 mod inflight;
 mod job_limits;
+mod latency_moments;
 mod log_windows;
 mod lookahead;
 mod map_cache;

@@ -1,5 +1,6 @@
 //! Latency histograms and the per-second series of a run.
 
+use crate::latency_moments::LatencyMoments;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use ssdlab_core::time::NS_PER_S;
@@ -9,8 +10,13 @@ use ssdlab_workload::Op;
 /// Latency percentiles in microseconds.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct LatencySummary {
-    /// Mean.
+    /// Mean: the measured one, exact.
     pub mean: f64,
+    /// Smallest: the exact latency measured.
+    pub min: f64,
+    /// Sample standard deviation, as fio's (`sqrt(S / (n - 1))`, 0 for one command): of the
+    /// exact latencies, not of the histogram's buckets.
+    pub stddev: f64,
     /// Median.
     pub p50: f64,
     /// 99th percentile.
@@ -164,15 +170,13 @@ pub(crate) struct Latencies {
     reads: Histogram<u64>,
     writes: Histogram<u64>,
     trims: Histogram<u64>,
-    /// The sum of each kind's latencies, by `Op::index`.
-    sum_ns: [u128; 3],
-    /// The largest latency of each kind, by `Op::index`.
-    max_ns: [Nanoseconds; 3],
+    /// Each kind's exact moments (sum, sum of squares, smallest, largest), by `Op::index`.
+    moments: [LatencyMoments; 3],
 }
 
 impl Latencies {
     pub fn new() -> Self {
-        Self { reads: histogram(), writes: histogram(), trims: histogram(), sum_ns: [0; 3], max_ns: [0; 3] }
+        Self { reads: histogram(), writes: histogram(), trims: histogram(), moments: [LatencyMoments::default(); 3] }
     }
 
     /// Record one completed command's latency.
@@ -184,9 +188,7 @@ impl Latencies {
             Op::Write => self.writes.saturating_record(value),
             Op::Trim => self.trims.saturating_record(value),
         }
-        self.sum_ns[op.index()] += latency_ns as u128;
-        let max = &mut self.max_ns[op.index()];
-        *max = (*max).max(latency_ns);
+        self.moments[op.index()].record(latency_ns);
     }
 
     /// Commands recorded of kind `op`.
@@ -207,18 +209,13 @@ impl Latencies {
         let mut all = self.reads.clone();
         all.add(&self.writes).expect("histograms of the same bounds");
         all.add(&self.trims).expect("histograms of the same bounds");
-        let n = all.len();
-        let max_ns = self.max_ns.iter().copied().max().unwrap_or(0);
-        let sum_ns: u128 = self.sum_ns.iter().sum();
-        Metrics::summarize(&all, if n > 0 { sum_ns as f64 / n as f64 } else { 0.0 }, max_ns, list)
+        let moments = self.moments[0].merged(&self.moments[1]).merged(&self.moments[2]);
+        Metrics::summarize(&all, &moments, list)
     }
 
     /// The latency of the commands of kind `op`, with the percentiles `list`.
     pub fn of_kind(&self, op: Op, list: &[f64]) -> Option<LatencySummary> {
-        let h = self.of(op);
-        let n = h.len();
-        let mean_ns = if n > 0 { self.sum_ns[op.index()] as f64 / n as f64 } else { 0.0 };
-        Metrics::summarize(h, mean_ns, self.max_ns[op.index()], list)
+        Metrics::summarize(self.of(op), &self.moments[op.index()], list)
     }
 }
 
@@ -341,17 +338,20 @@ impl Metrics {
     }
 
     /// The figures of the latencies in `h`: percentiles from the histogram (p50, p99, p99.9
-    /// and those of `list`), the mean and the largest (`max_ns`, the exact value recorded, not
-    /// its bucket's) as the caller measured them.
-    pub(crate) fn summarize(h: &Histogram<u64>, mean_ns: f64, max_ns: Nanoseconds, list: &[f64]) -> Option<LatencySummary> {
+    /// and those of `list`); the mean, standard deviation, smallest and largest from the same
+    /// latencies' exact `moments` (the values recorded, not their buckets').
+    pub(crate) fn summarize(h: &Histogram<u64>, moments: &LatencyMoments, list: &[f64]) -> Option<LatencySummary> {
         if h.is_empty() {
             return None;
         }
         // A percentile is its histogram bucket's highest value, which may lie above the largest
         // latency measured: never shown above it.
+        let max_ns = moments.max_ns;
         let at = |quantile: f64| h.value_at_quantile(quantile).min(max_ns.max(1)) as f64 / 1e3;
         Some(LatencySummary {
-            mean: mean_ns / 1e3,
+            mean: moments.mean_ns() / 1e3,
+            min: moments.min_or_zero_ns() as f64 / 1e3,
+            stddev: moments.stddev_ns() / 1e3,
             p50: at(0.5),
             p99: at(0.99),
             p999: at(0.999),
@@ -492,6 +492,27 @@ mod tests {
         m.record(Op::Write, 4096, 1_000);
         m.close_idle_before(NS_PER_S + 1, SNAP);
         assert_eq!(m.series.len(), 1);
+    }
+
+    #[test]
+    fn the_smallest_and_the_deviation_are_the_measured_ones() {
+        // 1,234,567 and 1,000 ns writes: the smallest exact, the deviation fio's sqrt(S/(n-1))
+        // of the exact values (the histogram keeps 1,234,567 to 3 figures).
+        let mut l = Latencies::new();
+        l.record(Op::Write, 1_234_567);
+        l.record(Op::Write, 1_000);
+        l.record(Op::Read, 76_543);
+        let w = l.of_kind(Op::Write, &[]).unwrap();
+        assert_eq!(w.min, 1.0);
+        let dev = ((1_234_567.0f64 - 1_000.0) / 2.0) * 2.0f64.sqrt() / 1e3;
+        assert!((w.stddev - dev).abs() < 1e-9, "{} {dev}", w.stddev);
+        let r = l.of_kind(Op::Read, &[]).unwrap();
+        assert_eq!((r.min, r.stddev), (76.543, 0.0));
+        let all = l.all(&[]).unwrap();
+        assert_eq!(all.min, 1.0);
+        let mean = (1_234_567.0 + 1_000.0 + 76_543.0) / 3.0;
+        let s: f64 = [1_234_567.0f64, 1_000.0, 76_543.0].iter().map(|v| (v - mean) * (v - mean)).sum();
+        assert!((all.stddev - (s / 2.0).sqrt() / 1e3).abs() < 1e-9, "{}", all.stddev);
     }
 
     #[test]

@@ -71,6 +71,19 @@ impl NativeJob {
         self.spec.group().map(|j| (j.percentiles.clat, j.percentiles.lat)).collect()
     }
 
+    /// Each job's percentiles (fio's `percentile_list`, ascending), in the group's order.
+    #[getter]
+    fn percentile_lists(&self) -> Vec<Vec<f64>> {
+        self.spec.group().map(|j| j.percentiles.list.clone()).collect()
+    }
+
+    /// Whether each job, in the group's order, has fio's `continue_on_error` (other than
+    /// `none`): fio's terse output then ends with the job's error count and first error.
+    #[getter]
+    fn continues_on_error(&self) -> Vec<bool> {
+        self.spec.group().map(|j| j.continue_on_error).collect()
+    }
+
     /// Whether each job, in the group's order, starts one of fio's reporting groups (its
     /// `stonewall` or `new_group`, not the stonewall ssdlab gives a `wait_for`; a `numjobs`
     /// copy never does, as fio clears both on its clones): fio's `groupid` counts these, where

@@ -102,8 +102,10 @@ pub struct JobSpec {
     /// limit): a job that breaks one ends in error, as fio's.
     pub limits: Option<JobLimits>,
     given_limits: GivenLimits,
-    /// fio's `continue_on_error` was given a value other than its default (none).
-    continue_on_error: bool,
+    /// fio's `continue_on_error` was given a value other than its default (none): the drive
+    /// returns no IO errors, so only fio's terse output changes (its error count and first
+    /// error, both 0, at the end of the line).
+    pub continue_on_error: bool,
     /// Flushes (FLUSH CACHE) the job asks of the drive (fio's `fsync`, `fdatasync`,
     /// `end_fsync`, `fsync_on_close`, `sync`).
     pub flushes: Flushes,

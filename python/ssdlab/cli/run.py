@@ -105,10 +105,10 @@ class _RunCommand(click.Command):
 @click.option(
     "--output-format",
     "output_format",
-    type=click.Choice(["normal", "json"]),
-    default="normal",
-    show_default=True,
-    help="json: print fio's JSON output shape (one entry per group of jobs) on stdout instead of the text summary.",
+    default=None,
+    metavar="FORMAT[,FORMAT]",
+    help="fio's output formats, on stdout: normal (the text summary, the default), json (fio's JSON shape), "
+    "terse (fio's terse lines; also --minimal, --append-terse, --terse-version=2..5).",
 )
 @click.option("--series", "series_path", metavar="FILE.csv|-", help="Write the per-second series of the last job as CSV (- for stdout).")
 @quiet_option("No progress bars and no text summary.")
@@ -124,12 +124,12 @@ def run_command(
     content: str,
     data_file: str | None,
     json_path: str | None,
-    output_format: str,
+    output_format: str | None,
     series_path: str | None,
     quiet: bool,
     precondition_timing: str,
 ) -> None:
-    from ssdlab import _native, fio
+    from ssdlab import _native, fio, fio_cli_options, fio_terse
 
     redirect = contextlib.ExitStack()
     try:
@@ -140,7 +140,9 @@ def run_command(
             raise SsdlabError(f"give the job file once (--job-file {job_file} and {positional_file})")
         job_file = job_file or positional_file
         job_input = None if job_file == "-" else job_file  # `-`: read from standard input, not a path to check
-        options, fio_output, display = fio.command_line_only(_fio_options(rest))
+        command_line = fio.command_line_only(_fio_options(rest))
+        options, fio_output, display = command_line.options, command_line.output, command_line.display
+        formats = fio_cli_options.output_formats(output_format, command_line.minimal, command_line.append_terse)
         own = {opt for param in ctx.command.params for opt in getattr(param, "opts", [])}
         for option in options:
             spelled = "--" + option.split("=", 1)[0].replace("_", "-")
@@ -149,8 +151,9 @@ def run_command(
         for step in steps:
             if step != "layout":
                 pre.parse(step)
-        if output_format == "json" and (json_path == "-" or series_path == "-"):
-            raise SsdlabError("--output-format=json prints on standard output; write --json/--series to a file")
+        printed = sorted(formats - {"normal"})
+        if printed and (json_path == "-" or series_path == "-"):
+            raise SsdlabError(f"fio's {' and '.join(printed)} output prints on standard output; write --json/--series to a file")
         profile_input(profile)
         check_io(
             {"--job-file": job_input, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},
@@ -183,7 +186,7 @@ def run_command(
         if fio_output not in (None, "-"):
             redirect.enter_context(contextlib.redirect_stdout(captured))
         bars = ProgressBars(enabled=not quiet and sys.stderr.isatty())
-        human = not quiet and json_path != "-" and series_path != "-" and output_format == "normal"
+        human = not quiet and json_path != "-" and series_path != "-" and "normal" in formats
         if human:
             click.echo(drive_header(drive.info))
             if bare:
@@ -233,8 +236,14 @@ def run_command(
     document["profile"] = {k: v for k, v in drive.info.items() if k != "source"}
     document["preconditions"] = records
     document["jobs"] = [r.summary for r in results]
-    if output_format == "json":
-        click.echo(fio.dump_json(fio.fio_json(results, jobs, seed)))
+    if formats & {"json", "terse"}:
+        # fio's order: the terse lines, then the JSON document (the text summaries came as the
+        # groups ran).
+        fio_document, entry_settings = fio.fio_output(results, jobs, seed)
+        if "terse" in formats:
+            click.echo(fio_terse.terse_text(fio_document, entry_settings, command_line.terse_version), nl=False)
+        if "json" in formats:
+            click.echo(fio.dump_json(fio_document))
     if json_path:
         write_output(json_path, json.dumps(document, indent=2) + "\n", "--json")
     if series_path:
