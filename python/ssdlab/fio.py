@@ -465,7 +465,7 @@ def _io_entry(
     out["slat_ns"] = dict(NO_LATENCY)
     if lat:
         clat = _latency_ns(lat, count)
-        without = {k: v for k, v in clat.items() if k != "percentile"}
+        without = {k: v for k, v in clat.items() if k not in ("percentile", "bins")}
         out["clat_ns"] = clat if entries[0] else without
         out["lat_ns"] = clat if entries[1] else without
     else:
@@ -538,13 +538,14 @@ def _latency_ns(lat: dict, count: int) -> dict:
     """fio's latency entry (ns) of `count` commands from a summary's latency figures (us): the
     smallest, largest, mean and standard deviation of the exact latencies (fio's ``min``,
     ``max``, ``mean``, ``stddev``), the percentiles the job asked for (fio's ``percentile_list``, by default fio's own 1 to
-    99.99), keyed as fio keys them (``"99.990000"``)."""
+    99.99), keyed as fio keys them (``"99.990000"``); and with fio's ``json+`` (the job's
+    summaries carry ``fio_bins``) the commands in each of fio's latency buckets (``bins``)."""
     listed = lat.get("percentiles")
     if listed:
         percentile = {f"{p:.6f}": round(us * 1e3) for p, us in listed}
     else:
         percentile = {"50.000000": round(lat["p50"] * 1e3), "99.000000": round(lat["p99"] * 1e3), "99.900000": round(lat["p999"] * 1e3)}
-    return {
+    out = {
         "min": round(lat["min"] * 1e3),
         "max": round(lat["max"] * 1e3),
         "mean": lat["mean"] * 1e3,
@@ -552,6 +553,11 @@ def _latency_ns(lat: dict, count: int) -> dict:
         "N": count,
         "percentile": percentile,
     }
+    bins = lat.get("fio_bins")
+    if bins is not None:
+        # fio's json+: the commands in each of fio's latency buckets, keyed by the bucket's value (ns).
+        out["bins"] = {str(value): n for value, n in bins}
+    return out
 
 
 class EntrySettings(NamedTuple):

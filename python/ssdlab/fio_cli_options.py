@@ -90,7 +90,7 @@ DEFAULT_TERSE_VERSION = 3
 
 
 def output_formats(given: str | None, minimal: bool = False, append_terse: bool = False) -> frozenset[str]:
-    """The output formats of a run (``normal``, ``json``, ``terse``) from fio's
+    """The output formats of a run (``normal``, ``json``, ``json+`` with ``json``, ``terse``) from fio's
     ``--output-format=A,B`` (`given`; None when not given), ``--minimal`` (terse only) and
     ``--append-terse`` (terse too). fio keeps the last of ``--output-format`` and ``--minimal``
     given; ssdlab, which does not see their order, refuses the two together."""
@@ -103,11 +103,12 @@ def output_formats(given: str | None, minimal: bool = False, append_terse: bool 
         for token in given.split(","):
             name = token.strip().lower()
             if name == "json+":
-                raise SsdlabError(
-                    "--output-format: json+ (fio's JSON with each latency's histogram bins) is not written; json gives fio's JSON shape with its percentiles"
-                )
+                formats |= {"json", "json+"}  # fio's JSON with each latency's bins
+                continue
             if name not in OUTPUT_FORMAT_NAMES:
-                raise SsdlabError(f"--output-format={given}: {token.strip()!r} is not one of fio's output formats: normal, json, terse (or minimal, csv)")
+                raise SsdlabError(
+                    f"--output-format={given}: {token.strip()!r} is not one of fio's output formats: normal, json, json+, terse (or minimal, csv)"
+                )
             formats.add(OUTPUT_FORMAT_NAMES[name])
     if append_terse:
         formats.add("terse")

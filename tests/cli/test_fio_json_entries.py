@@ -46,3 +46,12 @@ def test_each_job_of_a_group_has_its_own_sync_entry(tmp_path):
     a, b, c = json.loads(done.stdout)["jobs"]
     assert [e["sync"]["total_ios"] for e in (a, b, c)] == [99, 29, 0], [e.get("sync") for e in (a, b, c)]
     assert a["sync"]["lat_ns"]["N"] == 99 and a["sync"]["lat_ns"]["mean"] > 0 and c["sync"]["lat_ns"] == ZERO
+
+
+def test_a_lone_jobs_trims_have_their_latency():
+    # The summary of a job run alone had no trim latency, so fio's JSON gave 500 trims a
+    # clat_ns of N 0 (fio: every trim's latency).
+    (entry,) = run_json("--rw=randtrim", "--size=4m", "--number_ios=500")["jobs"]
+    clat = entry["trim"]["clat_ns"]
+    assert entry["trim"]["total_ios"] == clat["N"] == 500, clat
+    assert 0 < clat["min"] <= clat["mean"] <= clat["max"] and clat["percentile"], clat

@@ -137,7 +137,7 @@ def test_a_group_reported_as_one_is_one_line_and_jobs_apart_one_each():
         (["--terse-version=x"], "--terse-version=x: expected"),
         (["--output-format=bogus"], "'bogus' is not one of fio's output formats"),
         (["--output-format=json,"], "'' is not one of fio's output formats"),
-        (["--output-format=json+"], "json+ (fio's JSON with each latency's histogram bins) is not written"),
+        (["--output-format=json+,bogus"], "'bogus' is not one of fio's output formats"),
         (["--minimal", "--output-format=json"], "give one of --minimal and --output-format"),
         (["--minimal=1"], "--minimal takes no value"),
         (["--output-format=terse", "--json=-"], "fio's terse output prints on standard output"),

@@ -115,13 +115,14 @@ impl FlushStats {
         self.moments.record(latency_ns);
     }
 
-    pub(crate) fn report(&self) -> FlushReport {
+    /// The flushes' figures (with fio's buckets of their latencies when `bins`).
+    pub(crate) fn report(&self, bins: bool) -> FlushReport {
         let n = self.latencies.len();
         FlushReport {
             flushes: n,
             end_flushes: self.end_flushes,
             // (fio's default percentiles: the flushes are the group's, not one job's.)
-            latency_us: Metrics::summarize(&self.latencies, &self.moments, &ssdlab_workload::FIO_DEFAULT_PERCENTILES),
+            latency_us: Metrics::summarize(&self.latencies, &self.moments, &ssdlab_workload::FIO_DEFAULT_PERCENTILES, bins),
         }
     }
 }
@@ -148,7 +149,7 @@ mod tests {
         stats.record(2_000);
         stats.record(1_234_567);
         assert_ne!(stats.latencies.max(), 1_234_567, "the value must be one the histogram rounds");
-        assert_eq!(stats.report().latency_us.unwrap().max, 1_234.567);
+        assert_eq!(stats.report(false).latency_us.unwrap().max, 1_234.567);
     }
 
     #[test]

@@ -41,6 +41,7 @@ mod engine;
 mod expected;
 mod fast_forward;
 mod fill;
+mod fio_buckets;
 mod flushes;
 mod inflight;
 mod job_limits;

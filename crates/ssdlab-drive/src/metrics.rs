@@ -1,5 +1,6 @@
 //! Latency histograms and the per-second series of a run.
 
+use crate::fio_buckets::fio_bins;
 use crate::latency_moments::LatencyMoments;
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -32,6 +33,10 @@ pub struct LatencySummary {
     /// How the latencies fall in fio's ranges (its JSON's `latency_ns`, `latency_us`,
     /// `latency_ms`).
     pub shares: LatencyShares,
+    /// The latencies in fio's histogram buckets (its `--output-format=json+` `bins`), each as
+    /// (the bucket's value as fio names it, ns; commands), ascending; only when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fio_bins: Option<Vec<(u64, u64)>>,
 }
 
 /// fio's latency distribution: the share (%) of the commands whose latency falls in each of
@@ -204,18 +209,20 @@ impl Latencies {
         }
     }
 
-    /// Every command's latency (the mean exact, from the sum), with the percentiles `list`.
-    pub fn all(&self, list: &[f64]) -> Option<LatencySummary> {
+    /// Every command's latency (the mean exact, from the sum), with the percentiles `list` (and
+    /// fio's buckets when `bins`).
+    pub fn all(&self, list: &[f64], bins: bool) -> Option<LatencySummary> {
         let mut all = self.reads.clone();
         all.add(&self.writes).expect("histograms of the same bounds");
         all.add(&self.trims).expect("histograms of the same bounds");
         let moments = self.moments[0].merged(&self.moments[1]).merged(&self.moments[2]);
-        Metrics::summarize(&all, &moments, list)
+        Metrics::summarize(&all, &moments, list, bins)
     }
 
-    /// The latency of the commands of kind `op`, with the percentiles `list`.
-    pub fn of_kind(&self, op: Op, list: &[f64]) -> Option<LatencySummary> {
-        Metrics::summarize(self.of(op), &self.moments[op.index()], list)
+    /// The latency of the commands of kind `op`, with the percentiles `list` (and fio's
+    /// buckets when `bins`).
+    pub fn of_kind(&self, op: Op, list: &[f64], bins: bool) -> Option<LatencySummary> {
+        Metrics::summarize(self.of(op), &self.moments[op.index()], list, bins)
     }
 }
 
@@ -339,8 +346,9 @@ impl Metrics {
 
     /// The figures of the latencies in `h`: percentiles from the histogram (p50, p99, p99.9
     /// and those of `list`); the mean, standard deviation, smallest and largest from the same
-    /// latencies' exact `moments` (the values recorded, not their buckets').
-    pub(crate) fn summarize(h: &Histogram<u64>, moments: &LatencyMoments, list: &[f64]) -> Option<LatencySummary> {
+    /// latencies' exact `moments` (the values recorded, not their buckets'); with `bins`, the
+    /// latencies in fio's buckets.
+    pub(crate) fn summarize(h: &Histogram<u64>, moments: &LatencyMoments, list: &[f64], bins: bool) -> Option<LatencySummary> {
         if h.is_empty() {
             return None;
         }
@@ -358,19 +366,24 @@ impl Metrics {
             max: max_ns as f64 / 1e3,
             percentiles: list.iter().map(|&p| (p, at(p / 100.0))).collect(),
             shares: LatencyShares::of(h),
+            fio_bins: bins.then(|| fio_bins(h)),
         })
     }
 
-    pub fn latency_all(&self, list: &[f64]) -> Option<LatencySummary> {
-        self.latencies.all(list)
+    pub fn latency_all(&self, list: &[f64], bins: bool) -> Option<LatencySummary> {
+        self.latencies.all(list, bins)
     }
 
-    pub fn latency_reads(&self, list: &[f64]) -> Option<LatencySummary> {
-        self.latencies.of_kind(Op::Read, list)
+    pub fn latency_reads(&self, list: &[f64], bins: bool) -> Option<LatencySummary> {
+        self.latencies.of_kind(Op::Read, list, bins)
     }
 
-    pub fn latency_writes(&self, list: &[f64]) -> Option<LatencySummary> {
-        self.latencies.of_kind(Op::Write, list)
+    pub fn latency_writes(&self, list: &[f64], bins: bool) -> Option<LatencySummary> {
+        self.latencies.of_kind(Op::Write, list, bins)
+    }
+
+    pub fn latency_trims(&self, list: &[f64], bins: bool) -> Option<LatencySummary> {
+        self.latencies.of_kind(Op::Trim, list, bins)
     }
 }
 
@@ -445,17 +458,17 @@ mod tests {
         l.record(Op::Write, 1_234_567);
         l.record(Op::Read, 76_543);
         assert_ne!(l.of(Op::Write).max(), 1_234_567, "the value must be one the histogram rounds");
-        assert_eq!(l.of_kind(Op::Write, &[]).unwrap().max, 1_234.567);
-        assert_eq!(l.of_kind(Op::Read, &[]).unwrap().max, 76.543);
-        assert_eq!(l.all(&[]).unwrap().max, 1_234.567);
-        assert!(l.of_kind(Op::Trim, &[]).is_none());
+        assert_eq!(l.of_kind(Op::Write, &[], false).unwrap().max, 1_234.567);
+        assert_eq!(l.of_kind(Op::Read, &[], false).unwrap().max, 76.543);
+        assert_eq!(l.all(&[], false).unwrap().max, 1_234.567);
+        assert!(l.of_kind(Op::Trim, &[], false).is_none());
         // The run's figures (`Metrics`) are the same `Latencies`.
         let mut m = Metrics::new(0);
         m.record(Op::Read, 4096, 76_543);
         m.record(Op::Write, 4096, 1_234_567);
-        assert_eq!(m.latency_reads(&[]).unwrap().max, 76.543);
-        assert_eq!(m.latency_writes(&[]).unwrap().max, 1_234.567);
-        assert_eq!(m.latency_all(&[]).unwrap().max, 1_234.567);
+        assert_eq!(m.latency_reads(&[], false).unwrap().max, 76.543);
+        assert_eq!(m.latency_writes(&[], false).unwrap().max, 1_234.567);
+        assert_eq!(m.latency_all(&[], false).unwrap().max, 1_234.567);
     }
 
     #[test]
@@ -467,9 +480,9 @@ mod tests {
         l.record(Op::Write, 1_234_567);
         l.record(Op::Read, 76_543);
         assert_ne!(l.of(Op::Write).mean(), 617_783.5, "the values must be ones the histogram rounds");
-        assert_eq!(l.of_kind(Op::Write, &[]).unwrap().mean, 617.7835);
-        assert_eq!(l.of_kind(Op::Read, &[]).unwrap().mean, 76.543);
-        assert_eq!(l.all(&[]).unwrap().mean, (1_000.0 + 1_234_567.0 + 76_543.0) / 3.0 / 1e3);
+        assert_eq!(l.of_kind(Op::Write, &[], false).unwrap().mean, 617.7835);
+        assert_eq!(l.of_kind(Op::Read, &[], false).unwrap().mean, 76.543);
+        assert_eq!(l.all(&[], false).unwrap().mean, (1_000.0 + 1_234_567.0 + 76_543.0) / 3.0 / 1e3);
     }
 
     #[test]
@@ -502,13 +515,13 @@ mod tests {
         l.record(Op::Write, 1_234_567);
         l.record(Op::Write, 1_000);
         l.record(Op::Read, 76_543);
-        let w = l.of_kind(Op::Write, &[]).unwrap();
+        let w = l.of_kind(Op::Write, &[], false).unwrap();
         assert_eq!(w.min, 1.0);
         let dev = ((1_234_567.0f64 - 1_000.0) / 2.0) * 2.0f64.sqrt() / 1e3;
         assert!((w.stddev - dev).abs() < 1e-9, "{} {dev}", w.stddev);
-        let r = l.of_kind(Op::Read, &[]).unwrap();
+        let r = l.of_kind(Op::Read, &[], false).unwrap();
         assert_eq!((r.min, r.stddev), (76.543, 0.0));
-        let all = l.all(&[]).unwrap();
+        let all = l.all(&[], false).unwrap();
         assert_eq!(all.min, 1.0);
         let mean = (1_234_567.0 + 1_000.0 + 76_543.0) / 3.0;
         let s: f64 = [1_234_567.0f64, 1_000.0, 76_543.0].iter().map(|v| (v - mean) * (v - mean)).sum();
@@ -522,7 +535,7 @@ mod tests {
         for _ in 0..64 {
             l.record(Op::Trim, 19_000);
         }
-        let s = l.of_kind(Op::Trim, &[1.0, 50.0, 99.99]).unwrap();
+        let s = l.of_kind(Op::Trim, &[1.0, 50.0, 99.99], false).unwrap();
         assert_eq!((s.p50, s.p99, s.p999, s.max), (19.0, 19.0, 19.0, 19.0));
         assert_eq!(s.percentiles, vec![(1.0, 19.0), (50.0, 19.0), (99.99, 19.0)]);
         // Spread latencies: the list rises with the percentile, its median is p50.
@@ -530,7 +543,7 @@ mod tests {
         for k in 1..=1000u64 {
             l.record(Op::Read, k * 1_000);
         }
-        let s = l.all(&ssdlab_workload::FIO_DEFAULT_PERCENTILES).unwrap();
+        let s = l.all(&ssdlab_workload::FIO_DEFAULT_PERCENTILES, false).unwrap();
         assert_eq!(s.percentiles.len(), 17);
         assert!(s.percentiles.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1), "{:?}", s.percentiles);
         assert_eq!(s.percentiles[6], (50.0, s.p50));

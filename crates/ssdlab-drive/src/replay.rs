@@ -395,7 +395,7 @@ impl TraceRun {
             read_mbps: rate(self.bytes[0], busy.reads_ns),
             write_mbps: rate(self.bytes[1], busy.writes_ns),
             iops: self.counts.iter().sum::<u64>() as f64 / seconds(sim).max(1e-12),
-            latency_us: self.metrics.latency_all(&ssdlab_workload::FIO_DEFAULT_PERCENTILES),
+            latency_us: self.metrics.latency_all(&ssdlab_workload::FIO_DEFAULT_PERCENTILES, false),
             write_amplification: (host_written > 0).then(|| nand as f64 / host_written as f64),
             unmapped_read_bytes: {
                 let c = drive.counters();

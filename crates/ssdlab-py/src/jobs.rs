@@ -71,6 +71,12 @@ impl NativeJob {
         self.spec.group().map(|j| (j.percentiles.clat, j.percentiles.lat)).collect()
     }
 
+    /// The same job with each latency's histogram in fio's buckets in its summaries (fio's
+    /// `--output-format=json+` `bins`).
+    fn with_fio_bins(&self) -> NativeJob {
+        NativeJob { spec: self.spec.with_fio_bins() }
+    }
+
     /// Each job's percentiles (fio's `percentile_list`, ascending), in the group's order.
     #[getter]
     fn percentile_lists(&self) -> Vec<Vec<f64>> {

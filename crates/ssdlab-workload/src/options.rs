@@ -364,6 +364,17 @@ impl JobSpec {
         std::iter::once(self).chain(self.concurrent.iter())
     }
 
+    /// This job and the jobs beside it with each latency's histogram in fio's buckets reported
+    /// (fio's `--output-format=json+`; [`PercentileSettings::bins`]).
+    pub fn with_fio_bins(&self) -> JobSpec {
+        let mut spec = self.clone();
+        spec.percentiles.bins = true;
+        for job in &mut spec.concurrent {
+            job.percentiles.bins = true;
+        }
+        spec
+    }
+
     /// Commands the whole group keeps in flight.
     pub fn group_iodepth(&self) -> u64 {
         self.group().map(|j| j.iodepth as u64).sum()

@@ -108,7 +108,7 @@ class _RunCommand(click.Command):
     default=None,
     metavar="FORMAT[,FORMAT]",
     help="fio's output formats, on stdout: normal (the text summary, the default), json (fio's JSON shape), "
-    "terse (fio's terse lines; also --minimal, --append-terse, --terse-version=2..5).",
+    "json+ (the same with each latency's histogram bins), terse (fio's terse lines; also --minimal, --append-terse, --terse-version=2..5).",
 )
 @click.option("--series", "series_path", metavar="FILE.csv|-", help="Write the per-second series of the last job as CSV (- for stdout).")
 @quiet_option("No progress bars and no text summary.")
@@ -167,6 +167,9 @@ def run_command(
         else:
             # fio's command line: every --name starts a job (options before it are global).
             jobs = _native.jobs_from_options(fio.BARE_RUN_OPTIONS if bare else options)
+        if "json+" in formats:
+            # fio's json+: each latency's histogram in fio's buckets, kept by the run.
+            jobs = [job.with_fio_bins() for job in jobs]
         for job in jobs:
             drive.check_job(job)
         # fio's log files are outputs too: checked before the run, like --json and --series.

@@ -104,6 +104,8 @@ pub struct RunSummary {
     pub read_latency_us: Option<LatencySummary>,
     /// Latency of writes, microseconds.
     pub write_latency_us: Option<LatencySummary>,
+    /// Latency of trims, microseconds.
+    pub trim_latency_us: Option<LatencySummary>,
     /// Time with at least one command outstanding.
     pub busy_seconds: f64,
     /// Energy of the drive over the run, joules.

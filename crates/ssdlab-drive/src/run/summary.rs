@@ -57,9 +57,10 @@ impl Run {
             nand_page_programs: f.page_programs - b.page_programs,
             nand_block_erases: f.block_erases - b.block_erases,
             write_amplification: (host_write_bytes > 0).then(|| nand_write_bytes as f64 / host_write_bytes as f64),
-            latency_us: self.metrics.latency_all(&self.job.percentiles.list),
-            read_latency_us: self.metrics.latency_reads(&self.job.percentiles.list),
-            write_latency_us: self.metrics.latency_writes(&self.job.percentiles.list),
+            latency_us: self.metrics.latency_all(&self.job.percentiles.list, self.job.percentiles.bins),
+            read_latency_us: self.metrics.latency_reads(&self.job.percentiles.list, self.job.percentiles.bins),
+            write_latency_us: self.metrics.latency_writes(&self.job.percentiles.list, self.job.percentiles.bins),
+            trim_latency_us: self.metrics.latency_trims(&self.job.percentiles.list, self.job.percentiles.bins),
             busy_seconds: seconds(busy_ns),
             energy_joules,
             mean_power_watts: energy_joules / sim_s,
@@ -129,7 +130,7 @@ impl Run {
             metadata: MetadataReport::since(self.metadata_base, drive, host_write_bytes),
             latency_target: self.latency_target_report(),
             job_error: self.job_error.clone(),
-            flushes: self.flush_stats.as_ref().map(FlushStats::report),
+            flushes: self.flush_stats.as_ref().map(|f| f.report(self.job.percentiles.bins)),
             rate_samples: self.streams.iter().fold(crate::RateSampleReport::default(), |mut sum, s| {
                 sum.add_up(&s.rates.report());
                 sum

@@ -247,11 +247,14 @@ pub struct PercentileSettings {
     pub clat: bool,
     /// Total latency's percentiles reported (`lat_percentiles`, default off).
     pub lat: bool,
+    /// Each latency's histogram in fio's buckets reported too (fio's `--output-format=json+`
+    /// `bins`): not an option of a job, set by the command line that asks for that output.
+    pub bins: bool,
 }
 
 impl Default for PercentileSettings {
     fn default() -> Self {
-        Self { list: FIO_DEFAULT_PERCENTILES.to_vec(), clat: true, lat: false }
+        Self { list: FIO_DEFAULT_PERCENTILES.to_vec(), clat: true, lat: false, bins: false }
     }
 }
 
