@@ -382,6 +382,18 @@ impl Timeline {
         self.busy_total_ns
     }
 
+    /// Booked time from `at_ns` on: the part of every booking held that lies after `at_ns`.
+    /// Exact for any `at_ns` not before the last [`Timeline::forget_before`]'s present (what
+    /// was forgotten ended before it). A run's figures count a resource's busy time up to the
+    /// end of their window, not work booked past it (`ssdlab-drive`'s `BusyCounters`).
+    pub fn busy_after(&self, at_ns: Nanoseconds) -> Nanoseconds {
+        let after = |(start, end): (Nanoseconds, Nanoseconds)| end.saturating_sub(start.max(at_ns));
+        if let Some(long) = &self.long {
+            return long.bookings().map(after).sum();
+        }
+        self.busy[self.head..self.gap_start].iter().chain(&self.busy[self.gap_end..]).rev().take_while(|b| b.1 > at_ns).map(|&b| after(b)).sum()
+    }
+
     /// Number of future bookings held (for tests and diagnostics).
     pub fn pending_bookings(&self) -> usize {
         if let Some(long) = &self.long {
@@ -481,6 +493,14 @@ mod tests {
         }
         if whole {
             assert_eq!(live, reference.merged(), "{what}: the intervals held");
+        }
+        // Booked time after a moment: from the start of what is held, inside and between
+        // intervals, and past the end.
+        let plain = |at: Nanoseconds| -> Nanoseconds { live.iter().map(|&(s, e)| e.saturating_sub(s.max(at))).sum() };
+        if let (Some(&(first, _)), Some(&(_, last))) = (live.first(), live.last()) {
+            for at in [first, first + (last - first) / 3, (first + last) / 2, last.saturating_sub(1), last, last + 5] {
+                assert_eq!(fast.busy_after(at), plain(at), "{what}: busy after {at}");
+            }
         }
     }
 

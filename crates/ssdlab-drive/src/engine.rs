@@ -157,6 +157,11 @@ impl Engine {
         self.back.forget_before(now_ns);
     }
 
+    /// Time booked on the front end and on the back end from `at_ns` on.
+    pub fn busy_after(&self, at_ns: Nanoseconds) -> (Nanoseconds, Nanoseconds) {
+        (self.front.busy_after(at_ns), self.back.busy_after(at_ns))
+    }
+
     /// Future bookings held by both stages (diagnostic).
     pub fn pending_bookings(&self) -> usize {
         self.front.pending_bookings() + self.back.pending_bookings()

@@ -9,8 +9,11 @@ use crate::drive::Drive;
 use serde::Serialize;
 use ssdlab_core::Nanoseconds;
 
-/// Time the drive's shared resources have spent busy since power-on (not saved with the
-/// drive's state: a restored drive starts counting again).
+/// Time the drive's shared resources have spent busy since power-on up to a moment (not saved
+/// with the drive's state: a restored drive starts counting again). Work is booked ahead (a
+/// full write buffer leaves programs and GC queued seconds past a run's last completion), so
+/// what is booked past the moment is left out: a run's figures count the busy time inside its
+/// window, and the work it left queued counts in the window it runs in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BusyCounters {
     /// The host link (both directions; SATA and PCIe are modelled as one shared link).
@@ -34,21 +37,32 @@ pub struct BusyCounters {
 }
 
 impl BusyCounters {
-    /// The counters of `drive` now.
-    pub fn of(drive: &Drive) -> Self {
+    /// The busy time of `drive`'s resources up to `at_ns` (the link, the dies, the channels and
+    /// the engine's two stages without what is booked from `at_ns` on; the command processor,
+    /// the write cap and the engine's GC share as booked).
+    pub fn at(drive: &Drive, at_ns: Nanoseconds) -> Self {
         let engine = drive.engine_counters().unwrap_or_default();
+        let (front_after, back_after) = drive.engine.as_ref().map_or((0, 0), |e| e.busy_after(at_ns));
+        let flash = drive.flash();
         Self {
-            link_ns: drive.busy.link_ns,
+            link_ns: drive.busy.link_ns.saturating_sub(drive.link.busy_after(at_ns)),
             controller_ns: drive.busy.controller_ns,
             capped_commands: drive.busy.capped_commands,
             cap_interval_ns: drive.busy.cap_interval_ns,
-            dies_ns: drive.flash().die_busy_total_ns(),
-            channels_ns: drive.flash().channel_busy_total_ns(),
-            engine_front_ns: engine.front_end_busy_ns,
-            engine_back_ns: engine.back_end_busy_ns,
+            dies_ns: flash.die_busy_total_ns().saturating_sub(flash.die_busy_after(at_ns)),
+            channels_ns: flash.channel_busy_total_ns().saturating_sub(flash.channel_busy_after(at_ns)),
+            engine_front_ns: engine.front_end_busy_ns.saturating_sub(front_after),
+            engine_back_ns: engine.back_end_busy_ns.saturating_sub(back_after),
             engine_back_gc_ns: engine.back_end_gc_busy_ns,
         }
     }
+}
+
+/// The energy (nJ) of the flash operations of `drive` up to `at_ns`: the counters' energy
+/// without the part of the work booked from `at_ns` on (as [`BusyCounters::at`]).
+pub fn flash_energy_at_nj(drive: &Drive, at_ns: Nanoseconds) -> f64 {
+    let flash = drive.flash();
+    flash.counters().energy_nj - flash.energy_after_nj(at_ns)
 }
 
 /// How busy each resource was over a run, as a fraction of the run's simulated time (1.0 =

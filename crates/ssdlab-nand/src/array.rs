@@ -81,6 +81,37 @@ pub struct FlashArray {
     /// die the operations booked from the present on, in order (kept only when reads go first).
     suspend: Option<crate::Suspend>,
     booked: Vec<std::collections::VecDeque<BookedOp>>,
+    /// Per die, the work booked that may not be over yet: its busy intervals (touching ones
+    /// merged) and their energy, so a run counts the busy time and energy that fall inside its
+    /// window rather than all it booked (a full write buffer leaves seconds of programs and GC
+    /// queued past a run's last completion). Dropped as it ends ([`FlashArray::forget_before`]).
+    pending: Vec<std::collections::VecDeque<PendingWork>>,
+}
+
+/// Work booked on a die: busy from `start_ns` to `end_ns`, costing `energy_nj`.
+#[derive(Debug, Clone, Copy)]
+struct PendingWork {
+    start_ns: Nanoseconds,
+    end_ns: Nanoseconds,
+    energy_nj: f64,
+}
+
+impl PendingWork {
+    /// Busy time from `at_ns` on.
+    #[inline]
+    fn busy_after(&self, at_ns: Nanoseconds) -> Nanoseconds {
+        self.end_ns.saturating_sub(self.start_ns.max(at_ns))
+    }
+
+    /// Energy of the part from `at_ns` on (spread evenly over the interval).
+    #[inline]
+    fn energy_after(&self, at_ns: Nanoseconds) -> f64 {
+        let length = self.end_ns - self.start_ns;
+        if length == 0 {
+            return if self.start_ns >= at_ns { self.energy_nj } else { 0.0 };
+        }
+        self.energy_nj * self.busy_after(at_ns) as f64 / length as f64
+    }
 }
 
 /// A program's unit when the caller does not name one (no read waits for it by name).
@@ -144,6 +175,7 @@ impl FlashArray {
             rest_q16: 0,
             suspend: None,
             booked: Vec::new(),
+            pending: vec![std::collections::VecDeque::new(); dies],
         }
     }
 
@@ -162,6 +194,42 @@ impl FlashArray {
         if self.suspend.is_some() {
             self.push_booked(d, BookedOp { start_ns, end_ns, free_ns, long, host_read, unit, suspended: 0 });
         }
+    }
+
+    /// Keep work just booked on die `d` (busy `start_ns` to `end_ns`) with the energy the
+    /// counters gained for it since `energy_before_nj`, for the busy time and energy that fall
+    /// after a moment ([`FlashArray::die_busy_after`]).
+    #[inline]
+    fn keep_pending(&mut self, d: usize, start_ns: Nanoseconds, end_ns: Nanoseconds, energy_before_nj: f64) {
+        let energy_nj = self.counters.energy_nj - energy_before_nj;
+        let work = &mut self.pending[d];
+        if let Some(last) = work.back_mut() {
+            if last.end_ns == start_ns {
+                last.end_ns = end_ns;
+                last.energy_nj += energy_nj;
+                return;
+            }
+        }
+        work.push_back(PendingWork { start_ns, end_ns, energy_nj });
+    }
+
+    /// Die busy time booked from `at_ns` on, summed over dies (exact for any `at_ns` not before
+    /// the last [`FlashArray::forget_before`]'s present; a read that goes ahead of queued work
+    /// moves that work later without moving it here, so on NAND whose reads go first the time
+    /// after `at_ns` can be short by what the reads moved).
+    pub fn die_busy_after(&self, at_ns: Nanoseconds) -> Nanoseconds {
+        self.pending.iter().flatten().map(|w| w.busy_after(at_ns)).sum()
+    }
+
+    /// Energy (nJ) of the operations booked, for their part from `at_ns` on (as
+    /// [`FlashArray::die_busy_after`]).
+    pub fn energy_after_nj(&self, at_ns: Nanoseconds) -> f64 {
+        self.pending.iter().flatten().map(|w| w.energy_after(at_ns)).sum()
+    }
+
+    /// Channel transfer time booked from `at_ns` on, summed over channels.
+    pub fn channel_busy_after(&self, at_ns: Nanoseconds) -> Nanoseconds {
+        self.channels.iter().map(|c| c.busy_after(at_ns)).sum()
     }
 
     /// Out of the hot path of drives whose dies serve first come, first served.
@@ -249,7 +317,9 @@ impl FlashArray {
         if suspends {
             self.counters.suspends += 1;
         }
+        let energy_before = self.counters.energy_nj;
         self.tally_read(planes, bytes_out, kind);
+        self.keep_pending(d, start_ns, done, energy_before);
         done
     }
 
@@ -319,6 +389,11 @@ impl FlashArray {
     pub fn forget_before(&mut self, now_ns: Nanoseconds) {
         for channel in &mut self.channels {
             channel.forget_before(now_ns);
+        }
+        for work in &mut self.pending {
+            while work.front().is_some_and(|w| w.end_ns <= now_ns) {
+                work.pop_front();
+            }
         }
         if self.suspend.is_some() {
             for ops in &mut self.booked {
@@ -429,7 +504,9 @@ impl FlashArray {
         self.die_free_ns[d] = self.free_after(sense_start, done);
         self.note_booked(d, sense_start, done, self.die_free_ns[d], false, for_host, NO_UNIT);
         self.die_busy_ns[d] += done - sense_start;
+        let energy_before = self.counters.energy_nj;
         self.tally_read(planes, bytes_out, kind);
+        self.keep_pending(d, sense_start, done, energy_before);
         done
     }
 
@@ -489,7 +566,9 @@ impl FlashArray {
         self.die_free_ns[d] = self.free_after(start, done);
         self.note_booked(d, start, done, self.die_free_ns[d], true, false, unit);
         self.die_busy_ns[d] += done - start;
+        let energy_before = self.counters.energy_nj;
         self.tally_program(planes, bytes_in, kind, slc);
+        self.keep_pending(d, start, done, energy_before);
         done
     }
 
@@ -532,7 +611,9 @@ impl FlashArray {
         self.die_free_ns[d] = self.free_after(start, done);
         self.note_booked(d, start, done, self.die_free_ns[d], true, false, unit);
         self.die_busy_ns[d] += done - start;
+        let energy_before = self.counters.energy_nj;
         self.tally_erase(planes);
+        self.keep_pending(d, start, done, energy_before);
         done
     }
 
@@ -625,6 +706,34 @@ mod tests {
             idle_mw: 0.0,
         };
         FlashArray::new(geometry, timing, energy)
+    }
+
+    #[test]
+    fn busy_time_and_energy_after_a_moment_are_the_booked_work_past_it() {
+        let mut a = array();
+        // Ten erases queued on die 0 from 0 (3 ms each, back to back: one interval), one on
+        // die 1 from 40 ms.
+        for _ in 0..10 {
+            a.erase(0, 0, 2);
+        }
+        a.erase(1, 40_000_000, 2);
+        let (total_ns, total_nj) = (a.die_busy_total_ns(), a.counters().energy_nj);
+        assert_eq!(total_ns, 33_000_000);
+        assert_eq!(a.die_busy_after(0), total_ns);
+        assert_eq!(a.die_busy_after(12_500_000), 17_500_000 + 3_000_000);
+        assert_eq!(a.die_busy_after(41_000_000), 2_000_000);
+        assert_eq!(a.die_busy_after(50_000_000), 0);
+        let per_erase = total_nj / 11.0;
+        assert!((a.energy_after_nj(12_500_000) - per_erase * (17.5 / 3.0 + 1.0)).abs() < 1e-6 * total_nj);
+        assert_eq!(a.energy_after_nj(50_000_000), 0.0);
+        // What ended before the present is dropped; what is left still counts from then on.
+        a.forget_before(29_000_000);
+        assert_eq!(a.die_busy_after(29_000_000), 1_000_000 + 3_000_000);
+        // Channel transfers: a program moves its bytes first (8192 B at 200 MB/s = 40.96 us).
+        let done = a.program(2, 100_000_000, 1, 8192, OpKind::Host);
+        assert_eq!(done, 100_000_000 + 40_960 + 1_000_000);
+        assert_eq!(a.channel_busy_after(100_020_480), 20_480);
+        assert_eq!(a.die_busy_after(100_000_000), 1_040_960);
     }
 
     #[test]

@@ -30,7 +30,8 @@ impl Run {
         };
         // The controller's energy per byte moved (profiles that give it; 0 otherwise).
         let data_joules = p.controller.data_pj_per_byte * (host_read_bytes + host_write_bytes) as f64 * 1e-12;
-        let energy_joules = (f.energy_nj - self.energy_base_nj) / 1e9 + base_joules + p.controller.active_mw / 1e3 * seconds(busy_ns) + data_joules;
+        let flash_nj = crate::utilization::flash_energy_at_nj(drive, self.last_done_ns) - self.energy_base_nj;
+        let energy_joules = flash_nj / 1e9 + base_joules + p.controller.active_mw / 1e3 * seconds(busy_ns) + data_joules;
         let wear = drive.translation().wear();
         RunSummary {
             job: self.job.name.clone(),
@@ -106,7 +107,7 @@ impl Run {
             tiers: crate::tiers::TierReport::since(self.tier_base, drive),
             utilization: crate::utilization::Utilization::between(
                 &self.busy_counters_base,
-                &crate::utilization::BusyCounters::of(drive),
+                &crate::utilization::BusyCounters::at(drive, self.last_done_ns),
                 simulated_ns,
                 p.geometry.dies(),
                 p.geometry.channels,

@@ -63,8 +63,8 @@ impl Run {
             *commands = commands.saturating_sub(1);
             *counted_bytes = counted_bytes.saturating_sub(bytes);
         }
-        self.busy_counters_base = crate::utilization::BusyCounters::of(drive);
-        self.energy_base_nj = drive.flash().counters().energy_nj;
+        self.busy_counters_base = crate::utilization::BusyCounters::at(drive, self.ramp_end_ns);
+        self.energy_base_nj = crate::utilization::flash_energy_at_nj(drive, self.ramp_end_ns);
         self.state_energy_base_nj = drive.state_energy_nj(self.ramp_end_ns);
         self.reduction_base = drive.translation().reduction_stats().cloned();
         self.metadata_base = drive.translation().metadata_stats();
