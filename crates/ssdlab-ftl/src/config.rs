@@ -242,7 +242,14 @@ impl FtlConfig {
     pub fn validate(&self) -> Result<(), FieldError> {
         let g = &self.geometry;
         // Metadata sectors hold flash like user data.
-        let logical = self.user_sectors + self.metadata_sectors();
+        let metadata = self.metadata_sectors();
+        let logical = self.user_sectors + metadata;
+        // What the messages add when the firmware's metadata takes part of the flash.
+        let with_metadata = if metadata > 0 {
+            format!(" (with the firmware's metadata in flash, {metadata} sectors: map pages and the controller.journal_bytes journal)")
+        } else {
+            String::new()
+        };
         field_ensure!(self.user_sectors > 0, "drive", "capacity_bytes_user", "the drive has no user capacity");
         field_ensure!(
             self.user_sectors < super::UNMAPPED as u64,
@@ -261,7 +268,7 @@ impl FtlConfig {
             logical < total_slots,
             "drive",
             "capacity_bytes_user",
-            "user capacity ({} sectors) is not smaller than the raw capacity ({} slots): no spare area",
+            "user capacity ({} sectors){with_metadata} is not smaller than the raw capacity ({} slots): no spare area",
             self.user_sectors,
             total_slots
         );
@@ -283,7 +290,7 @@ impl FtlConfig {
             spare_slots_per_die >= needed_slots,
             "drive",
             "capacity_bytes_user",
-            "over-provisioning too small for garbage collection: {:.2} spare blocks per die, need at least {} \
+            "over-provisioning too small for garbage collection: {:.2} spare blocks per die{with_metadata}, need at least {} \
              (ftl.gc_low_free_blocks_per_die + open blocks + 1); lower drive.capacity_bytes_user or add blocks",
             spare_slots_per_die as f64 / g.slots_per_block() as f64,
             needed_blocks

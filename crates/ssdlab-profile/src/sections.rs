@@ -69,8 +69,17 @@ pub(crate) fn timing(n: &RawNand) -> FieldResult<Timing> {
     Ok(timing)
 }
 
-/// `[drive]`: capacity and reserved space.
+/// Most characters of a drive's model name.
+const MAX_MODEL_CHARS: usize = 200;
+
+/// `[drive]`: its model name, capacity and reserved space.
 pub(crate) fn drive(d: &RawDrive, geometry: &Geometry) -> FieldResult<()> {
+    // The name heads every summary and report page: one printable line.
+    field_ensure!(!d.model.trim().is_empty(), "drive", "model", "give the drive's name (got an empty one)");
+    if let Some(c) = d.model.chars().find(|c| c.is_control()) {
+        field_ensure!(false, "drive", "model", "contains a control character ({c:?}); give the name on one line of printable characters");
+    }
+    field_ensure!(d.model.chars().count() <= MAX_MODEL_CHARS, "drive", "model", "at most {MAX_MODEL_CHARS} characters (got {})", d.model.chars().count());
     field_ensure!(
         d.capacity_bytes_user > 0 && d.capacity_bytes_user.is_multiple_of(SECTOR_BYTES) && d.capacity_bytes_user <= MAX_CAPACITY_BYTES,
         "drive",
@@ -152,6 +161,23 @@ pub(crate) fn controller(c: &RawController, geometry: &Geometry, todays_drive: b
     for (key, value) in [("command_processing_ns", c.command_processing_ns), ("trim_ns_per_mib", c.trim_ns_per_mib)] {
         field_ensure!(value <= MAX_COMMAND_NS, "controller", key, "must be at most {MAX_COMMAND_NS} ns (got {value})");
     }
+    field_ensure!(
+        c.journal_bytes == 0 || c.journal_bytes >= geometry.page_bytes as u64,
+        "controller",
+        "journal_bytes",
+        "must be 0 (a sixteenth of the map) or at least one NAND page, {} bytes (got {})",
+        geometry.page_bytes,
+        c.journal_bytes
+    );
+    // Every command costs its controller some time: with none, a command that touches no
+    // flash (a TRIM, a read of unwritten space) would take no time at all (0 us latency,
+    // unbounded IOPS).
+    field_ensure!(
+        c.command_processing_ns >= 1,
+        "controller",
+        "command_processing_ns",
+        "must be at least 1 ns: every command takes the controller some time (got 0)"
+    );
     field_ensure!(
         c.small_random_write_cap_iops <= 100_000_000,
         "controller",

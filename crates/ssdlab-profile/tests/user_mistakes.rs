@@ -140,3 +140,43 @@ fn reads_first_is_on_for_todays_drives_and_cannot_be_turned_off_beside_suspend()
     let err = refused_at(&text, "controller.reads_first", "reads_first");
     assert!(err.contains("media.suspend_latency_ns") && err.contains("lets host reads go first"), "{err}");
 }
+
+#[test]
+fn a_controller_that_takes_no_time_per_command_is_refused() {
+    // With no time per command, a TRIM (no flash) took 0 us: 2,000,000,000,000,000 IOPS.
+    let text = builtin_source("wd-sn580-1tb").unwrap();
+    let line = text.lines().find(|l| l.trim_start().starts_with("command_processing_ns")).expect("the field").to_string();
+    let text = text.replacen(&line, "command_processing_ns = 0", 1);
+    let err = refused_at(&text, "controller.command_processing_ns", "command_processing_ns");
+    assert!(err.contains("at least 1 ns"), "{err}");
+}
+
+#[test]
+fn a_model_name_with_control_characters_or_none_is_refused() {
+    // A bell and a newline in the name were printed raw in every summary and report title.
+    let text = builtin_source("wd-sn580-1tb").unwrap();
+    let line = text.lines().find(|l| l.trim_start().starts_with("model")).expect("the field").to_string();
+    for (bad, says) in [(r#"model = "a\u0007b\nc""#, "control character"), (r#"model = "  ""#, "give the drive's name")] {
+        let edited = text.replacen(&line, bad, 1);
+        let err = refused_at(&edited, "drive.model", "model");
+        assert!(err.contains(says), "{err}");
+    }
+}
+
+#[test]
+fn a_journal_smaller_than_a_page_is_refused_and_a_huge_one_is_named_in_the_spare_error() {
+    // journal_bytes = 1 (less than one 8-byte record) was taken: a checkpoint every write.
+    let text = builtin_source("conventional-240").unwrap().replacen("[controller]\n", "[controller]\njournal_bytes = 1\n", 1);
+    let err = refused_at(&text, "controller.journal_bytes", "journal_bytes");
+    assert!(err.contains("at least one NAND page"), "{err}");
+    // A journal that leaves no spare: the message says the metadata takes the room (before, it
+    // said 1,708,985 user sectors were "not smaller" than 2,097,152 slots).
+    let huge = parse_profile(
+        "x",
+        "my-drive.toml",
+        &builtin_source("conventional-240").unwrap(),
+        &["nand.blocks_per_plane=64".into(), "drive.capacity_bytes_user=7000002560".into(), "controller.journal_bytes=2000000000".into()],
+    );
+    let err = huge.expect_err("the journal leaves no spare").to_string();
+    assert!(err.contains("metadata in flash") && err.contains("controller.journal_bytes"), "{err}");
+}
