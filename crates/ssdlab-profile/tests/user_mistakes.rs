@@ -174,7 +174,7 @@ fn a_journal_smaller_than_a_page_is_refused_and_a_huge_one_is_named_in_the_spare
     let huge = parse_profile(
         "x",
         "my-drive.toml",
-        &builtin_source("conventional-240").unwrap(),
+        builtin_source("conventional-240").unwrap(),
         &["nand.blocks_per_plane=64".into(), "drive.capacity_bytes_user=7000002560".into(), "controller.journal_bytes=2000000000".into()],
     );
     let err = huge.expect_err("the journal leaves no spare").to_string();
