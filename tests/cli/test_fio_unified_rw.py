@@ -14,7 +14,7 @@ from ssdlab import fio
 
 
 def summary(**changes) -> dict:
-    lat = {"mean": 20.0, "p50": 18.0, "p99": 40.0, "p999": 50.0, "max": 60.0}
+    lat = {"mean": 20.0, "min": 10.0, "stddev": 5.0, "p50": 18.0, "p99": 40.0, "p999": 50.0, "max": 60.0}
     base = {
         "job": "m", "rw": "randrw", "iodepth": 1, "jobs_in_group": 1, "simulated_seconds": 2.0, "ramp_seconds": 0.0,
         "reads": 700, "writes": 300, "trims": 0, "host_read_bytes": 700 * 4096, "host_write_bytes": 300 * 4096, "host_trim_bytes": 0,
