@@ -32,8 +32,11 @@ pub struct BusyCounters {
     pub engine_front_ns: Nanoseconds,
     /// The engine's back end, all causes.
     pub engine_back_ns: Nanoseconds,
-    /// The engine's back end recoding GC copies.
+    /// The engine's back end recoding GC copies (as booked).
     pub engine_back_gc_ns: Nanoseconds,
+    /// The engine's back end, all causes, as booked (the base of the GC share, which is counted
+    /// as booked).
+    pub engine_back_booked_ns: Nanoseconds,
 }
 
 impl BusyCounters {
@@ -54,6 +57,7 @@ impl BusyCounters {
             engine_front_ns: engine.front_end_busy_ns.saturating_sub(front_after),
             engine_back_ns: engine.back_end_busy_ns.saturating_sub(back_after),
             engine_back_gc_ns: engine.back_end_gc_busy_ns,
+            engine_back_booked_ns: engine.back_end_busy_ns,
         }
     }
 }
@@ -122,13 +126,14 @@ impl Utilization {
         let t = elapsed_ns.max(1) as f64;
         let share = |ns: Nanoseconds, units: f64| ns as f64 / (t * units.max(1.0));
         let back = now.engine_back_ns - base.engine_back_ns;
+        let back_booked = now.engine_back_booked_ns - base.engine_back_booked_ns;
         let mut u = Self {
             link: share(now.link_ns - base.link_ns, 1.0),
             command_processor: share(now.controller_ns - base.controller_ns, 1.0),
             write_cap: share((now.capped_commands - base.capped_commands) * now.cap_interval_ns, 1.0),
             engine_front_end: share(now.engine_front_ns - base.engine_front_ns, 1.0),
             engine_back_end: share(back, 1.0),
-            engine_back_end_gc_share: if back > 0 { (now.engine_back_gc_ns - base.engine_back_gc_ns) as f64 / back as f64 } else { 0.0 },
+            engine_back_end_gc_share: if back_booked > 0 { (now.engine_back_gc_ns - base.engine_back_gc_ns) as f64 / back_booked as f64 } else { 0.0 },
             dies: share(now.dies_ns - base.dies_ns, dies as f64),
             channels: share(now.channels_ns - base.channels_ns, channels as f64),
             host_time: share(host_ns, slots as f64),

@@ -214,9 +214,10 @@ impl FlashArray {
     }
 
     /// Die busy time booked from `at_ns` on, summed over dies (exact for any `at_ns` not before
-    /// the last [`FlashArray::forget_before`]'s present; a read that goes ahead of queued work
-    /// moves that work later without moving it here, so on NAND whose reads go first the time
-    /// after `at_ns` can be short by what the reads moved).
+    /// the last [`FlashArray::forget_before`]'s present; a read that goes ahead of queued work is
+    /// kept at the end of the die's queue, so on NAND whose reads go first the time is exact
+    /// while the die works without a break, and its reads' energy lands where the work it
+    /// moved would have run).
     pub fn die_busy_after(&self, at_ns: Nanoseconds) -> Nanoseconds {
         self.pending.iter().flatten().map(|w| w.busy_after(at_ns)).sum()
     }
@@ -319,7 +320,11 @@ impl FlashArray {
         }
         let energy_before = self.counters.energy_nj;
         self.tally_read(planes, bytes_out, kind);
-        self.keep_pending(d, start_ns, done, energy_before);
+        // The work the read went ahead of now ends later by about the read's time: kept as the
+        // read's time after the die's queued work, the die's busy time past any moment stays
+        // what the die still has to do (while it works without a break).
+        let tail = self.pending[d].back().map_or(start_ns, |w| w.end_ns.max(start_ns));
+        self.keep_pending(d, tail, tail + (done - start_ns), energy_before);
         done
     }
 
@@ -734,6 +739,22 @@ mod tests {
         assert_eq!(done, 100_000_000 + 40_960 + 1_000_000);
         assert_eq!(a.channel_busy_after(100_020_480), 20_480);
         assert_eq!(a.die_busy_after(100_000_000), 1_040_960);
+    }
+
+    #[test]
+    fn a_read_that_goes_ahead_leaves_the_die_s_remaining_work_right() {
+        let mut a = array();
+        a.set_suspend(Some(crate::Suspend { suspend_ns: 10_000, resume_ns: 5_000, max_per_op: 1 }));
+        // Three programs queued on die 0 from 0, then a host read at 100 us goes ahead of them.
+        for _ in 0..3 {
+            a.program(0, 0, 1, 8192, OpKind::Internal);
+        }
+        a.read(0, 100_000, 1, 4096, OpKind::Host);
+        let total = a.die_busy_total_ns();
+        assert_eq!(a.die_busy_after(0), total);
+        // Nothing is left once the die is free; from 100 us on, all but the first 100 us.
+        assert_eq!(a.die_busy_after(a.die_free_ns(0)), 0);
+        assert_eq!(a.die_busy_after(100_000), total - 100_000);
     }
 
     #[test]

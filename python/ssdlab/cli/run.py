@@ -240,8 +240,8 @@ def run_command(
     document["preconditions"] = records
     document["jobs"] = [r.summary for r in results]
     if formats & {"json", "terse"}:
-        # fio's order: the terse lines, then the JSON document (the text summaries came as the
-        # groups ran).
+        # The terse lines, then the JSON document, as fio orders them (fio prints its normal text
+        # after both; ssdlab's text summaries came as the groups ran).
         fio_document, entry_settings = fio.fio_output(results, jobs, seed)
         if "terse" in formats:
             click.echo(fio_terse.terse_text(fio_document, entry_settings, command_line.terse_version), nl=False)
