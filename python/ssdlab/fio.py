@@ -358,8 +358,8 @@ def _stddev(stats: dict) -> float:
 
 
 #: fio's keys of its latency ranges (`latency_ns`, `latency_us`: ten; `latency_ms`: twelve).
-_RANGE_KEYS = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"]
-_RANGE_KEYS_MS = [*_RANGE_KEYS, "2000", ">=2000"]
+RANGE_KEYS = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"]
+RANGE_KEYS_MS = [*RANGE_KEYS, "2000", ">=2000"]
 
 
 def _latency_ranges(figures: dict) -> dict:
@@ -370,15 +370,15 @@ def _latency_ranges(figures: dict) -> dict:
     if not shares:
         shares = {"ns": [0.0] * 10, "us": [0.0] * 10, "ms": [0.0] * 12}
     return {
-        "latency_ns": dict(zip(_RANGE_KEYS, shares["ns"], strict=True)),
-        "latency_us": dict(zip(_RANGE_KEYS, shares["us"], strict=True)),
-        "latency_ms": dict(zip(_RANGE_KEYS_MS, shares["ms"], strict=True)),
+        "latency_ns": dict(zip(RANGE_KEYS, shares["ns"], strict=True)),
+        "latency_us": dict(zip(RANGE_KEYS, shares["us"], strict=True)),
+        "latency_ms": dict(zip(RANGE_KEYS_MS, shares["ms"], strict=True)),
     }
 
 
 #: fio's keys of ``iodepth_level`` (commands at 1, 2-3, 4-7, ... 32-63, 64+ outstanding) and of
 #: ``iodepth_submit``/``iodepth_complete`` (commands per submission or reap: 0, 1-4, 5-8, ...).
-_DEPTH_KEYS = ("1", "2", "4", "8", "16", "32", ">=64")
+DEPTH_KEYS = ("1", "2", "4", "8", "16", "32", ">=64")
 _BATCH_KEYS = ("0", "4", "8", "16", "32", "64", ">=64")
 
 
@@ -397,10 +397,10 @@ def _depth_entries(figures: dict) -> dict:
     ssdlab's host submits every command on its own and takes every completion as it comes (fio's
     defaults, ``iodepth_batch_submit=1``, ``iodepth_batch_complete_min=1``, with completions
     apart in time), so all of them are in the 1-4 range."""
-    levels = list((figures.get("depth_levels") or {}).get("levels") or [0] * len(_DEPTH_KEYS))
+    levels = list((figures.get("depth_levels") or {}).get("levels") or [0] * len(DEPTH_KEYS))
     one_each = dict(zip(_BATCH_KEYS, _distribution([0, sum(levels), 0, 0, 0, 0, 0]), strict=True))
     return {
-        "iodepth_level": dict(zip(_DEPTH_KEYS, _distribution(levels), strict=True)),
+        "iodepth_level": dict(zip(DEPTH_KEYS, _distribution(levels), strict=True)),
         "iodepth_submit": one_each,
         "iodepth_complete": dict(one_each),
     }

@@ -11,16 +11,11 @@ has no host.
 
 from __future__ import annotations
 
-from ssdlab.fio import EntrySettings, aggregate_of, group_aggregates
+from ssdlab.fio import DEPTH_KEYS, RANGE_KEYS, RANGE_KEYS_MS, EntrySettings, aggregate_of, group_aggregates
 from ssdlab.fio_cli_options import DEFAULT_TERSE_VERSION
 
 #: fio's ``FIO_IO_U_LIST_MAX_LEN``: the percentile fields of a direction, padded with ``0%=0``.
 PERCENTILE_FIELDS = 20
-
-#: fio's latency range keys of its terse line: us (the ns ranges added into the first), ms.
-_US_KEYS = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")
-_MS_KEYS = (*_US_KEYS, "2000", ">=2000")
-_DEPTH_KEYS = ("1", "2", "4", "8", "16", "32", ">=64")
 
 
 def terse_text(document: dict, settings: list[EntrySettings], version: int = DEFAULT_TERSE_VERSION) -> str:
@@ -50,12 +45,12 @@ def _line(entry: dict, setting: EntrySettings, aggregate: dict[str, int], versio
     # The host's CPU figures: not simulated.
     fields += ["0.000000%", "0.000000%", "0", "0", "0"]
     depth = entry["iodepth_level"]
-    fields += [f"{depth[key]:3.1f}%" for key in _DEPTH_KEYS]
+    fields += [f"{depth[key]:3.1f}%" for key in DEPTH_KEYS]
     # fio's `stat_calc_lat_nu`: the ns ranges added into the first us range.
-    us = [entry["latency_us"][key] for key in _US_KEYS]
+    us = [entry["latency_us"][key] for key in RANGE_KEYS]
     us[0] += sum(entry["latency_ns"].values())
     fields += [f"{share:3.2f}%" for share in us]
-    fields += [f"{entry['latency_ms'][key]:3.2f}%" for key in _MS_KEYS]
+    fields += [f"{entry['latency_ms'][key]:3.2f}%" for key in RANGE_KEYS_MS]
     if setting.continue_on_error:
         # fio's error count and first error; the simulated drive returns no IO errors.
         fields += ["0", "0"]
