@@ -76,7 +76,24 @@ pub fn parse_profile(name: &str, origin: &str, source: &str, overrides: &[String
         };
         (raw, effective)
     };
-    build(name, origin, effective, raw, overrides).map_err(|e| place(origin, source, overrides, &e))
+    build(name, origin, effective, raw, overrides).map_err(|e| {
+        let error = place(origin, source, overrides, &e);
+        // A field of the file that its own values leave valid, refused only with the overrides:
+        // the override is what asks for the field to change too (`--set ftl.gc_schedule=
+        // background` needs `ftl.gc_high_free_blocks_per_die`); say so.
+        let overridden = overrides.iter().any(|o| o.split('=').next().map(str::trim) == Some(format!("{}.{}", e.section, e.key).as_str()));
+        match error {
+            Error::Config(text) if !overridden && !overrides.is_empty() && parse_profile(name, origin, source, &[]).is_ok() => Error::Config(format!(
+                "{text}; the profile alone is valid: --set {} needs {}.{} changed too (add --set {}.{}=VALUE)",
+                overrides.join(" --set "),
+                e.section,
+                e.key,
+                e.section,
+                e.key
+            )),
+            other => other,
+        }
+    })
 }
 
 /// Validate every section and assemble the profile.
@@ -188,6 +205,11 @@ fn with_accepted_range(message: String, field: &str, serde_message: &str, probe:
     for value in probes {
         let Some(Error::Config(text)) = probe(value) else { continue };
         let Some((_, check)) = text.split_once(&format!("{field}: ")) else { continue };
+        // A probe refused by its type is no check of the field's: a `--set` of an array
+        // (`power.apst_idle_ms=[-1, 0]`) is probed with a whole number in the array's place.
+        if check.starts_with("invalid type: ") || check.starts_with("invalid value: ") {
+            continue;
+        }
         // The check's own words, without the probe's value.
         let check = match check.rfind(" (got ") {
             Some(at) if check.ends_with(')') => &check[..at],
@@ -208,6 +230,16 @@ fn toml_error(origin: &str, source: &str, error: &toml::de::Error) -> Error {
     if message.trim() == "duplicate key" {
         if let Some(key) = error.span().and_then(|span| source.get(span)).map(|t| t.split('=').next().unwrap_or(t).trim()).filter(|k| !k.is_empty()) {
             message = format!("duplicate key `{}`", key.chars().take(80).collect::<String>());
+        }
+    }
+    // toml reads a missing value (`channels =`) as an unquoted string it refuses.
+    if message.starts_with("string values must be quoted") {
+        let text = line.and_then(|l| source.lines().nth(l - 1)).unwrap_or("");
+        if let Some((key, value)) = text.split_once('=') {
+            let value = value.split('#').next().unwrap_or("").trim();
+            if value.is_empty() {
+                message = format!("`{}` has no value after `=`", key.trim().chars().take(80).collect::<String>());
+            }
         }
     }
     let place = match line {

@@ -22,8 +22,10 @@ pub(crate) fn media(m: Option<&RawMedia>, timing: &Timing) -> FieldResult<Media>
             m.t_read_page_ns.len() == bits,
             "media",
             "t_read_page_ns",
-            "{} cells have {bits} page types (LSB, CSB, MSB, TSB order): give {bits} times (got {})",
+            "{} cells have {}: give {bits} time{} (got {})",
             native.name(),
+            if bits == 1 { "one page type".to_string() } else { format!("{bits} page types (LSB, CSB, MSB, TSB order)") },
+            if bits == 1 { "" } else { "s" },
             m.t_read_page_ns.len()
         );
         t_read_page_ns[..bits].copy_from_slice(&m.t_read_page_ns);

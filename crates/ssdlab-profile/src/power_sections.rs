@@ -45,10 +45,10 @@ pub(crate) fn power(p: Option<&RawPower>) -> FieldResult<Option<PowerSettings>> 
             p.state_mw[0]
         );
         for (key, value) in [("entry_latency_us", p.entry_latency_us[i]), ("exit_latency_us", p.exit_latency_us[i])] {
-            field_ensure!(value <= MAX_LATENCY_US, "power", key, "PS{i}: must be at most {MAX_LATENCY_US} us (got {value})");
+            field_ensure!(value <= MAX_LATENCY_US, "power", key, "PS{i}: must be from 0 to {MAX_LATENCY_US} us (got {value})");
         }
         let apst_ms = p.apst_idle_ms.get(i).copied().unwrap_or(0);
-        field_ensure!(apst_ms <= MAX_APST_MS, "power", "apst_idle_ms", "PS{i}: must be at most {MAX_APST_MS} ms (got {apst_ms})");
+        field_ensure!(apst_ms <= MAX_APST_MS, "power", "apst_idle_ms", "PS{i}: must be from 0 to {MAX_APST_MS} ms (got {apst_ms})");
         field_ensure!(
             apst_ms == 0 || !p.operational[i],
             "power",

@@ -283,3 +283,41 @@ fn a_profile_with_nul_bytes_is_called_binary() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(err.contains("binary data (byte") && err.contains("not a TOML profile") && !err.contains("key with no value"), "{err}");
 }
+
+#[test]
+fn override_mistakes_read_as_what_the_user_did() {
+    // Regression: a bad element of an array given with --set was probed with a whole number in
+    // the array's place and read "invalid value: integer `-1`; invalid type: integer `0`,
+    // expected an array".
+    let err = load_profile("samsung-980-pro-1tb", &["power.apst_idle_ms=[-1, 0, 0, 160, 500]".into()]).unwrap_err().to_string();
+    assert_eq!(err, "--set power.apst_idle_ms: invalid value: integer `-1`, expected a whole number, 0 or more");
+    // Regression: a --set that needs another field changed was blamed on the built-in file's
+    // line alone; it now says the override needs the field too.
+    let err = load_profile("samsung-980-pro-1tb", &["power.state_mw=[8490.0, 40.0]".into()]).unwrap_err().to_string();
+    assert!(err.starts_with("profile `samsung-980-pro-1tb`:") && err.contains(": power.operational: give one entry per power state"), "{err}");
+    assert!(
+        err.ends_with(
+            "the profile alone is valid: --set power.state_mw=[8490.0, 40.0] needs power.operational changed too (add --set power.operational=VALUE)"
+        ),
+        "{err}"
+    );
+    // A file that is wrong on its own is not said to be valid.
+    let text = builtin_source("force-gs-240").unwrap().replacen("channels = 8", "channels = 0", 1);
+    let err = parse_profile("x", "bad.toml", &text, &["ftl.gc_policy=greedy".into()]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("nand.channels") && !err.contains("alone is valid"), "{err}");
+}
+
+#[test]
+fn a_missing_value_and_singular_page_types_read_plainly() {
+    // Regression: `channels =` read "string values must be quoted, expected literal string".
+    let (err, line) = error_at("force-gs-240", "channels = 8", "channels =", "channels");
+    assert_eq!(err, format!("bad.toml:{line}: `channels` has no value after `=`"));
+    let (err, line) = error_at("force-gs-240", "channels = 8", "channels =   # eight", "channels");
+    assert_eq!(err, format!("bad.toml:{line}: `channels` has no value after `=`"));
+    // A value toml refuses for another reason keeps toml's words.
+    let (err, _) = error_at("force-gs-240", "channels = 8", "channels = eight", "channels");
+    assert!(err.contains("string values must be quoted"), "{err}");
+    // Power latencies and APST times say their whole range.
+    let err = load_profile("samsung-980-pro-1tb", &["power.exit_latency_us=[0, 0, 0, 20000000, 0]".into()]).unwrap_err().to_string();
+    assert!(err.contains("PS3: must be from 0 to 10000000 us (got 20000000)"), "{err}");
+}
