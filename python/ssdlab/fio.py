@@ -563,7 +563,7 @@ def _latency_ns(lat: dict, count: int) -> dict:
 class EntrySettings(NamedTuple):
     """What fio's terse line of one JSON entry needs beyond the entry: its job's percentile list
     and which latencies carry them, its ``continue_on_error`` and its ``description`` (for a
-    group reported as one, its first job's, as fio takes them)."""
+    group reported as one, as fio takes them: see `_group_entry_settings`)."""
 
     percentiles: list[float]
     clat_percentiles: bool
@@ -591,6 +591,14 @@ def _entry_settings(job, index: int) -> EntrySettings:
         bool(continues[index]) if index < len(continues) else False,
         description,
     )
+
+
+def _group_entry_settings(job) -> EntrySettings:
+    """The `EntrySettings` of a group reported as one: fio's (`__show_run_stats`) percentile
+    list, ``clat_percentiles``/``lat_percentiles`` and ``continue_on_error`` are the group's
+    last job's (each job's copied over the one before), its description the first job's."""
+    last = max(len(_percentile_entries(job)), len(getattr(job, "percentile_lists", None) or []), 1) - 1
+    return _entry_settings(job, last)._replace(description=_entry_settings(job, 0).description)
 
 
 def fio_json(results: list, jobs: list, seed: int) -> dict:
@@ -664,7 +672,7 @@ def fio_output(results: list, jobs: list, seed: int) -> tuple[dict, list[EntrySe
         # A job a limit ended (ETIMEDOUT, EIO) or whose verify failed (EILSEQ) carries fio's
         # error number (`job_errors`, the one reading of a job's error).
         error = job_errors.error_number(s)
-        settings.append(_entry_settings(job, 0))
+        settings.append(_group_entry_settings(job))
         entries.append(
             {
                 "jobname": job.name,
@@ -675,7 +683,8 @@ def fio_output(results: list, jobs: list, seed: int) -> tuple[dict, list[EntrySe
                 # fio shows the options as given (a job's own iodepth), not the group's sum.
                 "job options": options,
                 # fio reports a group as one with its first job's mode.
-                **_directions(s, (modes or ["none"])[0], _sync(s), (percentile_entries or [DEFAULT_PERCENTILE_ENTRIES])[0]),
+                # (and its last job's percentile entries, as `_group_entry_settings`).
+                **_directions(s, (modes or ["none"])[0], _sync(s), (percentile_entries or [DEFAULT_PERCENTILE_ENTRIES])[-1]),
                 "job_runtime": _job_runtime_ms(s),
                 **_depth_entries(s),
                 **_latency_ranges(s),

@@ -148,3 +148,40 @@ def test_bad_output_options_are_one_line_each(args, message):
     assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
     assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert done.stdout == ""
+
+
+GROUP_FILE = """[global]
+size=4m
+bs=4k
+rw=randread
+group_reporting
+number_ios=500
+
+[a]
+description=first one
+percentile_list=50
+
+[b]
+description=second one
+percentile_list=90:99
+continue_on_error=all
+"""
+
+
+def test_a_group_reported_as_one_takes_fios_settings_from_its_last_job(tmp_path):
+    # fio (`__show_run_stats`) copies each job's percentile list and continue_on_error over the
+    # ones before, and keeps the first job's name and description. ssdlab took all four from
+    # the first job.
+    (tmp_path / "g.fio").write_text(GROUP_FILE)
+    entry = json.loads(run("g.fio", "--output-format=json", cwd=tmp_path).stdout)["jobs"][0]
+    assert entry["jobname"] == "a"
+    assert list(entry["read"]["clat_ns"]["percentile"]) == ["90.000000", "99.000000"]
+    fields = run("g.fio", "--minimal", cwd=tmp_path).stdout.rstrip("\n").split(";")
+    assert fields[2] == "a" and fields[-3:] == ["0", "0", "first one"], fields[-3:]
+    assert [f.split("=")[0] for f in fields[17:20]] == ["90.000000%", "99.000000%", "0%"]
+    if shutil.which("fio"):
+        (tmp_path / "n.fio").write_text(GROUP_FILE.replace("[global]", "[global]\nioengine=null"))
+        done = subprocess.run(["fio", "--minimal", "n.fio"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        theirs = done.stdout.rstrip("\n").split(";")
+        assert len(theirs) == len(fields) and theirs[-3:] == fields[-3:], theirs[-3:]
+        assert [f.split("=")[0] for f in theirs[17:20]] == ["90.000000%", "99.000000%", "0%"]

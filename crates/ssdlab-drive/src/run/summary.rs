@@ -20,6 +20,9 @@ impl Run {
         let writes = d.write_commands - db.write_commands;
         let trims = d.trim_commands - db.trim_commands;
         let p = drive.profile();
+        // fio reports a group as one with its last job's percentile list (`__show_run_stats`
+        // copies each job's list over the one before; the name is the first job's).
+        let percentiles = &self.job.group().last().unwrap_or(&self.job).percentiles;
         let idle_w = p.idle_watts();
         let busy_ns = self.inflight.busy().any_ns - self.busy_base_ns;
         // Idle power over the run: the profile's constant, or (drives with power states) the
@@ -58,10 +61,10 @@ impl Run {
             nand_page_programs: f.page_programs - b.page_programs,
             nand_block_erases: f.block_erases - b.block_erases,
             write_amplification: (host_write_bytes > 0).then(|| nand_write_bytes as f64 / host_write_bytes as f64),
-            latency_us: self.metrics.latency_all(&self.job.percentiles.list, self.job.percentiles.bins),
-            read_latency_us: self.metrics.latency_reads(&self.job.percentiles.list, self.job.percentiles.bins),
-            write_latency_us: self.metrics.latency_writes(&self.job.percentiles.list, self.job.percentiles.bins),
-            trim_latency_us: self.metrics.latency_trims(&self.job.percentiles.list, self.job.percentiles.bins),
+            latency_us: self.metrics.latency_all(&percentiles.list, percentiles.bins),
+            read_latency_us: self.metrics.latency_reads(&percentiles.list, percentiles.bins),
+            write_latency_us: self.metrics.latency_writes(&percentiles.list, percentiles.bins),
+            trim_latency_us: self.metrics.latency_trims(&percentiles.list, percentiles.bins),
             busy_seconds: seconds(busy_ns),
             energy_joules,
             mean_power_watts: energy_joules / sim_s,
