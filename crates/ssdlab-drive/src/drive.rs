@@ -81,6 +81,10 @@ pub struct DriveCounters {
     /// drives whose reads go first).
     #[serde(default)]
     pub reads_from_controller_memory: u64,
+    /// Bytes of read commands that fell in unmapped sectors (a read that starts or ends inside
+    /// a sector counts only its own bytes of it).
+    #[serde(default)]
+    pub unmapped_read_bytes: u64,
 }
 
 /// The 4 KiB logical sectors a command touches.
@@ -99,6 +103,27 @@ impl SectorSpan {
 
     pub fn sectors(&self) -> u64 {
         self.last - self.first + 1
+    }
+}
+
+/// The unmapped sectors among a command's (`Drive::pieces_on_flash`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct UnmappedSectors {
+    /// How many.
+    pub count: u64,
+    /// Whether the command's first sector is one.
+    pub first: bool,
+    /// Whether its last sector is one.
+    pub last: bool,
+}
+
+impl UnmappedSectors {
+    /// The command's bytes in these sectors: whole sectors, less the part of the first and the
+    /// last sector outside the command.
+    pub fn bytes(&self, io: &Io) -> u64 {
+        let head = io.offset_bytes % SECTOR_BYTES;
+        let tail = (SECTOR_BYTES - (io.offset_bytes + io.len_bytes) % SECTOR_BYTES) % SECTOR_BYTES;
+        self.count * SECTOR_BYTES - if self.first { head } else { 0 } - if self.last { tail } else { 0 }
     }
 }
 
@@ -729,21 +754,25 @@ impl Drive {
     /// (the write buffer does not serve reads) has its unit programmed first, padded, from
     /// `ready_ns`; the read then senses it after the program, so no read completes before the
     /// program of its data. Also returns how many of the sectors have no pieces (unmapped).
-    pub(crate) fn pieces_on_flash(&mut self, first: u64, last: u64, ready_ns: Nanoseconds) -> (Vec<Piece>, u64) {
+    pub(crate) fn pieces_on_flash(&mut self, first: u64, last: u64, ready_ns: Nanoseconds) -> (Vec<Piece>, UnmappedSectors) {
         let mut pieces = std::mem::take(&mut self.pieces);
         // Bounded: each round programs one open block's partly filled unit; at most every die's
         // host and GC block can hold one, and padding a host unit may start GC, which may move
         // data into a partly filled GC unit (padding that one moves nothing).
         for _ in 0..4 * self.profile.geometry.dies() + 8 {
             pieces.clear();
-            let mut unmapped = 0;
+            let mut unmapped = UnmappedSectors::default();
             // The first two groups were prefetched before the command (stage 2).
             let ahead = RunAhead::new(first, last + 1);
             for lba in first..=last {
                 ahead.before_read(self.translation.as_ref(), lba);
                 let before = pieces.len();
                 self.translation.pieces(lba, &mut pieces);
-                unmapped += u64::from(pieces.len() == before);
+                if pieces.len() == before {
+                    unmapped.count += 1;
+                    unmapped.first |= lba == first;
+                    unmapped.last |= lba == last;
+                }
             }
             match self.translation.first_unprogrammed(&pieces) {
                 None => return (pieces, unmapped),

@@ -36,7 +36,7 @@ impl Drive {
     pub(crate) fn serve_read(&mut self, io: &Io, admitted_ns: Nanoseconds) -> Nanoseconds {
         let span = SectorSpan::of(io);
         let located_ns = self.look_up_map(span, admitted_ns);
-        let fetched = self.sense_and_transfer(span, located_ns);
+        let fetched = self.sense_and_transfer(io, span, located_ns);
         let out_of_engine = self.engine_read(io, fetched);
         let done_ns = self.host_link_out(io, out_of_engine);
         self.counters.read_commands += 1;
@@ -72,9 +72,10 @@ impl Drive {
     /// Stage 2: one sense per run of pieces in the same program unit, then the channel
     /// transfer. With partial-page reads only the needed bytes cross the channel (a chunk
     /// shared by consecutive sectors once); otherwise every page touched is transferred whole.
-    fn sense_and_transfer(&mut self, span: SectorSpan, ready_ns: Nanoseconds) -> Fetched {
+    fn sense_and_transfer(&mut self, io: &Io, span: SectorSpan, ready_ns: Nanoseconds) -> Fetched {
         let (mut pieces, unmapped) = self.pieces_on_flash(span.first, span.last, ready_ns);
-        self.counters.unmapped_sector_reads += unmapped;
+        self.counters.unmapped_sector_reads += unmapped.count;
+        self.counters.unmapped_read_bytes += unmapped.bytes(io);
         self.read_around_queued_programs(&mut pieces, ready_ns);
         let planes = self.profile.geometry.planes_per_die;
         let partial = self.translation.partial_page_reads();

@@ -104,8 +104,8 @@ pub struct TraceRun {
     remapped: u64,
     nand_base: u64,
     host_write_base: u64,
-    /// The drive's sectors read, and of them unmapped ones, before the replay.
-    read_sectors_base: (u64, u64),
+    /// The drive's bytes read from unmapped sectors before the replay.
+    unmapped_read_bytes_base: u64,
     reduction_base: Option<ssdlab_ftl::ChunkStats>,
     last_done_ns: Nanoseconds,
 }
@@ -162,7 +162,7 @@ impl TraceRun {
             remapped: 0,
             nand_base: f.bytes_programmed_host + f.bytes_programmed_internal,
             host_write_base: drive.counters().host_write_bytes,
-            read_sectors_base: (drive.counters().host_read_sectors, drive.counters().unmapped_sector_reads),
+            unmapped_read_bytes_base: drive.counters().unmapped_read_bytes,
             reduction_base: drive.translation().reduction_stats().cloned(),
             last_done_ns: at_ns,
         })
@@ -397,16 +397,7 @@ impl TraceRun {
             iops: self.counts.iter().sum::<u64>() as f64 / seconds(sim).max(1e-12),
             latency_us: self.metrics.latency_all(&ssdlab_workload::FIO_DEFAULT_PERCENTILES, false),
             write_amplification: (host_written > 0).then(|| nand as f64 / host_written as f64),
-            unmapped_read_bytes: {
-                let c = drive.counters();
-                let sectors = c.host_read_sectors - self.read_sectors_base.0;
-                let unmapped = (c.unmapped_sector_reads - self.read_sectors_base.1).min(sectors);
-                if sectors == 0 {
-                    0
-                } else {
-                    (self.bytes[0] as u128 * unmapped as u128 / sectors as u128) as u64
-                }
-            },
+            unmapped_read_bytes: drive.counters().unmapped_read_bytes - self.unmapped_read_bytes_base,
             reduction: crate::run::reduction_since(self.reduction_base.as_ref(), drive),
             wall_seconds,
         }

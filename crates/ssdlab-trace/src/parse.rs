@@ -160,6 +160,10 @@ impl TraceFormat {
         {
             return Some(Self::Systor);
         }
+        // blkparse's own first lines (`blkparse -i sda > trace.txt`) name its input files.
+        if is_blkparse_input_line(t) {
+            return Some(Self::Blkparse);
+        }
         let words: Vec<&str> = t.split_whitespace().collect();
         if words.len() >= 9 && whole(words[0]) && words[words.len() - 1].len() == 32 && words[words.len() - 1].bytes().all(|b| b.is_ascii_hexdigit()) {
             return Some(Self::Fiu);
@@ -560,6 +564,9 @@ impl TraceReader {
                     self.ended = true;
                     return Ok(None);
                 }
+                if is_blkparse_input_line(t) {
+                    return Ok(None);
+                }
                 let f: Vec<&str> = t.split_whitespace().collect();
                 if f.len() < 6 || !f[0].contains(',') {
                     return Err("expected `major,minor cpu sequence time pid action rwbs sector + count`".to_string());
@@ -724,4 +731,10 @@ fn ticks_ns(ticks: u64, tick_ns: f64, what: &str) -> std::result::Result<u64, St
             .ok_or_else(|| format!("{what}: {ticks} ticks of 100 ns are out of range (at most {} s)", MAX_TRACE_NS / 1_000_000_000));
     }
     scaled(ticks as f64 * tick_ns, MAX_TRACE_NS, what)
+}
+
+/// One of the lines blkparse prints before the events, one per input file
+/// (`Input file sda.blktrace.0 added`).
+fn is_blkparse_input_line(line: &str) -> bool {
+    line.starts_with("Input file ") && line.ends_with(" added")
 }

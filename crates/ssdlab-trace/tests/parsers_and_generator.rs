@@ -37,6 +37,15 @@ fn blkparse_text() {
     assert_eq!((r[0].op, r[0].offset_bytes, r[0].len_bytes), (TraceOp::Read, 512_000, 4096));
     assert_eq!((r[1].op, r[1].time_ns, r[1].len_bytes), (TraceOp::Write, 500_000, 8192));
     assert_eq!(r[2].op, TraceOp::Trim);
+    // blkparse prints a line per input file before the events (`blkparse -i sda > trace.txt`):
+    // skipped, with or without --format (before: "cannot tell the trace format").
+    let real = format!("Input file sda.blktrace.0 added\nInput file sda.blktrace.1 added\n{text}");
+    for format in [None, Some(TraceFormat::Blkparse)] {
+        let (f, r2, skipped) = read(&real, format, false).unwrap();
+        assert_eq!((f, skipped), (TraceFormat::Blkparse, 0));
+        assert_eq!(r2.iter().map(|x| (x.op, x.offset_bytes)).collect::<Vec<_>>(), r.iter().map(|x| (x.op, x.offset_bytes)).collect::<Vec<_>>());
+        assert_eq!(r2[0].line, 3);
+    }
 }
 
 #[test]

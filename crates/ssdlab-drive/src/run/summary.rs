@@ -95,15 +95,7 @@ impl Run {
                 .collect(),
             host_queued_max: self.host_queued_max,
             rate_iops_limit: self.job.group().map(|j| j.rate.as_ref().and_then(|r| r.commands_per_second())).sum(),
-            unmapped_read_bytes: {
-                let sectors = d.host_read_sectors - db.host_read_sectors;
-                let unmapped = (d.unmapped_sector_reads - db.unmapped_sector_reads).min(sectors);
-                if sectors == 0 {
-                    0
-                } else {
-                    (host_read_bytes as u128 * unmapped as u128 / sectors as u128) as u64
-                }
-            },
+            unmapped_read_bytes: d.unmapped_read_bytes - db.unmapped_read_bytes,
             ramp_seconds: seconds(self.ramp_end_ns - self.start_ns - self.delay_ns),
             steady_state_seconds: self.steady_at_ns.map(|t| seconds(t.saturating_sub(self.ramp_end_ns))),
             steady_state: self.steady_report(),
