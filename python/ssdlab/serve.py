@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -337,7 +338,7 @@ def _start_background(options: ServeOptions, cmd: list[str], echo) -> int:
     echo(uri(options))
     echo(f"control: {options.control}")
     if options.pidfile:
-        echo(f"stop it with: kill $(cat {options.pidfile})")
+        echo(f"stop it with: kill $(cat {shlex.quote(str(options.pidfile))})")
     return 0
 
 
@@ -401,7 +402,9 @@ def serve(options: ServeOptions, echo) -> int:
             if first and serving():
                 # The checkpoint at the stop takes a while on a large drive (49 s for the
                 # 4 TB samsung-870-evo-4tb here) and said nothing until it was done.
-                echo(f"stopping: saving the drive's state in {options.backing} (a large drive takes a while)")
+                # nbdkit stops once its clients have disconnected: say so, or a client left
+                # connected reads as a save that never ends.
+                echo(f"stopping: once every client has disconnected, saving the drive's state in {options.backing} (a large drive takes a while)")
             process.send_signal(signal.SIGTERM)
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -424,14 +427,17 @@ def serve(options: ServeOptions, echo) -> int:
     if code == POWER_CUT_EXIT:
         echo("the drive lost power; `ssdlab serve` of " + options.backing + " recovers it")
         return 0
-    if code < 0 and stop["signal"] is not None:
+    if code < 0 and stop["signal"] is not None and not ready.is_set():
         # nbdkit ended by the signal itself, without its clean shutdown: it was still opening
         # the drive (building, recovering or preconditioning it) and had not set its handlers.
         echo(f"interrupted while the drive was being opened, before it served: nothing was saved; `ssdlab serve` of {options.backing} opens it again")
         return 130
-    if code < 0 and stop["signal"] is None:
+    if code < 0:
+        # Killed by another hand (a serving nbdkit stops cleanly on the signal we forward),
+        # also while it stopped: its journal holds what it committed.
         name = signal.Signals(-code).name
-        raise SsdlabError(f"the server (nbdkit) was killed ({name}); `ssdlab serve` of {options.backing} recovers the drive from its journal")
+        during = " while it stopped" if stop["signal"] is not None else ""
+        raise SsdlabError(f"the server (nbdkit) was killed ({name}){during}; `ssdlab serve` of {options.backing} recovers the drive from its journal")
     if code != 0 and stop["signal"] is None:
         raise SsdlabError(f"nbdkit: {_error_of(''.join(errors))}")
     # The plugin's checkpoint at the stop can fail (a full file system): nbdkit still exits 0.

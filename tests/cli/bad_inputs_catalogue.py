@@ -15,6 +15,8 @@ CASES = [
     ("negative idle", ["run", "--precondition", "idle:-5", "--rw=randread"], "expected idle:SECONDS"),
     ("time scale that overflows the clock", ["trace", "replay", "{trace}", "--mode", "timestamps", "--time-scale", "1e300"], "--time-scale"),
     ("zero time scale", ["trace", "replay", "{trace}", "--mode", "timestamps", "--time-scale", "0"], "--time-scale"),
+    # Before 2026-12-07 ignored without a word in the default queue-depth mode.
+    ("time scale without timestamps", ["trace", "replay", "{trace}", "--time-scale", "0.5"], "only --mode timestamps follows"),
     ("unknown time unit", ["trace", "stats", "{trace}", "--time-unit", "fortnights"], "fortnights"),
     ("a volume the trace does not have", ["trace", "stats", "{trace}", "--volume", "h,9"], "no request of that volume in the trace (volumes: `h,0`)"),
     ("every volume of a trace replayed on one drive", ["trace", "replay", "{trace}", "--volume", "all"], "one drive replays one volume"),

@@ -175,3 +175,33 @@ def test_a_review_again_into_its_folder_leaves_only_the_new_pages_files(tmp_path
     page = (out / "index.html").read_text()
     for link in re.findall(r'(?:href|src)="((?:charts|data)/[^"]+)"', page):
         assert (out / link).is_file(), link
+
+
+def test_a_review_does_not_replace_a_page_of_another_subject(tmp_path):
+    # A probe (2026-12-07): a review into a PTS report's folder, a review of another drive, and
+    # a calibration's review beside a user's review each replaced the page, with its charts and
+    # data, without a word. Each page now says what it is of; only a page of the same subject
+    # is replaced (a second review of the same drive still replaces the first).
+    from ssdlab.lab.context import ReviewContext
+    from ssdlab.lab.report import check_report_folder, page_subject
+
+    r = ssdlab("review", *QUICK, "--out", "r", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    page = tmp_path / "r" / "index.html"
+    assert page_subject(page) == "review of vertex3-120"
+    before = page.read_bytes()
+    other = ["force-gs-240", *QUICK[1:]]
+    one_error(ssdlab("review", *other, "--out", "r", cwd=tmp_path), "holds the ssdlab review of vertex3-120, which this review of force-gs-240 would replace")
+    assert page.read_bytes() == before
+    ctx = ReviewContext("vertex3-120", scale=0.02)
+    assert ctx.page_subject(["pts-iops", "pts-latency"]) == "PTS report of vertex3-120"
+    assert ReviewContext("vertex3-120", page_name="calibration review").page_subject(["power"]) == "calibration review of vertex3-120"
+    for subject in ("PTS report of vertex3-120", "calibration review of vertex3-120"):
+        with pytest.raises(SsdlabError, match=f"holds the ssdlab review of vertex3-120, which this {subject} would replace"):
+            check_report_folder(tmp_path / "r", "review", None, subject)
+    check_report_folder(tmp_path / "r", "review", None, ctx.page_subject(["power", "four-corners"]))
+    r = ssdlab("review", *QUICK, "--out", "r", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    # A drive with overrides is another subject; its name, quotes and all, reads back whole.
+    labelled = ReviewContext("vertex3-120", ['controller.firmware="x"'])
+    assert labelled.page_subject(["power"]) == 'review of vertex3-120 [controller.firmware="x"]'

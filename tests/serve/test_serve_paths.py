@@ -3,6 +3,7 @@ own; background starts say whether they serve; kills and busy ports get clear li
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -114,6 +115,35 @@ def test_background_start_with_a_relative_backing_serves_and_restarts_after_kill
     r = ssdlab("serve", *OVERRIDES, "--backing", "d.img", "--background", "--pidfile", "d.pid", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     _stop(pidfile)
+
+
+def test_the_stop_command_of_a_background_server_works_as_printed_in_a_folder_with_a_space(tmp_path):
+    # A probe (2026-12-07): `stop it with: kill $(cat /tmp/a b/p.pid)` was printed unquoted, and
+    # pasted into a shell it read `/tmp/a`.
+    need("nbdkit")
+    folder = tmp_path / "a b"
+    folder.mkdir()
+    pidfile = folder / "p.pid"
+    r = ssdlab("serve", *OVERRIDES, "--backing", "d.img", "--background", "--pidfile", "p.pid", cwd=folder)
+    assert r.returncode == 0, r.stderr
+    try:
+        (line,) = [row for row in r.stdout.splitlines() if row.startswith("stop it with: ")]
+        pid = int(pidfile.read_text())
+        done = subprocess.run(["sh", "-c", line.removeprefix("stop it with: ")], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, (line, done.stderr)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"{line}: server {pid} did not stop")
+    finally:
+        if pidfile.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
 
 
 def test_kill_9_under_a_foreground_serve_says_so_and_the_next_serve_recovers(tmp_path):

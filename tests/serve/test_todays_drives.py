@@ -33,8 +33,8 @@ def test_a_stop_says_it_is_saving_before_it_is_done(serve):
     # The checkpoint at a stop of a 4 TB drive took 49 s with nothing said between Ctrl-C and
     # "stopped"; `serve` now says what it is doing as soon as it is asked to stop.
     text = serve(SMALL_QVO).stop()
-    assert "stopping: saving the drive's state in" in text, text
-    assert text.index("stopping: saving") < text.index("stopped; the drive's state is saved"), text
+    assert "stopping: once every client has disconnected, saving the drive's state in" in text, text
+    assert text.index("stopping: once every client") < text.index("stopped; the drive's state is saved"), text
 
 
 def test_a_large_drive_says_it_is_opening_before_it_serves():

@@ -481,3 +481,20 @@ def test_ctrl_c_on_a_local_dask_cluster_is_one_line(tmp_path):
             p.wait()
     assert p.returncode == 130, (seen, err)
     assert "Traceback" not in err and "8787" not in err and err.strip().splitlines()[-1] == "ssdlab: interrupted", err
+
+
+def test_a_point_whose_job_ended_in_error_is_a_failed_point(tmp_path):
+    # A probe (2026-12-07): a point whose job fio's max_latency ended (32 IOs of 256, fio's
+    # ETIMEDOUT) was stored as a good result, drawn in the plots and counted in "0 failed",
+    # where `ssdlab run` of the same job exits 1.
+    from ssdlab.lab.report import page_kind
+
+    spec = load(write(tmp_path / "s.toml", spec_text("err", axes='[[axis]]\noption = "max_latency"\nvalues = ["1us", "1s"]\n')))
+    out = tmp_path / "o"
+    result = run_sweep(spec, out, workers=1)
+    assert (result.ran, result.failed) == (2, 1)
+    df = pd.read_parquet(result.parquet)
+    failed = df[df["error"].notna()]
+    assert len(failed) == 1 and "ended in error 110 (ETIMEDOUT)" in failed["error"].iloc[0], df["error"].tolist()
+    # The sweep's page is known as ssdlab's (a review or comparison refused it as a user's page).
+    assert page_kind(result.page) == "sweep"

@@ -35,6 +35,10 @@ pub use report::mapping_digest_of;
 
 /// Records buffered before a synced commit is due.
 const COMMIT_RECORD_BYTES: u64 = 4 << 20;
+/// Records waiting on data the drive still buffers after which the server flushes the drive
+/// (about 240,000 operations; far more than any built-in drive's write buffer holds in the
+/// records of writes that fill it, so a stream that programs never gets there).
+const STUCK_RECORD_BYTES: u64 = 4 * COMMIT_RECORD_BYTES;
 /// Journal bytes after which the next operation takes a checkpoint (the journal starts again).
 const CHECKPOINT_JOURNAL_BYTES: u64 = 64 << 20;
 /// Bytes of freed extents (erased or emptied blocks) waiting for a synced commit after which
@@ -68,6 +72,9 @@ struct State {
     request_from: Option<usize>,
     /// Set when power was cut: the process should end.
     powered_off: bool,
+    /// While the server flushes the drive of its own accord (records stuck behind data the
+    /// drive buffers; durability.rs, `after_record`).
+    flushing_for_commit: bool,
     /// Why the drive stopped taking writes after a failed operation.
     broken: Option<String>,
     recovery: Option<RecoveryReport>,

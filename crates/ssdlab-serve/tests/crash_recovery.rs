@@ -191,3 +191,35 @@ fn a_write_zeroes_is_kept_or_lost_whole() {
         server.shutdown().unwrap();
     }
 }
+
+/// Writes that push nothing into the drive's write buffer (zeros, duplicates): no record after
+/// the last one whose data had left the buffer could commit, so a `kill -9` lost every such
+/// write however many (a probe, 2026-12-07: 20,000 acknowledged 1 MiB writes of zeros over a
+/// filled, flushed drive all gone, the server's memory growing all the while). The server now
+/// flushes the drive once 16 MiB of records wait, so a crash loses at most about that much.
+#[test]
+fn writes_that_push_nothing_do_not_wait_unbounded_for_a_commit() {
+    let dir = TempDir::new("stuck");
+    let backing = dir.path().join("drive.img");
+    let cfg = tiny(&backing, true, false);
+    let server = Server::start(&cfg).unwrap();
+    let sectors = server.size() / SECTOR;
+    // The whole drive written with values, flushed.
+    let data: Vec<u8> = (1..=sectors).flat_map(sector_bytes).collect();
+    server.write(&data, 0, false).unwrap();
+    server.flush().unwrap();
+    // Then 1 MiB writes of zeros over it (about 1 KiB of record each), never flushed.
+    let zeros = vec![0u8; 1 << 20];
+    let mibs = server.size() >> 20;
+    for i in 0..20_000u64 {
+        server.write(&zeros, (i % mibs) << 20, false).unwrap();
+    }
+    // The server dropped as kill -9 leaves it: only committed records are in the journal.
+    drop(server);
+    let server = Server::start(&cfg).unwrap();
+    let back = read_image(&server, sectors);
+    let old = back.iter().enumerate().filter(|(i, v)| **v == Some(*i as u64 + 1)).count();
+    assert_eq!(old, 0, "{old} of {sectors} sectors still hold the data 20,000 acknowledged writes of zeros overwrote");
+    assert!(back.iter().all(|v| *v == Some(0)), "a sector reads neither its zeros nor its old data");
+    server.shutdown().unwrap();
+}

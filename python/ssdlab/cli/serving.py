@@ -99,7 +99,9 @@ def serve_command(
 
 
 @cli.command("stats")
-@click.option("--socket", "control", required=True, metavar="CONTROL", help="The server's control socket (FILE.control by default).")
+@click.option(
+    "--socket", "control", required=True, metavar="CONTROL", help="The server's control socket (`ssdlab serve` makes it FILE.control unless given --control)."
+)
 @click.option("--series", is_flag=True, help="Print the per-second series as CSV instead.")
 def stats_command(control: str, series: bool) -> None:
     """Print the live summary of a served drive (the keys of `ssdlab run --json`)."""
@@ -121,7 +123,9 @@ def ctl_group() -> None:
 
 
 @ctl_group.command("power-cut")
-@click.option("--socket", "control", required=True, metavar="CONTROL", help="The server's control socket (FILE.control by default).")
+@click.option(
+    "--socket", "control", required=True, metavar="CONTROL", help="The server's control socket (`ssdlab serve` makes it FILE.control unless given --control)."
+)
 def ctl_power_cut(control: str) -> None:
     """Cut the served drive's power now: what its volatile buffer held is lost, a program in
     flight is torn, and the server stops. The next `ssdlab serve` of the file recovers it."""
@@ -134,7 +138,9 @@ def ctl_power_cut(control: str) -> None:
 
 
 @ctl_group.command("stats")
-@click.option("--socket", "control", required=True, metavar="CONTROL", help="The server's control socket (FILE.control by default).")
+@click.option(
+    "--socket", "control", required=True, metavar="CONTROL", help="The server's control socket (`ssdlab serve` makes it FILE.control unless given --control)."
+)
 @click.option("--series", is_flag=True, help="Print the per-second series as CSV instead.")
 @click.pass_context
 def ctl_stats(ctx, control: str, series: bool) -> None:

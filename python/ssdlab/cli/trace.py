@@ -52,7 +52,10 @@ def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: s
     if s["skipped_lines"]:
         click.echo(f"  skipped {s['skipped_lines']:,} malformed line{'' if s['skipped_lines'] == 1 else 's'}")
     if s["queue_depth_saturated"]:
-        click.echo(f"  {s['queue_depth_saturated']:,} requests arrived with the deepest tracked queue outstanding (implausible response times)")
+        click.echo(
+            f"  {s['queue_depth_saturated']:,} requests arrived with the deepest tracked queue (65,536) outstanding: the trace's "
+            "response times are implausible, or that many requests share one timestamp (a trace recorded with a coarse clock)"
+        )
     _print_trace_volumes_and_content(s)
 
 
@@ -164,6 +167,9 @@ def trace_replay_command(
             pre.parse(step)
         if not (math.isfinite(time_scale) and 0 < time_scale <= 1e6):
             raise SsdlabError(f"--time-scale: expected a positive number no larger than 1e6 (got {time_scale})")
+        if time_scale != 1.0 and mode != "timestamps":
+            # Before, ignored without a word: queue-depth mode keeps the trace's depths, not its times.
+            raise SsdlabError(f"--time-scale {time_scale:g}: scales the recorded times, which only --mode timestamps follows (--mode {mode} ignores them)")
         profile_input(profile)
         check_io(
             {"trace": path, "--data-file": data_file, "--profile": profile if os.path.isfile(profile) else None},

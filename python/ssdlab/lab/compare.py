@@ -93,12 +93,20 @@ def calibrate(
             echo(f"calibration run: {profile}{' ' + ' '.join(overrides) if overrides else ''} ({', '.join(suites)})")
         folder = "-".join([profile, *[o.split("=", 1)[1] for o in overrides]])
         ctx = ReviewContext(
-            profile, overrides, scale=scale, out_dir=db_path.parent / f"review-{folder}", progress=progress, precondition_timing=precondition_timing
+            profile,
+            overrides,
+            scale=scale,
+            out_dir=db_path.parent / f"review-{folder}",
+            progress=progress,
+            precondition_timing=precondition_timing,
+            page_name="calibration review",
         )
         reviews.append((ctx, list(suites)))
-    for ctx, _ in reviews:
-        # Before any run: the suites write their charts into these folders as they go.
-        check_report_folder(ctx.out_dir, "review", db_path)
+    for ctx, suites in reviews:
+        # Before any run: the suites write their charts into these folders as they go. A user's
+        # own review beside the database is not replaced by a calibration's partial one.
+        elsewhere = f"give --db in a folder of its own: calibrate writes a review-DRIVE folder per drive beside {db_path.name}"
+        check_report_folder(ctx.out_dir, "review", db_path, ctx.page_subject(suites), elsewhere)
     with contextlib.ExitStack() as claims:
         for ctx, _ in reviews:
             paths.output_folder(ctx.out_dir)

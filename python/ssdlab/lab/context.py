@@ -42,6 +42,9 @@ class ReviewContext:
     precondition_timing: str = "fast"
     #: Ambient temperature of the thermal test, degrees C (None: the profile's `thermal.ambient_c`).
     ambient_c: float | None = None
+    #: What the report page is called (None: "review", or "PTS report" when every suite is one
+    #: of the PTS's); `calibrate` names its reviews "calibration review". See `page_subject`.
+    page_name: str | None = None
     _info: dict | None = field(default=None, repr=False)
 
     def scaled_overrides(self, extra: Sequence[str] = ()) -> list[str]:
@@ -91,6 +94,15 @@ class ReviewContext:
             return self.label
         name = self.info()["name"]
         return f"{name} [{', '.join(self.overrides)}]" if self.overrides else name
+
+    def page_subject(self, suites: Sequence[str]) -> str:
+        """What the report page of `suites` is ("review of force-gs-240", "PTS report of ...",
+        "calibration review of ..."): written into the page, so a later run into the same folder
+        replaces it only with a page of the same subject (`report.check_report_folder`)."""
+        from ssdlab.lab.suites import PTS_SUITES
+
+        name = self.page_name or ("PTS report" if suites and all(s in PTS_SUITES for s in suites) else "review")
+        return f"{name} of {self.drive_label()}"
 
     def profile_hash(self) -> str:
         """Hash of the effective profile text, to tell results of different profiles apart."""

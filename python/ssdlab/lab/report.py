@@ -4,6 +4,7 @@ one page per review, and a comparison page across drives."""
 from __future__ import annotations
 
 import fcntl
+import html
 import os
 import re
 import struct
@@ -99,14 +100,17 @@ def review_page(
     ranked: dict[str, list[tuple[str, str]]] | None = None,
     headlines: Table | None = None,
     methodology: Table | None = None,
+    subject: str | None = None,
 ) -> Path:
-    """Write `index.html` for one review. `ranked` holds each suite's ranked bar charts (drawn
+    """Write `index.html` for one review (`subject`: `ReviewContext.page_subject`, marked in the
+    page). `ranked` holds each suite's ranked bar charts (drawn
     from the results database), `against` the headline charts among the other drives there,
     `headlines` the figures at a glance, `methodology` each test's era and procedure. The
     preset that ran is named from `meta` (``preset``, ``preset_reason``, ``left_out``)."""
     scale = meta["scale"]
     page = _ENV.get_template("review.html").render(
         page_kind="review",
+        subject=subject,
         title=f"{info['model']}: ssdlab {'PTS report' if suites and all(s.name in PTS_SUITES for s in suites) else 'review'}",
         model=info["model"],
         profile=info["name"],
@@ -130,6 +134,8 @@ def review_page(
 
 #: What marks a page ssdlab wrote (in base.html): ``<meta name="generator" content="ssdlab KIND">``.
 _GENERATOR = re.compile(r'<meta name="generator" content="ssdlab ([a-z]+)">')
+#: What a review page is of (`ReviewContext.page_subject`): ``<meta name="ssdlab-subject" ...>``.
+_SUBJECT = re.compile(r'<meta name="ssdlab-subject" content="([^"]*)">')
 #: What each kind of page writes beside its index.html.
 _FOLDER_OUTPUTS = {"review": ("data", "charts"), "comparison": ("comparison.csv", "charts")}
 
@@ -148,6 +154,18 @@ def page_kind(page: Path) -> str | None:
         return found.group(1)
     titled = re.search(r"<title>[^<]*ssdlab (review|comparison)</title>", head)
     return "" if head.lstrip().lower().startswith("<!doctype html") and titled else None
+
+
+def page_subject(page: Path) -> str | None:
+    """The subject marked in the ssdlab page at `page` ("review of force-gs-240"), or None (no
+    mark: another kind of page, or one written before pages carried it). Reads at most 64 KiB."""
+    try:
+        with page.open("rb") as f:
+            head = f.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = _SUBJECT.search(head)
+    return html.unescape(found.group(1)) if found else None
 
 
 #: The file a review, PTS run or comparison writes first into its folder, before any chart or
@@ -235,14 +253,18 @@ def claim_report_folder(out_dir: Path, kind: str) -> FolderClaim:
     return FolderClaim(fd)
 
 
-def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -> None:
+def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None, subject: str | None = None, elsewhere: str = "give another folder") -> None:
     """Before any work: refuse to write a `kind` page ("review", "comparison") into a folder
     that holds a page ssdlab did not write, another kind of ssdlab page (a comparison into a
     review's folder would replace the review), or this page's companions (``data/``,
     ``charts/``, ``comparison.csv``) without an ssdlab page beside them nor ssdlab's marker
     (`MARKER`, naming this kind: a run of ssdlab started there and did not finish): ssdlab
     replaces only what it wrote. And refuse a results database (`db_path`) that is one of the
-    page's outputs (it would be overwritten by the report)."""
+    page's outputs (it would be overwritten by the report). With `subject` (a review's
+    `ReviewContext.page_subject`), also refuse a page of another subject: a review does not
+    replace a PTS report, the review of another drive, or a calibration's review (before
+    2026-12-07 it did, silently, with the charts and data only that page had). `elsewhere`
+    says where else to write, in the message."""
     outputs = _FOLDER_OUTPUTS[kind]
     if db_path is not None:
         db, out = Path(db_path).absolute(), out_dir.absolute()
@@ -260,7 +282,10 @@ def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None) -
         if found is None:
             raise SsdlabError(f"--out {out_dir}: holds an index.html ssdlab did not write; not replacing it (give another folder)")
         if found and found != kind:
-            raise SsdlabError(f"--out {out_dir}: holds an ssdlab {found} page, which a {kind} would replace (give another folder)")
+            raise SsdlabError(f"--out {out_dir}: holds an ssdlab {found} page, which a {kind} would replace ({elsewhere})")
+        earlier = page_subject(page) if subject is not None else None
+        if earlier is not None and earlier != subject:
+            raise SsdlabError(f"--out {out_dir}: holds the ssdlab {earlier}, which this {subject} would replace ({elsewhere})")
         return
     if marked is not None and marked != kind:
         raise SsdlabError(f"--out {out_dir}: holds an unfinished ssdlab {marked}, which a {kind} would replace (give another folder)")

@@ -191,7 +191,7 @@ def review(
     if precomputed is None:
         # (With results run already, the caller checked and marked the folder before running
         # them: the suites have written their charts into it since.)
-        check_report_folder(ctx.out_dir, "review", db_path)
+        check_report_folder(ctx.out_dir, "review", db_path, ctx.page_subject(suites))
     paths.output_folder(ctx.out_dir)
     if precomputed is not None:
         return _review_into(ctx, suites, db_path, on_suite, preset, jobs, precomputed)
@@ -288,7 +288,7 @@ def _review_into(
     against = _against_other_drives(db, ctx, drive)
     db.close()
     glance = at_a_glance(results)
-    report = review_page(ctx.out_dir, info, meta, results, cal, against, ranked, glance, methodology(results))
+    report = review_page(ctx.out_dir, info, meta, results, cal, against, ranked, glance, methodology(results), ctx.page_subject(suites))
     report_files.remove_stale_outputs(ctx.out_dir, earlier_files)
     return Review(report, db_path, glance)
 

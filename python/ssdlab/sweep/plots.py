@@ -200,7 +200,7 @@ def draw(spec: Spec, df: pd.DataFrame, out: Path) -> list[tuple[str, list[str]]]
 def index_page(spec: Spec, df: pd.DataFrame, made: list[tuple[str, list[str]]], out: Path, parquet: Path) -> Path:
     """The sweep's HTML page: its plots and the table of points."""
     parts = [
-        f"<!doctype html><html><head><meta charset='utf-8'><title>sweep {html.escape(spec.name)}</title>",
+        f'<!doctype html><html><head><meta charset=\'utf-8\'><meta name="generator" content="ssdlab sweep"><title>sweep {html.escape(spec.name)}</title>',
         "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}img{max-width:100%}"
         "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px}</style></head><body>",
         f"<h1>Sweep {html.escape(spec.name)}</h1>",

@@ -187,12 +187,15 @@ mod tests {
             Command::new("sh").arg("-c").arg(format!("exec 9>>'{}'; flock -x 9 && exec sleep 30", path.display())).stdin(Stdio::null()).spawn().expect("sh");
         let file = std::fs::File::open(&path).unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
+        // The shell holds the lock a moment before it becomes `sleep` (its exec): wait for that.
+        let mut last = None;
         let found = loop {
-            if let Some(found) = lock_holder(&file) {
-                break found;
+            last = lock_holder(&file).or(last);
+            match &last {
+                Some(found) if found.1 == "sleep" => break found.clone(),
+                _ if Instant::now() >= deadline => break last.clone().expect("the lock was never taken"),
+                _ => std::thread::sleep(Duration::from_millis(20)),
             }
-            assert!(Instant::now() < deadline, "the lock was never taken");
-            std::thread::sleep(Duration::from_millis(20));
         };
         let _ = holder.kill();
         let _ = holder.wait();

@@ -1,7 +1,7 @@
 //! The server's durability rules: each operation's record, commits (taken under the drive's
 //! lock, done after it: crate::commit), checkpoints and power cuts (docs/power-loss.md).
 
-use super::{Server, State, CHECKPOINT_JOURNAL_BYTES, COMMIT_RECORD_BYTES};
+use super::{Server, State, CHECKPOINT_JOURNAL_BYTES, COMMIT_RECORD_BYTES, STUCK_RECORD_BYTES};
 use crate::commit::CommitJob;
 use crate::journal::{Check, CutReport, RecordEncoder};
 use crate::recovery::{self, CheckpointHead};
@@ -66,7 +66,25 @@ impl Server {
             // journal an operation whose data was still in the drive's volatile buffer.
             let records_due = state.pending.bytes() as u64 >= COMMIT_RECORD_BYTES;
             let release_due = state.extents.releasing() > self.release_commit_extents;
-            if records_due || release_due {
+            let stuck = state.pending.bytes() as u64 >= STUCK_RECORD_BYTES
+                && self.faults.lying_flush == 0.0
+                && !state.flushing_for_commit
+                && 2 * state.pending.programmed(state.session.drive().buffer_at(state.last_arrival_ns).left_through) < state.pending.len();
+            if stuck {
+                // The commits above have not kept up: the records wait on data the drive still
+                // buffers. Writes of zeros or of duplicates push nothing into the write buffer,
+                // so a partly filled unit before them never programs, and nothing after it
+                // could commit (a kill -9 lost every such write; the records grew without
+                // bound). The server flushes the drive, as a host's FLUSH does (recorded in the
+                // journal, so recovery does the same), and commits everything. (A drive with
+                // the lying-flush fault would not program: its records keep waiting. The flush's
+                // own record comes back here: no second flush.)
+                let at = state.last_arrival_ns;
+                state.flushing_for_commit = true;
+                let flushed = self.make_durable(state, at);
+                state.flushing_for_commit = false;
+                flushed?;
+            } else if records_due || release_due {
                 let left = state.session.drive().buffer_at(state.last_arrival_ns).left_through;
                 let n = state.pending.programmed(left);
                 let first_seq = state.next_seq - state.pending.len() as u64;

@@ -77,6 +77,7 @@ impl Server {
             pending: Pending::default(),
             jobs: Vec::new(),
             flushed_before: 0,
+            flushing_for_commit: false,
             dead: false,
             recent_writes: std::collections::VecDeque::new(),
             next_seq: restored.next_seq,
