@@ -51,6 +51,8 @@ class ServeOptions:
     #: Write whole 128 KiB units of data bypassing the page cache (O_DIRECT) where the file
     #: system allows it (docs/backing-file.md).
     direct_data: bool = False
+    #: The paths ssdlab chose beside the backing file ("socket", "control"): their errors say so.
+    defaulted: set[str] = field(default_factory=set)
 
 
 #: The failure modes of `--fault` (docs/power-loss.md), each `NAME` or `NAME=P` (P: the
@@ -115,8 +117,10 @@ def _defaults(options: ServeOptions) -> ServeOptions:
     options.backing = str(backing)
     if options.socket is None and options.port is None:
         options.socket = str(backing.with_name(backing.name + ".sock"))
+        options.defaulted.add("socket")
     if options.control is None:
         options.control = str(backing.with_name(backing.name + ".control"))
+        options.defaulted.add("control")
     options.control = str(Path(paths.text_path("--control", options.control)).absolute())
     if options.socket is not None:
         options.socket = str(Path(paths.text_path("--socket", options.socket)).absolute())
@@ -165,8 +169,12 @@ def check(options: ServeOptions) -> None:
     folder = backing.parent
     if not folder.is_dir():
         raise SsdlabError(f"--backing {paths.shown(backing)}: folder {paths.shown(folder)} does not exist")
-    if not os.access(folder, os.W_OK) or (info is not None and not os.access(backing, os.W_OK)):
+    if info is not None and not os.access(backing, os.W_OK):
         raise SsdlabError(f"--backing {paths.shown(backing)}: not writable")
+    if not os.access(folder, os.W_OK):
+        # The file may be writable: the folder is what is not (a new file, or the sockets
+        # beside it, would be made there).
+        raise SsdlabError(f"--backing {paths.shown(backing)}: its folder {paths.shown(folder)} is not writable")
     # No two of the paths may be the same file: --control on the backing image or on the NBD
     # socket would replace it.
     named = {"--backing": options.backing, "--socket": options.socket, "--control": options.control, "--pidfile": options.pidfile}
@@ -184,9 +192,12 @@ def check(options: ServeOptions) -> None:
     if options.port is not None:
         _check_port(options.port)
     # Only a stale socket of a server that did not stop cleanly may be replaced.
+    # A path ssdlab chose is named as such (a long --backing path made a socket path too long,
+    # and the error named --socket, which the user had not given).
+    label = {name: f"--{name}" + (" (by default beside --backing)" if name in options.defaulted else "") for name in ("socket", "control")}
     if options.socket is not None:
-        paths.claim_socket("--socket", options.socket)
-    paths.claim_socket("--control", str(options.control))
+        paths.claim_socket(label["socket"], options.socket)
+    paths.claim_socket(label["control"], str(options.control))
 
 
 def _precondition_step(step: str) -> str:

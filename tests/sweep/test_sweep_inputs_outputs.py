@@ -224,6 +224,9 @@ def test_the_seed_column_is_the_points_seed_from_the_spec(tmp_path):
         ("", '[[axis]]\noption = "iodepth"\nrange = [1, 3]\nsteps = 5\n', "range [1, 3] in 5 steps (whole numbers) gives 2 twice"),
         ("seeds = [1, 2, 1]", '[[axis]]\noption = "iodepth"\nvalues = [1, 2]\n', "[sweep] seeds: 1 is given twice"),
         ("", '[[axis]]\nfield = "spare_factor"\nvalues = [0.2, 0.20000001]\n', "are the same simulation"),
+        # One job spelt two ways (a probe, 2026-12-07: both points ran, identical figures).
+        ("", '[[axis]]\noption = "bs"\nvalues = ["4k", "4096"]\n', "are the same simulation"),
+        ("", '[[axis]]\noption = "rate_iops"\nvalues = ["1k", "1024"]\n', "are the same simulation"),
     ],
 )
 def test_points_that_would_collapse_are_refused_at_load(tmp_path, sweep, axes, expected):

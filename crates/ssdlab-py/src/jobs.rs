@@ -161,6 +161,12 @@ impl NativeJob {
             .collect()
     }
 
+    /// Equal for two jobs that run the same simulation, however their options were spelt
+    /// (`JobSpec::simulation_key`).
+    fn simulation_key(&self) -> String {
+        self.spec.simulation_key()
+    }
+
     fn __repr__(&self) -> String {
         format!("NativeJob(name={:?}, rw={}, iodepth={})", self.spec.name, self.spec.rw.name(), self.spec.iodepth)
     }

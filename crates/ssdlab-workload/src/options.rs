@@ -359,6 +359,32 @@ impl JobSpec {
         self.block_sizes.iter().map(|(b, _)| *b).max().unwrap_or(4096)
     }
 
+    /// A text equal for two jobs that run the same simulation, whatever the spelling of their
+    /// options (`bs=4k` and `bs=4096`): the parsed job without the options as given and where
+    /// they stood (a sweep refuses two grid points that are one simulation by it).
+    pub fn simulation_key(&self) -> String {
+        let mut job = self.clone();
+        job.forget_spelling();
+        format!("{job:?}")
+    }
+
+    /// Drop what only says how the options were written (see [`JobSpec::simulation_key`]).
+    fn forget_spelling(&mut self) {
+        self.echo = OptionsEcho::default();
+        for at in [&mut self.filesize_at, &mut self.offset_at, &mut self.increment_at, &mut self.size_at, &mut self.zone_at] {
+            *at = None;
+        }
+        for given in [&mut self.rate_iops_given, &mut self.rate_bytes_given].into_iter().flatten() {
+            given.1.clear();
+        }
+        if let Some(rate) = &mut self.rate {
+            rate.given.1.clear();
+        }
+        for job in &mut self.concurrent {
+            job.forget_spelling();
+        }
+    }
+
     /// This job and the jobs that run beside it.
     pub fn group(&self) -> impl Iterator<Item = &JobSpec> {
         std::iter::once(self).chain(self.concurrent.iter())

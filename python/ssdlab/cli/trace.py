@@ -59,6 +59,16 @@ def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: s
     _print_trace_volumes_and_content(s)
 
 
+def _wa_text(wa: float | None) -> str:
+    """The replay's write amplification as its line says it: a trace of a few writes can leave
+    them all in the drive's write buffer, which programs nothing until it fills or is flushed."""
+    if wa is None:
+        return "WA n/a (no writes)"
+    if wa == 0:
+        return "WA 0.000 (nothing programmed yet: the writes are still in the drive's write buffer)"
+    return f"WA {wa:.3f}"
+
+
 def _rest(total: int, shown: list, name: str = "other") -> list[str]:
     """The share of `total` the listed (value, count) pairs leave out, as one more item (none
     when they cover everything), so a list cut to its first entries still adds up to 100%."""
@@ -213,7 +223,7 @@ def trace_replay_command(
     if lat:
         click.echo(
             f"  latency us: p50 {lat['p50']:,.1f}  p99 {lat['p99']:,.1f}  p99.9 {lat['p999']:,.1f}  max {lat['max']:,.1f}; "
-            + (f"WA {s['write_amplification']:.3f}" if s.get("write_amplification") is not None else "WA n/a (no writes)")
+            + _wa_text(s.get("write_amplification"))
         )
     from ssdlab import fio
 

@@ -49,7 +49,8 @@ loaded:
 - Two axes may not set the same profile field or workload option (`spare_factor` sets
   `drive.capacity_bytes_user`).
 - Two grid points that are the same simulation (spare factors that round to the same user
-  capacity, say) are refused naming both. A random or LHS sample that draws the same point
+  capacity, or one job option spelt two ways, `bs=4k` and `bs=4096`: the job is compared as
+  parsed, `JobSpec::simulation_key`) are refused naming both. A random or LHS sample that draws the same point
   more than once keeps it once, and the sweep says how many draws were dropped: a sample may
   have fewer than `points` points.
 - A spec nested too deeply for the TOML reader is refused as not valid TOML.
@@ -423,10 +424,11 @@ def load(path: str | Path) -> Spec:
                 raise _fail(path, f"point {_describe(combo)}: {error}") from None
             hashes[key] = hashlib.sha256(source.encode()).hexdigest()[:16]
         try:
-            _native.job_from_options(spec.name, workload_options)
+            job = _native.job_from_options(spec.name, workload_options)
         except SsdlabError as error:
             raise _fail(path, f"point {_describe(combo)}: {error}") from None
-        same = simulations.setdefault((hashes[key], tuple(workload_options)), combo)
+        # The job as parsed, not as spelt: `bs=4k` and `bs=4096` are one simulation.
+        same = simulations.setdefault((hashes[key], job.simulation_key()), combo)
         if same is not combo:
             if sample == "grid":
                 raise _fail(
