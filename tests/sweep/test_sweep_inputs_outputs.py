@@ -501,3 +501,13 @@ def test_a_point_whose_job_ended_in_error_is_a_failed_point(tmp_path):
     assert len(failed) == 1 and "ended in error 110 (ETIMEDOUT)" in failed["error"].iloc[0], df["error"].tolist()
     # The sweep's page is known as ssdlab's (a review or comparison refused it as a user's page).
     assert page_kind(result.page) == "sweep"
+
+
+@pytest.mark.parametrize("value", ["1.5", "-0.1", "0.0", "nan"])
+def test_a_bad_spare_factor_is_refused_at_its_line(tmp_path, value):
+    # A probe (2026-12-07): a bad `spare_factor` value was refused without the line the README
+    # promises (a bad range on the same axis had it).
+    path = write(tmp_path / "s.toml", spec_text(axes=f'[[axis]]\nfield = "spare_factor"\nvalues = [0.2, {value}]\n'))
+    line = path.read_text().splitlines().index(f"values = [0.2, {value}]") + 1
+    message = refused(path, "must be a number between 0 and 1")
+    assert message.startswith(f"{path}:{line}: axis 'spare_factor': spare factor"), message

@@ -268,6 +268,12 @@ def _set(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+def _check_spare_factor(spec: Spec, axis: Axis, value) -> None:
+    """A spare factor is a number strictly between 0 and 1."""
+    if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1):
+        raise SsdlabError(f"{spec.path}: axis {axis.name!r}: spare factor {value!r} must be a number between 0 and 1")
+
+
 def point_settings(spec: Spec, axes_values: dict, raw_bytes: int | None) -> tuple[list[str], list[str]]:
     """The overrides and workload options of a point with these axis values."""
     overrides = list(spec.overrides)
@@ -275,8 +281,7 @@ def point_settings(spec: Spec, axes_values: dict, raw_bytes: int | None) -> tupl
     for axis in spec.axes:
         value = axes_values[axis.name]
         if axis.kind == "derived":  # spare_factor
-            if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1):
-                raise SsdlabError(f"{spec.path}: axis {axis.name!r}: spare factor {value!r} must be a number between 0 and 1")
+            _check_spare_factor(spec, axis, value)
             user = int((1 - value) * raw_bytes) // 4096 * 4096
             overrides.append(f"drive.capacity_bytes_user={user}")
         elif axis.kind == "field":
@@ -397,6 +402,14 @@ def load(path: str | Path) -> Spec:
     spec.base_source = base
     raw_bytes = _raw_bytes(base)
     _check_plot(spec, where)
+    for i, a in enumerate(spec.axes):
+        # A derived axis's values checked at their line (a point's settings check them too,
+        # without one).
+        for value in a.values if a.kind == "derived" else []:
+            try:
+                _check_spare_factor(spec, a, value)
+            except SsdlabError as error:
+                raise _fail(path, str(error).removeprefix(f"{spec.path}: "), where.axis(i, "values")) from None
     if sample == "grid":
         for i, a in enumerate(spec.axes):
             if not a.values:
