@@ -84,7 +84,7 @@ def test_a_sweep_whose_points_jobs_end_in_error_goes_on_and_records_them(tmp_pat
     )
     r = ssdlab("sweep", str(spec), "--out", "out", "--quiet", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "ran 2 point(s), 0 failed" in r.stdout, r.stdout
+    assert "ran 2 point(s), 0 failed, 2 whose job ended in error (left out of the plots; job_error.* columns)" in r.stdout, r.stdout
     import pandas as pd
 
     df = pd.read_parquet(tmp_path / "out" / "sweep-err.parquet")

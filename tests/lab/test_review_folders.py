@@ -205,3 +205,7 @@ def test_a_review_does_not_replace_a_page_of_another_subject(tmp_path):
     # A drive with overrides is another subject; its name, quotes and all, reads back whole.
     labelled = ReviewContext("vertex3-120", ['controller.firmware="x"'])
     assert labelled.page_subject(["power"]) == 'review of vertex3-120 [controller.firmware="x"]'
+    # The drive as built, not its label, and its overrides in any order.
+    assert ReviewContext("vertex3-120", label="Mine").page_subject(["power"]) == "review of vertex3-120"
+    a, b = "ftl.gc_policy=greedy", "nand.t_prog_ns=900000"
+    assert ReviewContext("vertex3-120", [a, b]).page_subject(["power"]) == ReviewContext("vertex3-120", [b, a]).page_subject(["power"])

@@ -16,7 +16,8 @@ pub(crate) struct WriteBuffer {
     head: usize,
     pending: Vec<usize>,
     last_release_ns: Nanoseconds,
-    /// Sectors pushed since the buffer was made (push `i` took position `i % len`).
+    /// Sectors pushed since the buffer was made, absorbed ones included (push `i` took position
+    /// `i % len`).
     pushed: u64,
 }
 
@@ -102,6 +103,10 @@ impl WriteBuffer {
         let n = self.release_ns.len();
         assert_ne!(self.release_ns[self.head], PENDING, "write buffer position {} reused before its data was programmed", self.head);
         self.release_ns[self.head] = done_ns;
+        // Counted as a push: `at` finds push `i` at position `i % len`, so every position taken
+        // must count (an absorbed sector not counted shifted every later push by one: a cut then
+        // read a zero sector's past release time for a data sector still in the buffer).
+        self.pushed += 1;
         self.head += 1;
         if self.head == n {
             self.head = 0;
@@ -188,5 +193,21 @@ mod cut_tests {
             b.push();
         }
         assert_eq!(b.at(200), BufferAtCut { pushed: 11, left_through: 7, still_in: 4, programs_in_flight: 0 });
+    }
+
+    /// Absorbed sectors (zeros, duplicates) take positions too: a data sector pushed after them
+    /// is found at its own position. (They were not counted: a data sector parked after 3
+    /// absorbed ones was read at an absorbed one's position, its past release time, and a cut
+    /// kept a write that was only in the buffer.)
+    #[test]
+    fn a_data_sector_after_absorbed_ones_is_found_in_the_buffer() {
+        let mut b = WriteBuffer::new(8);
+        for _ in 0..3 {
+            b.push_absorbed(10);
+        }
+        b.push(); // parked in an open unit
+        assert_eq!(b.at(20), BufferAtCut { pushed: 4, left_through: 3, still_in: 1, programs_in_flight: 0 });
+        b.release_pending(30);
+        assert_eq!(b.at(40), BufferAtCut { pushed: 4, left_through: 4, still_in: 0, programs_in_flight: 0 });
     }
 }

@@ -82,8 +82,10 @@ pub struct DriveCounters {
     #[serde(default)]
     pub reads_from_controller_memory: u64,
     /// Bytes of read commands that fell in unmapped sectors (a read that starts or ends inside
-    /// a sector counts only its own bytes of it).
-    #[serde(default)]
+    /// a sector counts only its own bytes of it). Not saved with the drive's state: a saved
+    /// state (a served drive's checkpoint, bincode, which has no optional fields) keeps the
+    /// layout it had, and a restored drive counts from 0 (runs report differences).
+    #[serde(skip)]
     pub unmapped_read_bytes: u64,
 }
 
@@ -863,5 +865,23 @@ impl SavedCounters {
 
     fn read(input: &mut dyn std::io::Read) -> Result<Self> {
         bincode::deserialize_from(input).map_err(|e| ssdlab_core::Error::Io(format!("cannot read the drive's saved counters: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod saved_layout_tests {
+    use super::*;
+
+    /// The host counters a saved state holds keep the layout of backing-file format 4 (13
+    /// counters of 8 bytes): bincode has no optional fields, so a counter added to the saved
+    /// ones makes every file saved before unreadable (`serde(default)` does not help there). A
+    /// new counter is `serde(skip)`, or comes with a new format version.
+    #[test]
+    fn saved_host_counters_keep_their_layout() {
+        let counters = DriveCounters { unmapped_read_bytes: 7, ..Default::default() };
+        let bytes = bincode::serialize(&counters).unwrap();
+        assert_eq!(bytes.len(), 13 * 8);
+        let back: DriveCounters = bincode::deserialize(&bytes).unwrap();
+        assert_eq!(back, DriveCounters::default());
     }
 }

@@ -366,7 +366,10 @@ fn run_case(seed: u64, commands: usize, build: fn(u64, &mut SimRng) -> Case) -> 
         let plane = case.drive.detach_data_plane().unwrap();
         let mut restored = Drive::load(case.drive.profile().clone(), case.drive.options(), &mut saved.as_slice()).unwrap();
         restored.attach_data_plane(plane);
-        assert_eq!(restored.counters(), case.drive.counters());
+        // (Every counter but the bytes read from unmapped sectors, which a saved state does not
+        // keep: `DriveCounters::unmapped_read_bytes`.)
+        let unsaved = ssdlab_drive::DriveCounters { unmapped_read_bytes: 0, ..case.drive.counters().clone() };
+        assert_eq!(restored.counters(), &unsaved);
         case.drive = restored;
         case.check_all(commands);
     }

@@ -192,14 +192,14 @@ fn a_write_zeroes_is_kept_or_lost_whole() {
     }
 }
 
-/// Writes that push nothing into the drive's write buffer (zeros, duplicates): no record after
-/// the last one whose data had left the buffer could commit, so a `kill -9` lost every such
-/// write however many (a probe, 2026-12-07: 20,000 acknowledged 1 MiB writes of zeros over a
-/// filled, flushed drive all gone, the server's memory growing all the while). The server now
-/// flushes the drive once 16 MiB of records wait, so a crash loses at most about that much.
+/// Writes of zeros over a filled, flushed drive: absorbed by the engine, they take write
+/// buffer positions without a program. The buffer did not count them as pushes, so it looked
+/// for every later sector one position off, no record after them counted as programmed, nothing
+/// committed, and a `kill -9` lost every such write however many (a probe, 2026-12-07: 20,000
+/// acknowledged 1 MiB writes of zeros all gone; the server's memory grew all the while).
 #[test]
-fn writes_that_push_nothing_do_not_wait_unbounded_for_a_commit() {
-    let dir = TempDir::new("stuck");
+fn writes_of_zeros_are_committed_as_they_go() {
+    let dir = TempDir::new("zeros");
     let backing = dir.path().join("drive.img");
     let cfg = tiny(&backing, true, false);
     let server = Server::start(&cfg).unwrap();
@@ -208,7 +208,7 @@ fn writes_that_push_nothing_do_not_wait_unbounded_for_a_commit() {
     let data: Vec<u8> = (1..=sectors).flat_map(sector_bytes).collect();
     server.write(&data, 0, false).unwrap();
     server.flush().unwrap();
-    // Then 1 MiB writes of zeros over it (about 1 KiB of record each), never flushed.
+    // Then 1 MiB writes of zeros over it, never flushed.
     let zeros = vec![0u8; 1 << 20];
     let mibs = server.size() >> 20;
     for i in 0..20_000u64 {
@@ -221,5 +221,59 @@ fn writes_that_push_nothing_do_not_wait_unbounded_for_a_commit() {
     let old = back.iter().enumerate().filter(|(i, v)| **v == Some(*i as u64 + 1)).count();
     assert_eq!(old, 0, "{old} of {sectors} sectors still hold the data 20,000 acknowledged writes of zeros overwrote");
     assert!(back.iter().all(|v| *v == Some(0)), "a sector reads neither its zeros nor its old data");
+    server.shutdown().unwrap();
+}
+
+/// Operations that put nothing in the write buffer (TRIMs) behind a partly filled program unit:
+/// no record after the unit's can commit until it programs, and nothing makes it program. The
+/// server flushes the drive of its own accord once 16 MiB of records wait (before, they waited
+/// without bound, in memory, and a `kill -9` lost them all).
+#[test]
+fn records_stuck_behind_a_parked_unit_are_committed_by_a_flush_of_the_server() {
+    let dir = TempDir::new("stuck");
+    let backing = dir.path().join("drive.img");
+    let cfg = tiny(&backing, false, false);
+    let server = Server::start(&cfg).unwrap();
+    let sectors = server.size() / SECTOR;
+    let data: Vec<u8> = (1..=sectors).flat_map(sector_bytes).collect();
+    server.write(&data, 0, false).unwrap();
+    server.flush().unwrap();
+    // One 4 KiB sector rewritten (parked in a partly filled unit), then TRIMs of the rest of
+    // the drive, over and over, never flushed.
+    let first: Vec<u8> = (0..8).flat_map(|i| sector_bytes(sectors + 1 + i)).collect();
+    server.write(&first, 0, false).unwrap();
+    let span = 8 * SECTOR;
+    let trimmed = (sectors - 8) / 8;
+    for i in 0..400_000u64 {
+        server.trim(span, (1 + i % trimmed) * span, false).unwrap();
+    }
+    drop(server);
+    let server = Server::start(&cfg).unwrap();
+    let back = read_image(&server, sectors);
+    let kept = back[8..].iter().filter(|v| v.is_some_and(|id| id != 0)).count();
+    assert_eq!(kept, 0, "{kept} trimmed sectors came back with their data after 400,000 acknowledged TRIMs");
+    assert_eq!(back[..8], (0..8).map(|i| Some(sectors + 1 + i)).collect::<Vec<_>>()[..], "the rewrite before the TRIMs");
+    server.shutdown().unwrap();
+}
+
+/// A power cut after writes the engine absorbed (zeros) finds a data write still in the write
+/// buffer, and loses it (the buffer counted absorbed sectors apart from its positions, so it
+/// read a zero sector's past release time for the data sector: the cut kept a write that was
+/// only in the volatile buffer and said nothing was there).
+#[test]
+fn a_cut_after_absorbed_writes_finds_the_data_still_buffered() {
+    let dir = TempDir::new("absorbed");
+    let backing = dir.path().join("drive.img");
+    let cfg = tiny(&backing, true, false);
+    let server = Server::start(&cfg).unwrap();
+    server.write(&vec![0u8; 1 << 20], 0, false).unwrap();
+    let data: Vec<u8> = (1..=8).flat_map(sector_bytes).collect();
+    server.write(&data, 4 << 20, false).unwrap();
+    let report = server.power_cut();
+    assert!(report.contains("1 sectors were in the write buffer"), "{report}");
+    drop(server);
+    let server = Server::start(&cfg).unwrap();
+    let back = read_image(&server, (4 << 20) / SECTOR + 8);
+    assert!(back[((4 << 20) / SECTOR) as usize..].iter().all(|v| *v == Some(0)), "the buffered write survived the cut");
     server.shutdown().unwrap();
 }

@@ -66,7 +66,8 @@ def sweep_command(spec_path, out_dir, db_path, workers, dask_address, dask_sched
         fail(str(error))
     except OSError as error:
         fail(str(error))
-    click.echo(f"ran {result.ran} point(s), {result.failed} failed; data {result.parquet}; plots {result.page}")
+    ended = f", {result.ended_in_error} whose job ended in error (left out of the plots; job_error.* columns)" if result.ended_in_error else ""
+    click.echo(f"ran {result.ran} point(s), {result.failed} failed{ended}; data {result.parquet}; plots {result.page}")
     if open_page:
         import webbrowser
 

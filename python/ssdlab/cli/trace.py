@@ -61,11 +61,12 @@ def trace_stats_command(path: str, fmt: str | None, skip_bad: bool, time_unit: s
 
 def _wa_text(wa: float | None) -> str:
     """The replay's write amplification as its line says it: a trace of a few writes can leave
-    them all in the drive's write buffer, which programs nothing until it fills or is flushed."""
+    them all in the drive's write buffer, which programs nothing until it fills or is flushed,
+    and the data-reduction engine stores nothing for zeros and duplicates."""
     if wa is None:
         return "WA n/a (no writes)"
     if wa == 0:
-        return "WA 0.000 (nothing programmed yet: the writes are still in the drive's write buffer)"
+        return "WA 0.000 (nothing programmed: the writes wait in the drive's write buffer, or the engine absorbed them as zeros or duplicates)"
     return f"WA {wa:.3f}"
 
 

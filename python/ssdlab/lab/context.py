@@ -102,7 +102,10 @@ class ReviewContext:
         from ssdlab.lab.suites import PTS_SUITES
 
         name = self.page_name or ("PTS report" if suites and all(s in PTS_SUITES for s in suites) else "review")
-        return f"{name} of {self.drive_label()}"
+        # The drive as built (the profile and its overrides, in any order), not its --label: a
+        # review of the same drive under another label still replaces its page.
+        drive = self.info()["name"] + (f" [{', '.join(sorted(self.overrides))}]" if self.overrides else "")
+        return f"{name} of {drive}"
 
     def profile_hash(self) -> str:
         """Hash of the effective profile text, to tell results of different profiles apart."""

@@ -39,6 +39,9 @@ class SweepResult:
     points_per_minute: float
     parquet: Path
     page: Path
+    #: Points stored whose job ended in error as fio counts it (`max_latency`, `rate_min`, a
+    #: failed verify): ran, kept with their `job_error.*` columns, left out of the plots.
+    ended_in_error: int = 0
 
 
 def output_names(spec: Spec) -> list[str]:
@@ -78,8 +81,9 @@ def _stored_points(spec: Spec, db_path: Path):
     return rows.sort_values("point_index").reset_index(drop=True)
 
 
-def write_outputs(spec: Spec, db_path: Path, out: Path, dask_scheduler_file: str | None = None) -> tuple[Path, Path]:
-    """Parquet of the spec's stored points and the plots with their HTML index."""
+def write_outputs(spec: Spec, db_path: Path, out: Path, dask_scheduler_file: str | None = None) -> tuple[Path, Path, int]:
+    """Parquet of the spec's stored points and the plots with their HTML index; also how many
+    of the points' jobs ended in error."""
     out.mkdir(parents=True, exist_ok=True)
     check_outputs(spec, out, db_path, dask_scheduler_file)  # again: something may have appeared while the points ran
     points = _stored_points(spec, db_path)
@@ -91,7 +95,8 @@ def write_outputs(spec: Spec, db_path: Path, out: Path, dask_scheduler_file: str
     with paths.atomic_output(parquet, "sweep data") as temp:
         df.to_parquet(temp, index=False)
     made = _plots.draw(spec, df, out)
-    return parquet, _plots.index_page(spec, df, made, out, parquet)
+    ended = int(df["job_error.errno"].notna().sum()) if "job_error.errno" in df else 0
+    return parquet, _plots.index_page(spec, df, made, out, parquet), ended
 
 
 def run_sweep(
@@ -113,5 +118,5 @@ def run_sweep(
     if echo and spec.duplicates:
         echo(f"{spec.duplicates} sampled draw(s) repeated an earlier point: each point runs once")
     progress = _execute.execute(spec, db_path, workers, dask_address, dask_scheduler_file, echo, bar)
-    parquet, page = write_outputs(spec, db_path, out, dask_scheduler_file)
-    return SweepResult(spec, progress.done, len(progress.failures), progress.points_per_minute, parquet, page)
+    parquet, page, ended = write_outputs(spec, db_path, out, dask_scheduler_file)
+    return SweepResult(spec, progress.done, len(progress.failures), progress.points_per_minute, parquet, page, ended)

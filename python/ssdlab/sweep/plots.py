@@ -112,10 +112,18 @@ def _slots_per_block(spec: Spec) -> int:
     return n["planes_per_die"] * n["pages_per_block"] * n["page_bytes"] // 4096
 
 
+def drawn_points(df: pd.DataFrame) -> pd.DataFrame:
+    """The points the plots show: those that ran, and whose job did not end in error (fio's
+    max_latency, rate_min, a failed verify end a job early: its figures are not the point's; such
+    points were drawn before 2026-12-07)."""
+    ok = df[df["error"].isna()] if "error" in df else df
+    return ok[ok["job_error.errno"].isna()] if "job_error.errno" in ok else ok
+
+
 def draw(spec: Spec, df: pd.DataFrame, out: Path) -> list[tuple[str, list[str]]]:
     """Draw every plot the sweep's axes allow; returns (title, files) pairs."""
     out.mkdir(parents=True, exist_ok=True)
-    ok = df[df["error"].isna()] if "error" in df else df
+    ok = drawn_points(df)
     made: list[tuple[str, list[str]]] = []
     axes = {a.name: a for a in spec.axes}
     spare = next((a.name for a in spec.axes if a.target == "spare_factor"), None)
@@ -211,7 +219,7 @@ def index_page(spec: Spec, df: pd.DataFrame, made: list[tuple[str, list[str]]], 
     for title, files in made:
         parts.append(f"<h2>{html.escape(title)}</h2><img src='{files[0]}' alt='{html.escape(title)}'><p><a href='{files[1]}'>SVG</a></p>")
     columns = [c for c in df.columns if c.startswith("axis.")] + [
-        c for c in ("seed", "write_amplification", "iops", "write_mbps", "latency_us.p999", "error") if c in df.columns
+        c for c in ("seed", "write_amplification", "iops", "write_mbps", "latency_us.p999", "error", "job_error.errno") if c in df.columns
     ]
     parts.append("<h2>Points</h2>" + df[columns].to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep=""))
     parts.append("</body></html>")

@@ -71,12 +71,12 @@ impl Server {
                 && !state.flushing_for_commit
                 && 2 * state.pending.programmed(state.session.drive().buffer_at(state.last_arrival_ns).left_through) < state.pending.len();
             if stuck {
-                // The commits above have not kept up: the records wait on data the drive still
-                // buffers. Writes of zeros or of duplicates push nothing into the write buffer,
-                // so a partly filled unit before them never programs, and nothing after it
-                // could commit (a kill -9 lost every such write; the records grew without
-                // bound). The server flushes the drive, as a host's FLUSH does (recorded in the
-                // journal, so recovery does the same), and commits everything. (A drive with
+                // The commits above have not kept up: the records wait behind data the drive
+                // still buffers, parked in a partly filled unit that nothing makes program
+                // (operations that put nothing in the buffer, TRIMs say, after a write that
+                // parked data: before, they waited without bound, in memory, and a kill -9 lost
+                // them all). The server flushes the drive, as a host's FLUSH does (recorded in
+                // the journal, so recovery does the same), and commits everything. (A drive with
                 // the lying-flush fault would not program: its records keep waiting. The flush's
                 // own record comes back here: no second flush.)
                 let at = state.last_arrival_ns;
