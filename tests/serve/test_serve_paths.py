@@ -81,6 +81,10 @@ def test_pidfile_needs_background_and_an_existing_folder(tmp_path):
 def _stop(pidfile, sig=signal.SIGTERM) -> None:
     pid = int(pidfile.read_text())
     os.kill(pid, sig)
+    _wait_gone(pid)
+
+
+def _wait_gone(pid: int) -> None:
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
@@ -131,15 +135,7 @@ def test_the_stop_command_of_a_background_server_works_as_printed_in_a_folder_wi
         pid = int(pidfile.read_text())
         done = subprocess.run(["sh", "-c", line.removeprefix("stop it with: ")], capture_output=True, text=True, timeout=30)
         assert done.returncode == 0, (line, done.stderr)
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
-        else:
-            raise AssertionError(f"{line}: server {pid} did not stop")
+        _wait_gone(pid)
     finally:
         if pidfile.exists():
             with contextlib.suppress(ProcessLookupError):

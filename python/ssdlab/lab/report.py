@@ -140,14 +140,18 @@ _SUBJECT = re.compile(r'<meta name="ssdlab-subject" content="([^"]*)">')
 _FOLDER_OUTPUTS = {"review": ("data", "charts"), "comparison": ("comparison.csv", "charts")}
 
 
-def page_kind(page: Path) -> str | None:
-    """What kind of page ssdlab wrote at `page` ("review", "comparison"; "" for an ssdlab page
-    written before pages carried the mark, known by its title), or None when it is not a page
-    ssdlab wrote. Reads at most 64 KiB."""
+def _page_head(page: Path) -> str | None:
+    """The first 64 KiB of the page at `page`, where ssdlab's marks are (None when unreadable)."""
     try:
         with page.open("rb") as f:
-            head = f.read(65536).decode("utf-8", "replace")
+            return f.read(65536).decode("utf-8", "replace")
     except OSError:
+        return None
+
+
+def _kind_in(head: str | None) -> str | None:
+    """`page_kind` of a page's head."""
+    if head is None:
         return None
     found = _GENERATOR.search(head)
     if found:
@@ -156,16 +160,23 @@ def page_kind(page: Path) -> str | None:
     return "" if head.lstrip().lower().startswith("<!doctype html") and titled else None
 
 
+def _subject_in(head: str | None) -> str | None:
+    """`page_subject` of a page's head."""
+    found = _SUBJECT.search(head) if head is not None else None
+    return html.unescape(found.group(1)) if found else None
+
+
+def page_kind(page: Path) -> str | None:
+    """What kind of page ssdlab wrote at `page` ("review", "comparison"; "" for an ssdlab page
+    written before pages carried the mark, known by its title), or None when it is not a page
+    ssdlab wrote. Reads at most 64 KiB."""
+    return _kind_in(_page_head(page))
+
+
 def page_subject(page: Path) -> str | None:
     """The subject marked in the ssdlab page at `page` ("review of force-gs-240"), or None (no
     mark: another kind of page, or one written before pages carried it). Reads at most 64 KiB."""
-    try:
-        with page.open("rb") as f:
-            head = f.read(65536).decode("utf-8", "replace")
-    except OSError:
-        return None
-    found = _SUBJECT.search(head)
-    return html.unescape(found.group(1)) if found else None
+    return _subject_in(_page_head(page))
 
 
 #: The file a review, PTS run or comparison writes first into its folder, before any chart or
@@ -278,12 +289,13 @@ def check_report_folder(out_dir: Path, kind: str, db_path: Path | None = None, s
     marked = marker_kind(out_dir)
     page = out_dir / "index.html"
     if page.exists() or page.is_symlink():
-        found = page_kind(page) if page.is_file() else None
+        head = _page_head(page) if page.is_file() else None  # read once for both marks
+        found = _kind_in(head)
         if found is None:
             raise SsdlabError(f"--out {out_dir}: holds an index.html ssdlab did not write; not replacing it (give another folder)")
         if found and found != kind:
             raise SsdlabError(f"--out {out_dir}: holds an ssdlab {found} page, which a {kind} would replace ({elsewhere})")
-        earlier = page_subject(page) if subject is not None else None
+        earlier = _subject_in(head) if subject is not None else None
         if earlier is not None and earlier != subject:
             raise SsdlabError(f"--out {out_dir}: holds the ssdlab {earlier}, which this {subject} would replace ({elsewhere})")
         return

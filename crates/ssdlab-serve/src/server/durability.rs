@@ -66,30 +66,34 @@ impl Server {
             // journal an operation whose data was still in the drive's volatile buffer.
             let records_due = state.pending.bytes() as u64 >= COMMIT_RECORD_BYTES;
             let release_due = state.extents.releasing() > self.release_commit_extents;
-            let stuck = state.pending.bytes() as u64 >= STUCK_RECORD_BYTES
-                && self.faults.lying_flush == 0.0
-                && !state.flushing_for_commit
-                && 2 * state.pending.programmed(state.session.drive().buffer_at(state.last_arrival_ns).left_through) < state.pending.len();
-            if stuck {
-                // The commits above have not kept up: the records wait behind data the drive
-                // still buffers, parked in a partly filled unit that nothing makes program
-                // (operations that put nothing in the buffer, TRIMs say, after a write that
-                // parked data: before, they waited without bound, in memory, and a kill -9 lost
-                // them all). The server flushes the drive, as a host's FLUSH does (recorded in
-                // the journal, so recovery does the same), and commits everything. (A drive with
-                // the lying-flush fault would not program: its records keep waiting. The flush's
-                // own record comes back here: no second flush.)
-                let at = state.last_arrival_ns;
-                state.flushing_for_commit = true;
-                let flushed = self.make_durable(state, at);
-                state.flushing_for_commit = false;
-                flushed?;
-            } else if records_due || release_due {
+            if records_due || release_due {
                 let left = state.session.drive().buffer_at(state.last_arrival_ns).left_through;
                 let n = state.pending.programmed(left);
-                let first_seq = state.next_seq - state.pending.len() as u64;
-                if records_due || state.extents.releasing_before(first_seq + n as u64) > self.release_commit_extents / 2 {
-                    self.take_commit_prefix(state, n)?;
+                // (16 MiB of records are more than the 4 MiB that make records due.)
+                let stuck = state.pending.bytes() as u64 >= STUCK_RECORD_BYTES
+                    && 2 * n < state.pending.len()
+                    && self.faults.lying_flush == 0.0
+                    && !state.flushing_for_commit;
+                if stuck {
+                    // The commits have not kept up: the records wait behind data the drive still
+                    // buffers, parked in a partly filled unit that nothing makes program
+                    // (operations that put nothing in the buffer, TRIMs say, after a write that
+                    // parked data: before, they waited without bound, in memory, and a kill -9
+                    // lost them all). The server flushes the drive, as a host's FLUSH does
+                    // (recorded in the journal, so recovery does the same), and commits
+                    // everything. (A drive with the lying-flush fault would not program: its
+                    // records keep waiting. The flush's own record comes back here: no second
+                    // flush.)
+                    let at = state.last_arrival_ns;
+                    state.flushing_for_commit = true;
+                    let flushed = self.make_durable(state, at);
+                    state.flushing_for_commit = false;
+                    flushed?;
+                } else {
+                    let first_seq = state.next_seq - state.pending.len() as u64;
+                    if records_due || state.extents.releasing_before(first_seq + n as u64) > self.release_commit_extents / 2 {
+                        self.take_commit_prefix(state, n)?;
+                    }
                 }
             }
         }
